@@ -1,0 +1,83 @@
+/**
+ * The catalogue of subscribable event types (DESIGN §2): each type with its
+ * payload schema. Built-in types are the synthetic test event and the
+ * service's own domain events, so a workspace can subscribe to its own changes.
+ */
+import { z } from 'zod';
+
+const endpointRef = {
+  endpointId: z.string().meta({ example: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC' }),
+  url: z.string(),
+};
+
+/** Built-in event types and their payload schemas. */
+export const BUILT_IN_EVENT_TYPES = {
+  'webhook.test_event': {
+    description: 'Synthetic event sent by a test send, to check an endpoint end to end.',
+    payload: z.object({ message: z.string(), sentAt: z.string(), endpointId: z.string() }),
+  },
+  'webhook.created': {
+    description: 'A webhook endpoint was created.',
+    payload: z.object({ ...endpointRef, eventTypes: z.array(z.string()) }),
+  },
+  'webhook.updated': {
+    description: 'A webhook endpoint was updated (only the changed field names are listed).',
+    payload: z.object({ ...endpointRef, changed: z.array(z.string()) }),
+  },
+  'webhook.deleted': {
+    description: 'A webhook endpoint and its delivery history were deleted.',
+    payload: z.object(endpointRef),
+  },
+  'webhook.disabled': {
+    description: 'A webhook endpoint was disabled after consecutive delivery failures.',
+    payload: z.object({ ...endpointRef, consecutiveFailures: z.number().int() }),
+  },
+  'webhook.secret_rotated': {
+    description: 'A webhook endpoint signing secret was rotated (the secret itself is never in the event).',
+    payload: z.object({ endpointId: z.string(), previousSecretExpiresAt: z.string().nullable() }),
+  },
+  'api_token.created': {
+    description: 'An API token was created.',
+    payload: z.object({ tokenId: z.string(), name: z.string(), scopes: z.array(z.string()) }),
+  },
+  'api_token.revoked': {
+    description: 'An API token was revoked.',
+    payload: z.object({ tokenId: z.string() }),
+  },
+  'member.added': {
+    description: 'A member joined the workspace.',
+    payload: z.object({ memberId: z.string(), email: z.string(), role: z.string() }),
+  },
+  'member.removed': {
+    description: 'A member left the workspace.',
+    payload: z.object({ memberId: z.string() }),
+  },
+} as const satisfies Record<string, { description: string; payload: z.ZodType }>;
+
+/** A built-in event type name. */
+export type BuiltInEventType = keyof typeof BUILT_IN_EVENT_TYPES;
+
+/** The test send's event type (spec §6). */
+export const TEST_EVENT_TYPE = 'webhook.test_event' satisfies BuiltInEventType;
+
+/** Event type names: dotted lower-case words, as the built-ins. */
+export const EVENT_TYPE_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+
+/** One entry of the catalogue as the API shows it. */
+export interface EventTypeInfo {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema (draft 2020-12) of the payload. */
+  readonly payloadSchema: Record<string, unknown>;
+  readonly builtIn: boolean;
+}
+
+/** The catalogue of built-in types, with JSON Schemas of their payloads. */
+export function builtInCatalogue(): EventTypeInfo[] {
+  return Object.entries(BUILT_IN_EVENT_TYPES).map(([name, t]) => ({
+    name,
+    description: t.description,
+    payloadSchema: z.toJSONSchema(t.payload) as Record<string, unknown>,
+    builtIn: true,
+  }));
+}

@@ -1,0 +1,331 @@
+/**
+ * Every REST operation, declared once (DESIGN §2). CDK routes and functions,
+ * the OpenAPI document, the local server and the MCP tools are all built
+ * from this list; no path, schema or status is written anywhere else.
+ */
+import { z } from 'zod';
+import type { ErrorTag } from './errors';
+import type { Permission } from './permissions';
+import type { RateLimitBucket } from './rate-limits';
+import { PageQuerySchema, pageOf } from './pagination';
+import {
+  ApiTokenSchema,
+  AuditEventSchema,
+  CreateApiTokenBodySchema,
+  CreateEndpointBodySchema,
+  CreatedApiTokenSchema,
+  EndpointIdSchema,
+  EndpointSchema,
+  EventTypeSchema,
+  MemberSchema,
+  NotificationSchema,
+  OverviewSchema,
+  RotatedSecretSchema,
+  SlugSchema,
+  TokenIdSchema,
+  UpdateEndpointBodySchema,
+} from './schemas';
+
+/** HTTP methods the contract uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** One operation of the contract. */
+export interface OperationDef {
+  /** Unique id; also names the Lambda and its entry file (kebab-case). */
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** OpenAPI-style path with `{param}` segments. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tag: string;
+  /** Path parameters (always includes `slug`). */
+  readonly params: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  /** Response body schema; undefined for 204. */
+  readonly response?: z.ZodType;
+  readonly successStatus: 200 | 201 | 202 | 204;
+  /** Error tags the operation can answer with (the common ones are added by {@link declaredErrors}). */
+  readonly errors: readonly ErrorTag[];
+  /** Permission the token needs; null: any token of the workspace may call it. */
+  readonly permission: Permission | null;
+  readonly rateLimit: RateLimitBucket;
+  /** MCP tool name (snake_case). */
+  readonly mcpTool: string;
+  /** True for reads (MCP `readOnlyHint`). */
+  readonly readOnly: boolean;
+  /** True for deletes (MCP `destructiveHint`). */
+  readonly destructive?: boolean;
+}
+
+const Slug = z.object({ slug: SlugSchema });
+const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
+const SlugToken = z.object({ slug: SlugSchema, tokenId: TokenIdSchema });
+
+/** Errors every workspace route can answer with. */
+export const COMMON_ERRORS: readonly ErrorTag[] = ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'];
+
+function op<const T extends OperationDef>(def: T): T {
+  return def;
+}
+
+/** The operations, in the order the reference lists them. */
+export const OPERATIONS = [
+  op({
+    operationId: 'listWebhooks',
+    method: 'GET',
+    path: '/workspaces/{slug}/webhooks',
+    summary: 'List webhook endpoints',
+    description: 'Pages through the workspace webhook endpoints, forward on endpoint id. Secrets are never included.',
+    tag: 'Webhooks',
+    params: Slug,
+    query: PageQuerySchema,
+    response: pageOf(EndpointSchema, 'WebhookEndpointPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_webhooks',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: '/workspaces/{slug}/webhooks',
+    summary: 'Create a webhook endpoint',
+    description:
+      'Registers an https endpoint subscribed to catalogue event types. A signing secret is minted but not returned: rotate the secret to obtain one. Writes audit `webhook.created`.',
+    tag: 'Webhooks',
+    params: Slug,
+    body: CreateEndpointBodySchema,
+    response: EndpointSchema,
+    successStatus: 201,
+    errors: ['ValidationError', 'InvalidWebhookUrl', 'UnknownEventType'],
+    permission: 'webhook:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'create_webhook',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'getWebhook',
+    method: 'GET',
+    path: '/workspaces/{slug}/webhooks/{endpointId}',
+    summary: 'Get a webhook endpoint',
+    description: 'Returns one endpoint of the workspace, without its secret.',
+    tag: 'Webhooks',
+    params: SlugEndpoint,
+    response: EndpointSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'EndpointNotFound'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'get_webhook',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'updateWebhook',
+    method: 'PATCH',
+    path: '/workspaces/{slug}/webhooks/{endpointId}',
+    summary: 'Update a webhook endpoint',
+    description:
+      'Changes only the fields sent (url, eventTypes, description, enabled). The URL is validated again. Re-enabling resets the failure streak. Writes audit `webhook.updated`.',
+    tag: 'Webhooks',
+    params: SlugEndpoint,
+    body: UpdateEndpointBodySchema,
+    response: EndpointSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'InvalidWebhookUrl', 'UnknownEventType', 'EndpointNotFound'],
+    permission: 'webhook:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'update_webhook',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/workspaces/{slug}/webhooks/{endpointId}',
+    summary: 'Delete a webhook endpoint',
+    description: 'Removes the endpoint and its delivery history (deliveries and attempts cascade). Writes audit `webhook.deleted`.',
+    tag: 'Webhooks',
+    params: SlugEndpoint,
+    successStatus: 204,
+    errors: ['ValidationError', 'EndpointNotFound'],
+    permission: 'webhook:delete',
+    rateLimit: 'rest_write',
+    mcpTool: 'delete_webhook',
+    readOnly: false,
+    destructive: true,
+  }),
+  op({
+    operationId: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/workspaces/{slug}/webhooks/{endpointId}/rotate-secret',
+    summary: 'Rotate the signing secret',
+    description:
+      'Mints a new signing secret, returned once in this response. The replaced secret stays active for a 24-hour grace window (deliveries carry two signatures); rotating again inside the window drops the original. Writes audit `webhook.secret_rotated`.',
+    tag: 'Webhooks',
+    params: SlugEndpoint,
+    response: RotatedSecretSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'EndpointNotFound'],
+    permission: 'webhook:rotate-secret',
+    rateLimit: 'rest_write',
+    mcpTool: 'rotate_webhook_secret',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'listEventTypes',
+    method: 'GET',
+    path: '/workspaces/{slug}/event-types',
+    summary: 'List event types',
+    description: 'The event-type catalogue: every type an endpoint can subscribe to, with its payload JSON Schema.',
+    tag: 'Events',
+    params: Slug,
+    response: z.object({ items: z.array(EventTypeSchema) }).meta({ id: 'EventTypeList' }),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'event-type:list',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_event_types',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'getWorkspaceOverview',
+    method: 'GET',
+    path: '/workspaces/{slug}/overview',
+    summary: 'Workspace overview',
+    description: 'Counts of the workspace endpoints, members and API tokens.',
+    tag: 'Workspace',
+    params: Slug,
+    response: OverviewSchema,
+    successStatus: 200,
+    // Spec §4 declares exactly WorkspaceNotFound, InternalError, Unauthorized and
+    // RateLimited, so any token of the workspace may read it (no 403 possible).
+    errors: [],
+    permission: null,
+    rateLimit: 'rest_read',
+    mcpTool: 'get_workspace_overview',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'listMembers',
+    method: 'GET',
+    path: '/workspaces/{slug}/members',
+    summary: 'List members',
+    description: 'Pages through the workspace members, forward on member id.',
+    tag: 'Workspace',
+    params: Slug,
+    query: PageQuerySchema,
+    response: pageOf(MemberSchema, 'MemberPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'member:list',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_members',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'listApiTokens',
+    method: 'GET',
+    path: '/workspaces/{slug}/api-tokens',
+    summary: 'List API tokens',
+    description: 'Pages through the workspace API tokens, newest first. Raw tokens are never shown again.',
+    tag: 'API tokens',
+    params: Slug,
+    query: PageQuerySchema,
+    response: pageOf(ApiTokenSchema, 'ApiTokenPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'token:list',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_api_tokens',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'createApiToken',
+    method: 'POST',
+    path: '/workspaces/{slug}/api-tokens',
+    summary: 'Create an API token',
+    description:
+      'Creates a workspace token with the given scopes, which must grant nothing beyond the calling token (else 403). The raw token is in this response only; the service keeps its hash. Writes audit `api_token.created`.',
+    tag: 'API tokens',
+    params: Slug,
+    body: CreateApiTokenBodySchema,
+    response: CreatedApiTokenSchema,
+    successStatus: 201,
+    errors: ['ValidationError'],
+    permission: 'token:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'create_api_token',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'revokeApiToken',
+    method: 'DELETE',
+    path: '/workspaces/{slug}/api-tokens/{tokenId}',
+    summary: 'Revoke an API token',
+    description: 'Revokes a token of the workspace; it stops working once the authorizer cache (at most its TTL) expires. Writes audit `api_token.revoked`.',
+    tag: 'API tokens',
+    params: SlugToken,
+    successStatus: 204,
+    errors: ['ValidationError', 'TokenNotFound'],
+    permission: 'token:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'revoke_api_token',
+    readOnly: false,
+    destructive: true,
+  }),
+  op({
+    operationId: 'listAuditEvents',
+    method: 'GET',
+    path: '/workspaces/{slug}/audit-events',
+    summary: 'List audit events',
+    description: 'Pages through the workspace audit trail, newest first on (createdAt, id).',
+    tag: 'Workspace',
+    params: Slug,
+    query: PageQuerySchema,
+    response: pageOf(AuditEventSchema, 'AuditEventPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'audit:list',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_audit_events',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'listNotifications',
+    method: 'GET',
+    path: '/workspaces/{slug}/notifications',
+    summary: 'List notifications',
+    description: 'Pages through workspace notifications (e.g. a delivery dead-lettered), newest first on (createdAt, id).',
+    tag: 'Workspace',
+    params: Slug,
+    query: PageQuerySchema,
+    response: pageOf(NotificationSchema, 'NotificationPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'notification:list',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_notifications',
+    readOnly: true,
+  }),
+] as const satisfies readonly OperationDef[];
+
+/** An operation id of the contract. */
+export type OperationId = (typeof OPERATIONS)[number]['operationId'];
+
+/** Looks an operation up by id. */
+export function operationById(id: string): OperationDef | undefined {
+  return OPERATIONS.find((o) => o.operationId === id);
+}
+
+/** All error tags an operation can answer with, common ones included. */
+export function declaredErrors(def: OperationDef): ErrorTag[] {
+  return [...new Set<ErrorTag>([...COMMON_ERRORS, ...(def.permission ? (['Forbidden'] as const) : []), ...def.errors])];
+}
+
+/** kebab-case of an operation id: the name of its Lambda entry file. */
+export function kebab(operationId: string): string {
+  return operationId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}

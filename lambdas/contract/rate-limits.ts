@@ -1,0 +1,39 @@
+/**
+ * Rate-limit buckets (spec §8). Each route declares one; quotas are
+ * configuration (cdk context `rateLimits`, env `RATE_LIMITS`) over these defaults.
+ */
+
+/** The buckets a route can declare. */
+export const RATE_LIMIT_BUCKETS = ['rest_read', 'rest_write', 'assistant', 'mcp'] as const;
+export type RateLimitBucket = (typeof RATE_LIMIT_BUCKETS)[number];
+
+/** A quota: at most `limit` requests per client per `windowSeconds`. */
+export interface Quota {
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+/** Default quotas per client (API token). */
+export const DEFAULT_QUOTAS: Readonly<Record<RateLimitBucket, Quota>> = {
+  rest_read: { limit: 600, windowSeconds: 60 },
+  rest_write: { limit: 120, windowSeconds: 60 },
+  assistant: { limit: 30, windowSeconds: 60 },
+  mcp: { limit: 300, windowSeconds: 60 },
+};
+
+/** Merges partial overrides (e.g. from JSON configuration) over the defaults; invalid entries are ignored. */
+export function resolveQuotas(overrides: unknown): Record<RateLimitBucket, Quota> {
+  const out = { ...DEFAULT_QUOTAS };
+  if (overrides && typeof overrides === 'object') {
+    for (const bucket of RATE_LIMIT_BUCKETS) {
+      const o = (overrides as Record<string, unknown>)[bucket] as Partial<Quota> | undefined;
+      if (!o || typeof o !== 'object') continue;
+      const limit = Number(o.limit ?? out[bucket].limit);
+      const windowSeconds = Number(o.windowSeconds ?? out[bucket].windowSeconds);
+      if (Number.isInteger(limit) && limit > 0 && Number.isInteger(windowSeconds) && windowSeconds > 0) {
+        out[bucket] = { limit, windowSeconds };
+      }
+    }
+  }
+  return out;
+}

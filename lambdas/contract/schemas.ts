@@ -1,0 +1,196 @@
+/**
+ * Wire shapes of the resources (DESIGN §7a). Timestamps are ISO 8601 UTC.
+ */
+import { z } from 'zod';
+import { SCOPES } from './permissions';
+
+const timestamp = z.string().meta({ example: '2026-11-25T12:00:00.000Z', format: 'date-time' });
+
+/** A workspace slug: lower-case letters, digits and dashes. */
+export const SlugSchema = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/)
+  .meta({ description: 'Workspace slug', example: 'acme' });
+
+/** Identifier with a prefix and a ULID. */
+export function idSchema(prefix: string, example: string) {
+  return z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`))
+    .meta({ example: `${prefix}_${example}` });
+}
+
+export const EndpointIdSchema = idSchema('whe', '01JD2Y8M7K3V9Q4T6W1X5Z0ABC');
+export const DeliveryIdSchema = idSchema('whd', '01JD2Y9P0R6S8T1V3W5X7Y9ZAB');
+export const TokenIdSchema = idSchema('tok', '01JD2YA1B2C3D4E5F6G7H8J9KM');
+
+/** Webhook endpoint, as every response shows it: never its secret. */
+export const EndpointSchema = z
+  .object({
+    endpointId: EndpointIdSchema,
+    url: z.string().meta({ example: 'https://hooks.example.com/webhooks' }),
+    eventTypes: z.array(z.string()).meta({ example: ['webhook.test_event'] }),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    consecutiveFailures: z.number().int().meta({ description: 'Consecutive failed attempts; 20 disables the endpoint.' }),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type Endpoint = z.infer<typeof EndpointSchema>;
+
+const eventTypesInput = z
+  .array(z.string().min(1).max(200))
+  .min(1)
+  .max(100)
+  .refine((a) => new Set(a).size === a.length, 'event types must not repeat')
+  .meta({ description: 'Event types to subscribe to; each must be in the event-type catalogue.' });
+const urlInput = z.string().min(1).max(2048).meta({ description: 'https URL of the receiver.', example: 'https://hooks.example.com/webhooks' });
+const descriptionInput = z.string().max(500).nullable();
+
+/** Body of create endpoint. */
+export const CreateEndpointBodySchema = z
+  .strictObject({
+    url: urlInput,
+    eventTypes: eventTypesInput,
+    description: descriptionInput.optional(),
+    enabled: z.boolean().optional().meta({ description: 'Defaults to true.' }),
+  })
+  .meta({ id: 'CreateWebhookEndpoint' });
+export type CreateEndpointBody = z.infer<typeof CreateEndpointBodySchema>;
+
+/** Body of update endpoint: only the fields sent change. */
+export const UpdateEndpointBodySchema = z
+  .strictObject({
+    url: urlInput.optional(),
+    eventTypes: eventTypesInput.optional(),
+    description: descriptionInput.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .meta({ id: 'UpdateWebhookEndpoint' });
+export type UpdateEndpointBody = z.infer<typeof UpdateEndpointBodySchema>;
+
+/** Response of rotate secret: the only place a signing secret is ever shown. */
+export const RotatedSecretSchema = z
+  .object({
+    endpointId: EndpointIdSchema,
+    secret: z.string().meta({ description: 'New signing secret, shown once: `whsec_` + base64 of 32 random bytes.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+    previousSecretExpiresAt: timestamp.nullable().meta({ description: 'End of the 24 h grace window of the replaced secret.' }),
+  })
+  .meta({ id: 'RotatedSecret' });
+export type RotatedSecret = z.infer<typeof RotatedSecretSchema>;
+
+/** Delivery status (spec §3.1). */
+export const DeliveryStatusSchema = z.enum(['pending', 'delivered', 'failed', 'failed_permanent', 'dead_lettered']);
+export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
+
+/** Delivery summary. */
+export const DeliverySchema = z
+  .object({
+    deliveryId: DeliveryIdSchema,
+    endpointId: EndpointIdSchema,
+    status: DeliveryStatusSchema,
+    attempts: z.number().int(),
+    nextAttemptAt: timestamp.nullable(),
+    eventType: z.string(),
+    payload: z.unknown(),
+    replayedFrom: z.string().nullable(),
+    lastResponseStatus: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Delivery' });
+export type Delivery = z.infer<typeof DeliverySchema>;
+
+/** Immutable evidence of one attempt. */
+export const AttemptSchema = z
+  .object({
+    ordinal: z.number().int(),
+    outcome: z.enum(['delivered', 'failed', 'failed_permanent', 'dead_lettered']),
+    timestamp,
+    durationMs: z.number().int().nullable(),
+    failureReason: z.string().nullable(),
+    requestHeaders: z.record(z.string(), z.string()),
+    responseStatus: z.number().int().nullable(),
+    responseBody: z.string().nullable(),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+export type Attempt = z.infer<typeof AttemptSchema>;
+
+/** Scope string: a bundle or a permission. */
+export const ScopeSchema = z.enum(SCOPES).meta({ id: 'Scope' });
+
+/** API token metadata (never the token). */
+export const ApiTokenSchema = z
+  .object({ tokenId: TokenIdSchema, name: z.string(), scopes: z.array(ScopeSchema), createdAt: timestamp })
+  .meta({ id: 'ApiToken' });
+export type ApiToken = z.infer<typeof ApiTokenSchema>;
+
+/** Body of create API token. */
+export const CreateApiTokenBodySchema = z
+  .strictObject({
+    name: z.string().min(1).max(100),
+    scopes: z.array(ScopeSchema).min(1).max(20).meta({ description: 'Must grant nothing beyond the calling token.' }),
+  })
+  .meta({ id: 'CreateApiToken' });
+export type CreateApiTokenBody = z.infer<typeof CreateApiTokenBodySchema>;
+
+/** Response of create API token: the raw token, shown once. */
+export const CreatedApiTokenSchema = ApiTokenSchema.extend({
+  token: z.string().meta({ description: 'The raw token, shown once; only its hash is stored.' }),
+}).meta({ id: 'CreatedApiToken' });
+export type CreatedApiToken = z.infer<typeof CreatedApiTokenSchema>;
+
+/** Workspace member. */
+export const MemberSchema = z
+  .object({ memberId: idSchema('mem', '01JD2YB3C4D5E6F7G8H9J0K1MN'), email: z.string(), role: z.enum(['owner', 'admin', 'member']) })
+  .meta({ id: 'Member' });
+export type Member = z.infer<typeof MemberSchema>;
+
+/** Audit event. */
+export const AuditEventSchema = z
+  .object({
+    auditEventId: idSchema('aud', '01JD2YC4D5E6F7G8H9J0K1M2NP'),
+    action: z.string().meta({ example: 'webhook.delivery_replayed' }),
+    actor: z.string().meta({ description: 'Token id, or `system` for the service itself.' }),
+    targetId: z.string(),
+    detail: z.record(z.string(), z.unknown()),
+    createdAt: timestamp,
+  })
+  .meta({ id: 'AuditEvent' });
+export type AuditEvent = z.infer<typeof AuditEventSchema>;
+
+/** Workspace notification. */
+export const NotificationSchema = z
+  .object({
+    notificationId: idSchema('ntf', '01JD2YD5E6F7G8H9J0K1M2N3PQ'),
+    kind: z.string().meta({ example: 'delivery.dead_lettered' }),
+    message: z.string(),
+    endpointId: z.string().nullable(),
+    deliveryId: z.string().nullable(),
+    createdAt: timestamp,
+  })
+  .meta({ id: 'Notification' });
+export type Notification = z.infer<typeof NotificationSchema>;
+
+/** Workspace overview. */
+export const OverviewSchema = z
+  .object({
+    workspace: z.object({ slug: SlugSchema, name: z.string(), createdAt: timestamp }),
+    webhooks: z.object({ total: z.number().int(), enabled: z.number().int(), disabled: z.number().int() }),
+    members: z.number().int(),
+    apiTokens: z.number().int(),
+  })
+  .meta({ id: 'WorkspaceOverview' });
+export type Overview = z.infer<typeof OverviewSchema>;
+
+/** Event type of the catalogue. */
+export const EventTypeSchema = z
+  .object({
+    name: z.string().meta({ example: 'webhook.test_event' }),
+    description: z.string(),
+    payloadSchema: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema of the payload.' }),
+    builtIn: z.boolean(),
+  })
+  .meta({ id: 'EventType' });
