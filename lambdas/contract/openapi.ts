@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document, generated from the contract (spec §9). Pure: CDK
  * calls it at synth and writes the result; the local server calls it at start.
  */
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { ERROR_STATUS, ProblemSchema, errorTitle, type ErrorTag } from './errors';
@@ -40,13 +40,13 @@ function errorResponses(def: OperationDef) {
     const status = statusOfTag(tag);
     byStatus.set(status, [...(byStatus.get(status) ?? []), tag]);
   }
-  const out: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> ; headers?: Record<string, unknown> }> = {};
+  const out: Record<string, ResponseConfig> = {};
   for (const [status, tags] of byStatus) {
     out[String(status)] = {
       description: tags.map((t) => `\`${t}\`: ${errorTitle(t)}`).join('; '),
       content: { 'application/problem+json': { schema: ProblemSchema } },
       ...(status === 429
-        ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } } }
+        ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const } } } }
         : {}),
     };
   }

@@ -170,7 +170,7 @@ function isAllowed(c: Classification, allowLoopback: boolean): boolean {
  * IPv4-compatible ::a.b.c.d, which the URL parser emits as ::7f00:1) is refused.
  */
 function classify(address: Address): Classification {
-  if (address.kind() === 'ipv4') return { range: address.range(), zoned: false };
+  if (!(address instanceof ipaddr.IPv6)) return { range: address.range(), zoned: false };
   const v6 = address;
   const p = v6.parts;
   const zoned = v6.zoneId !== undefined && v6.zoneId !== '';

@@ -1,0 +1,88 @@
+/**
+ * API tokens: a hash item (the authorizer's lookup, strongly consistent on the
+ * table) and a listing item under the workspace, written and deleted together.
+ */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiToken } from '../contract/schemas';
+import type { Page } from '../contract/pagination';
+import type { TableContext } from './client';
+import { auditPut, type AuditInput } from './audit';
+import { countItems, queryPage } from './pages';
+import { keys } from './table-schema';
+
+/** What the authorizer learns from a token hash. */
+export interface TokenIdentity {
+  readonly tokenId: string;
+  readonly workspace: string;
+  readonly scopes: string[];
+}
+
+/** Stores a new token (its hash only) with an optional audit event. */
+export async function putApiToken(
+  table: TableContext,
+  slug: string,
+  token: ApiToken & { hash: string },
+  now: Date,
+  audit?: AuditInput,
+): Promise<void> {
+  const { hash, ...meta } = token;
+  await table.doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: table.tableName,
+            Item: { ...keys.tokenHash(hash), type: 'token-hash', tokenId: meta.tokenId, workspace: slug, scopes: meta.scopes },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        { Put: { TableName: table.tableName, Item: { ...keys.token(slug, meta.tokenId), type: 'token', ...meta, hash } } },
+        ...(audit ? [auditPut(table, slug, audit, now)] : []),
+      ],
+    }),
+  );
+}
+
+/** Resolves a token hash to its identity, or null. */
+export async function findTokenByHash(table: TableContext, hash: string): Promise<TokenIdentity | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.tokenHash(hash), ConsistentRead: true }));
+  if (!out.Item) return null;
+  return { tokenId: out.Item.tokenId as string, workspace: out.Item.workspace as string, scopes: (out.Item.scopes as string[]) ?? [] };
+}
+
+/** Deletes a token of a workspace; false when there is none. */
+export async function deleteApiToken(table: TableContext, slug: string, tokenId: string, now: Date, audit: AuditInput): Promise<boolean> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.token(slug, tokenId), ConsistentRead: true }));
+  if (!out.Item) return false;
+  await table.doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: 'attribute_exists(pk)' } },
+        { Delete: { TableName: table.tableName, Key: keys.tokenHash(out.Item.hash as string) } },
+        auditPut(table, slug, audit, now),
+      ],
+    }),
+  );
+  return true;
+}
+
+/** Tokens of a workspace, newest first. */
+export function listApiTokens(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<ApiToken>> {
+  return queryPage(table, {
+    pk: keys.workspacePk(slug),
+    skPrefix: 'TOKEN#',
+    forward: false,
+    limit,
+    cursor,
+    idPattern: /^tok_[0-9A-HJKMNP-TV-Z]{26}$/,
+    map: (item) => {
+      const value = { tokenId: item.tokenId, name: item.name, scopes: item.scopes, createdAt: item.createdAt } as ApiToken;
+      return { value, sortKey: value.createdAt, id: value.tokenId };
+    },
+  });
+}
+
+/** Number of tokens. */
+export function countApiTokens(table: TableContext, slug: string): Promise<number> {
+  return countItems(table, keys.workspacePk(slug), 'TOKEN#');
+}

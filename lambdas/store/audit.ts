@@ -1,0 +1,64 @@
+/** Audit events: written in the same transaction as the change they record. */
+import type { AuditEvent } from '../contract/schemas';
+import type { Page } from '../contract/pagination';
+import { newId } from '../domain/ids';
+import type { TableContext } from './client';
+import { queryPage } from './pages';
+import { keys } from './table-schema';
+
+/** What an audit event says. */
+export interface AuditInput {
+  readonly action: string;
+  /** Token id of the caller, or `system`. */
+  readonly actor: string;
+  readonly targetId: string;
+  /** Never secrets. */
+  readonly detail?: Record<string, unknown>;
+}
+
+/** The transaction item that writes an audit event. */
+export function auditPut(table: TableContext, slug: string, input: AuditInput, now: Date) {
+  const auditEventId = newId('aud', now);
+  return {
+    Put: {
+      TableName: table.tableName,
+      Item: {
+        ...keys.audit(slug, auditEventId),
+        type: 'audit',
+        auditEventId,
+        action: input.action,
+        actor: input.actor,
+        targetId: input.targetId,
+        detail: input.detail ?? {},
+        createdAt: now.toISOString(),
+      },
+    },
+  };
+}
+
+function toWire(item: Record<string, unknown>): AuditEvent {
+  return {
+    auditEventId: item.auditEventId as string,
+    action: item.action as string,
+    actor: item.actor as string,
+    targetId: item.targetId as string,
+    detail: (item.detail as Record<string, unknown>) ?? {},
+    createdAt: item.createdAt as string,
+  };
+}
+
+/** Audit events of a workspace, newest first. */
+export function listAuditEvents(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<AuditEvent>> {
+  return queryPage(table, {
+    pk: keys.workspacePk(slug),
+    skPrefix: 'AUDIT#',
+    forward: false,
+    limit,
+    cursor,
+    idPattern: /^aud_[0-9A-HJKMNP-TV-Z]{26}$/,
+    map: (item) => {
+      const value = toWire(item);
+      return { value, sortKey: value.createdAt, id: value.auditEventId };
+    },
+  });
+}

@@ -1,0 +1,253 @@
+/**
+ * Webhook endpoints. The stored record carries the signing secrets; only
+ * {@link toEndpointWire} turns it into what responses show, and it drops them.
+ */
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Endpoint } from '../contract/schemas';
+import type { Page } from '../contract/pagination';
+import type { StoredSecret } from '../domain/secrets';
+import type { TableContext } from './client';
+import { auditPut, type AuditInput } from './audit';
+import { countItems, queryPage } from './pages';
+import { keys, TABLE } from './table-schema';
+import { conditionFailedAt, deletePartition } from './transactions';
+
+/** An endpoint as stored, secrets included. */
+export interface EndpointRecord extends Endpoint {
+  readonly workspace: string;
+  readonly secrets: StoredSecret[];
+  /** Bumped by each rotation; rotations are conditional on it. */
+  readonly secretVersion: number;
+}
+
+/** The wire form: never a secret. */
+export function toEndpointWire(r: EndpointRecord): Endpoint {
+  return {
+    endpointId: r.endpointId,
+    url: r.url,
+    eventTypes: r.eventTypes,
+    description: r.description ?? null,
+    enabled: r.enabled,
+    consecutiveFailures: r.consecutiveFailures,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): EndpointRecord {
+  return {
+    endpointId: item.endpointId as string,
+    workspace: item.workspace as string,
+    url: item.url as string,
+    eventTypes: item.eventTypes as string[],
+    description: (item.description as string | null | undefined) ?? null,
+    enabled: item.enabled as boolean,
+    consecutiveFailures: (item.consecutiveFailures as number) ?? 0,
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+    secrets: (item.secrets as StoredSecret[]) ?? [],
+    secretVersion: (item.secretVersion as number) ?? 0,
+  };
+}
+
+/** Stores a new endpoint with its audit event. */
+export async function putEndpoint(table: TableContext, record: EndpointRecord, now: Date, audit: AuditInput): Promise<void> {
+  await table.doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: table.tableName,
+            Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        auditPut(table, record.workspace, audit, now),
+      ],
+    }),
+  );
+}
+
+/** Reads an endpoint of a workspace (secrets included: internal use only). */
+export async function getEndpointRecord(table: TableContext, slug: string, endpointId: string): Promise<EndpointRecord | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConsistentRead: true }));
+  return out.Item ? fromItem(out.Item) : null;
+}
+
+/** Endpoints of a workspace, forward on id. */
+export function listEndpoints(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<Endpoint>> {
+  return queryPage(table, {
+    pk: keys.workspacePk(slug),
+    skPrefix: 'WEBHOOK#',
+    forward: true,
+    limit,
+    cursor,
+    idPattern: /^whe_[0-9A-HJKMNP-TV-Z]{26}$/,
+    map: (item) => {
+      const value = toEndpointWire(fromItem(item));
+      return { value, sortKey: value.endpointId, id: value.endpointId };
+    },
+  });
+}
+
+/** Fields an update may change. */
+export interface EndpointChanges {
+  url?: string;
+  eventTypes?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+/**
+ * Applies only the sent fields, with the audit event, in one transaction.
+ * Enabling resets the failure streak. Returns the updated record, or null when absent.
+ */
+export async function updateEndpoint(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  changes: EndpointChanges,
+  now: Date,
+  audit: AuditInput,
+): Promise<EndpointRecord | null> {
+  const sets: string[] = ['updatedAt = :updatedAt'];
+  const values: Record<string, unknown> = { ':updatedAt': now.toISOString() };
+  const names: Record<string, string> = {};
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    sets.push(`#${field} = :${field}`);
+  }
+  if (changes.enabled === true) {
+    sets.push('consecutiveFailures = :zero');
+    values[':zero'] = 0;
+  }
+  try {
+    await table.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table.tableName,
+              Key: keys.endpoint(slug, endpointId),
+              UpdateExpression: `SET ${sets.join(', ')}`,
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: values,
+              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+            },
+          },
+          auditPut(table, slug, audit, now),
+        ],
+      }),
+    );
+  } catch (e) {
+    if (conditionFailedAt(e, 0)) return null;
+    throw e;
+  }
+  return getEndpointRecord(table, slug, endpointId);
+}
+
+/** Outcome of a conditional secret write. */
+export type SecretWrite = 'ok' | 'not_found' | 'conflict';
+
+/**
+ * Stores rotated secrets if no other rotation happened since `expectedVersion`
+ * was read. The replaced secret's expiry is indexed for the expiry schedule.
+ */
+export async function writeEndpointSecrets(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  secrets: StoredSecret[],
+  expectedVersion: number,
+  now: Date,
+  audit: AuditInput,
+): Promise<SecretWrite> {
+  const graceEnd = secrets[1]?.expiresAt ?? null;
+  try {
+    await table.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table.tableName,
+              Key: keys.endpoint(slug, endpointId),
+              UpdateExpression: graceEnd
+                ? 'SET secrets = :s, secretVersion = :next, updatedAt = :now, #g1pk = :g1pk, #g1sk = :g1sk'
+                : 'SET secrets = :s, secretVersion = :next, updatedAt = :now REMOVE #g1pk, #g1sk',
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(secretVersion) OR secretVersion = :expected)',
+              ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
+              ExpressionAttributeValues: {
+                ':s': secrets,
+                ':next': expectedVersion + 1,
+                ':expected': expectedVersion,
+                ':now': now.toISOString(),
+                ...(graceEnd ? { ':g1pk': 'SECRET_GRACE', ':g1sk': `${graceEnd}#${endpointId}` } : {}),
+              },
+            },
+          },
+          auditPut(table, slug, audit, now),
+        ],
+      }),
+    );
+    return 'ok';
+  } catch (e) {
+    if (conditionFailedAt(e, 0)) {
+      return (await getEndpointRecord(table, slug, endpointId)) ? 'conflict' : 'not_found';
+    }
+    throw e;
+  }
+}
+
+/** Deletes an endpoint (with its audit event), then its deliveries and their attempts. */
+export async function deleteEndpoint(table: TableContext, slug: string, endpointId: string, now: Date, audit: AuditInput): Promise<boolean> {
+  try {
+    await table.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
+          auditPut(table, slug, audit, now),
+        ],
+      }),
+    );
+  } catch (e) {
+    if (conditionFailedAt(e, 0)) return false;
+    throw e;
+  }
+  await deleteDeliveriesOfEndpoint(table, endpointId);
+  return true;
+}
+
+/** Cascade: every delivery of an endpoint, with its attempts. */
+export async function deleteDeliveriesOfEndpoint(table: TableContext, endpointId: string): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        IndexName: TABLE.gsi1.name,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
+        ExpressionAttributeValues: { ':pk': keys.deliveriesOfEndpoint(endpointId) },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      await deletePartition(table, item.pk as string);
+      count++;
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+
+/** Endpoint counts of a workspace. */
+export async function countEndpoints(table: TableContext, slug: string): Promise<{ total: number; enabled: number }> {
+  const [total, enabled] = await Promise.all([
+    countItems(table, keys.workspacePk(slug), 'WEBHOOK#'),
+    countItems(table, keys.workspacePk(slug), 'WEBHOOK#', { expression: 'enabled = :t', values: { ':t': true } }),
+  ]);
+  return { total, enabled };
+}

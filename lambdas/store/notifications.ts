@@ -1,0 +1,52 @@
+/** Workspace notifications (e.g. a delivery dead-lettered). */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Notification } from '../contract/schemas';
+import type { Page } from '../contract/pagination';
+import { newId } from '../domain/ids';
+import type { TableContext } from './client';
+import { queryPage } from './pages';
+import { keys } from './table-schema';
+
+/** Records a notification. */
+export async function putNotification(
+  table: TableContext,
+  slug: string,
+  input: { kind: string; message: string; endpointId?: string | null; deliveryId?: string | null },
+  now: Date,
+): Promise<Notification> {
+  const notification: Notification = {
+    notificationId: newId('ntf', now),
+    kind: input.kind,
+    message: input.message,
+    endpointId: input.endpointId ?? null,
+    deliveryId: input.deliveryId ?? null,
+    createdAt: now.toISOString(),
+  };
+  await table.doc.send(
+    new PutCommand({ TableName: table.tableName, Item: { ...keys.notification(slug, notification.notificationId), type: 'notification', ...notification } }),
+  );
+  return notification;
+}
+
+/** Notifications of a workspace, newest first. */
+export function listNotifications(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<Notification>> {
+  return queryPage(table, {
+    pk: keys.workspacePk(slug),
+    skPrefix: 'NOTIF#',
+    forward: false,
+    limit,
+    cursor,
+    idPattern: /^ntf_[0-9A-HJKMNP-TV-Z]{26}$/,
+    map: (item) => {
+      const value: Notification = {
+        notificationId: item.notificationId as string,
+        kind: item.kind as string,
+        message: item.message as string,
+        endpointId: (item.endpointId as string | null) ?? null,
+        deliveryId: (item.deliveryId as string | null) ?? null,
+        createdAt: item.createdAt as string,
+      };
+      return { value, sortKey: value.createdAt, id: value.notificationId };
+    },
+  });
+}

@@ -1,0 +1,74 @@
+/** Keyset pages over one partition (spec §4 "Pagination"). */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Page } from '../contract/pagination';
+import { decodeCursor, encodeCursor } from '../domain/cursor';
+import type { TableContext } from './client';
+
+/** What a list reads. */
+export interface PageSpec<T> {
+  readonly pk: string;
+  /** Sort-key prefix of the list's items; the item's sort key is prefix + id. */
+  readonly skPrefix: string;
+  /** true: forward on id; false: newest first. */
+  readonly forward: boolean;
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+  /** Id shape of the list, to refuse cursors of other lists. */
+  readonly idPattern: RegExp;
+  /** Maps a stored item to its wire form and its (sortKey, id) position. */
+  readonly map: (item: Record<string, unknown>) => { value: T; sortKey: string; id: string };
+}
+
+/** Reads one page: rows strictly past the cursor in the list's order. */
+export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Promise<Page<T>> {
+  let start: Record<string, string> | undefined;
+  if (spec.cursor !== undefined) {
+    const position = decodeCursor(spec.cursor, spec.idPattern);
+    if (!position) return { items: [], nextCursor: null };
+    start = { pk: spec.pk, sk: `${spec.skPrefix}${position.id}` };
+  }
+  const items: Record<string, unknown>[] = [];
+  // One extra row tells whether a next page exists, so the last page says null.
+  while (items.length <= spec.limit) {
+    const out = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': spec.pk, ':prefix': spec.skPrefix },
+        ScanIndexForward: spec.forward,
+        Limit: spec.limit + 1 - items.length,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...((out.Items ?? []) as Record<string, unknown>[]));
+    if (!out.LastEvaluatedKey) break;
+    start = out.LastEvaluatedKey as Record<string, string>;
+  }
+  const mapped = items.slice(0, spec.limit).map(spec.map);
+  const last = mapped[mapped.length - 1];
+  return {
+    items: mapped.map((m) => m.value),
+    nextCursor: items.length > spec.limit && last ? encodeCursor({ sortKey: last.sortKey, id: last.id }) : null,
+  };
+}
+
+/** Counts the items of a partition under a sort-key prefix. */
+export async function countItems(table: TableContext, pk: string, skPrefix: string, filter?: { expression: string; values: Record<string, unknown> }): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix, ...(filter?.values ?? {}) },
+        ...(filter ? { FilterExpression: filter.expression } : {}),
+        Select: 'COUNT',
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    count += out.Count ?? 0;
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return count;
+}

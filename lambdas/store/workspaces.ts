@@ -1,0 +1,70 @@
+/** Workspaces and their members. */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Member } from '../contract/schemas';
+import type { Page } from '../contract/pagination';
+import { newId } from '../domain/ids';
+import type { TableContext } from './client';
+import { countItems, queryPage } from './pages';
+import { keys } from './table-schema';
+
+/** A workspace record. */
+export interface Workspace {
+  readonly slug: string;
+  readonly name: string;
+  readonly createdAt: string;
+}
+
+/** Reads a workspace by slug. */
+export async function getWorkspace(table: TableContext, slug: string): Promise<Workspace | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace(slug), ConsistentRead: true }));
+  if (!out.Item) return null;
+  return { slug: out.Item.slug as string, name: out.Item.name as string, createdAt: out.Item.createdAt as string };
+}
+
+/** Creates a workspace; false when the slug is taken. */
+export async function createWorkspace(table: TableContext, input: { slug: string; name: string }, now: Date): Promise<boolean> {
+  try {
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.workspace(input.slug), type: 'workspace', slug: input.slug, name: input.name, createdAt: now.toISOString() },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return false;
+    throw e;
+  }
+}
+
+/** Adds a member to a workspace. */
+export async function addMember(table: TableContext, slug: string, input: { email: string; role: Member['role'] }, now: Date): Promise<Member> {
+  const member: Member = { memberId: newId('mem', now), email: input.email, role: input.role };
+  await table.doc.send(
+    new PutCommand({ TableName: table.tableName, Item: { ...keys.member(slug, member.memberId), type: 'member', ...member, createdAt: now.toISOString() } }),
+  );
+  return member;
+}
+
+/** Members of a workspace, forward on id. */
+export function listMembers(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<Member>> {
+  return queryPage(table, {
+    pk: keys.workspacePk(slug),
+    skPrefix: 'MEMBER#',
+    forward: true,
+    limit,
+    cursor,
+    idPattern: /^mem_[0-9A-HJKMNP-TV-Z]{26}$/,
+    map: (item) => {
+      const value: Member = { memberId: item.memberId as string, email: item.email as string, role: item.role as Member['role'] };
+      return { value, sortKey: value.memberId, id: value.memberId };
+    },
+  });
+}
+
+/** Number of members. */
+export function countMembers(table: TableContext, slug: string): Promise<number> {
+  return countItems(table, keys.workspacePk(slug), 'MEMBER#');
+}
