@@ -1,0 +1,50 @@
+/** Token authorization (spec §5, DESIGN §6): bearer token → caller, by hash. */
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { bearerToken, hashApiToken } from '../domain/api-tokens';
+import type { Caller } from '../operations/context';
+import { findTokenByHash } from '../store/api-tokens';
+import type { TableContext } from '../store/client';
+
+/** Resolves an `Authorization` header to its caller, or null (401). */
+export async function resolveCaller(table: TableContext, authorization: string | undefined | null): Promise<Caller | null> {
+  const token = bearerToken(authorization);
+  if (!token) return null;
+  const identity = await findTokenByHash(table, hashApiToken(token));
+  return identity ? { workspace: identity.workspace, tokenId: identity.tokenId, scopes: identity.scopes } : null;
+}
+
+/** Context values the authorizer hands to every operation (strings only: API Gateway's rule). */
+export interface AuthorizerContext {
+  workspace: string;
+  tokenId: string;
+  /** Space-separated scopes. */
+  scopes: string;
+}
+
+/** Encodes a caller as authorizer context. */
+export function toAuthorizerContext(caller: Caller): AuthorizerContext {
+  return { workspace: caller.workspace, tokenId: caller.tokenId, scopes: caller.scopes.join(' ') };
+}
+
+/** Decodes authorizer context back into a caller; null when absent or malformed. */
+export function fromAuthorizerContext(context: Record<string, unknown> | null | undefined): Caller | null {
+  if (!context || typeof context.workspace !== 'string' || typeof context.tokenId !== 'string') return null;
+  const scopes = typeof context.scopes === 'string' ? context.scopes.split(' ').filter(Boolean) : [];
+  return { workspace: context.workspace, tokenId: context.tokenId, scopes };
+}
+
+/**
+ * The Allow policy for a caller. The resource is the whole API stage, so the
+ * cached decision holds for every route; each route checks its permission itself.
+ */
+export function allowPolicy(caller: Caller, methodArn: string): APIGatewayAuthorizerResult {
+  const [arnPrefix = '*', stage = '*'] = methodArn.split('/');
+  return {
+    principalId: caller.tokenId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${arnPrefix}/${stage}/*` }],
+    },
+    context: { ...toAuthorizerContext(caller) },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * `/openapi.json` and `/reference` (spec §4): the document generated at synth
+ * and an interactive reference page whose assets are self-hosted.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+
+/** Files of the reference UI served under `/reference/`. */
+export const REFERENCE_ASSETS = {
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'reference-init.js': 'application/javascript; charset=utf-8',
+} as const;
+
+/** The reference page: Swagger UI rendering `/openapi.json`, all assets from this host. */
+export const REFERENCE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Webhook delivery service: API reference</title>
+  <link rel="stylesheet" href="reference/swagger-ui.css">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="reference/swagger-ui-bundle.js"></script>
+  <script src="reference/reference-init.js"></script>
+</body>
+</html>
+`;
+
+/** Starts Swagger UI against the document next to the page (works behind a stage prefix). */
+export const REFERENCE_INIT_JS = `window.ui = SwaggerUIBundle({
+  url: new URL('openapi.json', window.location.href.replace(/\\/reference\\/?(#.*)?$/, '/')).href,
+  dom_id: '#reference',
+  deepLinking: true,
+  persistAuthorization: false,
+  tryItOutEnabled: false,
+});
+`;
+
+/** Reads a file of the docs bundle; undefined when absent. */
+export type DocsFileReader = (name: string) => Buffer | undefined;
+
+/** Serves a docs path from the bundle, or null when the path is not a docs path. */
+export function docsResponse(path: string, read: DocsFileReader): APIGatewayProxyResult | null {
+  const headers = (type: string, cache: string) => ({ 'content-type': type, 'cache-control': cache, 'x-content-type-options': 'nosniff' });
+  if (path === '/openapi.json') {
+    const doc = read('openapi.json');
+    return doc ? { statusCode: 200, headers: headers('application/json', 'public, max-age=60'), body: doc.toString('utf8') } : null;
+  }
+  if (path === '/reference' || path === '/reference/') {
+    return { statusCode: 200, headers: headers('text/html; charset=utf-8', 'public, max-age=60'), body: REFERENCE_HTML.replaceAll('"reference/', path.endsWith('/') ? '"' : '"reference/') };
+  }
+  const asset = /^\/reference\/([a-z0-9.-]+)$/.exec(path)?.[1];
+  if (asset && asset in REFERENCE_ASSETS) {
+    const body = read(asset);
+    if (body) return { statusCode: 200, headers: headers(REFERENCE_ASSETS[asset as keyof typeof REFERENCE_ASSETS], 'public, max-age=3600'), body: body.toString('utf8') };
+  }
+  return null;
+}

@@ -1,0 +1,51 @@
+/**
+ * Per-client rate limiting (spec §8): a DynamoDB fixed-window counter when a
+ * table is bound, an in-process token bucket when it is not.
+ */
+import { resolveQuotas, type Quota, type RateLimitBucket } from '../contract/rate-limits';
+import type { TableContext } from '../store/client';
+import { hitWindow, type RateDecision } from '../store/rate-limits';
+
+/** Checks one request of a client against a bucket. */
+export interface RateLimiter {
+  hit(bucket: RateLimitBucket, clientKey: string): Promise<RateDecision>;
+}
+
+/** The DynamoDB fixed-window limiter. */
+export function tableRateLimiter(table: TableContext, quotas: Record<RateLimitBucket, Quota>, now: () => Date = () => new Date()): RateLimiter {
+  return { hit: (bucket, key) => hitWindow(table, bucket, key, quotas[bucket], now()) };
+}
+
+/** The in-process token bucket: `limit` tokens refilled evenly over the window. */
+export function memoryRateLimiter(quotas: Record<RateLimitBucket, Quota>, now: () => number = Date.now): RateLimiter {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return {
+    async hit(bucket, key) {
+      const quota = quotas[bucket];
+      const ratePerMs = quota.limit / (quota.windowSeconds * 1000);
+      const id = `${bucket}#${key}`;
+      const t = now();
+      const state = buckets.get(id) ?? { tokens: quota.limit, at: t };
+      state.tokens = Math.min(quota.limit, state.tokens + (t - state.at) * ratePerMs);
+      state.at = t;
+      buckets.set(id, state);
+      if (state.tokens >= 1) {
+        state.tokens -= 1;
+        return { allowed: true, retryAfterSeconds: 0 };
+      }
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - state.tokens) / ratePerMs / 1000)) };
+    },
+  };
+}
+
+/** The limiter for an environment: table-backed when `RATE_LIMIT_TABLE_NAME` is bound. */
+export function rateLimiterFor(table: TableContext | undefined, quotasJson: string | undefined): RateLimiter {
+  let overrides: unknown;
+  try {
+    overrides = quotasJson ? JSON.parse(quotasJson) : undefined;
+  } catch {
+    overrides = undefined;
+  }
+  const quotas = resolveQuotas(overrides);
+  return table ? tableRateLimiter(table, quotas) : memoryRateLimiter(quotas);
+}

@@ -1,0 +1,40 @@
+/** API token operations (spec §5). */
+import { AppError } from '../contract/errors';
+import { clampLimit } from '../contract/pagination';
+import { excessPermissions } from '../contract/permissions';
+import { hashApiToken, mintApiToken } from '../domain/api-tokens';
+import { newId } from '../domain/ids';
+import { deleteApiToken, listApiTokens as readTokens, putApiToken } from '../store/api-tokens';
+import type { OperationImpl } from './context';
+
+/** GET /workspaces/{slug}/api-tokens */
+export const listApiTokens: OperationImpl<'listApiTokens'> = (deps, caller, { query }) =>
+  readTokens(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
+
+/** POST /workspaces/{slug}/api-tokens: scopes within the caller's; the raw token shown once. */
+export const createApiToken: OperationImpl<'createApiToken'> = async (deps, caller, { body }) => {
+  const excess = excessPermissions(caller.scopes, body.scopes);
+  if (excess.length > 0) {
+    throw new AppError('Forbidden', `The requested scopes grant permissions the calling token lacks: ${excess.join(', ')}`, { excessPermissions: excess });
+  }
+  const now = deps.now();
+  const token = mintApiToken();
+  const meta = { tokenId: newId('tok', now), name: body.name, scopes: [...new Set(body.scopes)], createdAt: now.toISOString() };
+  await putApiToken(deps.table, caller.workspace, { ...meta, hash: hashApiToken(token) }, now, {
+    action: 'api_token.created',
+    actor: caller.tokenId,
+    targetId: meta.tokenId,
+    detail: { name: meta.name, scopes: meta.scopes },
+  });
+  return { ...meta, token };
+};
+
+/** DELETE /workspaces/{slug}/api-tokens/{tokenId} */
+export const revokeApiToken: OperationImpl<'revokeApiToken'> = async (deps, caller, { params }) => {
+  const deleted = await deleteApiToken(deps.table, caller.workspace, params.tokenId, deps.now(), {
+    action: 'api_token.revoked',
+    actor: caller.tokenId,
+    targetId: params.tokenId,
+  });
+  if (!deleted) throw new AppError('TokenNotFound', `No API token ${params.tokenId} in workspace ${caller.workspace}`);
+};

@@ -1,0 +1,42 @@
+/**
+ * What every operation receives: its adapters (passed in, never imported as
+ * singletons), the authenticated caller and the parsed input.
+ */
+import type { z } from 'zod';
+import { OPERATIONS, type OperationId } from '../contract/operations';
+import type { EventCatalogue } from '../domain/event-catalogue';
+import type { UrlCheckOptions } from '../domain/webhook-url';
+import type { TableContext } from '../store/client';
+
+/** Adapters and configuration of the operations. */
+export interface OperationDeps {
+  readonly table: TableContext;
+  /** The clock; injected so tests control time. */
+  readonly now: () => Date;
+  readonly eventTypes: EventCatalogue;
+  /** URL rules; `allowLoopback` only in the local stack. */
+  readonly urlPolicy: UrlCheckOptions;
+}
+
+/** The authenticated caller, from the authorizer's context. */
+export interface Caller {
+  readonly workspace: string;
+  readonly tokenId: string;
+  readonly scopes: readonly string[];
+}
+
+type OpDef<K extends OperationId> = Extract<(typeof OPERATIONS)[number], { operationId: K }>;
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+/** Parsed input of operation K. */
+export interface OperationInput<K extends OperationId> {
+  readonly params: Out<OpDef<K>['params']>;
+  readonly query: OpDef<K> extends { query: infer Q } ? Out<Q> : undefined;
+  readonly body: OpDef<K> extends { body: infer B } ? Out<B> : undefined;
+}
+
+/** Result of operation K (undefined for 204). */
+export type OperationResult<K extends OperationId> = OpDef<K> extends { response: infer R } ? (R extends z.ZodType ? z.input<R> : never) : void;
+
+/** The implementation of operation K. */
+export type OperationImpl<K extends OperationId> = (deps: OperationDeps, caller: Caller, input: OperationInput<K>) => Promise<OperationResult<K>>;

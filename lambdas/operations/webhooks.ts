@@ -1,0 +1,120 @@
+/** Webhook endpoint operations (spec §2.1, §4). */
+import { AppError } from '../contract/errors';
+import { clampLimit } from '../contract/pagination';
+import { newId } from '../domain/ids';
+import { mintSecret, rotateSecrets } from '../domain/secrets';
+import { checkWebhookUrl } from '../domain/webhook-url';
+import {
+  deleteEndpoint,
+  getEndpointRecord,
+  listEndpoints,
+  putEndpoint,
+  toEndpointWire,
+  updateEndpoint,
+  writeEndpointSecrets,
+  type EndpointChanges,
+  type EndpointRecord,
+} from '../store/endpoints';
+import type { OperationDeps, OperationImpl } from './context';
+
+function validUrl(deps: OperationDeps, raw: string): string {
+  const check = checkWebhookUrl(raw, deps.urlPolicy);
+  if (!check.ok) throw new AppError('InvalidWebhookUrl', check.detail, { rule: check.rule });
+  return check.url.href;
+}
+
+function knownEventTypes(deps: OperationDeps, types: readonly string[]): string[] {
+  const unknown = types.filter((t) => !deps.eventTypes.has(t));
+  if (unknown.length > 0) {
+    throw new AppError('UnknownEventType', `Unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. GET /workspaces/{slug}/event-types lists the catalogue.`, {
+      unknownEventTypes: unknown,
+    });
+  }
+  return [...types];
+}
+
+async function mustGet(deps: OperationDeps, slug: string, endpointId: string): Promise<EndpointRecord> {
+  const record = await getEndpointRecord(deps.table, slug, endpointId);
+  if (!record) throw new AppError('EndpointNotFound', `No webhook endpoint ${endpointId} in workspace ${slug}`);
+  return record;
+}
+
+/** GET /workspaces/{slug}/webhooks */
+export const listWebhooks: OperationImpl<'listWebhooks'> = (deps, caller, { query }) =>
+  listEndpoints(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
+
+/** POST /workspaces/{slug}/webhooks: the secret is minted and kept, never returned. */
+export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller, { body }) => {
+  const url = validUrl(deps, body.url);
+  const eventTypes = knownEventTypes(deps, body.eventTypes);
+  const now = deps.now();
+  const record: EndpointRecord = {
+    endpointId: newId('whe', now),
+    workspace: caller.workspace,
+    url,
+    eventTypes,
+    description: body.description ?? null,
+    enabled: body.enabled ?? true,
+    consecutiveFailures: 0,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    secrets: [{ secret: mintSecret(), createdAt: now.toISOString(), expiresAt: null }],
+    secretVersion: 1,
+  };
+  await putEndpoint(deps.table, record, now, {
+    action: 'webhook.created',
+    actor: caller.tokenId,
+    targetId: record.endpointId,
+    detail: { url, eventTypes },
+  });
+  return toEndpointWire(record);
+};
+
+/** GET /workspaces/{slug}/webhooks/{endpointId} */
+export const getWebhook: OperationImpl<'getWebhook'> = async (deps, caller, { params }) =>
+  toEndpointWire(await mustGet(deps, caller.workspace, params.endpointId));
+
+/** PATCH /workspaces/{slug}/webhooks/{endpointId}: only the fields sent change. */
+export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller, { params, body }) => {
+  const changes: EndpointChanges = {};
+  if (body.url !== undefined) changes.url = validUrl(deps, body.url);
+  if (body.eventTypes !== undefined) changes.eventTypes = knownEventTypes(deps, body.eventTypes);
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.enabled !== undefined) changes.enabled = body.enabled;
+  const now = deps.now();
+  const updated = await updateEndpoint(deps.table, caller.workspace, params.endpointId, changes, now, {
+    action: 'webhook.updated',
+    actor: caller.tokenId,
+    targetId: params.endpointId,
+    detail: { changed: Object.keys(changes), ...changes },
+  });
+  if (!updated) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+  return toEndpointWire(updated);
+};
+
+/** DELETE /workspaces/{slug}/webhooks/{endpointId}: history cascades. */
+export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller, { params }) => {
+  const deleted = await deleteEndpoint(deps.table, caller.workspace, params.endpointId, deps.now(), {
+    action: 'webhook.deleted',
+    actor: caller.tokenId,
+    targetId: params.endpointId,
+  });
+  if (!deleted) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+};
+
+/** POST .../rotate-secret: the new secret, shown once. */
+export const rotateWebhookSecret: OperationImpl<'rotateWebhookSecret'> = async (deps, caller, { params }) => {
+  const record = await mustGet(deps, caller.workspace, params.endpointId);
+  const now = deps.now();
+  const secret = mintSecret();
+  const rotated = rotateSecrets(record.secrets, secret, now);
+  const outcome = await writeEndpointSecrets(deps.table, caller.workspace, record.endpointId, rotated.secrets, record.secretVersion, now, {
+    action: 'webhook.secret_rotated',
+    actor: caller.tokenId,
+    targetId: record.endpointId,
+    detail: { previousSecretExpiresAt: rotated.previousSecretExpiresAt },
+  });
+  if (outcome === 'not_found') throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+  if (outcome === 'conflict') throw new AppError('Conflict', 'Another rotation of this secret happened at the same time; retry.');
+  return { endpointId: record.endpointId, secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt };
+};

@@ -1,0 +1,41 @@
+/** Workspace reads: overview, members, audit trail, notifications, event types. */
+import { AppError } from '../contract/errors';
+import { clampLimit } from '../contract/pagination';
+import { countApiTokens } from '../store/api-tokens';
+import { listAuditEvents as readAudit } from '../store/audit';
+import { countEndpoints } from '../store/endpoints';
+import { listNotifications as readNotifications } from '../store/notifications';
+import { countMembers, getWorkspace, listMembers as readMembers } from '../store/workspaces';
+import type { OperationImpl } from './context';
+
+/** GET /workspaces/{slug}/overview */
+export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async (deps, caller) => {
+  const [workspace, webhooks, members, apiTokens] = await Promise.all([
+    getWorkspace(deps.table, caller.workspace),
+    countEndpoints(deps.table, caller.workspace),
+    countMembers(deps.table, caller.workspace),
+    countApiTokens(deps.table, caller.workspace),
+  ]);
+  if (!workspace) throw new AppError('WorkspaceNotFound', `No workspace ${caller.workspace}`);
+  return {
+    workspace,
+    webhooks: { total: webhooks.total, enabled: webhooks.enabled, disabled: webhooks.total - webhooks.enabled },
+    members,
+    apiTokens,
+  };
+};
+
+/** GET /workspaces/{slug}/members */
+export const listMembers: OperationImpl<'listMembers'> = (deps, caller, { query }) =>
+  readMembers(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
+
+/** GET /workspaces/{slug}/audit-events */
+export const listAuditEvents: OperationImpl<'listAuditEvents'> = (deps, caller, { query }) =>
+  readAudit(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
+
+/** GET /workspaces/{slug}/notifications */
+export const listNotifications: OperationImpl<'listNotifications'> = (deps, caller, { query }) =>
+  readNotifications(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
+
+/** GET /workspaces/{slug}/event-types */
+export const listEventTypes: OperationImpl<'listEventTypes'> = async (deps) => ({ items: [...deps.eventTypes.types] });
