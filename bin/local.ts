@@ -1,0 +1,71 @@
+/**
+ * `npm start`: the whole service on this machine, no AWS account. DynamoDB
+ * Local (Java 17+) keeps its data under `.local/`; Ctrl-C stops everything.
+ */
+import { parseArgs } from 'node:util';
+import { startLocalStack } from './local/stack';
+
+const HELP = `Usage: npm start -- [options]
+  --port <n>          API port (default 3000)
+  --dynamodb-port <n> DynamoDB Local port (default: a free one)
+  --data-dir <path>   data folder (default .local)
+  --workspace <slug>  seeded workspace (default demo)
+  --help              this text`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '3000' },
+      'dynamodb-port': { type: 'string' },
+      'data-dir': { type: 'string', default: '.local' },
+      workspace: { type: 'string', default: 'demo' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const stack = await startLocalStack({
+    port: Number(values.port),
+    dataDir: values['data-dir'],
+    workspace: values.workspace,
+    ...(values['dynamodb-port'] ? { dynamoDbPort: Number(values['dynamodb-port']) } : {}),
+    ...(process.env.RATE_LIMITS ? { rateLimits: process.env.RATE_LIMITS } : {}),
+  });
+  console.log(`
+Webhook delivery service: local stack ready
+  API         ${stack.apiUrl}
+  OpenAPI     ${stack.apiUrl}/openapi.json
+  Reference   ${stack.apiUrl}/reference
+  DynamoDB    ${stack.dynamoDbEndpoint} (pid ${stack.dynamoDbPid}, data in ${values['data-dir']}/dynamodb)
+  Workspace   ${stack.workspace}
+  Token       ${stack.token}   (admin scope; also in ${values['data-dir']}/stack.json)
+
+  Development switch ON: webhook URLs may target loopback (localhost, 127.0.0.0/8, [::1]) over http.
+  The deployed stack never allows that.
+
+  Try:  curl -H "Authorization: Bearer ${stack.token}" ${stack.apiUrl}/workspaces/${stack.workspace}/overview
+Ctrl-C stops the API and DynamoDB Local.`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping…`);
+    stack
+      .stop()
+      .then(() => process.exit(0))
+      .catch((e: unknown) => {
+        console.error(e);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  console.error(`npm start failed: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});

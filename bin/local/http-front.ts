@@ -1,0 +1,159 @@
+/**
+ * The local stand-in for API Gateway: routes HTTP to the same Lambda handlers,
+ * authorizer first, exactly as the deployed REST API runs them. Holds no
+ * product logic: errors come from the same problem builder.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import { AppError } from '../../lambdas/contract/errors';
+import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { problemResponse } from '../../lambdas/http/responses';
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+/** API Gateway's payload limit. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+interface Route {
+  readonly def: OperationDef;
+  readonly pattern: RegExp;
+  readonly names: string[];
+}
+
+const routes: Route[] = (OPERATIONS as readonly OperationDef[]).map((def) => {
+  const names: string[] = [];
+  // Contract paths are plain segments and `{param}`s.
+  const source = def.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { def, pattern: new RegExp(`^${source}/?$`), names };
+});
+
+function lambdaContext(name: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '256',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+const handlerCache = new Map<string, Promise<unknown>>();
+async function loadHandler<T>(file: string): Promise<T> {
+  if (!handlerCache.has(file)) handlerCache.set(file, import(new URL(`../../lambdas/functions/${file}.ts`, import.meta.url).href));
+  const mod = (await handlerCache.get(file)) as { handler: T };
+  return mod.handler;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        resolveBody(null);
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolveBody(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyResult): void {
+  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  res.writeHead(result.statusCode, { ...(result.headers as Record<string, string>), 'content-length': String(body.length) });
+  res.end(body);
+}
+
+/** Extra routes served before the REST operations (docs, MCP). */
+export type ExtraRoute = (req: IncomingMessage, body: Buffer, url: URL, requestId: string) => Promise<APIGatewayProxyResult | null>;
+
+/** Creates the local API server. */
+export function createHttpFront(options: { extraRoutes?: readonly ExtraRoute[] } = {}): Server {
+  return createServer((req, res) => {
+    const requestId = randomUUID();
+    handle(req, requestId, options.extraRoutes ?? [])
+      .then((result) => send(res, result))
+      .catch((error: unknown) => send(res, problemResponse(error, requestId)));
+  });
+}
+
+async function handle(req: IncomingMessage, requestId: string, extraRoutes: readonly ExtraRoute[]): Promise<APIGatewayProxyResult> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const body = await readBody(req);
+  if (body === null) return problemResponse(new AppError('PayloadTooLarge', 'The request body exceeds 10 MiB'), requestId);
+  for (const extra of extraRoutes) {
+    const result = await extra(req, body, url, requestId);
+    if (result) return result;
+  }
+  const method = (req.method ?? 'GET').toUpperCase();
+  let match: { route: Route; values: string[] } | undefined;
+  for (const route of routes) {
+    const m = route.pattern.exec(url.pathname);
+    if (m && route.def.method === method) {
+      match = { route, values: m.slice(1) };
+      break;
+    }
+  }
+  if (!match) return problemResponse(new AppError('RouteNotFound', `No route ${method} ${url.pathname}`), requestId);
+
+  // The TOKEN authorizer, as API Gateway runs it: no header → 401 without a call.
+  const authorization = req.headers.authorization;
+  if (!authorization) return problemResponse(new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`'), requestId);
+  const authorizer = await loadHandler<AuthorizerHandler>('authorizer');
+  let policy: APIGatewayAuthorizerResult;
+  try {
+    policy = await authorizer({ type: 'TOKEN', authorizationToken: authorization, methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}` });
+  } catch (e) {
+    if ((e as Error).message === 'Unauthorized') return problemResponse(new AppError('Unauthorized', 'Unknown or revoked API token'), requestId);
+    throw e;
+  }
+  if (policy.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
+    return problemResponse(new AppError('Forbidden', 'The token is not allowed to call this API'), requestId);
+  }
+
+  const { route, values } = match;
+  const pathParameters: Record<string, string> = {};
+  route.names.forEach((name, i) => {
+    const raw = values[i] ?? '';
+    try {
+      pathParameters[name] = decodeURIComponent(raw);
+    } catch {
+      pathParameters[name] = raw;
+    }
+  });
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const query = [...url.searchParams.keys()].length ? Object.fromEntries(url.searchParams) : null;
+  const event = {
+    resource: route.def.path,
+    path: url.pathname,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: {},
+    queryStringParameters: query,
+    multiValueQueryStringParameters: null,
+    pathParameters,
+    stageVariables: null,
+    body: body.length ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: { requestId, authorizer: { ...(policy.context ?? {}), principalId: policy.principalId }, httpMethod: method, path: url.pathname, resourcePath: route.def.path, stage: 'local' },
+  } as unknown as APIGatewayProxyEvent;
+  const handler = await loadHandler<ProxyHandler>(kebab(route.def.operationId));
+  return handler(event, lambdaContext(route.def.operationId, requestId));
+}

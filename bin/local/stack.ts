@@ -1,0 +1,135 @@
+/**
+ * The local stack: DynamoDB Local, the table, a seeded workspace and the REST
+ * API on localhost, running the same handlers as Lambda. Used by `npm start`
+ * and by the HTTP tests.
+ */
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { writeDocsBundle } from '../../lambdas/http/docs-bundle';
+import { resolveCaller } from '../../lambdas/http/authorizer';
+import { createTableContext, type TableContext } from '../../lambdas/store/client';
+import { ensureTable } from '../../lambdas/store/create-table';
+import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { createHttpFront, type ExtraRoute } from './http-front';
+import { ensureWorkspace, issueToken, seedMember } from './seed';
+
+/** Options of {@link startLocalStack}. */
+export interface LocalStackOptions {
+  /** API port; 0 picks a free one. @default 3000 */
+  readonly port?: number;
+  /** Where data, docs and stack.json live. @default '.local' */
+  readonly dataDir?: string;
+  /** Use an already running DynamoDB (tests); otherwise DynamoDB Local is started. */
+  readonly dynamoDbEndpoint?: string;
+  /** DynamoDB Local port when started here. @default a free port */
+  readonly dynamoDbPort?: number;
+  /** Keep DynamoDB Local data in memory instead of under dataDir. @default false */
+  readonly inMemory?: boolean;
+  /** @default 'webhooks-local' */
+  readonly tableName?: string;
+  /** Seeded workspace slug. @default 'demo' */
+  readonly workspace?: string;
+  /** Rate-limit quota overrides (JSON of the `rateLimits` setting). */
+  readonly rateLimits?: string;
+  /** Write `.local/stack.json`. @default true */
+  readonly writeStackFile?: boolean;
+}
+
+/** What a running local stack offers. */
+export interface LocalStack {
+  readonly apiUrl: string;
+  readonly mcpUrl: string;
+  readonly workspace: string;
+  /** Admin token of the seeded workspace. */
+  readonly token: string;
+  readonly table: TableContext;
+  readonly dynamoDbEndpoint: string;
+  /** PID of DynamoDB Local when this stack started it. */
+  readonly dynamoDbPid: number | null;
+  stop(): Promise<void>;
+}
+
+function docsRoute(): ExtraRoute {
+  return async (req, _body, url, requestId) => {
+    if (req.method !== 'GET' || !(url.pathname === '/openapi.json' || url.pathname.startsWith('/reference'))) return null;
+    const mod = (await import(new URL('../../lambdas/functions/serve-docs.ts', import.meta.url).href)) as {
+      handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+    };
+    return mod.handler({ path: url.pathname, requestContext: { requestId } } as unknown as APIGatewayProxyEvent);
+  };
+}
+
+/** Starts the local stack. */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const dataDir = resolve(options.dataDir ?? '.local');
+  const port = options.port ?? 3000;
+  const slug = options.workspace ?? 'demo';
+  if (port !== 0) await assertPortFree(port, 'the local API');
+  mkdirSync(dataDir, { recursive: true });
+
+  let dynamo: DynamoDbLocal | undefined;
+  const endpoint =
+    options.dynamoDbEndpoint ??
+    (dynamo = await startDynamoDbLocal({ ...(options.dynamoDbPort ? { port: options.dynamoDbPort } : {}), ...(options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') }) })).endpoint;
+  try {
+    const tableName = options.tableName ?? 'webhooks-local';
+    const table = createTableContext({ tableName, endpoint });
+    await ensureTable(table);
+
+    // The handlers build their adapters from the environment, as on Lambda.
+    Object.assign(process.env, {
+      TABLE_NAME: tableName,
+      RATE_LIMIT_TABLE_NAME: tableName,
+      DYNAMODB_ENDPOINT: endpoint,
+      ALLOW_LOOPBACK_TARGETS: 'true',
+      DOCS_DIR: join(dataDir, 'docs'),
+      POWERTOOLS_SERVICE_NAME: 'webhooks',
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      AWS_REGION: process.env.AWS_REGION ?? 'local',
+      ...(options.rateLimits ? { RATE_LIMITS: options.rateLimits } : {}),
+    });
+    writeDocsBundle(join(dataDir, 'docs'));
+
+    const stackFile = join(dataDir, 'stack.json');
+    const created = await ensureWorkspace(table, slug, 'Demo workspace');
+    if (created) await seedMember(table, slug, 'owner@example.com', 'owner');
+    let token: string | undefined;
+    if (existsSync(stackFile)) {
+      const saved = JSON.parse(readFileSync(stackFile, 'utf8')) as { token?: string; workspace?: string };
+      if (saved.token && saved.workspace === slug && (await resolveCaller(table, `Bearer ${saved.token}`))?.workspace === slug) token = saved.token;
+    }
+    token ??= (await issueToken(table, slug, { name: 'local admin', scopes: ['admin'] })).token;
+
+    const server = createHttpFront({ extraRoutes: [docsRoute()] });
+    await new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(port, '127.0.0.1', () => ok());
+    });
+    const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const mcpUrl = `${apiUrl}/mcp`;
+    if (options.writeStackFile ?? true) writeFileSync(stackFile, JSON.stringify({ apiUrl, mcpUrl, workspace: slug, token }, null, 2));
+
+    return {
+      apiUrl,
+      mcpUrl,
+      workspace: slug,
+      token,
+      table,
+      dynamoDbEndpoint: endpoint,
+      dynamoDbPid: dynamo?.pid ?? null,
+      async stop() {
+        await new Promise<void>((ok) => {
+          server.closeAllConnections();
+          server.close(() => ok());
+        });
+        table.doc.destroy();
+        await dynamo?.stop();
+      },
+    };
+  } catch (e) {
+    await dynamo?.stop();
+    throw e;
+  }
+}
