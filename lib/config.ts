@@ -1,0 +1,212 @@
+/**
+ * Typed deployment configuration, read from CDK context (`cdk.json` "context",
+ * or `-c key=value` on the command line). Every key is optional; a missing key
+ * takes the documented default. Values given on the command line arrive as
+ * strings, so numbers and JSON objects are parsed here, and anything invalid
+ * fails synth with one message that lists every problem.
+ */
+import type { IConstruct } from 'constructs';
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '../lambdas/contract/rate-limits';
+
+/** Per-bucket quota overrides; omitted buckets and fields keep {@link DEFAULT_QUOTAS}. */
+export type RateLimitOverrides = Partial<Record<RateLimitBucket, Partial<Quota>>>;
+
+/** The deployment configuration of one stage. */
+export interface WebhooksConfig {
+  /**
+   * Stage name: the stack is `Webhooks-<stage>` and the API Gateway stage is `<stage>`.
+   * Lower-case letters, digits and `-`, starting with a letter, at most 24 characters.
+   * @default 'dev'
+   */
+  readonly stage: string;
+  /**
+   * Per-client (API token) quota overrides of the rate-limit buckets, e.g.
+   * `{"rest_write": {"limit": 60}}`. Merged over the contract's defaults and handed
+   * to every REST function as the `RATE_LIMITS` environment variable.
+   * @default {} (the defaults of lambdas/contract/rate-limits.ts)
+   */
+  readonly rateLimits: RateLimitOverrides;
+  /**
+   * Retention of every log group of the stack (function logs and API access logs),
+   * in days; one of CloudWatch's allowed values (1, 3, 5, 7, 14, 30, 60, 90, ...).
+   * @default 30
+   */
+  readonly logRetentionDays: number;
+  /**
+   * How long API Gateway caches the authorizer's decision for one token, in seconds
+   * (0 to 3600; 0 disables caching). A revoked token keeps working for at most this long.
+   * @default 60
+   */
+  readonly authorizerCacheTtlSeconds: number;
+  /**
+   * Steady-state request rate of the whole API stage (requests per second), enforced by
+   * API Gateway before any Lambda runs. Per-token quotas are `rateLimits`.
+   * @default 100
+   */
+  readonly throttlingRateLimit: number;
+  /**
+   * Burst capacity of the whole API stage (requests).
+   * @default 200
+   */
+  readonly throttlingBurstLimit: number;
+  /**
+   * What happens to the table and the log groups when the stack is deleted:
+   * `retain` keeps them (and turns on the table's deletion protection), `destroy`
+   * deletes them (throw-away development stages only).
+   * @default 'retain'
+   */
+  readonly removalPolicy: 'retain' | 'destroy';
+}
+
+/** The configuration used for every key that the context does not set. */
+export const DEFAULT_CONFIG: WebhooksConfig = {
+  stage: 'dev',
+  rateLimits: {},
+  logRetentionDays: 30,
+  authorizerCacheTtlSeconds: 60,
+  throttlingRateLimit: 100,
+  throttlingBurstLimit: 200,
+  removalPolicy: 'retain',
+};
+
+/** The context keys this app reads. */
+export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as (keyof WebhooksConfig)[];
+
+/** Invalid configuration; the message lists every problem found. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid CDK context configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+const RETENTION_VALUES = new Set<number>(Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'));
+
+/** A number from a context value: numbers as is, numeric strings (`-c key=30`) parsed. */
+function toNumber(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value.trim() !== '') return Number(value);
+  return Number.NaN;
+}
+
+/** An object from a context value: objects as is, JSON strings (`-c rateLimits='{...}'`) parsed. */
+function toObject(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseRateLimits(value: unknown, problems: string[]): RateLimitOverrides {
+  const raw = toObject(value);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push('rateLimits must be an object such as {"rest_write": {"limit": 60, "windowSeconds": 60}}');
+    return {};
+  }
+  const out: RateLimitOverrides = {};
+  for (const [bucket, quota] of Object.entries(raw)) {
+    if (!(RATE_LIMIT_BUCKETS as readonly string[]).includes(bucket)) {
+      problems.push(`rateLimits.${bucket}: unknown bucket (known: ${RATE_LIMIT_BUCKETS.join(', ')})`);
+      continue;
+    }
+    if (!quota || typeof quota !== 'object' || Array.isArray(quota)) {
+      problems.push(`rateLimits.${bucket} must be an object with "limit" and/or "windowSeconds"`);
+      continue;
+    }
+    const entry: { limit?: number; windowSeconds?: number } = {};
+    for (const [field, v] of Object.entries(quota as Record<string, unknown>)) {
+      if (field !== 'limit' && field !== 'windowSeconds') {
+        problems.push(`rateLimits.${bucket}.${field}: unknown field (use "limit" and "windowSeconds")`);
+      } else if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
+        problems.push(`rateLimits.${bucket}.${field} must be a positive integer`);
+      } else {
+        entry[field] = v;
+      }
+    }
+    out[bucket as RateLimitBucket] = entry;
+  }
+  return out;
+}
+
+/**
+ * Validates raw context values (any subset of the keys) into a configuration.
+ * @throws ConfigError listing every invalid value
+ */
+export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksConfig {
+  const problems: string[] = [];
+  const given = (key: keyof WebhooksConfig) => raw[key] !== undefined && raw[key] !== null;
+
+  const stage = given('stage') ? raw.stage : DEFAULT_CONFIG.stage;
+  if (typeof stage !== 'string' || !/^[a-z][a-z0-9-]{0,23}$/.test(stage)) {
+    problems.push('stage must be lower-case letters, digits or "-", start with a letter and have at most 24 characters');
+  }
+
+  const integer = (key: keyof WebhooksConfig, min: number, max: number, extra?: (n: number) => string | undefined): number => {
+    const fallback = DEFAULT_CONFIG[key] as number;
+    if (!given(key)) return fallback;
+    const n = toNumber(raw[key]);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${key} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw[key])})`);
+      return fallback;
+    }
+    const extraProblem = extra?.(n);
+    if (extraProblem) problems.push(extraProblem);
+    return n;
+  };
+
+  const logRetentionDays = integer('logRetentionDays', 1, 9999, (n) =>
+    RETENTION_VALUES.has(n) ? undefined : `logRetentionDays must be one of ${[...RETENTION_VALUES].join(', ')} (got ${n})`,
+  );
+  const authorizerCacheTtlSeconds = integer('authorizerCacheTtlSeconds', 0, 3600);
+  const throttlingBurstLimit = integer('throttlingBurstLimit', 0, 5000);
+
+  let throttlingRateLimit = DEFAULT_CONFIG.throttlingRateLimit;
+  if (given('throttlingRateLimit')) {
+    const n = toNumber(raw.throttlingRateLimit);
+    // API Gateway takes a fractional rate (e.g. 0.5 rps); the account default ceiling is 10000.
+    if (!Number.isFinite(n) || n <= 0 || n > 10000) problems.push(`throttlingRateLimit must be a number above 0 and at most 10000 (got ${JSON.stringify(raw.throttlingRateLimit)})`);
+    else throttlingRateLimit = n;
+  }
+
+  const removalPolicy = given('removalPolicy') ? raw.removalPolicy : DEFAULT_CONFIG.removalPolicy;
+  if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') problems.push(`removalPolicy must be "retain" or "destroy" (got ${JSON.stringify(removalPolicy)})`);
+
+  const rateLimits = given('rateLimits') ? parseRateLimits(raw.rateLimits, problems) : DEFAULT_CONFIG.rateLimits;
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    stage: stage as string,
+    rateLimits,
+    logRetentionDays,
+    authorizerCacheTtlSeconds,
+    throttlingRateLimit,
+    throttlingBurstLimit,
+    removalPolicy: removalPolicy as WebhooksConfig['removalPolicy'],
+  };
+}
+
+/** Reads and validates the configuration from a construct's CDK context. */
+export function loadConfig(scope: IConstruct): WebhooksConfig {
+  const raw: Record<string, unknown> = {};
+  for (const key of CONFIG_KEYS) raw[key] = scope.node.tryGetContext(key) as unknown;
+  return parseConfig(raw);
+}
+
+/** The CDK removal policy of a configuration. */
+export function removalPolicyOf(config: Pick<WebhooksConfig, 'removalPolicy'>): RemovalPolicy {
+  return config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+}
+
+/** The log retention of a configuration, as CDK's enum. */
+export function retentionOf(config: Pick<WebhooksConfig, 'logRetentionDays'>): RetentionDays {
+  return config.logRetentionDays as RetentionDays;
+}
+
+/** The complete quotas (defaults merged with the overrides): the `RATE_LIMITS` value of the REST functions. */
+export function quotasOf(config: Pick<WebhooksConfig, 'rateLimits'>): Record<RateLimitBucket, Quota> {
+  return resolveQuotas(config.rateLimits);
+}
