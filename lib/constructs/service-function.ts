@@ -1,0 +1,157 @@
+/**
+ * The one Lambda function construct of the service: every function of the stack
+ * (REST operations, authorizer, docs, and later the delivery pipeline) is a
+ * ServiceFunction, so runtime, architecture, tracing, logging, bundling and the
+ * Powertools environment are decided here once.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Root of the repository (where package-lock.json is). */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The Lambda runtime of every function. The newest Node.js runtime CDK knows:
+ * cdk-nag AwsSolutions-L1 asks for the latest version of the family, and the
+ * code needs nothing newer than Node.js 20 (it is tested on 20 locally).
+ */
+export const SERVICE_RUNTIME = Runtime.NODEJS_24_X;
+
+/** `POWERTOOLS_SERVICE_NAME` of every function (also the logger's `service` key). */
+export const SERVICE_NAME = 'webhooks';
+
+/** `POWERTOOLS_METRICS_NAMESPACE` of every function. */
+export const METRICS_NAMESPACE = 'WebhookDelivery';
+
+/**
+ * Environment variables no deployed function may carry. `ALLOW_LOOPBACK_TARGETS`
+ * is the local stack's switch that lets webhooks target loopback addresses
+ * (DESIGN §6): the deployed stack never sets it.
+ */
+export const FORBIDDEN_ENVIRONMENT = ['ALLOW_LOOPBACK_TARGETS', 'DYNAMODB_ENDPOINT'] as const;
+
+/** Absolute path of a Lambda entry file, `lambdas/functions/<name>.ts`; fails synth when it is missing. */
+export function functionEntry(name: string): string {
+  const entry = join(PROJECT_ROOT, 'lambdas', 'functions', `${name}.ts`);
+  if (!existsSync(entry)) throw new Error(`Lambda entry ${entry} does not exist (every function needs lambdas/functions/${name}.ts exporting \`handler\`)`);
+  return entry;
+}
+
+/** Properties of a {@link ServiceFunction}. */
+export interface ServiceFunctionProps {
+  /** Absolute path of the entry file; it exports `handler`. See {@link functionEntry}. */
+  readonly entry: string;
+  /** Shown in the Lambda console. @default - none */
+  readonly description?: string;
+  /** Variables added to the common Powertools/Node.js ones. @default {} */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Retention of the function's log group. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Removal policy of the function's log group. @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** @default Duration.seconds(10) */
+  readonly timeout?: Duration;
+  /** @default 256 */
+  readonly memorySize?: number;
+  /**
+   * Shell commands run after esbuild, given the bundle's output directory (e.g. to
+   * copy files next to `index.js`). Local bundling only: they run on this machine.
+   * @default - none
+   */
+  readonly afterBundling?: (outputDir: string) => string[];
+}
+
+/**
+ * A Node.js Lambda function with the service's defaults: ARM64, the newest
+ * Node.js runtime, X-Ray tracing, its own log group with a retention, 256 MB,
+ * a minified CommonJS bundle with source maps, and the Powertools environment.
+ * Its role starts with nothing but writing to its own log group; grant the rest.
+ */
+export class ServiceFunction extends Construct {
+  /** The function. */
+  readonly function: NodejsFunction;
+  /** The function's execution role (only log writing and X-Ray until granted more). */
+  readonly role: iam.Role;
+  /** The function's log group. */
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const environment = props.environment ?? {};
+    for (const name of FORBIDDEN_ENVIRONMENT) {
+      if (name in environment) throw new Error(`${this.node.path}: ${name} is a local-development switch and must never be set on a deployed function`);
+    }
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    // Our own role instead of the default one: the default attaches the managed
+    // AWSLambdaBasicExecutionRole (logs:* on every log group of the account);
+    // this one may only write to the function's own log group.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${this.node.path}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: SERVICE_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 256,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      role: this.role,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        // Stack traces point at the TypeScript sources (the bundle ships a source map).
+        NODE_OPTIONS: '--enable-source-maps',
+        ...environment,
+      },
+      bundling: {
+        // CommonJS: no ESM interop shims needed; nothing bundled into a Lambda uses import.meta.
+        format: OutputFormat.CJS,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Prefer packages' ESM builds so esbuild can tree-shake them.
+        mainFields: ['module', 'main'],
+        // The AWS SDK v3 comes with the runtime (CDK's default for Node.js 18+).
+        externalModules: ['@aws-sdk/*'],
+        logLevel: LogLevel.WARNING,
+        ...(props.afterBundling
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling?.(outputDir) ?? [],
+              },
+            }
+          : {}),
+      },
+    });
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active X-Ray tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions; every other statement of this role names its resources (a test asserts that only X-Ray actions have Resource "*").',
+    });
+  }
+}
