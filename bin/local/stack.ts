@@ -109,7 +109,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const mcpUrl = `${apiUrl}/mcp`;
-    if (options.writeStackFile ?? true) writeFileSync(stackFile, JSON.stringify({ apiUrl, mcpUrl, workspace: slug, token }, null, 2));
+    if (options.writeStackFile ?? true) writeFileSync(stackFile, JSON.stringify({ apiUrl, mcpUrl, workspace: slug, token, dynamoDbEndpoint: endpoint, tableName }, null, 2));
 
     return {
       apiUrl,

@@ -77,7 +77,7 @@ export function builtInCatalogue(): EventTypeInfo[] {
   return Object.entries(BUILT_IN_EVENT_TYPES).map(([name, t]) => ({
     name,
     description: t.description,
-    payloadSchema: z.toJSONSchema(t.payload) as Record<string, unknown>,
+    payloadSchema: z.toJSONSchema(t.payload),
     builtIn: true,
   }));
 }

@@ -62,7 +62,7 @@ function problemErrors(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
 function guard(def: OperationDef, runtime: () => Runtime): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
   return {
     before: async (request: RestRequest) => {
-      const caller = fromAuthorizerContext(request.event.requestContext?.authorizer as Record<string, unknown> | undefined);
+      const caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
       if (!caller) throw new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`');
       const slug = request.event.pathParameters?.slug;
       if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);

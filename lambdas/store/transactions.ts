@@ -27,12 +27,13 @@ export async function deletePartition(table: TableContext, pk: string): Promise<
     );
     const items = out.Items ?? [];
     for (let i = 0; i < items.length; i += 25) {
-      let requests: Record<string, unknown>[] = items.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
-      // Unprocessed items are retried until none remain (bounded by the batch size shrinking to zero).
+      let requests: Record<string, unknown>[] = items.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { pk: k.pk as string, sk: k.sk as string } } }));
+      // Unprocessed items are retried, a bounded number of times.
       for (let tries = 0; requests.length > 0 && tries < 10; tries++) {
         const res = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: requests } }));
-        requests = (res.UnprocessedItems?.[table.tableName] as Record<string, unknown>[] | undefined) ?? [];
+        requests = res.UnprocessedItems?.[table.tableName] ?? [];
       }
+      if (requests.length > 0) throw new Error(`DynamoDB left ${requests.length} deletes unprocessed after 10 tries`);
       deleted += items.slice(i, i + 25).length;
     }
     start = out.LastEvaluatedKey;

@@ -3,7 +3,7 @@
  * requests, its 5xx) in the same problem+json shape as the functions' errors
  * (DESIGN §7). Statuses, titles and types come from lambdas/contract/errors.ts.
  */
-import { ResponseType, type IRestApi } from 'aws-cdk-lib/aws-apigateway';
+import { ResponseType, type RestApiBase } from 'aws-cdk-lib/aws-apigateway';
 import { ERROR_STATUS, errorTitle, errorType, type ErrorTag } from '../../lambdas/contract/errors';
 
 /** Content type of every error response. */
@@ -40,6 +40,8 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { type: ResponseType.RESOURCE_NOT_FOUND, tag: 'RouteNotFound', detail: 'No route matches this method and path' },
   // Stage throttling refills every second; per-token quotas answer from the function with their own Retry-After.
   { type: ResponseType.THROTTLED, tag: 'RateLimited', detail: 'The API is receiving too many requests; retry after a second', headers: { 'Retry-After': '1' } },
+  // Only emitted with a request validator (none today: the operations validate, see APIG2);
+  // listed so one added later answers in the same shape.
   { type: ResponseType.BAD_REQUEST_BODY, tag: 'ValidationError' },
   { type: ResponseType.BAD_REQUEST_PARAMETERS, tag: 'ValidationError' },
   { type: ResponseType.REQUEST_TOO_LARGE, tag: 'PayloadTooLarge' },
@@ -76,7 +78,7 @@ export function problemTemplate(tag: ErrorTag, detail?: string): string {
 }
 
 /** Adds every {@link GATEWAY_PROBLEMS} entry to an API. */
-export function addProblemGatewayResponses(api: IRestApi): void {
+export function addProblemGatewayResponses(api: RestApiBase): void {
   for (const problem of GATEWAY_PROBLEMS) {
     const headers: Record<string, string> = { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...problem.headers };
     api.addGatewayResponse(`Problem${pascal(problem.type.responseType)}`, {

@@ -162,7 +162,7 @@ describe('lists', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await api.call('GET', `${slugBase}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: { status: number; body: { items: { endpointId: string }[]; nextCursor: string | null } } = await api.call('GET', `${slugBase}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(2);
       all.push(...res.body.items.map((e: { endpointId: string }) => e.endpointId));

@@ -1,0 +1,100 @@
+/**
+ * `npm run admin -- …`: creates workspaces, members and API tokens, against
+ * the local stack (default: `.local/stack.json`) or a deployed table (`--table`).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { isScope } from '../lambdas/contract/permissions';
+import { SlugSchema } from '../lambdas/contract/schemas';
+import { createTableContext, type TableContext } from '../lambdas/store/client';
+import { getWorkspace } from '../lambdas/store/workspaces';
+import { ensureWorkspace, issueToken, seedMember } from './local/seed';
+
+const HELP = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  workspace create <slug> [--name <name>]          create a workspace
+  member add <slug> <email> [--role owner|admin|member]
+  token create <slug> [--name <name>] [--scopes admin]
+                                                   mint an API token (printed once)
+
+Target (default: the local stack of .local/stack.json):
+  --table <name> [--region <region>]               a deployed table (AWS credentials from the environment)
+  --endpoint <url> --table <name>                  any DynamoDB endpoint (e.g. DynamoDB Local)
+  --data-dir <path>                                local stack folder (default .local)`;
+
+function target(values: { table?: string; region?: string; endpoint?: string; 'data-dir'?: string }): TableContext {
+  if (values.table) {
+    return createTableContext({ tableName: values.table, ...(values.endpoint ? { endpoint: values.endpoint } : {}), ...(values.region ? { region: values.region } : {}) });
+  }
+  const file = `${values['data-dir'] ?? '.local'}/stack.json`;
+  if (!existsSync(file)) throw new Error(`No ${file}: start the local stack with \`npm start\`, or pass --table <name> for a deployed table.`);
+  const stack = JSON.parse(readFileSync(file, 'utf8')) as { dynamoDbEndpoint: string; tableName: string };
+  return createTableContext({ tableName: stack.tableName, endpoint: stack.dynamoDbEndpoint });
+}
+
+function slugOf(raw: string | undefined): string {
+  const parsed = SlugSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`"${raw ?? ''}" is not a workspace slug (lower-case letters, digits, dashes)`);
+  return parsed.data;
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      role: { type: 'string', default: 'member' },
+      scopes: { type: 'string', default: 'admin' },
+      table: { type: 'string' },
+      region: { type: 'string' },
+      endpoint: { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const [noun, verb, ...args] = positionals;
+  if (values.help || !noun) {
+    console.log(HELP);
+    return values.help ? 0 : 2;
+  }
+  const table = target(values);
+  try {
+    if (noun === 'workspace' && verb === 'create') {
+      const slug = slugOf(args[0]);
+      const created = await ensureWorkspace(table, slug, values.name ?? slug);
+      console.log(created ? `Created workspace ${slug}.` : `Workspace ${slug} already exists.`);
+      return created ? 0 : 1;
+    }
+    const slug = slugOf(args[0]);
+    if (!(await getWorkspace(table, slug))) throw new Error(`No workspace ${slug}; create it with \`workspace create ${slug}\`.`);
+    if (noun === 'member' && verb === 'add') {
+      const email = args[1];
+      const role = values.role as 'owner' | 'admin' | 'member';
+      if (!email || !/^[^@\s]+@[^@\s]+$/.test(email)) throw new Error('member add needs an email address');
+      if (!['owner', 'admin', 'member'].includes(role)) throw new Error('--role is owner, admin or member');
+      const member = await seedMember(table, slug, email, role);
+      console.log(`Added ${email} (${role}) to ${slug} as ${member.memberId}.`);
+      return 0;
+    }
+    if (noun === 'token' && verb === 'create') {
+      const scopes = (values.scopes ?? 'admin').split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = scopes.filter((s) => !isScope(s));
+      if (bad.length || scopes.length === 0) throw new Error(`Unknown scope(s): ${bad.join(', ') || '(none given)'}`);
+      const { token, tokenId } = await issueToken(table, slug, { name: values.name ?? 'admin cli', scopes });
+      console.log(`Token ${tokenId} for ${slug} (scopes: ${scopes.join(', ')}). Shown once, store it now:\n${token}`);
+      return 0;
+    }
+    console.error(`Unknown command: ${positionals.join(' ')}\n\n${HELP}`);
+    return 2;
+  } finally {
+    table.doc.destroy();
+  }
+}
+
+main()
+  .then((code) => process.exit(code))
+  .catch((e: unknown) => {
+    console.error(`admin: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  });

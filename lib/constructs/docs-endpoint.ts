@@ -1,0 +1,71 @@
+/**
+ * `/openapi.json`, `/reference` and `/reference/{asset}` (spec §4, §9): the
+ * OpenAPI document is generated from the contract at synth, written with the
+ * reference UI assets into a folder, and shipped inside the docs function's
+ * bundle (`$LAMBDA_TASK_ROOT/docs/`). No authorizer: the documents are public.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { writeDocsBundle } from '../../lambdas/http/docs-bundle';
+import { functionEntry, ServiceFunction } from './service-function';
+
+/** The public paths served by the docs function. */
+export const DOCS_PATHS = ['/openapi.json', '/reference', '/reference/{asset}'] as const;
+
+/** Properties of a {@link DocsEndpoint}. */
+export interface DocsEndpointProps {
+  /** The API the routes are added to. */
+  readonly api: RestApi;
+  /** Retention of the docs function's log group. @default - the ServiceFunction default */
+  readonly logRetention?: RetentionDays;
+  /** Removal policy of the docs function's log group. @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/** The docs function and its three unauthenticated GET routes. */
+export class DocsEndpoint extends Construct {
+  /** The function serving the documents. */
+  readonly handler: ServiceFunction;
+  /** The OpenAPI document generated at synth (the one served at `/openapi.json`). */
+  readonly document: Readonly<Record<string, unknown>>;
+  /** The GET methods of {@link DOCS_PATHS}. */
+  readonly methods: readonly Method[];
+
+  constructor(scope: Construct, id: string, props: DocsEndpointProps) {
+    super(scope, id);
+
+    // The bundle is staged while the function is constructed (NodejsFunction
+    // bundles synchronously), so the folder is only needed until then.
+    const docsDir = mkdtempSync(join(tmpdir(), 'webhooks-docs-'));
+    try {
+      this.document = writeDocsBundle(docsDir);
+      this.handler = new ServiceFunction(this, 'Function', {
+        entry: functionEntry('serve-docs'),
+        description: 'Serves /openapi.json and the /reference UI',
+        logRetention: props.logRetention,
+        logRemovalPolicy: props.logRemovalPolicy,
+        afterBundling: (outputDir) => [`cp -r "${docsDir}" "${outputDir}/docs"`],
+      });
+    } finally {
+      rmSync(docsDir, { recursive: true, force: true });
+    }
+
+    const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
+    this.methods = DOCS_PATHS.map((path) => {
+      const method = props.api.root.resourceForPath(path).addMethod('GET', integration, {
+        authorizationType: AuthorizationType.NONE,
+        operationName: path === '/openapi.json' ? 'getOpenApiDocument' : path === '/reference' ? 'getReference' : 'getReferenceAsset',
+      });
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: 'Public by design (spec §4): the OpenAPI document and the reference UI are read before a client has a token; they hold no workspace data.',
+      });
+      return method;
+    });
+  }
+}

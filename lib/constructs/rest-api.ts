@@ -1,0 +1,218 @@
+/**
+ * The REST API (spec §4, §5): API Gateway with the TOKEN authorizer, one
+ * resource and method per contract operation, each backed by its own function
+ * with least-privilege table grants, access logging, tracing, stage throttling
+ * and problem+json gateway responses. Everything per operation is generated
+ * from OPERATIONS; nothing here names an operation.
+ */
+import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  RestApi,
+  TokenAuthorizer,
+  type Method,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import { DocsEndpoint } from './docs-endpoint';
+import { addProblemGatewayResponses } from './problem-responses';
+import { functionEntry, ServiceFunction } from './service-function';
+import type { ServiceTable } from './table';
+
+/**
+ * What the TOKEN authorizer accepts before invoking its function (anything else
+ * is a 401 that costs no invocation). The same shape as `bearerToken` in
+ * lambdas/domain/api-tokens.ts: `Bearer`, any case, then one token.
+ */
+export const BEARER_HEADER_PATTERN = '^\\s*[Bb][Ee][Aa][Rr][Ee][Rr]\\s+\\S+\\s*$';
+
+/** Properties of a {@link ServiceApi}. */
+export interface ServiceApiProps {
+  /** The service table. */
+  readonly table: ServiceTable;
+  /** API Gateway stage name. @default 'dev' */
+  readonly stageName?: string;
+  /** Per-token quotas, handed to the REST functions as `RATE_LIMITS`. @default DEFAULT_QUOTAS */
+  readonly quotas?: Readonly<Record<RateLimitBucket, Quota>>;
+  /** How long a token's authorizer decision is cached. @default Duration.seconds(60) */
+  readonly authorizerCacheTtl?: Duration;
+  /** Stage steady-state rate, requests per second. @default 100 */
+  readonly throttlingRateLimit?: number;
+  /** Stage burst, requests. @default 200 */
+  readonly throttlingBurstLimit?: number;
+  /** Retention of the access logs and the functions' logs. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Removal policy of the log groups. @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/** The REST API, its authorizer, the operation functions and the docs routes. */
+export class ServiceApi extends Construct {
+  /** The API Gateway REST API. */
+  readonly api: RestApi;
+  /** The function of each operation, by operationId. */
+  readonly operationFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** The method of each operation, by operationId. */
+  readonly operationMethods: ReadonlyMap<string, Method>;
+  /** The TOKEN authorizer's function. */
+  readonly authorizerFunction: ServiceFunction;
+  /** The `/openapi.json` and `/reference` routes. */
+  readonly docs: DocsEndpoint;
+  /** The stage's access log group. */
+  readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    const stageName = props.stageName ?? 'dev';
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const logRemovalPolicy = props.logRemovalPolicy ?? RemovalPolicy.RETAIN;
+    const table = props.table.table;
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy: logRemovalPolicy });
+
+    this.api = new RestApi(this, 'RestApi', {
+      restApiName: `webhooks-${stageName}`,
+      description: 'Workspace-scoped REST API of the outbound webhook delivery service',
+      endpointTypes: [EndpointType.REGIONAL],
+      // The account-wide CloudWatch role is an account setting, not this stack's (see the APIG6 acknowledgement).
+      cloudWatchRole: false,
+      // The reference UI's script is about 1.5 MB; JSON pages shrink too.
+      minCompressionSize: Size.kibibytes(1),
+      deployOptions: {
+        stageName,
+        tracingEnabled: true,
+        throttlingRateLimit: props.throttlingRateLimit ?? 100,
+        throttlingBurstLimit: props.throttlingBurstLimit ?? 200,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: accessLogFormat(),
+      },
+    });
+    addProblemGatewayResponses(this.api);
+
+    this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
+      entry: functionEntry('authorizer'),
+      description: 'TOKEN authorizer: resolves a workspace API token by its hash',
+      environment: { TABLE_NAME: table.tableName },
+      logRetention,
+      logRemovalPolicy,
+    });
+    props.table.grantTokenLookup(this.authorizerFunction.role);
+    const authorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
+      handler: this.authorizerFunction.function,
+      identitySource: IdentitySource.header('Authorization'),
+      validationRegex: BEARER_HEADER_PATTERN,
+      // The policy allows the whole stage, so one cached decision serves every route (lambdas/http/authorizer.ts).
+      resultsCacheTtl: props.authorizerCacheTtl ?? Duration.seconds(60),
+    });
+
+    const restEnvironment = {
+      TABLE_NAME: table.tableName,
+      // The rate-limit counters live in the same table (DESIGN §4); without this
+      // variable the functions fall back to an in-process limiter.
+      RATE_LIMIT_TABLE_NAME: table.tableName,
+      RATE_LIMITS: JSON.stringify(props.quotas ?? DEFAULT_QUOTAS),
+    };
+    const operations = new Construct(this, 'Operations');
+    const functions = new Map<string, ServiceFunction>();
+    const methods = new Map<string, Method>();
+    for (const def of OPERATIONS as readonly OperationDef[]) {
+      const fn = new ServiceFunction(operations, pascal(def.operationId), {
+        entry: functionEntry(kebab(def.operationId)),
+        description: `${def.method} ${def.path}: ${def.summary}`.slice(0, 256),
+        environment: restEnvironment,
+        logRetention,
+        logRemovalPolicy,
+      });
+      // Least privilege: reads get Get/BatchGet/Query and may only bump their own
+      // bucket's rate-limit counters; mutations get item writes. No Scan, no
+      // table-level actions, indexes named one by one.
+      if (def.readOnly) {
+        props.table.grantReadItems(fn.role);
+        props.table.grantRateLimitCounter(fn.role, def.rateLimit);
+      } else {
+        props.table.grantReadWriteItems(fn.role);
+      }
+      functions.set(def.operationId, fn);
+      methods.set(def.operationId, this.addOperationMethod(def, fn, authorizer));
+    }
+    this.operationFunctions = functions;
+    this.operationMethods = methods;
+
+    this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logRetention, logRemovalPolicy });
+
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          "Each operation validates path, query and body against the contract's zod schemas before it runs, so every 400 is one problem+json with the zod issues (DESIGN §7) and the local stack, which has no gateway, answers exactly as the deployed one. A gateway model would be a second, weaker copy of those schemas (draft-04 cannot express rules such as the webhook URL checks) with a different error body.",
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Clients are workspace API tokens (spec §5: Authorization: Bearer <token>), verified by the Lambda TOKEN authorizer; the service has no Cognito users. The docs routes are public by design.',
+      },
+    );
+    Validations.of(this.api.deploymentStage).acknowledge(
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'WAF is a platform decision with its own cost: every operation requires a token, per-token quotas and stage throttling bound the load, and a web ACL can be associated with the stage without changing this stack (its refusals are already answered as problem+json).',
+      },
+      {
+        id: 'AwsSolutions-APIG6',
+        reason:
+          'Execution logging needs the account-wide API Gateway CloudWatch role, an account setting shared by every API of the region that this stack must not own. JSON access logs (with authorizer and integration errors), X-Ray tracing and the functions\' structured logs cover each request.',
+      },
+    );
+  }
+
+  private addOperationMethod(def: OperationDef, fn: ServiceFunction, authorizer: TokenAuthorizer): Method {
+    // allowTestInvoke false: the console's test-invoke skips the authorizer; no permission for it.
+    return this.api.root.resourceForPath(def.path).addMethod(def.method, new LambdaIntegration(fn.function, { allowTestInvoke: false }), {
+      operationName: def.operationId,
+      authorizationType: AuthorizationType.CUSTOM,
+      authorizer,
+    });
+  }
+}
+
+/** The stage's access log line: one JSON object per request. */
+function accessLogFormat(): AccessLogFormat {
+  return AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: AccessLogField.contextRequestId(),
+      extendedRequestId: AccessLogField.contextExtendedRequestId(),
+      xrayTraceId: AccessLogField.contextXrayTraceId(),
+      requestTime: AccessLogField.contextRequestTime(),
+      ip: AccessLogField.contextIdentitySourceIp(),
+      userAgent: AccessLogField.contextIdentityUserAgent(),
+      httpMethod: AccessLogField.contextHttpMethod(),
+      resourcePath: AccessLogField.contextResourcePath(),
+      path: AccessLogField.contextPath(),
+      protocol: AccessLogField.contextProtocol(),
+      status: AccessLogField.contextStatus(),
+      responseLength: AccessLogField.contextResponseLength(),
+      responseLatency: AccessLogField.contextResponseLatency(),
+      integrationLatency: AccessLogField.contextIntegrationLatency(),
+      integrationStatus: AccessLogField.contextIntegrationStatus(),
+      // The token id (never the token): who called.
+      principalId: AccessLogField.contextAuthorizerPrincipalId(),
+      authorizerLatency: AccessLogField.contextAuthorizerLatency(),
+      authorizerError: AccessLogField.contextAuthorizerError(),
+      errorType: AccessLogField.contextErrorResponseType(),
+      errorMessage: AccessLogField.contextErrorMessage(),
+    }),
+  );
+}
+
+function pascal(camel: string): string {
+  return camel.charAt(0).toUpperCase() + camel.slice(1);
+}
