@@ -1,7 +1,7 @@
 /** Creates the table with the key schema of the deployed one (local stack and tests). */
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from './client';
-import { TABLE } from './table-schema';
+import { INDEXES, TABLE } from './table-schema';
 
 /** Creates the table if absent; returns true when it was created. */
 export async function ensureTable(table: TableContext): Promise<boolean> {
@@ -24,14 +24,14 @@ export async function ensureTable(table: TableContext): Promise<boolean> {
       new CreateTableCommand({
         TableName: table.tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [TABLE.partitionKey, TABLE.sortKey, TABLE.gsi1.partitionKey, TABLE.gsi1.sortKey, TABLE.gsi2.partitionKey, TABLE.gsi2.sortKey].map(
+        AttributeDefinitions: [TABLE.partitionKey, TABLE.sortKey, ...INDEXES.flatMap((g) => [g.partitionKey, g.sortKey])].map(
           (AttributeName) => ({ AttributeName, AttributeType: 'S' as const }),
         ),
         KeySchema: [
           { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
           { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: [gsi(TABLE.gsi1), gsi(TABLE.gsi2)],
+        GlobalSecondaryIndexes: INDEXES.map(gsi),
       }),
     );
   } catch (e) {

@@ -15,6 +15,13 @@ export interface PageSpec<T> {
   readonly cursor?: string | undefined;
   /** Id shape of the list, to refuse cursors of other lists. */
   readonly idPattern: RegExp;
+  /** Query a GSI instead of the table: its name, key attribute names, and the full start key of an id. */
+  readonly index?: {
+    readonly name: string;
+    readonly partitionKey: string;
+    readonly sortKey: string;
+    readonly startKey: (id: string) => Record<string, string>;
+  };
   /** Maps a stored item to its wire form and its (sortKey, id) position. */
   readonly map: (item: Record<string, unknown>) => { value: T; sortKey: string; id: string };
 }
@@ -25,7 +32,7 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
   if (spec.cursor !== undefined) {
     const position = decodeCursor(spec.cursor, spec.idPattern);
     if (!position) return { items: [], nextCursor: null };
-    start = { pk: spec.pk, sk: `${spec.skPrefix}${position.id}` };
+    start = spec.index ? spec.index.startKey(position.id) : { pk: spec.pk, sk: `${spec.skPrefix}${position.id}` };
   }
   const items: Record<string, unknown>[] = [];
   // One extra row tells whether a next page exists, so the last page says null.
@@ -33,7 +40,9 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
     const out = await table.doc.send(
       new QueryCommand({
         TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ...(spec.index ? { IndexName: spec.index.name } : {}),
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': spec.index?.partitionKey ?? 'pk', '#sk': spec.index?.sortKey ?? 'sk' },
         ExpressionAttributeValues: { ':pk': spec.pk, ':prefix': spec.skPrefix },
         ScanIndexForward: spec.forward,
         Limit: spec.limit + 1 - items.length,

@@ -8,9 +8,16 @@ export const TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'expiresAtEpoch',
+  /** Deliveries by endpoint (newest first); replaced secrets by grace end. */
   gsi1: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /** Deliveries by creation day, oldest first (retention). */
   gsi2: { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  /** Sparse: deliveries still pending with no evidence, by creation hour (stuck-pending repair). */
+  gsi3: { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
 } as const;
+
+/** Every GSI of the table. */
+export const INDEXES = [TABLE.gsi1, TABLE.gsi2, TABLE.gsi3] as const;
 
 /** Key builders: every item key of the table is made here. */
 export const keys = {
@@ -24,5 +31,10 @@ export const keys = {
   notification: (slug: string, notificationId: string) => ({ pk: `WS#${slug}`, sk: `NOTIF#${notificationId}` }),
   delivery: (deliveryId: string) => ({ pk: `DLV#${deliveryId}`, sk: 'META' }),
   deliveriesOfEndpoint: (endpointId: string) => `EP#${endpointId}`,
+  attempt: (deliveryId: string, ordinal: number) => ({ pk: `DLV#${deliveryId}`, sk: `ATT#${String(ordinal).padStart(6, '0')}` }),
+  /** Retention index partition: the delivery's creation day. */
+  deliveryDay: (createdAt: string) => `DLVDAY#${createdAt.slice(0, 10)}`,
+  /** Repair index partition: the delivery's creation hour. */
+  pendingHour: (createdAt: string) => `PENDING#${createdAt.slice(0, 13)}`,
   rateLimit: (bucket: string, clientKey: string, windowStart: number) => ({ pk: `RL#${bucket}#${clientKey}`, sk: String(windowStart) }),
 } as const;

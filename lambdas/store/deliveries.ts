@@ -1,0 +1,328 @@
+/**
+ * Delivery summaries and their immutable attempt evidence (spec §2.2, §2.3,
+ * DESIGN §5). Recording an observation is one transaction: the attempt (put
+ * if absent), the summary (conditional on the evidence count read and on not
+ * being terminal) and the endpoint's streak, so a duplicate or late observation
+ * can never regress the summary or repeat a streak change or an audit.
+ */
+import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Page } from '../contract/pagination';
+import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
+import type { TableContext } from './client';
+import { auditPut, type AuditInput } from './audit';
+import type { EndpointRecord } from './endpoints';
+import { queryPage } from './pages';
+import { keys, TABLE } from './table-schema';
+import { conditionFailedAt } from './transactions';
+
+/** A summary as stored. */
+export interface DeliveryRecord extends Delivery {
+  readonly workspace: string;
+  /** Evidence entries so far (HTTP attempts and bookkeeping); the next ordinal is this + 1. */
+  readonly evidenceCount: number;
+}
+
+/** Statuses a delivery can still leave by dispatch. */
+export const OPEN_STATUSES: readonly DeliveryStatus[] = ['pending', 'failed'];
+
+/** True for a status no dispatch changes. */
+export function isTerminal(status: DeliveryStatus): boolean {
+  return !OPEN_STATUSES.includes(status);
+}
+
+const DELIVERY_ID = /^whd_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The wire form of a summary. */
+export function toDeliveryWire(r: DeliveryRecord): Delivery {
+  return {
+    deliveryId: r.deliveryId,
+    endpointId: r.endpointId,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.nextAttemptAt ?? null,
+    eventType: r.eventType,
+    payload: r.payload,
+    replayedFrom: r.replayedFrom ?? null,
+    lastResponseStatus: r.lastResponseStatus ?? null,
+    lastError: r.lastError ?? null,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): DeliveryRecord {
+  return {
+    deliveryId: item.deliveryId as string,
+    workspace: item.workspace as string,
+    endpointId: item.endpointId as string,
+    status: item.status as DeliveryStatus,
+    attempts: (item.attempts as number) ?? 0,
+    evidenceCount: (item.evidenceCount as number) ?? 0,
+    nextAttemptAt: (item.nextAttemptAt as string | null) ?? null,
+    eventType: item.eventType as string,
+    payload: item.payload,
+    replayedFrom: (item.replayedFrom as string | null) ?? null,
+    lastResponseStatus: (item.lastResponseStatus as number | null) ?? null,
+    lastError: (item.lastError as string | null) ?? null,
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+  };
+}
+
+/** The stored item of a new pending summary, with its index keys. */
+export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
+  return {
+    ...keys.delivery(record.deliveryId),
+    type: 'delivery',
+    ...record,
+    [TABLE.gsi1.partitionKey]: keys.deliveriesOfEndpoint(record.endpointId),
+    [TABLE.gsi1.sortKey]: record.deliveryId,
+    [TABLE.gsi2.partitionKey]: keys.deliveryDay(record.createdAt),
+    [TABLE.gsi2.sortKey]: `${record.createdAt}#${record.deliveryId}`,
+    [TABLE.gsi3.partitionKey]: keys.pendingHour(record.createdAt),
+    [TABLE.gsi3.sortKey]: `${record.createdAt}#${record.deliveryId}`,
+  };
+}
+
+/** Writes new pending summaries, 25 per request. */
+export async function putPendingDeliveries(table: TableContext, records: readonly DeliveryRecord[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 25) {
+    let requests: Record<string, unknown>[] = records.slice(i, i + 25).map((r) => ({ PutRequest: { Item: pendingItem(r) } }));
+    for (let tries = 0; requests.length > 0 && tries < 10; tries++) {
+      const out = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: requests } }));
+      requests = out.UnprocessedItems?.[table.tableName] ?? [];
+    }
+    if (requests.length > 0) throw new Error(`DynamoDB left ${requests.length} delivery rows unprocessed after 10 tries`);
+  }
+}
+
+/** Writes one pending summary (replay, test send) with an optional audit event, atomically. */
+export async function putPendingDelivery(table: TableContext, record: DeliveryRecord, now: Date, audit?: AuditInput): Promise<void> {
+  await table.doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: table.tableName, Item: pendingItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...(audit ? [auditPut(table, record.workspace, audit, now)] : []),
+      ],
+    }),
+  );
+}
+
+/** Reads a summary by id (any workspace: callers check ownership). */
+export async function getDelivery(table: TableContext, deliveryId: string): Promise<DeliveryRecord | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.delivery(deliveryId), ConsistentRead: true }));
+  return out.Item ? fromItem(out.Item) : null;
+}
+
+/** Deliveries of an endpoint, newest first. */
+export function listDeliveriesOfEndpoint(table: TableContext, endpointId: string, limit: number, cursor?: string): Promise<Page<Delivery>> {
+  return queryPage(table, {
+    pk: keys.deliveriesOfEndpoint(endpointId),
+    skPrefix: 'whd_',
+    forward: false,
+    limit,
+    cursor,
+    idPattern: DELIVERY_ID,
+    index: {
+      name: TABLE.gsi1.name,
+      partitionKey: TABLE.gsi1.partitionKey,
+      sortKey: TABLE.gsi1.sortKey,
+      startKey: (id) => ({ ...keys.delivery(id), [TABLE.gsi1.partitionKey]: keys.deliveriesOfEndpoint(endpointId), [TABLE.gsi1.sortKey]: id }),
+    },
+    map: (item) => {
+      const value = toDeliveryWire(fromItem(item));
+      return { value, sortKey: value.createdAt, id: value.deliveryId };
+    },
+  });
+}
+
+function attemptFromItem(item: Record<string, unknown>): Attempt {
+  return {
+    ordinal: item.ordinal as number,
+    outcome: item.outcome as Attempt['outcome'],
+    timestamp: item.timestamp as string,
+    durationMs: (item.durationMs as number | null) ?? null,
+    failureReason: (item.failureReason as string | null) ?? null,
+    requestHeaders: (item.requestHeaders as Record<string, string>) ?? {},
+    responseStatus: (item.responseStatus as number | null) ?? null,
+    responseBody: (item.responseBody as string | null) ?? null,
+  };
+}
+
+/** Attempts of a delivery, by ordinal. */
+export function listAttempts(table: TableContext, deliveryId: string, limit: number, cursor?: string): Promise<Page<Attempt>> {
+  return queryPage(table, {
+    pk: keys.delivery(deliveryId).pk,
+    skPrefix: 'ATT#',
+    forward: true,
+    limit,
+    cursor,
+    idPattern: /^\d{6}$/,
+    map: (item) => {
+      const value = attemptFromItem(item);
+      const id = String(value.ordinal).padStart(6, '0');
+      return { value, sortKey: id, id };
+    },
+  });
+}
+
+/** The streak change an observation makes. */
+export type StreakChange = { kind: 'none' } | { kind: 'reset' } | { kind: 'increment'; disableAt: number };
+
+/** One observation of a delivery: its evidence and the summary it leads to. */
+export interface Observation {
+  /** The summary as read before the attempt. */
+  readonly delivery: DeliveryRecord;
+  /** The endpoint as read (for the streak); null when it is gone. */
+  readonly endpoint: EndpointRecord | null;
+  readonly attempt: Omit<Attempt, 'ordinal'>;
+  readonly status: DeliveryStatus;
+  /** True for an HTTP attempt (counts in `attempts`, updates the last HTTP evidence). */
+  readonly http: boolean;
+  readonly nextAttemptAt: string | null;
+  readonly streak: StreakChange;
+  /** Audit written when the streak disables the endpoint. */
+  readonly disableAudit?: Omit<AuditInput, 'targetId'>;
+}
+
+/** Outcome of {@link recordObservation}. */
+export type RecordOutcome =
+  | { kind: 'recorded'; delivery: DeliveryRecord; disabled: boolean; consecutiveFailures: number | null }
+  | { kind: 'duplicate' }
+  | { kind: 'endpoint_changed' };
+
+/** Records an observation in one transaction (see the module comment). */
+export async function recordObservation(table: TableContext, obs: Observation, now: Date): Promise<RecordOutcome> {
+  const d = obs.delivery;
+  const ordinal = d.evidenceCount + 1;
+  const nowIso = now.toISOString();
+  const attempt: Attempt = { ordinal, ...obs.attempt };
+  const summary: Record<string, unknown> = {
+    ':status': obs.status,
+    ':evidence': ordinal,
+    ':read': d.evidenceCount,
+    ':open1': 'pending',
+    ':open2': 'failed',
+    ':next': obs.nextAttemptAt,
+    ':now': nowIso,
+  };
+  const sets = ['#status = :status', 'evidenceCount = :evidence', 'nextAttemptAt = :next', 'updatedAt = :now'];
+  if (obs.http) {
+    sets.push('attempts = :attempts', 'lastResponseStatus = :lrs', 'lastError = :lerr');
+    summary[':attempts'] = d.attempts + 1;
+    summary[':lrs'] = attempt.responseStatus;
+    summary[':lerr'] = attempt.failureReason;
+  } else if (d.attempts === 0) {
+    // Bookkeeping keeps the last HTTP evidence; with none yet, its reason is all there is to show.
+    sets.push('lastError = :lerr');
+    summary[':lerr'] = attempt.failureReason;
+  }
+
+  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    {
+      Put: {
+        TableName: table.tableName,
+        Item: { ...keys.attempt(d.deliveryId, ordinal), type: 'attempt', deliveryId: d.deliveryId, ...attempt },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName: table.tableName,
+        Key: keys.delivery(d.deliveryId),
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE #g3pk, #g3sk`,
+        ConditionExpression: 'evidenceCount = :read AND #status IN (:open1, :open2)',
+        ExpressionAttributeNames: { '#status': 'status', '#g3pk': TABLE.gsi3.partitionKey, '#g3sk': TABLE.gsi3.sortKey },
+        ExpressionAttributeValues: summary,
+      },
+    },
+  ];
+
+  let disabled = false;
+  let consecutiveFailures: number | null = null;
+  const ep = obs.endpoint;
+  if (ep && obs.streak.kind === 'reset' && ep.consecutiveFailures !== 0) {
+    consecutiveFailures = 0;
+    items.push({
+      Update: {
+        TableName: table.tableName,
+        Key: keys.endpoint(ep.workspace, ep.endpointId),
+        UpdateExpression: 'SET consecutiveFailures = :zero',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':zero': 0 },
+      },
+    });
+  } else if (ep && obs.streak.kind === 'increment') {
+    consecutiveFailures = ep.consecutiveFailures + 1;
+    disabled = ep.enabled && consecutiveFailures >= obs.streak.disableAt;
+    // Conditional on the streak read, so concurrent failures can neither skip the threshold nor count twice.
+    items.push({
+      Update: {
+        TableName: table.tableName,
+        Key: keys.endpoint(ep.workspace, ep.endpointId),
+        UpdateExpression: disabled ? 'SET consecutiveFailures = :next, enabled = :false, updatedAt = :now' : 'SET consecutiveFailures = :next',
+        ConditionExpression: disabled ? 'consecutiveFailures = :prev AND enabled = :true' : 'consecutiveFailures = :prev',
+        ExpressionAttributeValues: {
+          ':next': consecutiveFailures,
+          ':prev': ep.consecutiveFailures,
+          ...(disabled ? { ':false': false, ':true': true, ':now': nowIso } : {}),
+        },
+      },
+    });
+    if (disabled && obs.disableAudit) items.push(auditPut(table, ep.workspace, { ...obs.disableAudit, targetId: ep.endpointId }, now));
+  }
+
+  try {
+    await table.doc.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (e) {
+    if (conditionFailedAt(e, 0) || conditionFailedAt(e, 1)) return { kind: 'duplicate' };
+    if (conditionFailedAt(e, 2)) return { kind: 'endpoint_changed' };
+    throw e;
+  }
+  return {
+    kind: 'recorded',
+    disabled,
+    consecutiveFailures,
+    delivery: {
+      ...d,
+      status: obs.status,
+      evidenceCount: ordinal,
+      nextAttemptAt: obs.nextAttemptAt,
+      updatedAt: nowIso,
+      ...(obs.http ? { attempts: d.attempts + 1, lastResponseStatus: attempt.responseStatus, lastError: attempt.failureReason } : {}),
+      ...(!obs.http && d.attempts === 0 ? { lastError: attempt.failureReason } : {}),
+    },
+  };
+}
+
+/** Pending deliveries created in one hour bucket before `before` (stuck-pending repair). */
+export async function pendingCreatedBefore(table: TableContext, hourBucket: string, before: string, limit: number): Promise<DeliveryRecord[]> {
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      IndexName: TABLE.gsi3.name,
+      KeyConditionExpression: '#pk = :pk AND #sk < :before',
+      ExpressionAttributeNames: { '#pk': TABLE.gsi3.partitionKey, '#sk': TABLE.gsi3.sortKey },
+      ExpressionAttributeValues: { ':pk': hourBucket, ':before': before },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(fromItem);
+}
+
+/** Deliveries created on one day before `before`, oldest first (retention). */
+export async function deliveriesCreatedBefore(table: TableContext, day: string, before: string, limit: number): Promise<{ deliveryId: string; createdAt: string }[]> {
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      IndexName: TABLE.gsi2.name,
+      KeyConditionExpression: '#pk = :pk AND #sk < :before',
+      ExpressionAttributeNames: { '#pk': TABLE.gsi2.partitionKey, '#sk': TABLE.gsi2.sortKey },
+      ExpressionAttributeValues: { ':pk': keys.deliveryDay(day), ':before': before },
+      ScanIndexForward: true,
+      Limit: limit,
+      ProjectionExpression: 'deliveryId, createdAt',
+    }),
+  );
+  return (out.Items ?? []) as { deliveryId: string; createdAt: string }[];
+}
