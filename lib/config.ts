@@ -201,9 +201,9 @@ export function removalPolicyOf(config: Pick<WebhooksConfig, 'removalPolicy'>): 
   return config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 }
 
-/** The log retention of a configuration, as CDK's enum. */
+/** The log retention of a configuration, as CDK's enum (validated to be one of its values). */
 export function retentionOf(config: Pick<WebhooksConfig, 'logRetentionDays'>): RetentionDays {
-  return config.logRetentionDays as RetentionDays;
+  return config.logRetentionDays;
 }
 
 /** The complete quotas (defaults merged with the overrides): the `RATE_LIMITS` value of the REST functions. */

@@ -43,6 +43,8 @@ export class WebhooksStack extends Stack {
       logRemovalPolicy: removalPolicy,
     });
 
+    // RestApi adds an unnamed `Endpoint` output of its own; ApiUrl below is the same value under a stable name.
+    this.api.api.node.tryRemoveChild('Endpoint');
     const url = this.api.api.url;
     new CfnOutput(this, 'ApiUrl', { value: url, description: 'Base URL of the REST API (the stage URL)' });
     new CfnOutput(this, 'OpenApiUrl', { value: `${url}openapi.json`, description: 'The OpenAPI document generated from the contract' });

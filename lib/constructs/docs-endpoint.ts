@@ -49,7 +49,8 @@ export class DocsEndpoint extends Construct {
         description: 'Serves /openapi.json and the /reference UI',
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
-        afterBundling: (outputDir) => [`cp -r "${docsDir}" "${outputDir}/docs"`],
+        // mkdtemp makes the folder private (0700); Lambda's runtime user must be able to read it.
+        afterBundling: (outputDir) => [`cp -r "${docsDir}" "${outputDir}/docs"`, `chmod -R u=rwX,go=rX "${outputDir}/docs"`],
       });
     } finally {
       rmSync(docsDir, { recursive: true, force: true });

@@ -62,6 +62,8 @@ export class ServiceApi extends Construct {
   readonly operationFunctions: ReadonlyMap<string, ServiceFunction>;
   /** The method of each operation, by operationId. */
   readonly operationMethods: ReadonlyMap<string, Method>;
+  /** The TOKEN authorizer of every operation. */
+  readonly authorizer: TokenAuthorizer;
   /** The TOKEN authorizer's function. */
   readonly authorizerFunction: ServiceFunction;
   /** The `/openapi.json` and `/reference` routes. */
@@ -105,7 +107,7 @@ export class ServiceApi extends Construct {
       logRemovalPolicy,
     });
     props.table.grantTokenLookup(this.authorizerFunction.role);
-    const authorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
+    this.authorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: this.authorizerFunction.function,
       identitySource: IdentitySource.header('Authorization'),
       validationRegex: BEARER_HEADER_PATTERN,
@@ -141,7 +143,7 @@ export class ServiceApi extends Construct {
         props.table.grantReadWriteItems(fn.role);
       }
       functions.set(def.operationId, fn);
-      methods.set(def.operationId, this.addOperationMethod(def, fn, authorizer));
+      methods.set(def.operationId, this.addOperationMethod(def, fn));
     }
     this.operationFunctions = functions;
     this.operationMethods = methods;
@@ -174,12 +176,12 @@ export class ServiceApi extends Construct {
     );
   }
 
-  private addOperationMethod(def: OperationDef, fn: ServiceFunction, authorizer: TokenAuthorizer): Method {
+  private addOperationMethod(def: OperationDef, fn: ServiceFunction): Method {
     // allowTestInvoke false: the console's test-invoke skips the authorizer; no permission for it.
     return this.api.root.resourceForPath(def.path).addMethod(def.method, new LambdaIntegration(fn.function, { allowTestInvoke: false }), {
       operationName: def.operationId,
       authorizationType: AuthorizationType.CUSTOM,
-      authorizer,
+      authorizer: this.authorizer,
     });
   }
 }

@@ -8,7 +8,7 @@ import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/a
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { RateLimitBucket } from '../../lambdas/contract/rate-limits';
-import { keys, TABLE } from '../../lambdas/store/table-schema';
+import { INDEXES, keys, TABLE } from '../../lambdas/store/table-schema';
 
 /**
  * Item actions of a function that only reads. No Scan: every access pattern is
@@ -41,7 +41,7 @@ export interface ServiceTableProps {
 
 /**
  * The table: on-demand, point-in-time recovery, TTL on the schema's TTL
- * attribute, and the two GSIs of the schema (all attributes projected).
+ * attribute, and every GSI of the schema (all attributes projected).
  */
 export class ServiceTable extends Construct {
   /** The table. */
@@ -59,7 +59,7 @@ export class ServiceTable extends Construct {
       removalPolicy,
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
     });
-    for (const gsi of [TABLE.gsi1, TABLE.gsi2]) {
+    for (const gsi of INDEXES) {
       this.table.addGlobalSecondaryIndex({
         indexName: gsi.name,
         partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
@@ -74,7 +74,7 @@ export class ServiceTable extends Construct {
    * later index is not readable until it is added here.
    */
   private itemResources(): string[] {
-    return [this.table.tableArn, ...[TABLE.gsi1, TABLE.gsi2].map((g) => `${this.table.tableArn}/index/${g.name}`)];
+    return [this.table.tableArn, ...INDEXES.map((g) => `${this.table.tableArn}/index/${g.name}`)];
   }
 
   /** Lets a function read items (Get, BatchGet, Query on the table and its indexes). */

@@ -2,8 +2,7 @@
  * Builds the app exactly as `cdk synth` does (cdk.json's context, the cdk-nag
  * checks), for the CDK tests.
  */
-import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWebhooksApp, type WebhooksApp } from '../../lib/app';

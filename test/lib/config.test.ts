@@ -1,0 +1,89 @@
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG, loadConfig, parseConfig, quotasOf } from '../../lib/config';
+import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
+import { cdkJsonContext } from './synth';
+
+describe('parseConfig', () => {
+  it('gives the documented defaults for an empty context', () => {
+    expect(parseConfig({})).toEqual(DEFAULT_CONFIG);
+    expect(DEFAULT_CONFIG).toEqual({
+      stage: 'dev',
+      rateLimits: {},
+      logRetentionDays: 30,
+      authorizerCacheTtlSeconds: 60,
+      throttlingRateLimit: 100,
+      throttlingBurstLimit: 200,
+      removalPolicy: 'retain',
+    });
+  });
+
+  it('matches the defaults written in cdk.json', () => {
+    const context = cdkJsonContext();
+    expect(parseConfig(context)).toEqual(DEFAULT_CONFIG);
+    for (const [key, value] of Object.entries(DEFAULT_CONFIG)) expect(context[key], key).toEqual(value);
+  });
+
+  it('parses command-line strings (-c key=value)', () => {
+    const config = parseConfig({
+      stage: 'prod-eu',
+      logRetentionDays: '90',
+      authorizerCacheTtlSeconds: '0',
+      throttlingRateLimit: '12.5',
+      throttlingBurstLimit: '25',
+      removalPolicy: 'destroy',
+      rateLimits: '{"rest_write":{"limit":10},"mcp":{"windowSeconds":30}}',
+    });
+    expect(config).toEqual({
+      stage: 'prod-eu',
+      logRetentionDays: 90,
+      authorizerCacheTtlSeconds: 0,
+      throttlingRateLimit: 12.5,
+      throttlingBurstLimit: 25,
+      removalPolicy: 'destroy',
+      rateLimits: { rest_write: { limit: 10 }, mcp: { windowSeconds: 30 } },
+    });
+    expect(quotasOf(config)).toEqual({
+      ...DEFAULT_QUOTAS,
+      rest_write: { limit: 10, windowSeconds: 60 },
+      mcp: { limit: 300, windowSeconds: 30 },
+    });
+  });
+
+  it('reports every invalid value at once', () => {
+    let error: unknown;
+    try {
+      parseConfig({
+        stage: 'Prod_1',
+        logRetentionDays: 31,
+        authorizerCacheTtlSeconds: 3601,
+        throttlingRateLimit: 0,
+        throttlingBurstLimit: 'many',
+        removalPolicy: 'snapshot',
+        rateLimits: { rest_reed: { limit: 1 }, rest_write: { limit: -1, burst: 3 } },
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy']) {
+      expect(problems).toContain(key);
+    }
+    expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
+    expect(problems).toContain('rateLimits.rest_write.limit must be a positive integer');
+    expect(problems).toContain('rateLimits.rest_write.burst: unknown field');
+  });
+
+  it('refuses rateLimits that are not an object', () => {
+    expect(() => parseConfig({ rateLimits: 'not json' })).toThrow(/rateLimits must be an object/);
+    expect(() => parseConfig({ rateLimits: [] })).toThrow(/rateLimits must be an object/);
+  });
+});
+
+describe('loadConfig', () => {
+  it('reads the keys from CDK context', () => {
+    const app = new App({ context: { stage: 'qa', logRetentionDays: 7 } });
+    expect(loadConfig(app)).toEqual({ ...DEFAULT_CONFIG, stage: 'qa', logRetentionDays: 7 });
+  });
+});

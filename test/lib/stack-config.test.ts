@@ -1,0 +1,60 @@
+/**
+ * A non-default stage, configured the way `cdk synth -c key=value` passes
+ * values (strings): the configuration reaches the template.
+ */
+import { rmSync } from 'node:fs';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
+import type { WebhooksApp } from '../../lib/app';
+import { buildTestApp } from './synth';
+
+let built: WebhooksApp;
+let template: Template;
+
+beforeAll(() => {
+  built = buildTestApp({
+    context: {
+      stage: 'sandbox',
+      removalPolicy: 'destroy',
+      logRetentionDays: '7',
+      authorizerCacheTtlSeconds: '0',
+      throttlingRateLimit: '5',
+      throttlingBurstLimit: '10',
+      rateLimits: '{"rest_write":{"limit":10}}',
+    },
+  });
+  template = Template.fromStack(built.stack);
+}, 120_000);
+
+afterAll(() => {
+  if (built) rmSync(built.app.outdir, { recursive: true, force: true });
+});
+
+describe('a configured stage', () => {
+  it('names the stack and the API stage after the stage', () => {
+    expect(built.stack.stackName).toBe('Webhooks-sandbox');
+    template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'sandbox' });
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'webhooks-sandbox' });
+  });
+
+  it('deletes the table and the logs with the stack when removalPolicy is destroy', () => {
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ DeletionProtectionEnabled: false }) });
+    const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
+    expect(logGroups.length).toBeGreaterThan(1);
+    for (const group of logGroups) expect(group).toMatchObject({ DeletionPolicy: 'Delete', Properties: { RetentionInDays: 7 } });
+  });
+
+  it('uses the authorizer cache TTL and the stage throttling', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 0 });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 })]),
+    });
+  });
+
+  it('hands the merged quotas to the REST functions', () => {
+    const quotas = JSON.stringify({ ...DEFAULT_QUOTAS, rest_write: { limit: 10, windowSeconds: 60 } });
+    const functions = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { RATE_LIMITS: quotas } } } });
+    expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size);
+  });
+});

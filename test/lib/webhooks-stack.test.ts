@@ -1,0 +1,458 @@
+/**
+ * The synthesized template of the default stage (cdk.json's context), built
+ * once. Bundling is skipped here (see docs-bundle.test.ts for a real bundle).
+ */
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProblemSchema } from '../../lambdas/contract/errors';
+import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
+import { bearerToken } from '../../lambdas/domain/api-tokens';
+import { INDEXES, TABLE } from '../../lambdas/store/table-schema';
+import type { WebhooksApp } from '../../lib/app';
+import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
+import { GATEWAY_PROBLEMS, PROBLEM_CONTENT_TYPE } from '../../lib/constructs/problem-responses';
+import { BEARER_HEADER_PATTERN } from '../../lib/constructs/rest-api';
+import { FORBIDDEN_ENVIRONMENT, PROJECT_ROOT, ServiceFunction, functionEntry } from '../../lib/constructs/service-function';
+import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/table';
+import { buildTestApp } from './synth';
+
+const ops = OPERATIONS as readonly OperationDef[];
+
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, string[]>>;
+}
+
+let built: WebhooksApp;
+let template: Template;
+let resources: Record<string, Resource>;
+
+const logicalId = (element: { node: { defaultChild?: unknown } }) => Stack.of(built.stack).getLogicalId(element.node.defaultChild as CfnElement);
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+/** The statements of a function's role policy. */
+function statementsOf(fn: ServiceFunction): Statement[] {
+  const roleId = logicalId(fn.role);
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+/** The DynamoDB statements of a function. */
+const dynamoStatements = (fn: ServiceFunction) => statementsOf(fn).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+
+beforeAll(() => {
+  built = buildTestApp();
+  // Synthesizes the app, validation plugins (cdk-nag, CloudFormation schema) included.
+  template = Template.fromStack(built.stack);
+  resources = template.toJSON().Resources as Record<string, Resource>;
+}, 120_000);
+
+afterAll(() => {
+  if (built) rmSync(built.app.outdir, { recursive: true, force: true });
+});
+
+describe('the table', () => {
+  it('is on demand, with point-in-time recovery, TTL and the schema keys', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      DeletionProtectionEnabled: true,
+    });
+  });
+
+  it('has every GSI of the schema, all attributes projected', () => {
+    expect(INDEXES.length).toBeGreaterThanOrEqual(2);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: INDEXES.map((g) => ({
+        IndexName: g.name,
+        KeySchema: [
+          { AttributeName: g.partitionKey, KeyType: 'HASH' },
+          { AttributeName: g.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    });
+  });
+
+  it('is retained when the stack is deleted or the table replaced', () => {
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+});
+
+describe('the functions', () => {
+  it('are one per operation, plus the authorizer and the docs function', () => {
+    template.resourceCountIs('AWS::Lambda::Function', ops.length + 2);
+    expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(ops.length + 2);
+  });
+
+  it('all run ARM64 on the newest Node.js runtime with active tracing, 256 MB and their own log group', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties, id).toMatchObject({
+        Architectures: ['arm64'],
+        Runtime: 'nodejs24.x',
+        TracingConfig: { Mode: 'Active' },
+        MemorySize: 256,
+        Timeout: 10,
+        Handler: 'index.handler',
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) as string } },
+      });
+      const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(resources[logGroupId], id).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+    }
+  });
+
+  it('all carry the Powertools environment', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect((fn.Properties.Environment as { Variables: object }).Variables, id).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: 'webhooks',
+        POWERTOOLS_METRICS_NAMESPACE: 'WebhookDelivery',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+    }
+  });
+
+  it('never set ALLOW_LOOPBACK_TARGETS (or any local-only switch) in a deployed function', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(0);
+    for (const [id, fn] of functions) {
+      const variables = Object.keys((fn.Properties.Environment as { Variables?: object } | undefined)?.Variables ?? {});
+      for (const name of FORBIDDEN_ENVIRONMENT) expect(variables, id).not.toContain(name);
+    }
+    expect(JSON.stringify(template.toJSON())).not.toContain('ALLOW_LOOPBACK_TARGETS');
+  });
+
+  it('refuses to create a function that sets ALLOW_LOOPBACK_TARGETS', () => {
+    const stack = new Stack();
+    expect(
+      () => new ServiceFunction(stack, 'Bad', { entry: functionEntry('authorizer'), environment: { ALLOW_LOOPBACK_TARGETS: 'true' } }),
+    ).toThrow(/ALLOW_LOOPBACK_TARGETS .* must never be set/);
+  });
+
+  it('give each REST function the table, the rate-limit table and the quotas; the authorizer only the table; docs nothing', () => {
+    const tableRef = { Ref: logicalId(built.stack.table.table) };
+    for (const def of ops) {
+      const fn = built.stack.api.operationFunctions.get(def.operationId)!;
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: Match.stringLikeRegexp(`^${def.method} `),
+        Role: { 'Fn::GetAtt': [logicalId(fn.role), 'Arn'] },
+        Environment: { Variables: { TABLE_NAME: tableRef, RATE_LIMIT_TABLE_NAME: tableRef, RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS) } },
+      });
+    }
+    const authorizer = resources[logicalId(built.stack.api.authorizerFunction.function)]!;
+    expect((authorizer.Properties.Environment as { Variables: object }).Variables).toMatchObject({ TABLE_NAME: tableRef });
+    expect(Object.keys((authorizer.Properties.Environment as { Variables: object }).Variables)).not.toContain('RATE_LIMITS');
+    const docs = resources[logicalId(built.stack.api.docs.handler.function)]!;
+    expect(Object.keys((docs.Properties.Environment as { Variables: object }).Variables)).not.toContain('TABLE_NAME');
+  });
+});
+
+describe('least privilege', () => {
+  it('uses no managed policies: each role may write only its own log group', () => {
+    for (const [id, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      const statements = ofType('AWS::IAM::Policy')
+        .filter(([, p]) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+        .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+      const logs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
+      expect(logs).toEqual([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] } },
+      ]);
+    }
+  });
+
+  it('has Resource "*" only for the X-Ray actions, which have no resource-level permissions', () => {
+    const statements = ofType('AWS::IAM::Policy').flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    const wildcard = statements.filter((s) => JSON.stringify(s.Resource).includes('*'));
+    expect(wildcard.length).toBe(ops.length + 2);
+    for (const s of wildcard) {
+      expect(s.Resource).toBe('*');
+      expect(actionsOf(s).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    }
+  });
+
+  it('never grants Scan or table-level DynamoDB actions', () => {
+    const actions = ofType('AWS::IAM::Policy')
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .flatMap(actionsOf)
+      .filter((a) => a.startsWith('dynamodb:'));
+    expect(new Set(actions)).toEqual(new Set(TABLE_WRITE_ACTIONS));
+  });
+
+  it('covers every DynamoDB command the deployed code sends (so a new one fails here, not in production)', () => {
+    const actionsOfCommand: Record<string, string[]> = {
+      GetCommand: ['dynamodb:GetItem'],
+      BatchGetCommand: ['dynamodb:BatchGetItem'],
+      QueryCommand: ['dynamodb:Query'],
+      PutCommand: ['dynamodb:PutItem'],
+      UpdateCommand: ['dynamodb:UpdateItem'],
+      DeleteCommand: ['dynamodb:DeleteItem'],
+      BatchWriteCommand: ['dynamodb:BatchWriteItem'],
+      TransactWriteCommand: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+    };
+    const storeDir = join(PROJECT_ROOT, 'lambdas', 'store');
+    // create-table.ts only runs against DynamoDB Local (local stack and tests).
+    const sources = readdirSync(storeDir)
+      .filter((f) => f.endsWith('.ts') && f !== 'create-table.ts')
+      .map((f) => readFileSync(join(storeDir, f), 'utf8'));
+    const commands = new Set(sources.flatMap((src) => [...src.matchAll(/new (\w+Command)\(/g)].map((m) => m[1]!)));
+    expect(commands.size).toBeGreaterThan(0);
+    for (const command of commands) {
+      expect(Object.keys(actionsOfCommand), `${command} needs a grant in lib/constructs/table.ts`).toContain(command);
+      for (const action of actionsOfCommand[command]!) expect(TABLE_WRITE_ACTIONS as readonly string[]).toContain(action);
+    }
+  });
+
+  it('lets a read-only operation read items and bump only its own rate-limit bucket', () => {
+    const reads = ops.filter((d) => d.readOnly);
+    expect(reads.length).toBeGreaterThan(0);
+    for (const def of reads) {
+      const statements = dynamoStatements(built.stack.api.operationFunctions.get(def.operationId)!);
+      const [read, counter, ...rest] = statements;
+      expect(rest, def.operationId).toEqual([]);
+      expect(actionsOf(read!).sort(), def.operationId).toEqual([...TABLE_READ_ACTIONS].sort());
+      for (const g of INDEXES) expect(JSON.stringify(read!.Resource)).toContain(`/index/${g.name}"`);
+      expect(JSON.stringify(read!.Resource)).not.toContain('*');
+      expect(counter, def.operationId).toMatchObject({
+        Action: 'dynamodb:UpdateItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`RL#${def.rateLimit}#*`] } },
+      });
+    }
+  });
+
+  it('lets a mutating operation read and write items, and nothing else', () => {
+    for (const def of ops.filter((d) => !d.readOnly)) {
+      const statements = dynamoStatements(built.stack.api.operationFunctions.get(def.operationId)!);
+      expect(statements, def.operationId).toHaveLength(1);
+      expect(actionsOf(statements[0]!).sort(), def.operationId).toEqual([...TABLE_WRITE_ACTIONS].sort());
+      expect(statements[0]!.Condition).toBeUndefined();
+    }
+  });
+
+  it('lets the authorizer only get token-hash items; the docs function touches no table', () => {
+    expect(dynamoStatements(built.stack.api.authorizerFunction)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:GetItem',
+        Resource: { 'Fn::GetAtt': [logicalId(built.stack.table.table), 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TOKENHASH#*'] } },
+      },
+    ]);
+    expect(dynamoStatements(built.stack.api.docs.handler)).toEqual([]);
+  });
+});
+
+describe('the REST API', () => {
+  it('is one regional API with the TOKEN authorizer on the Authorization header', () => {
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 60,
+      IdentityValidationExpression: BEARER_HEADER_PATTERN,
+    });
+  });
+
+  it("screens the header exactly as the authorizer's bearerToken parses it", () => {
+    const pattern = new RegExp(BEARER_HEADER_PATTERN);
+    for (const header of ['Bearer whk_abc', 'bearer whk_abc', 'BEARER   whk_abc  ', ' Bearer\twhk_abc', 'Bearer', 'Bearer a b', 'Basic abc', 'whk_abc', '']) {
+      expect(pattern.test(header), JSON.stringify(header)).toBe(bearerToken(header) !== null);
+    }
+  });
+
+  it('has a method per operation, on its contract path, behind the authorizer, invoking its own function', () => {
+    const authorizerId = logicalId(built.stack.api.authorizer);
+    template.resourceCountIs('AWS::ApiGateway::Method', ops.length + DOCS_PATHS.length);
+    for (const def of ops) {
+      const method = built.stack.api.operationMethods.get(def.operationId)!;
+      expect(method.resource.path).toBe(def.path);
+      expect(method.httpMethod).toBe(def.method);
+      const functionId = logicalId(built.stack.api.operationFunctions.get(def.operationId)!.function);
+      const found = template.findResources('AWS::ApiGateway::Method', {
+        Properties: {
+          OperationName: def.operationId,
+          HttpMethod: def.method,
+          AuthorizationType: 'CUSTOM',
+          AuthorizerId: { Ref: authorizerId },
+          Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+        },
+      });
+      expect(Object.keys(found), def.operationId).toHaveLength(1);
+      expect(JSON.stringify(Object.values(found)[0]!.Properties.Integration)).toContain(`"${functionId}"`);
+    }
+  });
+
+  it('serves /openapi.json, /reference and /reference/{asset} with no authorizer', () => {
+    const docsId = logicalId(built.stack.api.docs.handler.function);
+    expect(built.stack.api.docs.methods.map((m) => m.resource.path)).toEqual([...DOCS_PATHS]);
+    const docsMethods = template.findResources('AWS::ApiGateway::Method', { Properties: { AuthorizationType: 'NONE' } });
+    expect(Object.keys(docsMethods)).toHaveLength(DOCS_PATHS.length);
+    for (const method of Object.values(docsMethods)) {
+      expect(method.Properties).toMatchObject({ HttpMethod: 'GET', Integration: { Type: 'AWS_PROXY' } });
+      expect(method.Properties.AuthorizerId).toBeUndefined();
+      expect(JSON.stringify(method.Properties.Integration)).toContain(`"${docsId}"`);
+    }
+  });
+
+  it('routes every operation of the generated OpenAPI document, and nothing it does not list', () => {
+    const paths = built.stack.api.docs.document.paths as Record<string, Record<string, unknown>>;
+    const documented = Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    const routed = [...built.stack.api.operationMethods.values()].map((m) => `${m.httpMethod} ${m.resource.path}`);
+    expect(routed.sort()).toEqual(documented.sort());
+  });
+
+  it('gives API Gateway invoke permissions only for the deployed stage, no test-invoke', () => {
+    const permissions = ofType('AWS::Lambda::Permission');
+    // One per method and one for the authorizer.
+    expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + 1);
+    for (const [id, p] of permissions) expect(JSON.stringify(p.Properties.SourceArn), id).not.toContain('test-invoke-stage');
+  });
+
+  it('logs access as JSON to its own log group, traces, and throttles the stage', () => {
+    const stage = ofType('AWS::ApiGateway::Stage');
+    expect(stage).toHaveLength(1);
+    const props = stage[0]![1].Properties as {
+      StageName: string;
+      TracingEnabled: boolean;
+      AccessLogSetting: { DestinationArn: unknown; Format: string };
+      MethodSettings: object[];
+    };
+    expect(props.StageName).toBe('dev');
+    expect(props.TracingEnabled).toBe(true);
+    expect(JSON.stringify(props.AccessLogSetting.DestinationArn)).toContain(logicalId(built.stack.api.accessLogs));
+    const format = JSON.parse(props.AccessLogSetting.Format) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', principalId: '$context.authorizer.principalId' });
+    expect(props.MethodSettings).toContainEqual(
+      expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+    );
+    expect(resources[logicalId(built.stack.api.accessLogs)]).toMatchObject({ Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+  });
+
+  it('creates no account-level CloudWatch role', () => {
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+});
+
+describe('gateway responses', () => {
+  /** The body API Gateway would send, with its variables filled in. */
+  function render(bodyTemplate: string): unknown {
+    return JSON.parse(bodyTemplate.replaceAll('$context.error.messageString', '"Gateway message"').replaceAll('$context.requestId', 'req-123'));
+  }
+
+  it('answer every listed type as problem+json in the shared shape', () => {
+    template.resourceCountIs('AWS::ApiGateway::GatewayResponse', GATEWAY_PROBLEMS.length);
+    for (const problem of GATEWAY_PROBLEMS) {
+      const found = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: problem.type.responseType } }));
+      expect(found, problem.type.responseType).toHaveLength(1);
+      const props = found[0]!.Properties as { StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates: Record<string, string> };
+      expect(props.ResponseParameters['gatewayresponse.header.Content-Type']).toBe(`'${PROBLEM_CONTENT_TYPE}'`);
+      const body = ProblemSchema.strict().parse(render(props.ResponseTemplates['application/json']!));
+      expect(body.tag).toBe(problem.tag);
+      expect(String(body.status)).toBe(props.StatusCode);
+      expect(body.traceId).toBe('req-123');
+    }
+  });
+
+  it.each([
+    ['UNAUTHORIZED', '401', 'Unauthorized'],
+    ['ACCESS_DENIED', '403', 'Forbidden'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'RouteNotFound'],
+    ['THROTTLED', '429', 'RateLimited'],
+    ['BAD_REQUEST_BODY', '400', 'ValidationError'],
+    ['BAD_REQUEST_PARAMETERS', '400', 'ValidationError'],
+    ['DEFAULT_4XX', '400', 'ValidationError'],
+    ['DEFAULT_5XX', '500', 'InternalError'],
+  ])('%s is %s %s', (type, status, tag) => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      StatusCode: status,
+      ResponseParameters: { 'gatewayresponse.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'` },
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp(`"tag":"${tag}"`) },
+    });
+  });
+
+  it('tell a throttled client when to retry, and show no internals on 5xx', () => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'THROTTLED',
+      ResponseParameters: { 'gatewayresponse.header.Retry-After': "'1'" },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'DEFAULT_5XX',
+      ResponseTemplates: { 'application/json': Match.not(Match.stringLikeRegexp('messageString')) },
+    });
+  });
+});
+
+describe('outputs', () => {
+  it('are ApiUrl, OpenApiUrl, ReferenceUrl and TableName', () => {
+    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
+    template.hasOutput('TableName', { Value: { Ref: logicalId(built.stack.table.table) } });
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(JSON.stringify(outputs.OpenApiUrl!.Value)).toMatch(/\/openapi\.json"/);
+    expect(JSON.stringify(outputs.ReferenceUrl!.Value)).toMatch(/\/reference"/);
+  });
+});
+
+describe('cdk-nag (AwsSolutions)', () => {
+  it('reports no unacknowledged finding, error or warning', () => {
+    const report = new AwsSolutionsChecks().validateScope(built.app);
+    expect(report.violations.map((v) => `${v.severity} ${v.ruleName} ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('left a clean validation report in the cloud assembly (what `cdk synth` prints)', () => {
+    const report = JSON.parse(readFileSync(join(built.app.outdir, 'validation-report.json'), 'utf8')) as { pluginReports: { violations?: unknown[] }[] };
+    expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
+  });
+
+  it('has only the reviewed acknowledgements, each with a written reason', () => {
+    const acknowledged = new Map<string, string[]>();
+    for (const construct of built.app.node.findAll()) {
+      for (const entry of construct.node.metadata) {
+        if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+          expect(typeof reason === 'string' && reason.length >= 80, `${id} on ${construct.node.path} needs a real reason`).toBe(true);
+          const rule = id.replace(/^annotation::/i, '');
+          acknowledged.set(rule, [...(acknowledged.get(rule) ?? []), construct.node.path]);
+        }
+      }
+    }
+    const stackPath = built.stack.node.path;
+    expect(Object.fromEntries([...acknowledged].map(([rule, paths]) => [rule, paths.length]))).toEqual({
+      'AwsSolutions-APIG2': 1,
+      'AwsSolutions-APIG3': 1,
+      'AwsSolutions-APIG4': DOCS_PATHS.length,
+      'AwsSolutions-APIG6': 1,
+      'AwsSolutions-COG4': 1,
+      'AwsSolutions-IAM5[Resource::*]': ops.length + 2,
+    });
+    expect(acknowledged.get('AwsSolutions-APIG4')).toEqual(DOCS_PATHS.map((p) => `${stackPath}/Api/RestApi/Default${p}/GET`));
+    // The X-Ray acknowledgement sits on each ServiceFunction, never on the stack or the API.
+    for (const path of acknowledged.get('AwsSolutions-IAM5[Resource::*]')!) expect(path.split('/').length).toBeGreaterThan(2);
+  });
+});
