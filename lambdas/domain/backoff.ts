@@ -1,0 +1,16 @@
+/** Retry schedule (spec §8): min(attempts, 6) × 30 s. */
+
+/** Base retry delay. */
+export const RETRY_DELAY_SECONDS = 30;
+/** Automatic retries after the first attempt. */
+export const MAX_RETRIES = 6;
+
+/** Seconds to wait after the `attempts`-th failed attempt. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(Math.max(attempts, 1), MAX_RETRIES) * RETRY_DELAY_SECONDS;
+}
+
+/** When the next attempt happens after the `attempts`-th failure at `now`. */
+export function nextAttemptAt(attempts: number, now: Date): Date {
+  return new Date(now.getTime() + retryDelaySeconds(attempts) * 1000);
+}
