@@ -57,7 +57,7 @@ function docsRoute(): ExtraRoute {
     const mod = (await import(new URL('../../lambdas/functions/serve-docs.ts', import.meta.url).href)) as {
       handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
     };
-    return mod.handler({ path: url.pathname, requestContext: { requestId } } as unknown as APIGatewayProxyEvent);
+    return mod.handler({ path: url.pathname, headers: { host: req.headers.host }, requestContext: { requestId } } as unknown as APIGatewayProxyEvent);
   };
 }
 

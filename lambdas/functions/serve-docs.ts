@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError } from '../contract/errors';
-import { docsResponse } from '../http/docs';
+import { docsResponse, serverUrlOf } from '../http/docs';
 import { problemResponse } from '../http/responses';
 
 const dir = process.env.DOCS_DIR ?? join(process.env.LAMBDA_TASK_ROOT ?? '.', 'docs');
@@ -20,7 +20,7 @@ function read(name: string): Buffer | undefined {
 /** Answers a docs path, or a RouteNotFound problem. */
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   return (
-    docsResponse(event.path, read) ??
+    docsResponse(event.path, read, serverUrlOf(event)) ??
     problemResponse(new AppError('RouteNotFound', `No document at ${event.path}`), event.requestContext?.requestId ?? 'unknown')
   );
 }

@@ -5,14 +5,14 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { builtInCatalogue } from '../contract/events';
+import { deploymentCatalogue } from '../domain/configured-event-types';
 import { buildOpenApiDocument } from '../contract/openapi';
 import { REFERENCE_INIT_JS } from './docs';
 
 /** Writes `openapi.json` and the reference assets into `dir`; returns the document. */
 export function writeDocsBundle(dir: string, options: { serverUrl?: string } = {}): Record<string, unknown> {
   mkdirSync(dir, { recursive: true });
-  const doc = buildOpenApiDocument({ eventTypes: builtInCatalogue(), ...options });
+  const doc = buildOpenApiDocument({ eventTypes: deploymentCatalogue().types, ...options });
   writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc, null, 2));
   const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css']) copyFileSync(join(swaggerDir, file), join(dir, file));

@@ -41,12 +41,33 @@ export const REFERENCE_INIT_JS = `window.ui = SwaggerUIBundle({
 /** Reads a file of the docs bundle; undefined when absent. */
 export type DocsFileReader = (name: string) => Buffer | undefined;
 
+/**
+ * The document with `servers` set to where it was fetched from, so clients and
+ * "try it out" call the right base URL (a stage prefix included).
+ */
+export function withServer(document: Buffer, serverUrl: string | undefined): string {
+  if (!serverUrl) return document.toString('utf8');
+  const doc = JSON.parse(document.toString('utf8')) as Record<string, unknown>;
+  return JSON.stringify({ ...doc, servers: [{ url: serverUrl }] });
+}
+
+/** The base URL of the API a request came through, when the request tells it. */
+export function serverUrlOf(event: { headers?: Record<string, string | undefined> | null; requestContext?: { domainName?: string; stage?: string } }): string | undefined {
+  const ctx = event.requestContext;
+  if (ctx?.domainName && ctx.stage && ctx.stage !== '$default') {
+    // A custom domain maps the stage away; only the default execute-api host carries it in the path.
+    return /\.execute-api\./.test(ctx.domainName) ? `https://${ctx.domainName}/${ctx.stage}` : `https://${ctx.domainName}`;
+  }
+  const host = Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === 'host')?.[1];
+  return host ? `http://${host}` : undefined;
+}
+
 /** Serves a docs path from the bundle, or null when the path is not a docs path. */
-export function docsResponse(path: string, read: DocsFileReader): APIGatewayProxyResult | null {
+export function docsResponse(path: string, read: DocsFileReader, serverUrl?: string): APIGatewayProxyResult | null {
   const headers = (type: string, cache: string) => ({ 'content-type': type, 'cache-control': cache, 'x-content-type-options': 'nosniff' });
   if (path === '/openapi.json') {
     const doc = read('openapi.json');
-    return doc ? { statusCode: 200, headers: headers('application/json', 'public, max-age=60'), body: doc.toString('utf8') } : null;
+    return doc ? { statusCode: 200, headers: headers('application/json', 'public, max-age=60'), body: withServer(doc, serverUrl) } : null;
   }
   if (path === '/reference' || path === '/reference/') {
     return { statusCode: 200, headers: headers('text/html; charset=utf-8', 'public, max-age=60'), body: REFERENCE_HTML.replaceAll('"reference/', path.endsWith('/') ? '"' : '"reference/') };

@@ -3,7 +3,7 @@
  * environment (cold start), then reused.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createEventCatalogue } from '../domain/event-catalogue';
+import { deploymentCatalogue } from '../domain/configured-event-types';
 import type { OperationDeps } from '../operations/context';
 import { tableFromEnv } from '../store/client';
 import { rateLimiterFor, type RateLimiter } from './rate-limiter';
@@ -25,7 +25,7 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): Runtime {
     deps: {
       table,
       now: () => new Date(),
-      eventTypes: createEventCatalogue(),
+      eventTypes: deploymentCatalogue(),
       // Local-development switch (DESIGN §6); the deployed stack never sets it.
       urlPolicy: { allowLoopback: env.ALLOW_LOOPBACK_TARGETS === 'true' },
     },

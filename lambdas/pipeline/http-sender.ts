@@ -103,7 +103,7 @@ export const httpSender: Sender = async ({ url, headers, body, pinned }) => {
       headersTimeout: SEND_LIMITS.deadlineMs,
       bodyTimeout: SEND_LIMITS.bodyReadMs,
     });
-    const prefix = await readPrefix(res.body as unknown as AsyncIterable<Buffer> & { destroy(): unknown }, SEND_LIMITS.bodyCapBytes, SEND_LIMITS.bodyReadMs);
+    const prefix = await readPrefix(res.body, SEND_LIMITS.bodyCapBytes, SEND_LIMITS.bodyReadMs);
     return { kind: 'response', status: res.statusCode, body: prefix, durationMs: elapsed() };
   } catch (error) {
     return { kind: 'error', reason: failureReason(error), durationMs: elapsed() };

@@ -209,3 +209,24 @@ describe('lists', () => {
     expect(overview.body.webhooks.total).toBe(overview.body.webhooks.enabled + overview.body.webhooks.disabled);
   });
 });
+
+describe('reference documents', () => {
+  it('serves /openapi.json generated from the contract, with this server as its base URL', async () => {
+    const res = await api.call('GET', '/openapi.json', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.servers).toEqual([{ url: api.apiUrl }]);
+    expect(res.body.paths['/workspaces/{slug}/webhooks'].post.operationId).toBe('createWebhook');
+  });
+
+  it('serves /reference and its self-hosted assets', async () => {
+    const page = await api.call('GET', '/reference', { token: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain('reference/swagger-ui-bundle.js');
+    expect(page.text).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+    const js = await fetch(`${api.apiUrl}/reference/swagger-ui-bundle.js`);
+    expect(js.status).toBe(200);
+    expect((await js.text()).length).toBeGreaterThan(100_000);
+  });
+});
