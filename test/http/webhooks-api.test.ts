@@ -41,13 +41,20 @@ describe('create', () => {
 
   it('refuses an unknown event type with a 400 that names it, and writes nothing', async () => {
     const before = await api.call('GET', `${base()}/overview`);
-    const res = await api.call('POST', `${base()}/webhooks`, { body: { url: 'https://hooks.example.com/x', eventTypes: ['webhook.test_event', 'order.shipped'] } });
+    const res = await api.call('POST', `${base()}/webhooks`, { body: { url: 'https://hooks.example.com/x', eventTypes: ['webhook.test_event', 'order.cancelled'] } });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.body.tag).toBe('UnknownEventType');
-    expect(res.body.detail).toContain('order.shipped');
+    expect(res.body.detail).toContain('order.cancelled');
     const after = await api.call('GET', `${base()}/overview`);
     expect(after.body.webhooks.total).toBe(before.body.webhooks.total);
+  });
+
+  it('accepts a type from config/event-types.json (no code change) and lists it with its JSON Schema', async () => {
+    const res = await api.call('POST', `${base()}/webhooks`, { body: { url: 'https://hooks.example.com/orders', eventTypes: ['order.shipped'] } });
+    expect(res.status).toBe(201);
+    const types = await api.call('GET', `${base()}/event-types`);
+    expect(types.body.items).toContainEqual(expect.objectContaining({ name: 'order.shipped', builtIn: false, payloadSchema: expect.objectContaining({ required: ['orderId'] }) }));
   });
 
   it.each([
