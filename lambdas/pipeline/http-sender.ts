@@ -8,7 +8,14 @@ import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 
 /** Limits of one attempt. */
-export const SEND_LIMITS = { deadlineMs: 10_000, bodyReadMs: 2_000, bodyCapBytes: 2048 } as const;
+export interface SendLimits {
+  readonly deadlineMs: number;
+  readonly bodyReadMs: number;
+  readonly bodyCapBytes: number;
+}
+
+/** The spec's limits: 10 s deadline, 2 KiB body prefix read within 2 s. */
+export const SEND_LIMITS: SendLimits = { deadlineMs: 10_000, bodyReadMs: 2_000, bodyCapBytes: 2048 };
 
 /** A resolved, checked address to connect to. */
 export interface PinnedAddress {
@@ -28,15 +35,15 @@ const agents = new Map<string, Agent>();
 const MAX_AGENTS = 200;
 
 /** A keep-alive agent whose every connection goes to `pinned`, whatever DNS says later. */
-function agentFor(host: string, pinned: PinnedAddress): Agent {
-  const key = `${host}|${pinned.address}`;
+function agentFor(host: string, pinned: PinnedAddress, limits: SendLimits): Agent {
+  const key = `${host}|${pinned.address}|${limits.deadlineMs}`;
   let agent = agents.get(key);
   if (!agent) {
     const lookup: LookupFunction = (_hostname, options, callback) => {
       if (options && (options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
       else callback(null, pinned.address, pinned.family);
     };
-    agent = new Agent({ connect: { lookup, timeout: SEND_LIMITS.deadlineMs }, keepAliveTimeout: 30_000, connections: 8 });
+    agent = new Agent({ connect: { lookup, timeout: limits.deadlineMs }, keepAliveTimeout: 30_000, connections: 8 });
     if (agents.size >= MAX_AGENTS) {
       const [oldestKey, oldest] = agents.entries().next().value as [string, Agent];
       agents.delete(oldestKey);
@@ -89,23 +96,28 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
   }
 }
 
-/** The production sender (undici). */
-export const httpSender: Sender = async ({ url, headers, body, pinned }) => {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  try {
-    const res = await request(url, {
-      method: 'POST',
-      headers,
-      body,
-      dispatcher: agentFor(url.host, pinned),
-      signal: AbortSignal.timeout(SEND_LIMITS.deadlineMs),
-      headersTimeout: SEND_LIMITS.deadlineMs,
-      bodyTimeout: SEND_LIMITS.bodyReadMs,
-    });
-    const prefix = await readPrefix(res.body, SEND_LIMITS.bodyCapBytes, SEND_LIMITS.bodyReadMs);
-    return { kind: 'response', status: res.statusCode, body: prefix, durationMs: elapsed() };
-  } catch (error) {
-    return { kind: 'error', reason: failureReason(error), durationMs: elapsed() };
-  }
-};
+/** A sender with the given limits (tests shorten them; production uses {@link SEND_LIMITS}). */
+export function createHttpSender(limits: SendLimits = SEND_LIMITS): Sender {
+  return async ({ url, headers, body, pinned }) => {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: agentFor(url.host, pinned, limits),
+        signal: AbortSignal.timeout(limits.deadlineMs),
+        headersTimeout: limits.deadlineMs,
+        bodyTimeout: limits.bodyReadMs,
+      });
+      const prefix = await readPrefix(res.body, limits.bodyCapBytes, limits.bodyReadMs);
+      return { kind: 'response', status: res.statusCode, body: prefix, durationMs: elapsed() };
+    } catch (error) {
+      return { kind: 'error', reason: failureReason(error), durationMs: elapsed() };
+    }
+  };
+}
+
+/** The production sender (undici, the spec's limits). */
+export const httpSender: Sender = createHttpSender();

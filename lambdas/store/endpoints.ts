@@ -251,3 +251,23 @@ export async function countEndpoints(table: TableContext, slug: string): Promise
   ]);
   return { total, enabled };
 }
+
+/** Enabled endpoints of a workspace subscribed to `eventType` (the publisher's fan-out). */
+export async function enabledSubscribers(table: TableContext, slug: string, eventType: string): Promise<EndpointRecord[]> {
+  const out: EndpointRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'enabled = :t AND contains(eventTypes, :type)',
+        ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': 'WEBHOOK#', ':t': true, ':type': eventType },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    out.push(...(page.Items ?? []).map(fromItem));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}

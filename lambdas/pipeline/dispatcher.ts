@@ -1,0 +1,182 @@
+/**
+ * The dispatcher's work on one queued delivery (spec §3, §4 "Delivery
+ * request", §8; DESIGN §5): load, check, sign, POST, record, decide.
+ * Pure of AWS: the queue's ack / retry is the caller's, from the result.
+ */
+import { randomUUID } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { MAX_RETRIES, nextAttemptAt, retryDelaySeconds } from '../domain/backoff';
+import { activeSecrets } from '../domain/secrets';
+import { signatureHeader } from '../domain/signing';
+import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
+import type { TableContext } from '../store/client';
+import { getDelivery, isTerminal, recordObservation, type DeliveryRecord, type Observation, type StreakChange } from '../store/deliveries';
+import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
+import { putNotification } from '../store/notifications';
+import type { PinnedAddress, Sender, SendResult } from './http-sender';
+
+/** Consecutive failures that disable an endpoint (spec §8). */
+export const DISABLE_THRESHOLD = 20;
+
+/** Sent as `user-agent`. */
+export const USER_AGENT = 'webhook-delivery-service/1.0 (Standard Webhooks)';
+
+/** Resolves a host name to its addresses. */
+export type Resolver = (hostname: string) => Promise<PinnedAddress[]>;
+
+/** The system resolver (every address, v4 and v6). */
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+
+/** Adapters of the dispatcher. */
+export interface DispatchDeps {
+  readonly table: TableContext;
+  readonly now: () => Date;
+  readonly sender: Sender;
+  readonly resolve: Resolver;
+  readonly urlPolicy: UrlCheckOptions;
+  /** Trace id of an attempt (`x-trace-id`). @default a random UUID */
+  readonly traceId?: () => string;
+}
+
+/** What the queue should do with the message. */
+export type DispatchResult =
+  | { kind: 'ack'; reason: string; delivery?: DeliveryRecord }
+  | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord };
+
+type Classified = { status: 'delivered' | 'failed' | 'failed_permanent'; streak: StreakChange; reason: string | null };
+
+/** Spec §3.1: 2xx delivered; 5xx, 408, 429, network error, timeout retried; other statuses permanent. */
+export function classify(result: SendResult): Classified {
+  const increment: StreakChange = { kind: 'increment', disableAt: DISABLE_THRESHOLD };
+  if (result.kind === 'error') return { status: 'failed', streak: increment, reason: result.reason };
+  const s = result.status;
+  if (s >= 200 && s < 300) return { status: 'delivered', streak: { kind: 'reset' }, reason: null };
+  if (s >= 500 || s === 408 || s === 429) return { status: 'failed', streak: increment, reason: `http_${s}` };
+  return { status: 'failed_permanent', streak: increment, reason: s >= 300 && s < 400 ? `redirect_not_followed_${s}` : `http_${s}` };
+}
+
+/** Resolves and checks the URL's host; the address to pin, or the reason it is refused / failed. */
+async function checkedAddress(deps: DispatchDeps, url: URL): Promise<{ ok: true; pinned: PinnedAddress } | { ok: false; permanent: boolean; reason: string }> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: PinnedAddress[];
+  if (isIP(host)) addresses = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
+  else {
+    try {
+      addresses = await deps.resolve(host);
+    } catch {
+      return { ok: false, permanent: false, reason: 'dns_failure' };
+    }
+  }
+  if (addresses.length === 0) return { ok: false, permanent: false, reason: 'dns_failure' };
+  const bad = addresses.find((a) => !isPublicAddress(a.address, deps.urlPolicy));
+  if (bad) return { ok: false, permanent: true, reason: `invalid_url: ${url.hostname} resolves to ${bad.address}, not a public address` };
+  return { ok: true, pinned: addresses[0]! };
+}
+
+/** Records an observation, re-reading the endpoint when a concurrent change moved its streak (bounded). */
+async function record(deps: DispatchDeps, delivery: DeliveryRecord, endpoint: EndpointRecord | null, build: (ep: EndpointRecord | null) => Omit<Observation, 'delivery' | 'endpoint'>) {
+  let ep = endpoint;
+  for (let i = 0; i < 5; i++) {
+    const outcome = await recordObservation(deps.table, { delivery, endpoint: ep, ...build(ep) }, deps.now());
+    if (outcome.kind !== 'endpoint_changed') return outcome;
+    ep = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
+  }
+  throw new Error(`endpoint ${delivery.endpointId} kept changing while recording ${delivery.deliveryId}`);
+}
+
+/**
+ * Dispatches one delivery. `receiveCount` is the queue's count for the
+ * message: on the last allowed receive a retryable failure has no next attempt.
+ */
+export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, receiveCount = 1): Promise<DispatchResult> {
+  const delivery = await getDelivery(deps.table, deliveryId);
+  if (!delivery) return { kind: 'ack', reason: 'delivery_gone' };
+  if (isTerminal(delivery.status)) return { kind: 'ack', reason: 'already_terminal', delivery };
+  const endpoint = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
+  if (!endpoint) return { kind: 'ack', reason: 'endpoint_gone', delivery };
+  const now = deps.now();
+
+  if (!endpoint.enabled) {
+    // Terminal bookkeeping: no HTTP attempt, no streak change; replayable once re-enabled.
+    const outcome = await record(deps, delivery, endpoint, () => ({
+      attempt: bookkeeping(now, 'failed_permanent', 'endpoint_disabled'),
+      status: 'failed_permanent',
+      http: false,
+      nextAttemptAt: null,
+      streak: { kind: 'none' },
+    }));
+    return { kind: 'ack', reason: outcome.kind === 'recorded' ? 'endpoint_disabled' : 'duplicate', ...(outcome.kind === 'recorded' ? { delivery: outcome.delivery } : {}) };
+  }
+
+  // Dispatch-time URL check: the spec's rules again, then every resolved address.
+  const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
+  const address = check.ok ? await checkedAddress(deps, check.url) : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}` } as const);
+
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const body = JSON.stringify({ deliveryId: delivery.deliveryId, eventType: delivery.eventType, payload: delivery.payload });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'webhook-id': delivery.deliveryId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(activeSecrets(endpoint.secrets, now), delivery.deliveryId, timestamp, body),
+    'x-trace-id': (deps.traceId ?? randomUUID)(),
+  };
+
+  let result: SendResult;
+  let classified: Classified;
+  if (!address.ok) {
+    result = { kind: 'error', reason: address.reason, durationMs: 0 };
+    classified = address.permanent
+      ? { status: 'failed_permanent', streak: { kind: 'increment', disableAt: DISABLE_THRESHOLD }, reason: address.reason }
+      : classify(result);
+  } else {
+    result = await deps.sender({ url: check.ok ? check.url : new URL(endpoint.url), headers, body, pinned: address.pinned });
+    classified = classify(result);
+  }
+
+  const attempts = delivery.attempts + 1;
+  const exhausted = classified.status === 'failed' && (attempts > MAX_RETRIES || receiveCount > MAX_RETRIES);
+  const finishedAt = deps.now();
+  const outcome = await record(deps, delivery, endpoint, () => ({
+    attempt: {
+      outcome: classified.status,
+      timestamp: now.toISOString(),
+      durationMs: result.durationMs,
+      failureReason: classified.reason,
+      requestHeaders: headers,
+      responseStatus: result.kind === 'response' ? result.status : null,
+      responseBody: result.kind === 'response' ? result.body : null,
+    },
+    status: classified.status,
+    // A refused address counts as an attempt that failed before connecting.
+    http: true,
+    nextAttemptAt: classified.status === 'failed' && !exhausted ? nextAttemptAt(attempts, finishedAt).toISOString() : null,
+    streak: classified.streak,
+    disableAudit: { action: 'webhook.disabled', actor: 'system', detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId } },
+  }));
+  if (outcome.kind === 'duplicate') return { kind: 'ack', reason: 'duplicate' };
+  if (outcome.disabled) {
+    // Best effort, after persistence (spec §3.2 rule 3).
+    await putNotification(
+      deps.table,
+      delivery.workspace,
+      {
+        kind: 'endpoint.disabled',
+        message: `Webhook endpoint ${endpoint.url} was disabled after ${outcome.consecutiveFailures} consecutive failed deliveries. Fix the receiver, re-enable it, then replay the failed deliveries.`,
+        endpointId: endpoint.endpointId,
+        deliveryId: delivery.deliveryId,
+      },
+      deps.now(),
+    ).catch(() => undefined);
+  }
+  if (classified.status === 'failed') return { kind: 'retry', delaySeconds: exhausted ? 0 : retryDelaySeconds(attempts), delivery: outcome.delivery };
+  return { kind: 'ack', reason: classified.status, delivery: outcome.delivery };
+}
+
+/** An evidence entry that is not an HTTP attempt (no duration, no request). */
+export function bookkeeping(now: Date, outcome: 'failed_permanent' | 'dead_lettered', reason: string): Observation['attempt'] {
+  return { outcome, timestamp: now.toISOString(), durationMs: null, failureReason: reason, requestHeaders: {}, responseStatus: null, responseBody: null };
+}

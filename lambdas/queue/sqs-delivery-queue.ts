@@ -1,0 +1,29 @@
+/** The SQS adapter of the delivery queue. */
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DeliveryMessage, DeliveryQueue } from './delivery-queue';
+
+/** SQS's batch limit. */
+const BATCH = 10;
+
+/** A delivery queue on SQS (SendMessageBatch, 10 per call, failed entries retried then reported). */
+export function sqsDeliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
+  return {
+    async send(messages: readonly DeliveryMessage[]) {
+      for (let i = 0; i < messages.length; i += BATCH) {
+        let entries = messages.slice(i, i + BATCH).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify({ deliveryId: m.deliveryId }) }));
+        for (let tries = 0; entries.length > 0 && tries < 3; tries++) {
+          const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+          const failed = new Set((out.Failed ?? []).map((f) => f.Id));
+          entries = entries.filter((e) => failed.has(e.Id));
+        }
+        // What is still unsent stays `pending` and the stuck-pending repair re-queues it.
+        if (entries.length > 0) throw new Error(`SQS refused ${entries.length} delivery messages`);
+      }
+    },
+  };
+}
+
+/** Delays the next receive of a message (the retry backoff). */
+export async function delayMessage(sqs: SQSClient, queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
+  await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(Math.max(0, Math.round(seconds)), 43_200) }));
+}
