@@ -1,0 +1,323 @@
+/**
+ * The dispatcher against real loopback receivers and DynamoDB Local: every
+ * outcome of spec §3.1 / §8, evidence, signatures (verified with the
+ * `standardwebhooks` library), the streak, and duplicate observations.
+ */
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchDelivery, type DispatchDeps } from '../../lambdas/pipeline/dispatcher';
+import { createHttpSender } from '../../lambdas/pipeline/http-sender';
+import { publishEvent } from '../../lambdas/pipeline/publisher';
+import { getDelivery, listAttempts } from '../../lambdas/store/deliveries';
+import { getEndpointRecord } from '../../lambdas/store/endpoints';
+import { listAuditEvents } from '../../lambdas/store/audit';
+import { listNotifications } from '../../lambdas/store/notifications';
+import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { scriptedReceiver } from '../helpers/scripted-receiver';
+import { freshTable } from '../helpers/table';
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+const stops: (() => Promise<void>)[] = [];
+// Real time: receivers verify `webhook-timestamp` against their clock (5 min tolerance).
+let clock = new Date();
+
+beforeAll(async () => {
+  table = await freshTable();
+});
+afterEach(async () => {
+  await Promise.all(stops.splice(0).map((s) => s()));
+});
+afterAll(async () => {
+  await table?.drop();
+});
+
+function deps(overrides: Partial<DispatchDeps> = {}): DispatchDeps {
+  return {
+    table,
+    now: () => clock,
+    sender: createHttpSender({ deadlineMs: 1500, bodyReadMs: 300, bodyCapBytes: 2048 }),
+    resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    urlPolicy: { allowLoopback: true },
+    ...overrides,
+  };
+}
+
+async function receiver(respond: Parameters<typeof scriptedReceiver>[0]) {
+  const r = await scriptedReceiver(respond);
+  stops.push(r.stop);
+  return r;
+}
+
+let n = 0;
+async function published(url: string, extra: Parameters<typeof seedEndpoint>[1] extends infer T ? Partial<T> : never = {}) {
+  const workspace = `ws-${++n}`;
+  const endpoint = await seedEndpoint(table, { workspace, url, ...extra }, clock);
+  const queue = capturingQueue();
+  const { deliveryIds } = await publishEvent({ table, queue, eventTypes: testCatalogue, now: () => clock }, { workspace, type: 'order.shipped', payload: { orderId: `o-${n}` } });
+  expect(deliveryIds).toHaveLength(1);
+  expect(queue.sent).toEqual([{ deliveryId: deliveryIds[0] }]);
+  return { endpoint, deliveryId: deliveryIds[0]!, workspace };
+}
+
+describe('a 2xx', () => {
+  it('is delivered, with a Standard Webhooks signature, the exact body and evidence', async () => {
+    const r = await receiver((_req, res) => res.writeHead(204).end());
+    const { endpoint, deliveryId } = await published(r.url);
+    const result = await dispatchDelivery(deps(), deliveryId);
+    expect(result).toMatchObject({ kind: 'ack', reason: 'delivered' });
+
+    const req = r.seen[0]!;
+    expect(req.method).toBe('POST');
+    expect(JSON.parse(req.body)).toEqual({ deliveryId, eventType: 'order.shipped', payload: { orderId: `o-${n}` } });
+    expect(Object.keys(JSON.parse(req.body))).toEqual(['deliveryId', 'eventType', 'payload']);
+    expect(req.headers['webhook-id']).toBe(deliveryId);
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['user-agent']).toMatch(/webhook-delivery-service/);
+    expect(req.headers['x-trace-id']).toBeTruthy();
+    const verified = new Webhook(endpoint.secrets[0]!.secret).verify(req.body, {
+      'webhook-id': String(req.headers['webhook-id']),
+      'webhook-timestamp': String(req.headers['webhook-timestamp']),
+      'webhook-signature': String(req.headers['webhook-signature']),
+    });
+    expect(verified).toEqual(JSON.parse(req.body));
+    expect(Number(req.headers['webhook-timestamp'])).toBe(Math.floor(clock.getTime() / 1000));
+
+    const summary = await getDelivery(table, deliveryId);
+    expect(summary).toMatchObject({ status: 'delivered', attempts: 1, lastResponseStatus: 204, lastError: null, nextAttemptAt: null, payload: { orderId: `o-${n}` } });
+    const attempts = await listAttempts(table, deliveryId, 10);
+    expect(attempts.items).toEqual([
+      expect.objectContaining({ ordinal: 1, outcome: 'delivered', responseStatus: 204, failureReason: null, requestHeaders: expect.objectContaining({ 'webhook-id': deliveryId }) }),
+    ]);
+    expect(attempts.items[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(JSON.stringify(attempts)).not.toContain(endpoint.secrets[0]!.secret);
+  });
+});
+
+describe('retries', () => {
+  it('5xx then 2xx: failed with backoff, then delivered; both attempts kept; streak back to 0', async () => {
+    const r = await receiver((_req, res, i) => res.writeHead(i === 1 ? 503 : 200).end(i === 1 ? 'down for maintenance' : 'ok'));
+    const { endpoint, deliveryId } = await published(r.url);
+    const first = await dispatchDelivery(deps(), deliveryId);
+    expect(first).toMatchObject({ kind: 'retry', delaySeconds: 30 });
+    let summary = await getDelivery(table, deliveryId);
+    expect(summary).toMatchObject({ status: 'failed', attempts: 1, lastResponseStatus: 503, lastError: 'http_503', nextAttemptAt: new Date(clock.getTime() + 30_000).toISOString() });
+    expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))!.consecutiveFailures).toBe(1);
+
+    const stamp1 = r.seen[0]!.headers['webhook-timestamp'];
+    clock = new Date(clock.getTime() + 30_000);
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'delivered' });
+    expect(r.seen[1]!.headers['webhook-timestamp']).not.toBe(stamp1);
+    expect(r.seen[1]!.headers['webhook-id']).toBe(deliveryId);
+    summary = await getDelivery(table, deliveryId);
+    expect(summary).toMatchObject({ status: 'delivered', attempts: 2, lastResponseStatus: 200 });
+    const attempts = (await listAttempts(table, deliveryId, 10)).items;
+    expect(attempts.map((a) => [a.ordinal, a.outcome, a.responseStatus, a.responseBody])).toEqual([
+      [1, 'failed', 503, 'down for maintenance'],
+      [2, 'delivered', 200, 'ok'],
+    ]);
+    expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))!.consecutiveFailures).toBe(0);
+  });
+
+  it.each([408, 429, 500, 502])('%i is retried', async (status) => {
+    const r = await receiver((_req, res) => res.writeHead(status).end());
+    const { deliveryId } = await published(r.url);
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'retry', delaySeconds: 30 });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', lastError: `http_${status}` });
+  });
+
+  it('the delay grows min(attempts, 6) × 30 s', async () => {
+    const r = await receiver((_req, res) => res.writeHead(500).end());
+    const { deliveryId } = await published(r.url);
+    const delays: number[] = [];
+    for (let i = 1; i <= 6; i++) {
+      const res = await dispatchDelivery(deps(), deliveryId, i);
+      expect(res.kind).toBe('retry');
+      if (res.kind === 'retry') delays.push(res.delaySeconds);
+    }
+    expect(delays).toEqual([30, 60, 90, 120, 150, 180]);
+    // The 7th attempt is the last: no next attempt; the queue redrives it to the DLQ.
+    const last = await dispatchDelivery(deps(), deliveryId, 7);
+    expect(last).toMatchObject({ kind: 'retry', delaySeconds: 0 });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 7, nextAttemptAt: null });
+  });
+});
+
+describe('permanent failures', () => {
+  it('a 4xx is failed_permanent and acked', async () => {
+    const r = await receiver((_req, res) => res.writeHead(410).end('gone'));
+    const { deliveryId } = await published(r.url);
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed_permanent', lastResponseStatus: 410, nextAttemptAt: null });
+  });
+
+  it('a 3xx is not followed', async () => {
+    const target = await receiver((_req, res) => res.writeHead(200).end());
+    const r = await receiver((_req, res) => res.writeHead(307, { location: target.url }).end());
+    const { deliveryId } = await published(r.url);
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
+    expect(target.seen).toHaveLength(0);
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed_permanent', lastResponseStatus: 307, lastError: 'redirect_not_followed_307' });
+  });
+
+  it('a URL that fails dispatch-time validation sends nothing', async () => {
+    const { deliveryId } = await published('https://10.0.0.7/hook');
+    const sent: unknown[] = [];
+    const result = await dispatchDelivery(deps({ sender: async (x) => (sent.push(x), { kind: 'response', status: 200, body: null, durationMs: 1 }) }), deliveryId);
+    expect(result).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
+    expect(sent).toHaveLength(0);
+    expect((await getDelivery(table, deliveryId))!.lastError).toMatch(/^invalid_url/);
+  });
+
+  it('a host that resolves to a private address is refused; a public one is pinned (no second lookup)', async () => {
+    const { deliveryId } = await published('https://hooks.example.test/x');
+    const refused = await dispatchDelivery(deps({ resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.1.1', family: 4 }] }), deliveryId);
+    expect(refused).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
+    expect((await getDelivery(table, deliveryId))!.lastError).toContain('10.1.1.1');
+
+    // Pinning: the connection goes to the checked address, whatever the name resolves to later.
+    const r = await receiver((_req, res) => res.writeHead(200).end());
+    const { deliveryId: second } = await published(`http://localhost:${r.port}/pinned`);
+    let lookups = 0;
+    const ok = await dispatchDelivery(deps({ resolve: async () => (lookups++, [{ address: '127.0.0.1', family: 4 }]) }), second);
+    expect(ok).toMatchObject({ reason: 'delivered' });
+    expect(lookups).toBe(1);
+    expect(r.seen[0]!.headers.host).toBe(`localhost:${r.port}`);
+  });
+});
+
+describe('slow, huge and broken receivers', () => {
+  it('a receiver that never answers is a timeout (retried)', async () => {
+    await receiver(() => undefined).then(async (r) => {
+      const { deliveryId } = await published(r.url);
+      const started = Date.now();
+      expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'retry' });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', lastError: 'timeout', lastResponseStatus: null });
+    });
+  });
+
+  it('a slow body is stored as absent after its own read deadline; the status still counts', async () => {
+    const r = await receiver((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('x');
+      // never ends
+    });
+    const { deliveryId } = await published(r.url);
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ reason: 'delivered' });
+    const [attempt] = (await listAttempts(table, deliveryId, 1)).items;
+    expect(attempt).toMatchObject({ responseStatus: 200, responseBody: null });
+  });
+
+  it('a 10 MB body keeps a 2 KiB prefix and reads no more', async () => {
+    let written = 0;
+    const r = await receiver((_req, res) => {
+      res.writeHead(500, { 'content-length': String(10 * 1024 * 1024) });
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const pump = () => {
+        while (written < 10 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.on('error', () => undefined);
+      pump();
+    });
+    const { deliveryId } = await published(r.url);
+    const heapBefore = process.memoryUsage().heapUsed;
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'retry' });
+    const [attempt] = (await listAttempts(table, deliveryId, 1)).items;
+    expect(attempt!.responseBody).toHaveLength(2048);
+    expect(attempt!.responseBody).toBe('a'.repeat(2048));
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('a connection reset is a retried network error', async () => {
+    const r = await receiver((req, res) => res.socket?.destroy());
+    const { deliveryId } = await published(r.url);
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'retry' });
+    expect((await getDelivery(table, deliveryId))!.lastError).toMatch(/connection_reset|network_error/);
+  });
+});
+
+describe('secrets in a grace window', () => {
+  it('signs with both secrets, newest first, either verifies; an expired one is never used', async () => {
+    const r = await receiver((_req, res) => res.writeHead(200).end());
+    const newer = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    const older = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
+    const grace = new Date(clock.getTime() + 3600_000).toISOString();
+    const { deliveryId } = await published(r.url, {
+      secrets: [
+        { secret: newer, createdAt: clock.toISOString(), expiresAt: null },
+        { secret: older, createdAt: clock.toISOString(), expiresAt: grace },
+      ],
+    });
+    await dispatchDelivery(deps(), deliveryId);
+    const req = r.seen[0]!;
+    const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(() => new Webhook(newer).verify(req.body, headers)).not.toThrow();
+    expect(() => new Webhook(older).verify(req.body, headers)).not.toThrow();
+
+    const r2 = await receiver((_req, res) => res.writeHead(200).end());
+    const { deliveryId: later } = await published(r2.url, {
+      secrets: [
+        { secret: newer, createdAt: clock.toISOString(), expiresAt: null },
+        { secret: older, createdAt: clock.toISOString(), expiresAt: new Date(clock.getTime() - 1).toISOString() },
+      ],
+    });
+    await dispatchDelivery(deps(), later);
+    const req2 = r2.seen[0]!;
+    const h2 = { 'webhook-id': String(req2.headers['webhook-id']), 'webhook-timestamp': String(req2.headers['webhook-timestamp']), 'webhook-signature': String(req2.headers['webhook-signature']) };
+    expect(h2['webhook-signature'].split(' ')).toHaveLength(1);
+    expect(() => new Webhook(older).verify(req2.body, h2)).toThrow();
+  });
+});
+
+describe('the failure streak', () => {
+  it('the 20th consecutive failure disables the endpoint atomically, with its audit and a notification', async () => {
+    const r = await receiver((_req, res) => res.writeHead(500).end());
+    const { endpoint, deliveryId, workspace } = await published(r.url, { consecutiveFailures: 19 });
+    await dispatchDelivery(deps(), deliveryId);
+    const ep = await getEndpointRecord(table, workspace, endpoint.endpointId);
+    expect(ep).toMatchObject({ enabled: false, consecutiveFailures: 20 });
+    const audit = await listAuditEvents(table, workspace, 5);
+    expect(audit.items.filter((a) => a.action === 'webhook.disabled')).toEqual([
+      expect.objectContaining({ actor: 'system', targetId: endpoint.endpointId }),
+    ]);
+    const notes = await listNotifications(table, workspace, 5);
+    expect(notes.items[0]).toMatchObject({ kind: 'endpoint.disabled', endpointId: endpoint.endpointId });
+
+    // Its queued retry becomes failed_permanent (endpoint_disabled) without an HTTP attempt.
+    expect(await dispatchDelivery(deps(), deliveryId, 2)).toMatchObject({ kind: 'ack', reason: 'endpoint_disabled' });
+    expect(r.seen).toHaveLength(1);
+    const summary = await getDelivery(table, deliveryId);
+    expect(summary).toMatchObject({ status: 'failed_permanent', attempts: 1, lastResponseStatus: 500 });
+    const attempts = (await listAttempts(table, deliveryId, 10)).items;
+    expect(attempts[1]).toMatchObject({ ordinal: 2, outcome: 'failed_permanent', failureReason: 'endpoint_disabled', durationMs: null });
+    expect((await getEndpointRecord(table, workspace, endpoint.endpointId))!.consecutiveFailures).toBe(20);
+  });
+
+  it('duplicate concurrent processing of one message records one observation, one streak step, one audit', async () => {
+    const r = await receiver((_req, res) => setTimeout(() => res.writeHead(500).end(), 50));
+    const { endpoint, deliveryId, workspace } = await published(r.url, { consecutiveFailures: 19 });
+    const results = await Promise.all([dispatchDelivery(deps(), deliveryId), dispatchDelivery(deps(), deliveryId), dispatchDelivery(deps(), deliveryId)]);
+    expect(results.filter((x) => x.kind === 'retry')).toHaveLength(1);
+    expect(results.filter((x) => x.kind === 'ack' && x.reason === 'duplicate')).toHaveLength(2);
+    expect((await listAttempts(table, deliveryId, 10)).items).toHaveLength(1);
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ attempts: 1, status: 'failed' });
+    expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({ consecutiveFailures: 20, enabled: false });
+    const disabledAudits = (await listAuditEvents(table, workspace, 50)).items.filter((a) => a.action === 'webhook.disabled');
+    expect(disabledAudits).toHaveLength(1);
+  });
+
+  it('a late duplicate of a delivered message changes nothing', async () => {
+    const r = await receiver((_req, res) => res.writeHead(200).end());
+    const { deliveryId } = await published(r.url);
+    await dispatchDelivery(deps(), deliveryId);
+    const before = await getDelivery(table, deliveryId);
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'already_terminal' });
+    expect(await getDelivery(table, deliveryId)).toEqual(before);
+    expect(r.seen).toHaveLength(1);
+  });
+});
