@@ -44,7 +44,7 @@ function deps(overrides: Partial<DispatchDeps> = {}): DispatchDeps {
 
 async function receiver(respond: Parameters<typeof scriptedReceiver>[0]) {
   const r = await scriptedReceiver(respond);
-  stops.push(r.stop);
+  stops.push(() => r.stop());
   return r;
 }
 
