@@ -130,6 +130,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
     servers: [{ url: options.serverUrl ?? '/' }],
     tags: [
       { name: 'Webhooks', description: 'Webhook endpoints: create, update, rotate secrets.' },
+      { name: 'Deliveries', description: 'Delivery summaries, attempt evidence, replays and test sends.' },
       { name: 'Events', description: 'The event-type catalogue.' },
       { name: 'Workspace', description: 'Workspace overview, members, audit trail, notifications.' },
       { name: 'API tokens', description: 'Workspace API tokens.' },

@@ -26,6 +26,7 @@ export const createApiToken: OperationImpl<'createApiToken'> = async (deps, call
     targetId: meta.tokenId,
     detail: { name: meta.name, scopes: meta.scopes },
   });
+  await deps.events.emit(caller.workspace, 'api_token.created', { tokenId: meta.tokenId, name: meta.name, scopes: meta.scopes });
   return { ...meta, token };
 };
 
@@ -37,4 +38,5 @@ export const revokeApiToken: OperationImpl<'revokeApiToken'> = async (deps, call
     targetId: params.tokenId,
   });
   if (!deleted) throw new AppError('TokenNotFound', `No API token ${params.tokenId} in workspace ${caller.workspace}`);
+  await deps.events.emit(caller.workspace, 'api_token.revoked', { tokenId: params.tokenId });
 };

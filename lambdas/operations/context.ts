@@ -7,6 +7,13 @@ import { OPERATIONS, type OperationId } from '../contract/operations';
 import type { EventCatalogue } from '../domain/event-catalogue';
 import type { UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
+import type { DeliveryQueue } from '../queue/delivery-queue';
+
+/** Where the service's own domain events go (EventBridge in the cloud, the publisher in-process locally). */
+export interface DomainEventSink {
+  /** Best effort, after persistence: a failure is logged, never the caller's. */
+  emit(workspace: string, type: string, payload: unknown): Promise<void>;
+}
 
 /** Adapters and configuration of the operations. */
 export interface OperationDeps {
@@ -16,6 +23,10 @@ export interface OperationDeps {
   readonly eventTypes: EventCatalogue;
   /** URL rules; `allowLoopback` only in the local stack. */
   readonly urlPolicy: UrlCheckOptions;
+  /** The delivery queue (test sends, replays). */
+  readonly queue: DeliveryQueue;
+  /** Domain events of the service itself. */
+  readonly events: DomainEventSink;
 }
 
 /** The authenticated caller, from the authorizer's context. */

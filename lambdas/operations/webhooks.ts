@@ -67,6 +67,7 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     targetId: record.endpointId,
     detail: { url, eventTypes },
   });
+  await deps.events.emit(caller.workspace, 'webhook.created', { endpointId: record.endpointId, url, eventTypes });
   return toEndpointWire(record);
 };
 
@@ -89,17 +90,20 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
     detail: { changed: Object.keys(changes), ...changes },
   });
   if (!updated) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+  await deps.events.emit(caller.workspace, 'webhook.updated', { endpointId: updated.endpointId, url: updated.url, changed: Object.keys(changes) });
   return toEndpointWire(updated);
 };
 
 /** DELETE /workspaces/{slug}/webhooks/{endpointId}: history cascades. */
 export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller, { params }) => {
+  const existing = await getEndpointRecord(deps.table, caller.workspace, params.endpointId);
   const deleted = await deleteEndpoint(deps.table, caller.workspace, params.endpointId, deps.now(), {
     action: 'webhook.deleted',
     actor: caller.tokenId,
     targetId: params.endpointId,
   });
   if (!deleted) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+  await deps.events.emit(caller.workspace, 'webhook.deleted', { endpointId: params.endpointId, url: existing?.url ?? '' });
 };
 
 /** POST .../rotate-secret: the new secret, shown once. */
@@ -116,5 +120,6 @@ export const rotateWebhookSecret: OperationImpl<'rotateWebhookSecret'> = async (
   });
   if (outcome === 'not_found') throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
   if (outcome === 'conflict') throw new AppError('Conflict', 'Another rotation of this secret happened at the same time; retry.');
+  await deps.events.emit(caller.workspace, 'webhook.secret_rotated', { endpointId: record.endpointId, previousSecretExpiresAt: rotated.previousSecretExpiresAt });
   return { endpointId: record.endpointId, secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt };
 };

@@ -15,6 +15,7 @@ import { getDelivery, isTerminal, recordObservation, type DeliveryRecord, type O
 import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
+import type { DomainEventSink } from '../operations/context';
 
 /** Consecutive failures that disable an endpoint (spec §8). */
 export const DISABLE_THRESHOLD = 20;
@@ -38,6 +39,8 @@ export interface DispatchDeps {
   readonly urlPolicy: UrlCheckOptions;
   /** Trace id of an attempt (`x-trace-id`). @default a random UUID */
   readonly traceId?: () => string;
+  /** Domain events (`webhook.disabled`). @default none */
+  readonly events?: DomainEventSink;
 }
 
 /** What the queue should do with the message. */
@@ -171,6 +174,9 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
       },
       deps.now(),
     ).catch(() => undefined);
+    await deps.events
+      ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: endpoint.url, consecutiveFailures: outcome.consecutiveFailures ?? DISABLE_THRESHOLD })
+      .catch(() => undefined);
   }
   if (classified.status === 'failed') return { kind: 'retry', delaySeconds: exhausted ? 0 : retryDelaySeconds(attempts), delivery: outcome.delivery };
   return { kind: 'ack', reason: classified.status, delivery: outcome.delivery };

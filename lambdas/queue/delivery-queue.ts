@@ -14,6 +14,11 @@ export interface DeliveryQueue {
   send(messages: readonly DeliveryMessage[]): Promise<void>;
 }
 
+/** Delays the next receive of a received message (the retry backoff: SQS ChangeMessageVisibility). */
+export interface MessageDelayer {
+  delay(receiptHandle: string, seconds: number): Promise<void>;
+}
+
 /** Parses a message body; null when it is not a delivery message. */
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {

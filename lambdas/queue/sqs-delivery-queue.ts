@@ -1,6 +1,6 @@
 /** The SQS adapter of the delivery queue. */
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryMessage, DeliveryQueue } from './delivery-queue';
+import type { DeliveryMessage, DeliveryQueue, MessageDelayer } from './delivery-queue';
 
 /** SQS's batch limit. */
 const BATCH = 10;
@@ -23,7 +23,11 @@ export function sqsDeliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueu
   };
 }
 
-/** Delays the next receive of a message (the retry backoff). */
-export async function delayMessage(sqs: SQSClient, queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
-  await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(Math.max(0, Math.round(seconds)), 43_200) }));
+/** Delays the next receive of a message (the retry backoff) with ChangeMessageVisibility. */
+export function sqsMessageDelayer(sqs: SQSClient, queueUrl: string): MessageDelayer {
+  return {
+    async delay(receiptHandle, seconds) {
+      await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(Math.max(0, Math.round(seconds)), 43_200) }));
+    },
+  };
 }

@@ -5,7 +5,7 @@
  * being terminal) and the endpoint's streak, so a duplicate or late observation
  * can never regress the summary or repeat a streak change or an audit.
  */
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from '../contract/pagination';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import type { TableContext } from './client';
@@ -325,4 +325,17 @@ export async function deliveriesCreatedBefore(table: TableContext, day: string, 
     }),
   );
   return (out.Items ?? []) as { deliveryId: string; createdAt: string }[];
+}
+
+const WATERMARK = { pk: 'RETENTION', sk: 'WATERMARK' } as const;
+
+/** The oldest creation day retention has not finished (null before the first pass). */
+export async function getRetentionWatermark(table: TableContext): Promise<string | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: WATERMARK, ConsistentRead: true }));
+  return (out.Item?.day as string | undefined) ?? null;
+}
+
+/** Saves the retention watermark. */
+export async function putRetentionWatermark(table: TableContext, day: string): Promise<void> {
+  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...WATERMARK, type: 'retention-watermark', day } }));
 }

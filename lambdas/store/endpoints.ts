@@ -2,7 +2,8 @@
  * Webhook endpoints. The stored record carries the signing secrets; only
  * {@link toEndpointWire} turns it into what responses show, and it drops them.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Endpoint } from '../contract/schemas';
 import type { Page } from '../contract/pagination';
 import type { StoredSecret } from '../domain/secrets';
@@ -270,4 +271,39 @@ export async function enabledSubscribers(table: TableContext, slug: string, even
     start = page.LastEvaluatedKey;
   } while (start);
   return out;
+}
+
+/** Endpoints whose replaced secret's grace window ended before `now` (sparse GSI1 entries). */
+export async function endpointsWithEndedGrace(table: TableContext, now: Date, limit: number): Promise<EndpointRecord[]> {
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      IndexName: TABLE.gsi1.name,
+      KeyConditionExpression: '#pk = :pk AND #sk < :now',
+      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
+      ExpressionAttributeValues: { ':pk': 'SECRET_GRACE', ':now': now.toISOString() },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map(fromItem);
+}
+
+/** Keeps only `secrets` (the still-active ones) if no rotation happened since `expectedVersion`; drops the grace index entry. */
+export async function dropExpiredSecrets(table: TableContext, record: EndpointRecord, secrets: StoredSecret[]): Promise<boolean> {
+  try {
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.endpoint(record.workspace, record.endpointId),
+        UpdateExpression: 'SET secrets = :s, secretVersion = :next REMOVE #g1pk, #g1sk',
+        ConditionExpression: 'secretVersion = :expected',
+        ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
+        ExpressionAttributeValues: { ':s': secrets, ':next': record.secretVersion + 1, ':expected': record.secretVersion },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return false;
+    throw e;
+  }
 }

@@ -8,7 +8,7 @@ import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import type { Runtime } from '../../lambdas/http/runtime';
 
 const runtime: Runtime = {
-  deps: { table: { doc: {} as never, tableName: 'unused' }, now: () => new Date(), eventTypes: createEventCatalogue(), urlPolicy: {} },
+  deps: { table: { doc: {} as never, tableName: 'unused' }, now: () => new Date(), eventTypes: createEventCatalogue(), urlPolicy: {}, queue: { send: async () => undefined }, events: { emit: async () => undefined } },
   rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
 };
 

@@ -1,0 +1,24 @@
+/** Lambda entry of the dead-letter consumer (the DLQ's event source). */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { defaultRuntime, logger } from '../http/runtime';
+import { deadLetterDelivery } from '../pipeline/dead-letter';
+import { parseDeliveryMessage } from '../queue/delivery-queue';
+
+const processor = new BatchProcessor(EventType.SQS);
+
+async function handleRecord(record: SQSRecord): Promise<void> {
+  const message = parseDeliveryMessage(record.body);
+  if (!message) {
+    logger.error('Dropped a dead letter that is not a delivery', { messageId: record.messageId });
+    return;
+  }
+  const { deps } = defaultRuntime();
+  const result = await deadLetterDelivery({ table: deps.table, now: deps.now }, message.deliveryId);
+  logger.info('Dead letter handled', { deliveryId: message.deliveryId, result: result.kind });
+}
+
+/** The SQS handler. */
+export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  return processPartialResponse(event, handleRecord, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
+}

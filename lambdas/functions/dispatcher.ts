@@ -1,0 +1,44 @@
+/**
+ * Lambda entry of the dispatcher (SQS event source, ReportBatchItemFailures):
+ * the records of a batch are dispatched concurrently (Powertools batch); a
+ * retryable failure delays its message by the backoff and is reported failed.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { defaultRuntime, delayerFromEnv, logger } from '../http/runtime';
+import { dispatchDelivery, systemResolver } from '../pipeline/dispatcher';
+import { httpSender } from '../pipeline/http-sender';
+import { parseDeliveryMessage } from '../queue/delivery-queue';
+
+const processor = new BatchProcessor(EventType.SQS);
+const delayer = delayerFromEnv();
+
+/** Raised for a record the queue should deliver again later. */
+class RetryLater extends Error {
+  override readonly name = 'RetryLater';
+}
+
+async function handleRecord(record: SQSRecord): Promise<void> {
+  const message = parseDeliveryMessage(record.body);
+  if (!message) {
+    // A body that is no delivery can never succeed: ack it, loudly.
+    logger.error('Dropped a message that is not a delivery', { messageId: record.messageId });
+    return;
+  }
+  const { deps } = defaultRuntime();
+  const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+  const result = await dispatchDelivery(
+    { table: deps.table, now: deps.now, urlPolicy: deps.urlPolicy, sender: httpSender, resolve: systemResolver, events: deps.events },
+    message.deliveryId,
+    receiveCount,
+  );
+  if (result.kind === 'retry') {
+    await delayer.delay(record.receiptHandle, result.delaySeconds);
+    throw new RetryLater(`${message.deliveryId}: retry in ${result.delaySeconds} s`);
+  }
+}
+
+/** The SQS handler. */
+export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  return processPartialResponse(event, handleRecord, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
+}

@@ -1,0 +1,25 @@
+/**
+ * Lambda entry of the publisher: the target of the domain-events bus rule.
+ * A producer puts `detail-type` = the event type, `detail` = `{workspace, payload}`.
+ */
+import type { EventBridgeEvent } from 'aws-lambda';
+import { isAppError } from '../contract/errors';
+import { defaultRuntime, logger } from '../http/runtime';
+import { publishEvent } from '../pipeline/publisher';
+
+/** Publishes one bus event; an invalid event is logged and dropped (retrying cannot fix it). */
+export async function handler(event: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>): Promise<{ deliveryIds: string[] }> {
+  const { deps } = defaultRuntime();
+  try {
+    const workspace = typeof event.detail?.workspace === 'string' ? event.detail.workspace : '';
+    const result = await publishEvent(deps, { workspace, type: event['detail-type'], payload: event.detail?.payload });
+    logger.info('Published', { type: event['detail-type'], workspace, deliveries: result.deliveryIds.length });
+    return result;
+  } catch (error) {
+    if (isAppError(error)) {
+      logger.error('Refused an event', { id: event.id, type: event['detail-type'], tag: error.tag, detail: error.detail });
+      return { deliveryIds: [] };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,9 @@
+/** Lambda entry of the daily retention schedule. */
+import { defaultRuntime, logger } from '../http/runtime';
+import { runRetention } from '../pipeline/schedules';
+
+export async function handler(): Promise<{ deleted: number; watermark: string }> {
+  const result = await runRetention(defaultRuntime().deps);
+  logger.info('Retention pass', result);
+  return result;
+}

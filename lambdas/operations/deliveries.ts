@@ -1,0 +1,102 @@
+/** Delivery operations (spec §3.1, §4): list, get, attempts, replay, test send. */
+import { AppError } from '../contract/errors';
+import { TEST_EVENT_TYPE } from '../contract/events';
+import { clampLimit } from '../contract/pagination';
+import { newId } from '../domain/ids';
+import type { Caller, OperationDeps, OperationImpl } from './context';
+import { getDelivery, listAttempts, listDeliveriesOfEndpoint, putPendingDelivery, toDeliveryWire, type DeliveryRecord } from '../store/deliveries';
+import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
+
+/** Statuses a replay may start from. */
+export const REPLAYABLE = ['failed', 'failed_permanent', 'dead_lettered'] as const;
+
+async function endpointOf(deps: OperationDeps, caller: Caller, endpointId: string): Promise<EndpointRecord> {
+  const endpoint = await getEndpointRecord(deps.table, caller.workspace, endpointId);
+  if (!endpoint) throw new AppError('EndpointNotFound', `No webhook endpoint ${endpointId} in workspace ${caller.workspace}`);
+  return endpoint;
+}
+
+/** A delivery of the caller's workspace; another workspace's is as absent as a missing one. */
+async function deliveryOf(deps: OperationDeps, caller: Caller, deliveryId: string): Promise<DeliveryRecord> {
+  const delivery = await getDelivery(deps.table, deliveryId);
+  if (!delivery || delivery.workspace !== caller.workspace) throw new AppError('DeliveryNotFound', `No delivery ${deliveryId} in workspace ${caller.workspace}`);
+  return delivery;
+}
+
+/** Writes a new pending row (with its audit when given) and queues it. */
+async function queueNew(
+  deps: OperationDeps,
+  endpoint: EndpointRecord,
+  input: { eventType: string; payload: unknown; replayedFrom: string | null },
+  audit?: { actor: string; action: string },
+): Promise<DeliveryRecord> {
+  const now = deps.now();
+  const iso = now.toISOString();
+  const record: DeliveryRecord = {
+    deliveryId: newId('whd', now),
+    workspace: endpoint.workspace,
+    endpointId: endpoint.endpointId,
+    status: 'pending',
+    attempts: 0,
+    evidenceCount: 0,
+    nextAttemptAt: iso,
+    eventType: input.eventType,
+    payload: input.payload,
+    replayedFrom: input.replayedFrom,
+    lastResponseStatus: null,
+    lastError: null,
+    createdAt: iso,
+    updatedAt: iso,
+  };
+  await putPendingDelivery(
+    deps.table,
+    record,
+    now,
+    audit ? { action: audit.action, actor: audit.actor, targetId: record.deliveryId, detail: { replayedFrom: input.replayedFrom, endpointId: endpoint.endpointId } } : undefined,
+  );
+  // If this send is lost, the row stays pending and the stuck-pending repair queues it.
+  await deps.queue.send([{ deliveryId: record.deliveryId }]);
+  return record;
+}
+
+/** GET .../webhooks/{endpointId}/deliveries */
+export const listWebhookDeliveries: OperationImpl<'listWebhookDeliveries'> = async (deps, caller, { params, query }) => {
+  await endpointOf(deps, caller, params.endpointId);
+  return listDeliveriesOfEndpoint(deps.table, params.endpointId, clampLimit(query.limit), query.cursor);
+};
+
+/** GET .../webhooks/deliveries/{deliveryId} */
+export const getWebhookDelivery: OperationImpl<'getWebhookDelivery'> = async (deps, caller, { params }) =>
+  toDeliveryWire(await deliveryOf(deps, caller, params.deliveryId));
+
+/** GET .../webhooks/deliveries/{deliveryId}/attempts */
+export const listWebhookDeliveryAttempts: OperationImpl<'listWebhookDeliveryAttempts'> = async (deps, caller, { params, query }) => {
+  await deliveryOf(deps, caller, params.deliveryId);
+  return listAttempts(deps.table, params.deliveryId, clampLimit(query.limit), query.cursor);
+};
+
+/** POST .../webhooks/deliveries/{deliveryId}/replay: a new pending row; the source is unchanged. */
+export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = async (deps, caller, { params }) => {
+  const source = await deliveryOf(deps, caller, params.deliveryId);
+  if (!(REPLAYABLE as readonly string[]).includes(source.status)) {
+    throw new AppError('DeliveryNotReplayable', `Delivery ${source.deliveryId} is ${source.status}; only ${REPLAYABLE.join(', ')} deliveries can be replayed`);
+  }
+  const endpoint = await getEndpointRecord(deps.table, caller.workspace, source.endpointId);
+  if (!endpoint) throw new AppError('EndpointNotFound', `The endpoint ${source.endpointId} of this delivery no longer exists`);
+  if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before replaying`);
+  const replay = await queueNew(
+    deps,
+    endpoint,
+    { eventType: source.eventType, payload: source.payload, replayedFrom: source.deliveryId },
+    { actor: caller.tokenId, action: 'webhook.delivery_replayed' },
+  );
+  return toDeliveryWire(replay);
+};
+
+/** POST .../webhooks/{endpointId}/test-event: a synthetic `webhook.test_event` to this endpoint only. */
+export const sendWebhookTestEvent: OperationImpl<'sendWebhookTestEvent'> = async (deps, caller, { params }) => {
+  const endpoint = await endpointOf(deps, caller, params.endpointId);
+  if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it before sending a test event`);
+  const payload = { message: 'This is a test event from the webhook delivery service.', sentAt: deps.now().toISOString(), endpointId: endpoint.endpointId };
+  return toDeliveryWire(await queueNew(deps, endpoint, { eventType: TEST_EVENT_TYPE, payload, replayedFrom: null }));
+};

@@ -1,0 +1,56 @@
+/**
+ * The dead-letter consumer (spec §3.1, DESIGN §5): a delivery whose retries
+ * are exhausted becomes `dead_lettered` by terminal bookkeeping (no HTTP
+ * attempt, last HTTP evidence kept, streak untouched, an operator's re-enable
+ * untouched), then a workspace Notification is recorded, best effort.
+ */
+import type { TableContext } from '../store/client';
+import { getDelivery, isTerminal, recordObservation, type DeliveryRecord } from '../store/deliveries';
+import { getEndpointRecord } from '../store/endpoints';
+import { putNotification } from '../store/notifications';
+import { bookkeeping } from './dispatcher';
+
+/** Adapters of the dead-letter consumer. */
+export interface DeadLetterDeps {
+  readonly table: TableContext;
+  readonly now: () => Date;
+}
+
+/** Marks one exhausted delivery; `ignored` when it is gone or already terminal. */
+export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: string): Promise<{ kind: 'dead_lettered'; delivery: DeliveryRecord } | { kind: 'ignored'; reason: string }> {
+  const delivery = await getDelivery(deps.table, deliveryId);
+  if (!delivery) return { kind: 'ignored', reason: 'delivery_gone' };
+  if (isTerminal(delivery.status)) return { kind: 'ignored', reason: 'already_terminal' };
+  const now = deps.now();
+  const outcome = await recordObservation(
+    deps.table,
+    {
+      delivery,
+      endpoint: null,
+      attempt: bookkeeping(now, 'dead_lettered', 'retries_exhausted'),
+      status: 'dead_lettered',
+      http: false,
+      nextAttemptAt: null,
+      streak: { kind: 'none' },
+    },
+    now,
+  );
+  if (outcome.kind !== 'recorded') return { kind: 'ignored', reason: 'duplicate' };
+  try {
+    const endpoint = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
+    await putNotification(
+      deps.table,
+      delivery.workspace,
+      {
+        kind: 'delivery.dead_lettered',
+        message: `Delivery ${delivery.deliveryId} (${delivery.eventType}) to ${endpoint?.url ?? delivery.endpointId} stopped after ${delivery.attempts} attempts (last: ${delivery.lastError ?? 'unknown'}). The endpoint stopped receiving it; replay it once the receiver is fixed.`,
+        endpointId: delivery.endpointId,
+        deliveryId: delivery.deliveryId,
+      },
+      deps.now(),
+    );
+  } catch {
+    // Notifications are best effort, after persistence (spec §3.2 rule 3).
+  }
+  return { kind: 'dead_lettered', delivery: outcome.delivery };
+}

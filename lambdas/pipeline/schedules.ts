@@ -1,0 +1,78 @@
+/**
+ * The scheduled jobs (spec §8, DESIGN §5): history retention, grace-window
+ * expiry of replaced secrets, and the stuck-pending repair. Each pass is
+ * bounded; a backlog drains over several passes.
+ */
+import { activeSecrets } from '../domain/secrets';
+import type { DeliveryQueue } from '../queue/delivery-queue';
+import type { TableContext } from '../store/client';
+import { deliveriesCreatedBefore, getRetentionWatermark, pendingCreatedBefore, putRetentionWatermark } from '../store/deliveries';
+import { dropExpiredSecrets, endpointsWithEndedGrace } from '../store/endpoints';
+import { deletePartition } from '../store/transactions';
+import { keys } from '../store/table-schema';
+
+/** Retention: summaries older than this are deleted with their attempts. */
+export const RETENTION_DAYS = 30;
+/** Retention: at most this many summaries per pass. */
+export const RETENTION_MAX_PER_PASS = 100;
+/** Repair: a pending row with no evidence older than this is queued again. */
+export const REPAIR_AFTER_MS = 5 * 60 * 1000;
+/** Repair: how far back the hourly buckets are searched. */
+export const REPAIR_LOOKBACK_HOURS = 48;
+
+const DAY_MS = 24 * 3600 * 1000;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** Deletes at most `max` summaries older than `days`, oldest first, with their attempts. */
+export async function runRetention(
+  deps: { table: TableContext; now: () => Date },
+  options: { days?: number; max?: number } = {},
+): Promise<{ deleted: number; watermark: string }> {
+  const max = options.max ?? RETENTION_MAX_PER_PASS;
+  const cutoffMs = deps.now().getTime() - (options.days ?? RETENTION_DAYS) * DAY_MS;
+  const cutoff = new Date(cutoffMs).toISOString();
+  const cutoffDay = day(cutoffMs);
+  // Before the first pass nothing can be older than a year of history.
+  let current = (await getRetentionWatermark(deps.table)) ?? day(cutoffMs - 365 * DAY_MS);
+  let deleted = 0;
+  while (deleted < max) {
+    const want = max - deleted;
+    const rows = await deliveriesCreatedBefore(deps.table, current, cutoff, want);
+    for (const row of rows) await deletePartition(deps.table, keys.delivery(row.deliveryId).pk);
+    deleted += rows.length;
+    // A full page: the budget is spent and this day may hold more. The cutoff day keeps ageing: stay on it.
+    if (rows.length === want || current >= cutoffDay) break;
+    current = day(Date.parse(current) + DAY_MS);
+  }
+  await putRetentionWatermark(deps.table, current);
+  return { deleted, watermark: current };
+}
+
+/** Drops replaced secrets whose grace window ended. */
+export async function runSecretExpiry(deps: { table: TableContext; now: () => Date }, limit = 500): Promise<{ expired: number }> {
+  const now = deps.now();
+  let expired = 0;
+  for (const endpoint of await endpointsWithEndedGrace(deps.table, now, limit)) {
+    const keep = endpoint.secrets.filter((s) => activeSecrets([s], now).length > 0);
+    if (await dropExpiredSecrets(deps.table, endpoint, keep)) expired++;
+  }
+  return { expired };
+}
+
+/** Queues again the pending rows with no evidence that are older than the repair delay. */
+export async function runPendingRepair(
+  deps: { table: TableContext; queue: DeliveryQueue; now: () => Date },
+  options: { afterMs?: number; lookbackHours?: number; limitPerHour?: number } = {},
+): Promise<{ requeued: number }> {
+  const now = deps.now().getTime();
+  const before = new Date(now - (options.afterMs ?? REPAIR_AFTER_MS)).toISOString();
+  let requeued = 0;
+  for (let h = options.lookbackHours ?? REPAIR_LOOKBACK_HOURS; h >= 0; h--) {
+    const bucket = keys.pendingHour(new Date(now - h * 3600_000).toISOString());
+    const rows = (await pendingCreatedBefore(deps.table, bucket, before, options.limitPerHour ?? 500)).filter((r) => r.status === 'pending' && r.evidenceCount === 0);
+    if (rows.length === 0) continue;
+    await deps.queue.send(rows.map((r) => ({ deliveryId: r.deliveryId })));
+    requeued += rows.length;
+  }
+  return { requeued };
+}
