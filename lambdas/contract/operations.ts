@@ -60,7 +60,16 @@ export interface OperationDef {
   readonly readOnly: boolean;
   /** True for deletes (MCP `destructiveHint`). */
   readonly destructive?: boolean;
+  /**
+   * Resources the operation uses beyond the table, so the stack grants exactly
+   * these: `deliveryQueue` (sends delivery messages), `domainEvents` (puts the
+   * service's own events on the bus). @default none
+   */
+  readonly uses?: readonly OperationResource[];
 }
+
+/** Resources an operation may use beyond the table. */
+export type OperationResource = 'deliveryQueue' | 'domainEvents';
 
 const Slug = z.object({ slug: SlugSchema });
 const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
@@ -110,6 +119,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'create_webhook',
     readOnly: false,
+    uses: ['domainEvents'],
   }),
   op({
     operationId: 'getWebhook',
@@ -144,6 +154,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'update_webhook',
     readOnly: false,
+    uses: ['domainEvents'],
   }),
   op({
     operationId: 'deleteWebhook',
@@ -159,6 +170,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'delete_webhook',
     readOnly: false,
+    uses: ['domainEvents'],
     destructive: true,
   }),
   op({
@@ -177,6 +189,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'rotate_webhook_secret',
     readOnly: false,
+    uses: ['domainEvents'],
   }),
   op({
     operationId: 'sendWebhookTestEvent',
@@ -194,6 +207,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'send_webhook_test_event',
     readOnly: false,
+    uses: ['deliveryQueue'],
   }),
   op({
     operationId: 'listWebhookDeliveries',
@@ -262,6 +276,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'replay_webhook_delivery',
     readOnly: false,
+    uses: ['deliveryQueue'],
   }),
   op({
     operationId: 'listEventTypes',
@@ -348,6 +363,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'create_api_token',
     readOnly: false,
+    uses: ['domainEvents'],
   }),
   op({
     operationId: 'revokeApiToken',
@@ -363,6 +379,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'revoke_api_token',
     readOnly: false,
+    uses: ['domainEvents'],
     destructive: true,
   }),
   op({
