@@ -9,6 +9,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { AppError } from '../../lambdas/contract/errors';
 import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { problemResponse } from '../../lambdas/http/responses';
+import { lambdaContext, loadHandler } from './lambda-loader';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -30,30 +31,12 @@ const routes: Route[] = (OPERATIONS as readonly OperationDef[]).map((def) => {
     return '([^/]+)';
   });
   return { def, pattern: new RegExp(`^${source}/?$`), names };
-});
+})
+  // As API Gateway: a literal segment wins over a `{param}` sibling (`/webhooks/deliveries/…` vs `/webhooks/{endpointId}`).
+  .sort((a, b) => literalSegments(b.def.path) - literalSegments(a.def.path));
 
-function lambdaContext(name: string, requestId: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
-    memoryLimitInMB: '256',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 29_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-const handlerCache = new Map<string, Promise<unknown>>();
-async function loadHandler<T>(file: string): Promise<T> {
-  if (!handlerCache.has(file)) handlerCache.set(file, import(new URL(`../../lambdas/functions/${file}.ts`, import.meta.url).href));
-  const mod = (await handlerCache.get(file)) as { handler: T };
-  return mod.handler;
+function literalSegments(path: string): number {
+  return path.split('/').filter((seg) => seg && !seg.startsWith('{')).length;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | null> {

@@ -14,6 +14,13 @@ import { ensureTable } from '../../lambdas/store/create-table';
 import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpFront, type ExtraRoute } from './http-front';
 import { ensureWorkspace, issueToken, seedMember } from './seed';
+import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { bindLocal } from '../../lambdas/queue/local-bindings';
+import type { DomainEventSink } from '../../lambdas/operations/context';
+import { InProcessQueue } from './in-process-queue';
+import { lambdaContext, loadHandler } from './lambda-loader';
+import { startSchedules } from './scheduler';
 
 /** Options of {@link startLocalStack}. */
 export interface LocalStackOptions {
@@ -35,6 +42,12 @@ export interface LocalStackOptions {
   readonly rateLimits?: string;
   /** Write `.local/stack.json`. @default true */
   readonly writeStackFile?: boolean;
+  /** Divides retry delays, visibility timeouts, batching windows and schedule intervals. @default 1 */
+  readonly timeScale?: number;
+  /** Run the scheduled jobs (retention, secret expiry, stuck-pending repair). @default true */
+  readonly schedules?: boolean;
+  /** Called with pipeline errors (a consumer or a job that threw). @default console.error */
+  readonly onPipelineError?: (where: string, error: unknown) => void;
 }
 
 /** What a running local stack offers. */
@@ -48,6 +61,8 @@ export interface LocalStack {
   readonly dynamoDbEndpoint: string;
   /** PID of DynamoDB Local when this stack started it. */
   readonly dynamoDbPid: number | null;
+  /** The delivery queue and its dead-letter queue (in-process, SQS semantics). */
+  readonly queues: { readonly deliveries: InProcessQueue; readonly deadLetters: InProcessQueue };
   stop(): Promise<void>;
 }
 
@@ -78,8 +93,24 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const table = createTableContext({ tableName, endpoint });
     await ensureTable(table);
 
+    // The pipeline: SQS, its DLQ and EventBridge stand in-process, bound under local: URLs.
+    const timeScale = options.timeScale ?? 1;
+    const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
+    const deadLetters = new InProcessQueue({ name: 'deliveries-dlq', batchSize: 10, timeScale, onError: (e) => report('dead-letter', e) });
+    const deliveries = new InProcessQueue({ name: 'deliveries', deadLetterQueue: deadLetters, maxReceiveCount: 7, timeScale, onError: (e) => report('dispatcher', e) });
+    bindLocal('local:deliveries', deliveries);
+    const events: DomainEventSink = {
+      async emit(workspace, type, payload) {
+        const publish = await loadHandler<(e: EventBridgeEvent<string, unknown>) => Promise<unknown>>('publisher');
+        await publish({ id: randomUUID(), version: '0', account: 'local', time: new Date().toISOString(), region: 'local', resources: [], source: 'webhooks.service', 'detail-type': type, detail: { workspace, payload } });
+      },
+    };
+    bindLocal('local:events', events);
+
     // The handlers build their adapters from the environment, as on Lambda.
     Object.assign(process.env, {
+      DELIVERY_QUEUE_URL: 'local:deliveries',
+      EVENT_BUS_NAME: 'local:events',
       TABLE_NAME: tableName,
       RATE_LIMIT_TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: endpoint,
@@ -102,6 +133,24 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
     token ??= (await issueToken(table, slug, { name: 'local admin', scopes: ['admin'] })).token;
 
+    type SqsHandler = (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>;
+    const dispatcher = await loadHandler<SqsHandler>('dispatcher');
+    const deadLetter = await loadHandler<SqsHandler>('dead-letter');
+    deliveries.consume((e) => dispatcher(e, lambdaContext('dispatcher', randomUUID())));
+    deadLetters.consume((e) => deadLetter(e, lambdaContext('dead-letter', randomUUID())));
+    const stopSchedules =
+      options.schedules === false
+        ? async () => undefined
+        : startSchedules(
+            [
+              { name: 'retention', everyMs: 24 * 3600_000, run: async () => (await loadHandler<() => Promise<unknown>>('retention'))() },
+              { name: 'secret-expiry', everyMs: 3600_000, run: async () => (await loadHandler<() => Promise<unknown>>('secret-expiry'))() },
+              { name: 'pending-repair', everyMs: 5 * 60_000, run: async () => (await loadHandler<() => Promise<unknown>>('pending-repair'))() },
+            ],
+            timeScale,
+            report,
+          );
+
     const server = createHttpFront({ extraRoutes: [docsRoute()] });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
@@ -119,7 +168,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       table,
       dynamoDbEndpoint: endpoint,
       dynamoDbPid: dynamo?.pid ?? null,
+      queues: { deliveries, deadLetters },
       async stop() {
+        await stopSchedules();
+        await deliveries.stop();
+        await deadLetters.stop();
         await new Promise<void>((ok) => {
           server.closeAllConnections();
           server.close(() => ok());

@@ -5,7 +5,6 @@ import { defaultRuntime, logger } from '../http/runtime';
 import { deadLetterDelivery } from '../pipeline/dead-letter';
 import { parseDeliveryMessage } from '../queue/delivery-queue';
 
-const processor = new BatchProcessor(EventType.SQS);
 
 async function handleRecord(record: SQSRecord): Promise<void> {
   const message = parseDeliveryMessage(record.body);
@@ -20,5 +19,6 @@ async function handleRecord(record: SQSRecord): Promise<void> {
 
 /** The SQS handler. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  return processPartialResponse(event, handleRecord, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
+  // One processor per invocation: it holds the batch's state.
+  return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, processInParallel: true, throwOnFullBatchFailure: false });
 }

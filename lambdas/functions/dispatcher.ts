@@ -10,7 +10,6 @@ import { dispatchDelivery, systemResolver } from '../pipeline/dispatcher';
 import { httpSender } from '../pipeline/http-sender';
 import { parseDeliveryMessage } from '../queue/delivery-queue';
 
-const processor = new BatchProcessor(EventType.SQS);
 const delayer = delayerFromEnv();
 
 /** Raised for a record the queue should deliver again later. */
@@ -40,5 +39,6 @@ async function handleRecord(record: SQSRecord): Promise<void> {
 
 /** The SQS handler. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  return processPartialResponse(event, handleRecord, processor, { context, processInParallel: true, throwOnFullBatchFailure: false });
+  // One processor per invocation: it holds the batch's state.
+  return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, processInParallel: true, throwOnFullBatchFailure: false });
 }

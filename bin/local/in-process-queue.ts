@@ -1,0 +1,170 @@
+/**
+ * An in-process queue with the SQS semantics the pipeline relies on (DESIGN
+ * §8): visibility timeout, per-message receive count, ChangeMessageVisibility,
+ * redrive to a dead-letter queue after `maxReceiveCount` receives, batches of
+ * `batchSize` gathered within a batching window, at most `maxConcurrency`
+ * batches in flight, partial batch responses. `timeScale` divides every delay.
+ * It stands in for SQS + the event source mapping on one machine.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { DeliveryMessage, DeliveryQueue, MessageDelayer } from '../../lambdas/queue/delivery-queue';
+
+/** Consumes a batch, as a Lambda on an SQS event source does. */
+export type BatchConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+/** Options of an {@link InProcessQueue}. */
+export interface InProcessQueueOptions {
+  readonly name: string;
+  /** @default 180 */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Receives before redrive to `deadLetterQueue`. @default 7 */
+  readonly maxReceiveCount?: number;
+  readonly deadLetterQueue?: InProcessQueue;
+  /** @default 25 */
+  readonly batchSize?: number;
+  /** @default 1 */
+  readonly maxBatchingWindowSeconds?: number;
+  /** @default 4 */
+  readonly maxConcurrency?: number;
+  /** Divides every delay (visibility, backoff, batching window). @default 1 */
+  readonly timeScale?: number;
+  /** Called when a consumer throws (the batch then stays, as on Lambda errors). */
+  readonly onError?: (error: unknown) => void;
+}
+
+interface Message {
+  readonly messageId: string;
+  readonly body: string;
+  readonly sentAt: number;
+  receiveCount: number;
+  visibleAt: number;
+  receiptHandle: string | null;
+}
+
+/** The queue. Start consuming with {@link InProcessQueue.consume}. */
+export class InProcessQueue implements DeliveryQueue, MessageDelayer {
+  private readonly messages = new Map<string, Message>();
+  private readonly byReceipt = new Map<string, Message>();
+  private consumer: BatchConsumer | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight = new Set<Promise<void>>();
+  private readonly scale: number;
+
+  constructor(private readonly options: InProcessQueueOptions) {
+    this.scale = options.timeScale ?? 1;
+  }
+
+  /** Messages not yet deleted (visible or in flight). */
+  get depth(): number {
+    return this.messages.size;
+  }
+
+  /** Enqueues delivery messages. */
+  async send(messages: readonly DeliveryMessage[]): Promise<void> {
+    for (const m of messages) this.sendBody(JSON.stringify({ deliveryId: m.deliveryId }));
+  }
+
+  /** Enqueues a raw body (redrive keeps the body as it was). */
+  sendBody(body: string): void {
+    const messageId = randomUUID();
+    this.messages.set(messageId, { messageId, body, sentAt: Date.now(), receiveCount: 0, visibleAt: Date.now(), receiptHandle: null });
+    this.kick();
+  }
+
+  /** ChangeMessageVisibility of a received message. */
+  async delay(receiptHandle: string, seconds: number): Promise<void> {
+    const message = this.byReceipt.get(receiptHandle);
+    if (message) message.visibleAt = Date.now() + (seconds * 1000) / this.scale;
+  }
+
+  /** Starts delivering batches to `consumer`. */
+  consume(consumer: BatchConsumer): void {
+    this.consumer = consumer;
+    this.timer = setInterval(() => this.poll(), Math.max(5, Math.min(100, 1000 / this.scale)));
+    this.timer.unref();
+  }
+
+  /** Stops consuming and waits for the batches in flight. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.consumer = undefined;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private kick(): void {
+    if (this.consumer) setImmediate(() => this.poll());
+  }
+
+  private poll(): void {
+    const consumer = this.consumer;
+    if (!consumer) return;
+    const batchSize = this.options.batchSize ?? 25;
+    const windowMs = ((this.options.maxBatchingWindowSeconds ?? 1) * 1000) / this.scale;
+    while (this.inFlight.size < (this.options.maxConcurrency ?? 4)) {
+      const now = Date.now();
+      const visible = [...this.messages.values()].filter((m) => m.visibleAt <= now).sort((a, b) => a.visibleAt - b.visibleAt);
+      if (visible.length === 0) return;
+      // Like the event source mapping: a full batch, or the oldest has waited out the window.
+      if (visible.length < batchSize && now - visible[0]!.visibleAt < windowMs) return;
+      const records: SQSRecord[] = [];
+      for (const m of visible.slice(0, batchSize)) {
+        m.receiveCount++;
+        if (this.options.deadLetterQueue && m.receiveCount > (this.options.maxReceiveCount ?? 7)) {
+          this.remove(m);
+          this.options.deadLetterQueue.sendBody(m.body);
+          continue;
+        }
+        if (m.receiptHandle) this.byReceipt.delete(m.receiptHandle);
+        m.receiptHandle = randomUUID();
+        this.byReceipt.set(m.receiptHandle, m);
+        m.visibleAt = now + ((this.options.visibilityTimeoutSeconds ?? 180) * 1000) / this.scale;
+        records.push(this.record(m));
+      }
+      if (records.length === 0) continue;
+      const run = this.deliver(consumer, records).finally(() => {
+        this.inFlight.delete(run);
+        this.kick();
+      });
+      this.inFlight.add(run);
+    }
+  }
+
+  private async deliver(consumer: BatchConsumer, records: SQSRecord[]): Promise<void> {
+    try {
+      const response = await consumer({ Records: records });
+      const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+      for (const r of records) {
+        const m = this.messages.get(r.messageId);
+        if (m && !failed.has(r.messageId)) this.remove(m);
+      }
+    } catch (error) {
+      // A failed invocation leaves the whole batch to reappear after its visibility timeout.
+      this.options.onError?.(error);
+    }
+  }
+
+  private remove(m: Message): void {
+    this.messages.delete(m.messageId);
+    if (m.receiptHandle) this.byReceipt.delete(m.receiptHandle);
+  }
+
+  private record(m: Message): SQSRecord {
+    return {
+      messageId: m.messageId,
+      receiptHandle: m.receiptHandle!,
+      body: m.body,
+      attributes: {
+        ApproximateReceiveCount: String(m.receiveCount),
+        SentTimestamp: String(m.sentAt),
+        SenderId: 'local',
+        ApproximateFirstReceiveTimestamp: String(m.sentAt),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: `arn:aws:sqs:local:000000000000:${this.options.name}`,
+      awsRegion: 'local',
+    };
+  }
+}

@@ -1,0 +1,27 @@
+/** Loads a Lambda entry of `lambdas/functions/` by file name, once, as Lambda would. */
+const cache = new Map<string, Promise<unknown>>();
+
+/** The `handler` export of `lambdas/functions/<file>.ts`. */
+export async function loadHandler<T>(file: string): Promise<T> {
+  if (!cache.has(file)) cache.set(file, import(new URL(`../../lambdas/functions/${file}.ts`, import.meta.url).href));
+  const mod = (await cache.get(file)) as { handler: T };
+  return mod.handler;
+}
+
+/** A Lambda context for local invocations. */
+export function lambdaContext(name: string, requestId: string): import('aws-lambda').Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '256',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
