@@ -17,6 +17,8 @@ Commands:
   member add <slug> <email> [--role owner|admin|member]
   token create <slug> [--name <name>] [--scopes admin]
                                                    mint an API token (printed once)
+  publish <slug> <event-type> '<json payload>'     publish a domain event: to the local stack,
+                                                   or with --bus <name> to a deployed stack's bus
 
 Target (default: the local stack of .local/stack.json):
   --table <name> [--region <region>]               a deployed table (AWS credentials from the environment)
@@ -50,6 +52,7 @@ async function main(): Promise<number> {
       region: { type: 'string' },
       endpoint: { type: 'string' },
       'data-dir': { type: 'string' },
+      bus: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -58,6 +61,7 @@ async function main(): Promise<number> {
     console.log(HELP);
     return values.help ? 0 : 2;
   }
+  if (noun === 'publish') return publish(positionals.slice(1), values);
   const table = target(values);
   try {
     if (noun === 'workspace' && verb === 'create') {
@@ -90,6 +94,33 @@ async function main(): Promise<number> {
   } finally {
     table.doc.destroy();
   }
+}
+
+/** `publish`: EventBridge PutEvents on a deployed bus, or the local stack's stand-in for it. */
+async function publish(args: string[], values: { bus?: string; region?: string; 'data-dir'?: string }): Promise<number> {
+  const [slug, type, json] = args;
+  if (!slug || !type) throw new Error("publish needs <slug> <event-type> ['<json payload>']");
+  let payload: unknown;
+  try {
+    payload = JSON.parse(json ?? '{}');
+  } catch {
+    throw new Error('The payload is not valid JSON');
+  }
+  if (values.bus) {
+    const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
+    const { eventBridgeSink } = await import('../lambdas/queue/domain-events');
+    await eventBridgeSink(new EventBridgeClient(values.region ? { region: values.region } : {}), values.bus).emit(slug, type, payload);
+    console.log(`Put ${type} for ${slug} on bus ${values.bus}.`);
+    return 0;
+  }
+  const file = `${values['data-dir'] ?? '.local'}/stack.json`;
+  if (!existsSync(file)) throw new Error(`No ${file}: start the local stack with \`npm start\`, or pass --bus <name> for a deployed stack.`);
+  const { apiUrl } = JSON.parse(readFileSync(file, 'utf8')) as { apiUrl: string };
+  const res = await fetch(`${apiUrl}/local/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workspace: slug, type, payload }) });
+  const body = (await res.json()) as { deliveryIds?: string[]; detail?: string };
+  if (!res.ok) throw new Error(body.detail ?? `HTTP ${res.status}`);
+  console.log(`Published ${type} to ${slug}: ${body.deliveryIds?.length ?? 0} deliveries queued${body.deliveryIds?.length ? ` (${body.deliveryIds.join(', ')})` : ''}.`);
+  return 0;
 }
 
 main()

@@ -10,6 +10,8 @@ const HELP = `Usage: npm start -- [options]
   --dynamodb-port <n> DynamoDB Local port (default: a free one)
   --data-dir <path>   data folder (default .local)
   --workspace <slug>  seeded workspace (default demo)
+  --time-scale <n>    divide retry delays, visibility timeouts and schedules by n (default 1;
+                      e.g. 60 shows a whole retry ladder in about 10 s)
   --help              this text`;
 
 async function main(): Promise<void> {
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
       'dynamodb-port': { type: 'string' },
       'data-dir': { type: 'string', default: '.local' },
       workspace: { type: 'string', default: 'demo' },
+      'time-scale': { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -26,7 +29,10 @@ async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
+  const timeScale = Number(values['time-scale']);
+  if (!Number.isFinite(timeScale) || timeScale < 1) throw new Error('--time-scale must be a number ≥ 1');
   const stack = await startLocalStack({
+    timeScale,
     port: Number(values.port),
     dataDir: values['data-dir'],
     workspace: values.workspace,
@@ -42,8 +48,11 @@ Webhook delivery service: local stack ready
   Workspace   ${stack.workspace}
   Token       ${stack.token}   (admin scope; also in ${values['data-dir']}/stack.json)
 
+  Pipeline    in-process queue (SQS semantics, DLQ after 7 receives), dispatcher, schedules${timeScale > 1 ? `, time ×${timeScale}` : ''}
+  Events      POST ${stack.apiUrl}/local/events  {"workspace","type","payload"}  (stands in for EventBridge)
+
   Development switch ON: webhook URLs may target loopback (localhost, 127.0.0.0/8, [::1]) over http.
-  The deployed stack never allows that.
+  The deployed stack never allows that. Try the demo receiver: npm run receiver
 
   Try:  curl -H "Authorization: Bearer ${stack.token}" ${stack.apiUrl}/workspaces/${stack.workspace}/overview
 Ctrl-C stops the API and DynamoDB Local.`);

@@ -58,6 +58,14 @@ export interface WebhooksConfig {
    * @default 'retain'
    */
   readonly removalPolicy: 'retain' | 'destroy';
+  /**
+   * E-mail address notified (through an SNS topic) when an alarm of the stack
+   * changes state: dead letters piling up, an old delivery backlog, dispatcher
+   * errors. `null` (or an empty string): no topic; the alarms still show in CloudWatch.
+   * The address must confirm the subscription e-mail SNS sends after deploy.
+   * @default null
+   */
+  readonly alarmEmail: string | null;
 }
 
 /** The configuration used for every key that the context does not set. */
@@ -69,6 +77,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   throttlingRateLimit: 100,
   throttlingBurstLimit: 200,
   removalPolicy: 'retain',
+  alarmEmail: null,
 };
 
 /** The context keys this app reads. */
@@ -81,6 +90,9 @@ export class ConfigError extends Error {
     super(`Invalid CDK context configuration:\n  - ${problems.join('\n  - ')}`);
   }
 }
+
+/** A plausible e-mail address (SNS checks it for real by asking the address to confirm). */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const RETENTION_VALUES = new Set<number>(Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'));
 
@@ -175,6 +187,12 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   const removalPolicy = given('removalPolicy') ? raw.removalPolicy : DEFAULT_CONFIG.removalPolicy;
   if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') problems.push(`removalPolicy must be "retain" or "destroy" (got ${JSON.stringify(removalPolicy)})`);
 
+  // `-c alarmEmail=` (an empty string) also means none, so the command line can turn off an address set in cdk.json.
+  const alarmEmail = given('alarmEmail') && raw.alarmEmail !== '' ? raw.alarmEmail : DEFAULT_CONFIG.alarmEmail;
+  if (alarmEmail !== null && (typeof alarmEmail !== 'string' || !EMAIL.test(alarmEmail))) {
+    problems.push(`alarmEmail must be an e-mail address such as ops@example.com, or null for none (got ${JSON.stringify(alarmEmail)})`);
+  }
+
   const rateLimits = given('rateLimits') ? parseRateLimits(raw.rateLimits, problems) : DEFAULT_CONFIG.rateLimits;
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -186,6 +204,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     throttlingRateLimit,
     throttlingBurstLimit,
     removalPolicy: removalPolicy as WebhooksConfig['removalPolicy'],
+    alarmEmail: alarmEmail as string | null,
   };
 }
 

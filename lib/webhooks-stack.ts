@@ -5,7 +5,10 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { quotasOf, removalPolicyOf, retentionOf, type WebhooksConfig } from './config';
+import { DeliveryPipeline } from './constructs/delivery-pipeline';
+import { Monitoring } from './constructs/monitoring';
 import { ServiceApi } from './constructs/rest-api';
+import { Schedules } from './constructs/schedules';
 import { ServiceTable } from './constructs/table';
 
 /** Properties of a {@link WebhooksStack}. */
@@ -15,15 +18,22 @@ export interface WebhooksStackProps extends StackProps {
 }
 
 /**
- * The webhook delivery service: the table and the REST API with its functions.
- * Later constructs (delivery pipeline, schedules, MCP endpoint, monitoring) are
+ * The webhook delivery service: the table, the delivery pipeline (bus, rule,
+ * publisher, queue, dispatcher, dead letters), the REST API with its functions,
+ * the scheduled jobs and the alarms. Later constructs (the MCP endpoint) are
  * added here the same way, sharing {@link WebhooksStack.table}.
  */
 export class WebhooksStack extends Stack {
   /** The service table. */
   readonly table: ServiceTable;
+  /** The bus, the queues, the publisher, the dispatcher and the dead-letter consumer. */
+  readonly pipeline: DeliveryPipeline;
   /** The REST API. */
   readonly api: ServiceApi;
+  /** Retention, grace-window expiry and stuck-pending repair. */
+  readonly schedules: Schedules;
+  /** The alarms (and their topic, with `alarmEmail`). */
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: WebhooksStackProps) {
     super(scope, id, props);
@@ -31,16 +41,28 @@ export class WebhooksStack extends Stack {
     const removalPolicy = removalPolicyOf(config);
     const logRetention = retentionOf(config);
 
+    const logs = { logRetention, logRemovalPolicy: removalPolicy };
+
     this.table = new ServiceTable(this, 'Data', { removalPolicy });
+    this.pipeline = new DeliveryPipeline(this, 'Delivery', { table: this.table, eventBusName: `webhooks-${config.stage}`, ...logs });
     this.api = new ServiceApi(this, 'Api', {
       table: this.table,
+      deliveryQueue: this.pipeline.queue,
+      eventBus: this.pipeline.eventBus,
       stageName: config.stage,
       quotas: quotasOf(config),
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
-      logRetention,
-      logRemovalPolicy: removalPolicy,
+      ...logs,
+    });
+    this.schedules = new Schedules(this, 'Schedules', { table: this.table, deliveryQueue: this.pipeline.queue, ...logs });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      deliveryQueue: this.pipeline.queue,
+      deadLetterQueue: this.pipeline.deadLetterQueue,
+      publishFailures: this.pipeline.publishFailures,
+      dispatcher: this.pipeline.dispatcher,
+      alarmEmail: config.alarmEmail ?? undefined,
     });
 
     // RestApi adds an unnamed `Endpoint` output of its own; ApiUrl below is the same value under a stable name.
@@ -50,5 +72,10 @@ export class WebhooksStack extends Stack {
     new CfnOutput(this, 'OpenApiUrl', { value: `${url}openapi.json`, description: 'The OpenAPI document generated from the contract' });
     new CfnOutput(this, 'ReferenceUrl', { value: `${url}reference`, description: 'The interactive API reference' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName, description: 'The service table' });
+    new CfnOutput(this, 'EventBusName', {
+      value: this.pipeline.eventBus.eventBusName,
+      description: 'The domain-events bus: put events with detail-type = the event type and detail = {"workspace": <slug>, "payload": {...}}',
+    });
+    new CfnOutput(this, 'DeliveryQueueUrl', { value: this.pipeline.queue.queueUrl, description: 'The delivery queue (one message per delivery)' });
   }
 }

@@ -76,6 +76,37 @@ function docsRoute(): ExtraRoute {
   };
 }
 
+/**
+ * `POST /local/events`: the local stand-in for EventBridge PutEvents on the
+ * domain-events bus (`npm run admin -- publish` uses it). Local stack only.
+ */
+function localEventsRoute(): ExtraRoute {
+  return async (req, body, url, requestId) => {
+    if (url.pathname !== '/local/events') return null;
+    const json = (status: number, value: unknown): APIGatewayProxyResult => ({
+      statusCode: status,
+      headers: { 'content-type': status < 300 ? 'application/json' : 'application/problem+json', 'x-trace-id': requestId },
+      body: JSON.stringify(value),
+    });
+    if (req.method !== 'POST') return json(404, { type: 'urn:problem:webhooks:RouteNotFound', title: 'No such route', status: 404, detail: 'POST only', tag: 'RouteNotFound', traceId: requestId });
+    let event: { workspace?: unknown; type?: unknown; payload?: unknown };
+    try {
+      event = JSON.parse(body.toString('utf8')) as typeof event;
+    } catch {
+      return json(400, { type: 'urn:problem:webhooks:ValidationError', title: 'The request is not valid', status: 400, detail: 'Body is not JSON', tag: 'ValidationError', traceId: requestId });
+    }
+    const { publishEvent } = await import('../../lambdas/pipeline/publisher');
+    const { defaultRuntime } = await import('../../lambdas/http/runtime');
+    const { problemResponse } = await import('../../lambdas/http/responses');
+    try {
+      const result = await publishEvent(defaultRuntime().deps, { workspace: typeof event.workspace === 'string' ? event.workspace : '', type: typeof event.type === 'string' ? event.type : '', payload: event.payload });
+      return json(202, result);
+    } catch (e) {
+      return problemResponse(e, requestId, url.pathname);
+    }
+  };
+}
+
 /** Starts the local stack. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir ?? '.local');
@@ -151,7 +182,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             report,
           );
 
-    const server = createHttpFront({ extraRoutes: [docsRoute()] });
+    const server = createHttpFront({ extraRoutes: [docsRoute(), localEventsRoute()] });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(port, '127.0.0.1', () => ok());

@@ -1,7 +1,8 @@
 /**
  * The REST API (spec §4, §5): API Gateway with the TOKEN authorizer, one
  * resource and method per contract operation, each backed by its own function
- * with least-privilege table grants, access logging, tracing, stage throttling
+ * with least-privilege table grants (plus the queue or the bus when the
+ * contract says the operation `uses` them), access logging, tracing, stage throttling
  * and problem+json gateway responses. Everything per operation is generated
  * from OPERATIONS; nothing here names an operation.
  */
@@ -18,9 +19,11 @@ import {
   TokenAuthorizer,
   type Method,
 } from 'aws-cdk-lib/aws-apigateway';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { kebab, OPERATIONS, type OperationDef, type OperationResource } from '../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '../../lambdas/contract/rate-limits';
 import { DocsEndpoint } from './docs-endpoint';
 import { addProblemGatewayResponses } from './problem-responses';
@@ -38,6 +41,18 @@ export const BEARER_HEADER_PATTERN = '^\\s*[Bb][Ee][Aa][Rr][Ee][Rr]\\s+\\S+\\s*$
 export interface ServiceApiProps {
   /** The service table. */
   readonly table: ServiceTable;
+  /**
+   * The delivery queue, for the operations whose contract `uses` `deliveryQueue`
+   * (they get `DELIVERY_QUEUE_URL` and `sqs:SendMessage`).
+   * @default - none; synth fails if an operation uses it
+   */
+  readonly deliveryQueue?: IQueue;
+  /**
+   * The domain-events bus, for the operations whose contract `uses` `domainEvents`
+   * (they get `EVENT_BUS_NAME` and `events:PutEvents`).
+   * @default - none; synth fails if an operation uses it
+   */
+  readonly eventBus?: IEventBus;
   /** API Gateway stage name. @default 'dev' */
   readonly stageName?: string;
   /** Per-token quotas, handed to the REST functions as `RATE_LIMITS`. @default DEFAULT_QUOTAS */
@@ -126,13 +141,23 @@ export class ServiceApi extends Construct {
     const functions = new Map<string, ServiceFunction>();
     const methods = new Map<string, Method>();
     for (const def of OPERATIONS as readonly OperationDef[]) {
+      const uses = new Set<OperationResource>(def.uses ?? []);
+      const queue = uses.has('deliveryQueue') ? required(props.deliveryQueue, `${def.operationId} uses the delivery queue: give ServiceApi a deliveryQueue`) : undefined;
+      const bus = uses.has('domainEvents') ? required(props.eventBus, `${def.operationId} uses domain events: give ServiceApi an eventBus`) : undefined;
       const fn = new ServiceFunction(operations, pascal(def.operationId), {
         entry: functionEntry(kebab(def.operationId)),
         description: `${def.method} ${def.path}: ${def.summary}`.slice(0, 256),
-        environment: restEnvironment,
+        environment: {
+          ...restEnvironment,
+          ...(queue ? { DELIVERY_QUEUE_URL: queue.queueUrl } : {}),
+          ...(bus ? { EVENT_BUS_NAME: bus.eventBusName } : {}),
+        },
         logRetention,
         logRemovalPolicy,
       });
+      // Beyond the table, exactly what the contract says the operation uses.
+      queue?.grantSendMessages(fn.role);
+      bus?.grantPutEventsTo(fn.role);
       // Least privilege: reads get Get/BatchGet/Query and may only bump their own
       // bucket's rate-limit counters; mutations get item writes. No Scan, no
       // table-level actions, indexes named one by one.
@@ -213,6 +238,12 @@ function accessLogFormat(): AccessLogFormat {
       errorMessage: AccessLogField.contextErrorMessage(),
     }),
   );
+}
+
+/** A resource an operation needs; fails synth when it was not given. */
+function required<T>(resource: T | undefined, message: string): T {
+  if (resource === undefined) throw new Error(message);
+  return resource;
 }
 
 function pascal(camel: string): string {
