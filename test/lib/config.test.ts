@@ -15,6 +15,7 @@ describe('parseConfig', () => {
       throttlingRateLimit: 100,
       throttlingBurstLimit: 200,
       removalPolicy: 'retain',
+      alarmEmail: null,
     });
   });
 
@@ -33,8 +34,10 @@ describe('parseConfig', () => {
       throttlingBurstLimit: '25',
       removalPolicy: 'destroy',
       rateLimits: '{"rest_write":{"limit":10},"mcp":{"windowSeconds":30}}',
+      alarmEmail: 'ops@example.com',
     });
     expect(config).toEqual({
+      alarmEmail: 'ops@example.com',
       stage: 'prod-eu',
       logRetentionDays: 90,
       authorizerCacheTtlSeconds: 0,
@@ -61,18 +64,25 @@ describe('parseConfig', () => {
         throttlingBurstLimit: 'many',
         removalPolicy: 'snapshot',
         rateLimits: { rest_reed: { limit: 1 }, rest_write: { limit: -1, burst: 3 } },
+        alarmEmail: 'ops at example',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy']) {
+    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail']) {
       expect(problems).toContain(key);
     }
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
     expect(problems).toContain('rateLimits.rest_write.limit must be a positive integer');
     expect(problems).toContain('rateLimits.rest_write.burst: unknown field');
+  });
+
+  it('takes no alarm e-mail from null or an empty string (-c alarmEmail=), and refuses a non-string', () => {
+    expect(parseConfig({ alarmEmail: null }).alarmEmail).toBeNull();
+    expect(parseConfig({ alarmEmail: '' }).alarmEmail).toBeNull();
+    expect(() => parseConfig({ alarmEmail: 42 })).toThrow(/alarmEmail must be an e-mail address/);
   });
 
   it('refuses rateLimits that are not an object', () => {

@@ -3,6 +3,7 @@
  * values (strings): the configuration reaches the template.
  */
 import { rmSync } from 'node:fs';
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
@@ -22,6 +23,7 @@ beforeAll(() => {
       throttlingRateLimit: '5',
       throttlingBurstLimit: '10',
       rateLimits: '{"rest_write":{"limit":10}}',
+      alarmEmail: 'ops@example.com',
     },
   });
   template = Template.fromStack(built.stack);
@@ -56,5 +58,30 @@ describe('a configured stage', () => {
     const quotas = JSON.stringify({ ...DEFAULT_QUOTAS, rest_write: { limit: 10, windowSeconds: 60 } });
     const functions = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { RATE_LIMITS: quotas } } } });
     expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size);
+  });
+
+  it('names the domain-events bus after the stage', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'webhooks-sandbox' });
+  });
+
+  it('notifies alarmEmail of every alarm state change through a TLS-only topic', () => {
+    const topic = built.stack.monitoring.topic!;
+    expect(topic).toBeDefined();
+    const topicRef = { Ref: Stack.of(topic).getLogicalId(topic.node.defaultChild as CfnElement) };
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: topicRef });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(built.stack.monitoring.alarms.length);
+    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });
+  });
+
+  it('acknowledges SNS2 on the alarm topic only, with its reason', () => {
+    const acknowledged = built.app.node
+      .findAll()
+      .filter((c) => c.node.metadata.some((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY && 'AwsSolutions-SNS2' in (m.data as object)));
+    expect(acknowledged.map((c) => c.node.path)).toEqual([built.stack.monitoring.topic!.node.path]);
   });
 });

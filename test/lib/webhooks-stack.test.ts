@@ -12,16 +12,24 @@ import { ProblemSchema } from '../../lambdas/contract/errors';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { bearerToken } from '../../lambdas/domain/api-tokens';
+import { MAX_RETRIES } from '../../lambdas/domain/backoff';
+import { SEND_LIMITS } from '../../lambdas/pipeline/http-sender';
+import { EVENT_SOURCE } from '../../lambdas/queue/domain-events';
 import { INDEXES, TABLE } from '../../lambdas/store/table-schema';
 import type { WebhooksApp } from '../../lib/app';
 import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
 import { GATEWAY_PROBLEMS, PROBLEM_CONTENT_TYPE } from '../../lib/constructs/problem-responses';
 import { BEARER_HEADER_PATTERN } from '../../lib/constructs/rest-api';
+import { SCHEDULED_JOBS } from '../../lib/constructs/schedules';
 import { FORBIDDEN_ENVIRONMENT, PROJECT_ROOT, ServiceFunction, functionEntry } from '../../lib/constructs/service-function';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/table';
 import { buildTestApp } from './synth';
 
 const ops = OPERATIONS as readonly OperationDef[];
+/** Publisher, dispatcher, dead-letter consumer and one function per scheduled job. */
+const PIPELINE_FUNCTIONS = 3 + SCHEDULED_JOBS.length;
+/** Every function of the stack: the operations, the authorizer, the docs function and the pipeline's. */
+const FUNCTION_COUNT = ops.length + 2 + PIPELINE_FUNCTIONS;
 
 interface Resource {
   Type: string;
@@ -101,24 +109,33 @@ describe('the table', () => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, plus the authorizer and the docs function', () => {
-    template.resourceCountIs('AWS::Lambda::Function', ops.length + 2);
-    expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(ops.length + 2);
+  it('are one per operation, the authorizer, the docs function, and the pipeline\'s (publisher, dispatcher, dead letters, three schedules)', () => {
+    expect(FUNCTION_COUNT).toBe(ops.length + 8);
+    template.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
+    expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(FUNCTION_COUNT);
   });
 
-  it('all run ARM64 on the newest Node.js runtime with active tracing, 256 MB and their own log group', () => {
+  it('all run ARM64 on the newest Node.js runtime with active tracing and their own log group', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties, id).toMatchObject({
         Architectures: ['arm64'],
         Runtime: 'nodejs24.x',
         TracingConfig: { Mode: 'Active' },
-        MemorySize: 256,
-        Timeout: 10,
         Handler: 'index.handler',
         LoggingConfig: { LogGroup: { Ref: expect.any(String) as string } },
       });
       const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(resources[logGroupId], id).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+    }
+  });
+
+  it('give the API functions 256 MB and 10 s; the dispatcher 512 MB and 30 s; each schedule a timeout well under its rate', () => {
+    const api = [...built.stack.api.operationFunctions.values(), built.stack.api.authorizerFunction, built.stack.api.docs.handler];
+    for (const fn of api) expect(resources[logicalId(fn.function)]!.Properties, fn.node.path).toMatchObject({ MemorySize: 256, Timeout: 10 });
+    expect(resources[logicalId(built.stack.pipeline.dispatcher.function)]!.Properties).toMatchObject({ MemorySize: 512, Timeout: 30 });
+    for (const job of SCHEDULED_JOBS) {
+      const timeout = resources[logicalId(built.stack.schedules.functions.get(job.id)!.function)]!.Properties.Timeout as number;
+      expect(timeout, job.id).toBeLessThanOrEqual(job.rate.toSeconds() / 5);
     }
   });
 
@@ -187,7 +204,7 @@ describe('least privilege', () => {
   it('has Resource "*" only for the X-Ray actions, which have no resource-level permissions', () => {
     const statements = ofType('AWS::IAM::Policy').flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
     const wildcard = statements.filter((s) => JSON.stringify(s.Resource).includes('*'));
-    expect(wildcard.length).toBe(ops.length + 2);
+    expect(wildcard.length).toBe(FUNCTION_COUNT);
     for (const s of wildcard) {
       expect(s.Resource).toBe('*');
       expect(actionsOf(s).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
@@ -307,6 +324,15 @@ describe('the REST API', () => {
     }
   });
 
+  it('puts the static /webhooks/deliveries beside the /webhooks/{endpointId} parameter', () => {
+    const webhooks = built.stack.api.api.root.getResource('workspaces')?.getResource('{slug}')?.getResource('webhooks');
+    const deliveries = webhooks?.getResource('deliveries');
+    expect(webhooks?.getResource('{endpointId}')).toBeDefined();
+    expect(deliveries?.getResource('{deliveryId}')?.getResource('replay')).toBeDefined();
+    const children = ofType('AWS::ApiGateway::Resource').filter(([, r]) => JSON.stringify(r.Properties.ParentId) === JSON.stringify({ Ref: logicalId(webhooks!) }));
+    expect(children.map(([, r]) => r.Properties.PathPart).sort()).toEqual(['deliveries', '{endpointId}']);
+  });
+
   it('serves /openapi.json, /reference and /reference/{asset} with no authorizer', () => {
     const docsId = logicalId(built.stack.api.docs.handler.function);
     expect(built.stack.api.docs.methods.map((m) => m.resource.path)).toEqual([...DOCS_PATHS]);
@@ -327,10 +353,14 @@ describe('the REST API', () => {
   });
 
   it('gives API Gateway invoke permissions only for the deployed stage, no test-invoke', () => {
-    const permissions = ofType('AWS::Lambda::Permission');
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com');
     // One per method and one for the authorizer.
     expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + 1);
     for (const [id, p] of permissions) expect(JSON.stringify(p.Properties.SourceArn), id).not.toContain('test-invoke-stage');
+    // The others: EventBridge invoking the publisher and the scheduled functions, each from its own rule.
+    const events = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'events.amazonaws.com');
+    expect(events).toHaveLength(1 + SCHEDULED_JOBS.length);
+    expect(ofType('AWS::Lambda::Permission')).toHaveLength(permissions.length + events.length);
   });
 
   it('logs access as JSON to its own log group, traces, and throttles the stage', () => {
@@ -408,10 +438,306 @@ describe('gateway responses', () => {
   });
 });
 
+describe('the delivery pipeline', () => {
+  const queueProps = () => resources[logicalId(built.stack.pipeline.queue)]!.Properties;
+  const dlqProps = () => resources[logicalId(built.stack.pipeline.deadLetterQueue)]!.Properties;
+  const functionProps = (fn: ServiceFunction) => resources[logicalId(fn.function)]!.Properties;
+
+  it('feeds the dispatcher from the delivery queue: batches of 25, 1 s window, at most 4 concurrent, partial batch failures', () => {
+    const mappings = template.findResources('AWS::Lambda::EventSourceMapping', {
+      Properties: { FunctionName: { Ref: logicalId(built.stack.pipeline.dispatcher.function) } },
+    });
+    expect(Object.values(mappings)).toHaveLength(1);
+    expect(Object.values(mappings)[0]!.Properties).toEqual({
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.queue), 'Arn'] },
+      FunctionName: { Ref: logicalId(built.stack.pipeline.dispatcher.function) },
+      BatchSize: 25,
+      MaximumBatchingWindowInSeconds: 1,
+      ScalingConfig: { MaximumConcurrency: 4 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    // maxConcurrency caps the dispatcher; no reserved concurrency on top.
+    expect(functionProps(built.stack.pipeline.dispatcher).ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('moves a message to the dead-letter queue after the first attempt and 6 retries (maxReceiveCount 7)', () => {
+    expect(MAX_RETRIES).toBe(6);
+    expect(queueProps().RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.deadLetterQueue), 'Arn'] },
+      maxReceiveCount: MAX_RETRIES + 1,
+    });
+    expect(queueProps().RedrivePolicy).toMatchObject({ maxReceiveCount: 7 });
+  });
+
+  it('hides a message in flight for at least six dispatcher timeouts; the timeout covers the request deadline and body read', () => {
+    const timeout = functionProps(built.stack.pipeline.dispatcher).Timeout as number;
+    expect(timeout * 1000).toBeGreaterThanOrEqual(2 * (SEND_LIMITS.deadlineMs + SEND_LIMITS.bodyReadMs));
+    expect(queueProps().VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * timeout);
+    // The longest backoff (ChangeMessageVisibility) is within SQS's 12-hour limit and the queue keeps messages far longer than all retries take.
+    expect(queueProps().MessageRetentionPeriod as number).toBeGreaterThan(7 * 180);
+  });
+
+  it('keeps dead letters 14 days, longer than the delivery queue keeps messages (a moved message keeps its age)', () => {
+    expect(dlqProps().MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(dlqProps().MessageRetentionPeriod as number).toBeGreaterThan(queueProps().MessageRetentionPeriod as number);
+    expect(dlqProps().RedrivePolicy).toBeUndefined();
+  });
+
+  it('feeds the dead-letter consumer from the dead-letter queue: batches of 10, partial batch failures', () => {
+    const consumer = built.stack.pipeline.deadLetterConsumer;
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.deadLetterQueue), 'Arn'] },
+      FunctionName: { Ref: logicalId(consumer.function) },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    expect(dlqProps().VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * (functionProps(consumer).Timeout as number));
+  });
+
+  it('encrypts every queue and refuses non-TLS access to it', () => {
+    const queues = ofType('AWS::SQS::Queue');
+    expect(queues).toHaveLength(3);
+    for (const [id, queue] of queues) {
+      expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('hands every event of the bus, the service\'s own included, to the publisher, with retries and a dead-letter queue', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'webhooks-dev' });
+    const rules = template.findResources('AWS::Events::Rule', { Properties: { EventBusName: { Ref: logicalId(built.stack.pipeline.eventBus) } } });
+    expect(Object.values(rules)).toHaveLength(1);
+    const rule = Object.values(rules)[0]!.Properties as { EventPattern: Record<string, unknown>; Targets: Record<string, unknown>[] };
+    // Only the account is matched (EventBridge needs one field): no source filter, so events with source
+    // EVENT_SOURCE (webhook.disabled, webhook.created, ...) reach subscribers like any other.
+    expect(rule.EventPattern).toEqual({ account: [{ Ref: 'AWS::AccountId' }] });
+    expect(JSON.stringify(rule.EventPattern)).not.toContain(EVENT_SOURCE);
+    expect(rule.Targets).toEqual([
+      {
+        Id: 'Target0',
+        Arn: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.publisher.function), 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.publishFailures), 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 7200 },
+      },
+    ]);
+    // The publisher's own failures (after Lambda's asynchronous retries) land in the same queue.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalId(built.stack.pipeline.publisher.function) },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.publishFailures), 'Arn'] } } },
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: logicalId(built.stack.pipeline.publishFailures) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sqs:SendMessage',
+            Principal: { Service: 'events.amazonaws.com' },
+            Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [Object.keys(rules)[0]!, 'Arn'] } } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('gives the pipeline functions their table, queue and bus by name', () => {
+    const tableRef = { Ref: logicalId(built.stack.table.table) };
+    const queueUrl = { Ref: logicalId(built.stack.pipeline.queue) };
+    const busName = { Ref: logicalId(built.stack.pipeline.eventBus) };
+    const variables = (fn: ServiceFunction) => (functionProps(fn).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables(built.stack.pipeline.dispatcher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl, EVENT_BUS_NAME: busName });
+    expect(variables(built.stack.pipeline.publisher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl });
+    expect(variables(built.stack.pipeline.deadLetterConsumer)).toMatchObject({ TABLE_NAME: tableRef });
+    expect(variables(built.stack.pipeline.deadLetterConsumer).DELIVERY_QUEUE_URL).toBeUndefined();
+    for (const fn of [built.stack.pipeline.publisher, built.stack.pipeline.deadLetterConsumer]) expect(variables(fn).EVENT_BUS_NAME).toBeUndefined();
+  });
+
+  it('lets the dispatcher consume (incl. ChangeMessageVisibility for the backoff) and the dead-letter consumer consume its queue', () => {
+    const consume = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
+    const sqsOf = (fn: ServiceFunction) => statementsOf(fn).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+    expect(sqsOf(built.stack.pipeline.dispatcher)).toEqual([
+      { Effect: 'Allow', Action: consume, Resource: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.queue), 'Arn'] } },
+    ]);
+    expect(sqsOf(built.stack.pipeline.deadLetterConsumer)).toEqual([
+      { Effect: 'Allow', Action: consume, Resource: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.deadLetterQueue), 'Arn'] } },
+    ]);
+  });
+
+  it('lets every pipeline function read and write table items', () => {
+    const pipeline = [built.stack.pipeline.dispatcher, built.stack.pipeline.deadLetterConsumer, built.stack.pipeline.publisher, ...built.stack.schedules.functions.values()];
+    expect(pipeline).toHaveLength(PIPELINE_FUNCTIONS);
+    for (const fn of pipeline) {
+      const statements = dynamoStatements(fn);
+      expect(statements, fn.node.path).toHaveLength(1);
+      expect(actionsOf(statements[0]!).sort(), fn.node.path).toEqual([...TABLE_WRITE_ACTIONS].sort());
+    }
+  });
+});
+
+describe('the schedules', () => {
+  it.each([
+    ['Retention', 'retention', 'rate(1 day)'],
+    ['SecretExpiry', 'secret-expiry', 'rate(1 hour)'],
+    ['PendingRepair', 'pending-repair', 'rate(5 minutes)'],
+  ])('%s runs lambdas/functions/%s.ts at %s, without asynchronous retries', (id, entry, expression) => {
+    const fn = built.stack.schedules.functions.get(id)!;
+    expect(SCHEDULED_JOBS.find((j) => j.id === id)?.entry).toBe(entry);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: expression,
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(fn.function), 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: logicalId(fn.function) }, MaximumRetryAttempts: 0 });
+  });
+
+  it('are the only rules on the default bus', () => {
+    const scheduled = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.ScheduleExpression !== undefined);
+    expect(scheduled).toHaveLength(SCHEDULED_JOBS.length);
+    for (const [id, rule] of scheduled) expect(rule.Properties.EventBusName, id).toBeUndefined();
+  });
+
+  it('give the stuck-pending repair the delivery queue; the others only the table', () => {
+    const queueUrl = { Ref: logicalId(built.stack.pipeline.queue) };
+    for (const job of SCHEDULED_JOBS) {
+      const fn = built.stack.schedules.functions.get(job.id)!;
+      const variables = (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.TABLE_NAME, job.id).toEqual({ Ref: logicalId(built.stack.table.table) });
+      if (job.entry === 'pending-repair') expect(variables.DELIVERY_QUEUE_URL).toEqual(queueUrl);
+      else expect(variables.DELIVERY_QUEUE_URL, job.id).toBeUndefined();
+    }
+  });
+});
+
+describe('grants beyond the table', () => {
+  /** Every ServiceFunction of the stack, by construct path. */
+  const allFunctions = () => built.stack.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction);
+  /** Whether a function may do `action` on the resource of `logical id`. */
+  const can = (fn: ServiceFunction, action: string, targetId: string) =>
+    statementsOf(fn).some((s) => actionsOf(s).includes(action) && JSON.stringify(s.Resource).includes(`"${targetId}"`));
+  const opFunction = (operationId: string) => built.stack.api.operationFunctions.get(operationId)!;
+  const variablesOf = (fn: ServiceFunction) => (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+  it('let exactly the test-send and replay operations (and the publisher and stuck-pending repair) send delivery messages', () => {
+    const senders = ops.filter((d) => d.uses?.includes('deliveryQueue')).map((d) => d.operationId);
+    expect(senders.sort()).toEqual(['replayWebhookDelivery', 'sendWebhookTestEvent']);
+    const queueId = logicalId(built.stack.pipeline.queue);
+    const expected = new Set([...senders.map((id) => opFunction(id)), built.stack.pipeline.publisher, built.stack.schedules.functions.get('PendingRepair')!]);
+    for (const fn of allFunctions()) {
+      expect(can(fn, 'sqs:SendMessage', queueId), fn.node.path).toBe(expected.has(fn));
+      // Only the ones that send have the queue's URL, except the dispatcher (its backoff is ChangeMessageVisibility).
+      const hasUrl = variablesOf(fn).DELIVERY_QUEUE_URL !== undefined;
+      expect(hasUrl, fn.node.path).toBe(expected.has(fn) || fn === built.stack.pipeline.dispatcher);
+    }
+    for (const id of senders) expect(variablesOf(opFunction(id)).DELIVERY_QUEUE_URL).toEqual({ Ref: queueId });
+  });
+
+  it('let exactly the operations that use domain events (and the dispatcher, for webhook.disabled) put events on the bus', () => {
+    const emitters = ops.filter((d) => d.uses?.includes('domainEvents')).map((d) => d.operationId);
+    expect(emitters.length).toBeGreaterThan(0);
+    const busId = logicalId(built.stack.pipeline.eventBus);
+    const expected = new Set([...emitters.map((id) => opFunction(id)), built.stack.pipeline.dispatcher]);
+    for (const fn of allFunctions()) {
+      expect(can(fn, 'events:PutEvents', busId), fn.node.path).toBe(expected.has(fn));
+      expect(variablesOf(fn).EVENT_BUS_NAME !== undefined, fn.node.path).toBe(expected.has(fn));
+    }
+    for (const id of emitters) expect(variablesOf(opFunction(id)).EVENT_BUS_NAME).toEqual({ Ref: busId });
+  });
+
+  it('give no function any other SQS or EventBridge action, nor any on a resource it was not given', () => {
+    const sqsEvents = ofType('AWS::IAM::Policy')
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:')));
+    const allowed = new Set(['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'events:PutEvents']);
+    for (const s of sqsEvents) {
+      for (const action of actionsOf(s)) expect(allowed, action).toContain(action);
+      expect(JSON.stringify(s.Resource)).not.toContain('*');
+    }
+  });
+
+  it('let no operation without `uses` touch the queue or the bus', () => {
+    for (const def of ops.filter((d) => !d.uses?.length)) {
+      const statements = statementsOf(opFunction(def.operationId));
+      expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:') || a.startsWith('events:')), def.operationId).toEqual([]);
+    }
+  });
+});
+
+describe('the alarms', () => {
+  const alarmProps = (alarm: { node: { defaultChild?: unknown } }) => resources[logicalId(alarm)]!.Properties;
+
+  it('are four, none with actions when no alarmEmail is configured', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const [id, alarm] of ofType('AWS::CloudWatch::Alarm')) {
+      expect(alarm.Properties.AlarmActions, id).toBeUndefined();
+      expect(alarm.Properties, id).toMatchObject({ ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+      expect((alarm.Properties.AlarmDescription as string).length, id).toBeGreaterThan(40);
+    }
+  });
+
+  it('fire when dead letters (visible or in flight) stay in the dead-letter queue for 15 minutes', () => {
+    const props = alarmProps(built.stack.monitoring.deadLettersAlarm);
+    expect(props).toMatchObject({ Threshold: 1, EvaluationPeriods: 15, DatapointsToAlarm: 15 });
+    const metrics = props.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: unknown[] }; Period: number } }[];
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe('visible + inFlight');
+    const stats = metrics.filter((m) => m.MetricStat);
+    expect(stats.map((m) => m.MetricStat!.Metric.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesVisible']);
+    for (const m of stats) {
+      expect(m.MetricStat!.Period).toBe(60);
+      expect(m.MetricStat!.Metric.Dimensions).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.deadLetterQueue), 'QueueName'] } }]);
+    }
+  });
+
+  it('fire on any event in the publisher failure queue', () => {
+    expect(alarmProps(built.stack.monitoring.publishFailuresAlarm)).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.publishFailures), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+    });
+  });
+
+  it('fire when the oldest delivery message is 15 minutes old', () => {
+    expect(alarmProps(built.stack.monitoring.queueAgeAlarm)).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.queue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 900,
+    });
+  });
+
+  it('fire on any dispatcher error in 5 minutes', () => {
+    expect(alarmProps(built.stack.monitoring.dispatcherErrorsAlarm)).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(built.stack.pipeline.dispatcher.function) } }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+    });
+  });
+});
+
 describe('outputs', () => {
-  it('are ApiUrl, OpenApiUrl, ReferenceUrl and TableName', () => {
-    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
+  it('are ApiUrl, OpenApiUrl, ReferenceUrl, TableName, EventBusName and DeliveryQueueUrl', () => {
+    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'DeliveryQueueUrl', 'EventBusName', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
     template.hasOutput('TableName', { Value: { Ref: logicalId(built.stack.table.table) } });
+    template.hasOutput('EventBusName', { Value: { Ref: logicalId(built.stack.pipeline.eventBus) } });
+    template.hasOutput('DeliveryQueueUrl', { Value: { Ref: logicalId(built.stack.pipeline.queue) } });
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(JSON.stringify(outputs.OpenApiUrl!.Value)).toMatch(/\/openapi\.json"/);
     expect(JSON.stringify(outputs.ReferenceUrl!.Value)).toMatch(/\/reference"/);
@@ -449,8 +775,11 @@ describe('cdk-nag (AwsSolutions)', () => {
       'AwsSolutions-APIG4': DOCS_PATHS.length,
       'AwsSolutions-APIG6': 1,
       'AwsSolutions-COG4': 1,
-      'AwsSolutions-IAM5[Resource::*]': ops.length + 2,
+      'AwsSolutions-IAM5[Resource::*]': FUNCTION_COUNT,
+      'AwsSolutions-SQS3': 2,
     });
+    // SQS3 (no dead-letter queue) only on the two queues that are dead-letter queues themselves.
+    expect(acknowledged.get('AwsSolutions-SQS3')!.sort()).toEqual([`${stackPath}/Delivery/DeadLetterQueue`, `${stackPath}/Delivery/PublishFailures`]);
     expect(acknowledged.get('AwsSolutions-APIG4')).toEqual(DOCS_PATHS.map((p) => `${stackPath}/Api/RestApi/Default${p}/GET`));
     // The X-Ray acknowledgement sits on each ServiceFunction, never on the stack or the API.
     for (const path of acknowledged.get('AwsSolutions-IAM5[Resource::*]')!) expect(path.split('/').length).toBeGreaterThan(2);

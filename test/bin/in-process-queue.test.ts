@@ -1,0 +1,61 @@
+/** The local queue keeps the SQS semantics the pipeline relies on. */
+import { afterEach, expect, it } from 'vitest';
+import { InProcessQueue } from '../../bin/local/in-process-queue';
+
+const queues: InProcessQueue[] = [];
+afterEach(async () => {
+  await Promise.all(queues.splice(0).map((q) => q.stop()));
+});
+function queue(options: ConstructorParameters<typeof InProcessQueue>[0]) {
+  const q = new InProcessQueue(options);
+  queues.push(q);
+  return q;
+}
+const id = (i: number) => `whd_01JD2Y9P0R6S8T1V3W5X7Y${String(i).padStart(4, '0')}`;
+const waitFor = async (probe: () => boolean) => {
+  for (let i = 0; i < 400 && !probe(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(probe()).toBe(true);
+};
+
+it('batches of at most 25, at most 4 in flight, partial failures stay, others are deleted', async () => {
+  const q = queue({ name: 'q', timeScale: 1000 });
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const sizes: number[] = [];
+  const seen = new Map<string, number>();
+  q.consume(async (event) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    sizes.push(event.Records.length);
+    await new Promise((r) => setTimeout(r, 20));
+    inFlight--;
+    const failures = event.Records.filter((r) => {
+      const n = (seen.get(r.body) ?? 0) + 1;
+      seen.set(r.body, n);
+      return r.body.includes('0007') && n < 3;
+    });
+    return { batchItemFailures: failures.map((r) => ({ itemIdentifier: r.messageId })) };
+  });
+  await q.send(Array.from({ length: 120 }, (_, i) => ({ deliveryId: id(i) })));
+  await waitFor(() => q.depth === 0);
+  expect(Math.max(...sizes)).toBeLessThanOrEqual(25);
+  expect(maxInFlight).toBeLessThanOrEqual(4);
+  expect(seen.get(JSON.stringify({ deliveryId: id(7) }))).toBe(3);
+});
+
+it('redrives to the dead-letter queue after 7 receives, with the ApproximateReceiveCount SQS would give', async () => {
+  const dlq = queue({ name: 'dlq', timeScale: 1000 });
+  const dead: string[] = [];
+  dlq.consume(async (e) => (dead.push(...e.Records.map((r) => r.body)), { batchItemFailures: [] }));
+  const q = queue({ name: 'q', timeScale: 1000, deadLetterQueue: dlq, maxReceiveCount: 7 });
+  const counts: number[] = [];
+  q.consume(async (e) => {
+    counts.push(...e.Records.map((r) => Number(r.attributes.ApproximateReceiveCount)));
+    for (const r of e.Records) await q.delay(r.receiptHandle, 30);
+    return { batchItemFailures: e.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+  });
+  await q.send([{ deliveryId: id(1) }]);
+  await waitFor(() => dead.length === 1);
+  expect(counts).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  expect(JSON.parse(dead[0]!)).toEqual({ deliveryId: id(1) });
+});

@@ -1,0 +1,124 @@
+/** The scheduled jobs against DynamoDB Local: retention bounds, grace expiry, stuck-pending repair. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../lambdas/domain/ids';
+import { SECRET_GRACE_MS } from '../../lambdas/domain/secrets';
+import { runPendingRepair, runRetention, runSecretExpiry } from '../../lambdas/pipeline/schedules';
+import { publishEvent } from '../../lambdas/pipeline/publisher';
+import { getDelivery, listAttempts, putPendingDeliveries, type DeliveryRecord } from '../../lambdas/store/deliveries';
+import { getEndpointRecord } from '../../lambdas/store/endpoints';
+import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { freshTable } from '../helpers/table';
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+beforeAll(async () => {
+  table = await freshTable();
+});
+afterAll(async () => {
+  await table?.drop();
+});
+
+const DAY = 24 * 3600_000;
+
+function row(createdAt: Date, endpointId: string, status: DeliveryRecord['status'] = 'delivered'): DeliveryRecord {
+  const iso = createdAt.toISOString();
+  return {
+    deliveryId: newId('whd', createdAt),
+    workspace: 'ret',
+    endpointId,
+    status,
+    attempts: 1,
+    evidenceCount: status === 'pending' ? 0 : 1,
+    nextAttemptAt: null,
+    eventType: 'webhook.test_event',
+    payload: { n: 1 },
+    replayedFrom: null,
+    lastResponseStatus: 200,
+    lastError: null,
+    createdAt: iso,
+    updatedAt: iso,
+  };
+}
+
+describe('retention', () => {
+  it('deletes at most 100 summaries older than 30 days per pass, oldest first, with their attempts; a backlog drains over passes', async () => {
+    const now = new Date('2026-11-25T12:00:00Z');
+    const ep = 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC';
+    // 150 old rows spread over three days (40, 39, 38 days ago), and 5 recent ones.
+    const old = Array.from({ length: 150 }, (_, i) => row(new Date(now.getTime() - (40 - Math.floor(i / 50)) * DAY + i * 1000), ep));
+    const recent = Array.from({ length: 5 }, (_, i) => row(new Date(now.getTime() - 2 * DAY + i), ep));
+    await putPendingDeliveries(table, [...old, ...recent]);
+    // Give the oldest one an attempt item too, to see the cascade.
+    const { recordObservation } = await import('../../lambdas/store/deliveries');
+    const first = { ...old[0]!, status: 'pending' as const, evidenceCount: 0 };
+    await putPendingDeliveries(table, [first]);
+    await recordObservation(
+      table,
+      { delivery: first, endpoint: null, attempt: { outcome: 'delivered', timestamp: first.createdAt, durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: 200, responseBody: 'ok' }, status: 'delivered', http: true, nextAttemptAt: null, streak: { kind: 'none' } },
+      now,
+    );
+    expect((await listAttempts(table, first.deliveryId, 5)).items).toHaveLength(1);
+
+    const pass1 = await runRetention({ table, now: () => now });
+    expect(pass1.deleted).toBe(100);
+    // Oldest first: the first 100 are gone, the next 50 remain.
+    for (const r of old.slice(0, 100)) expect(await getDelivery(table, r.deliveryId)).toBeNull();
+    for (const r of old.slice(100)) expect(await getDelivery(table, r.deliveryId)).not.toBeNull();
+    expect((await listAttempts(table, first.deliveryId, 5)).items).toHaveLength(0);
+
+    const pass2 = await runRetention({ table, now: () => now });
+    expect(pass2.deleted).toBe(50);
+    const pass3 = await runRetention({ table, now: () => now });
+    expect(pass3.deleted).toBe(0);
+    for (const r of recent) expect(await getDelivery(table, r.deliveryId)).not.toBeNull();
+  });
+});
+
+describe('grace-window expiry', () => {
+  it('drops replaced secrets whose window ended, and only those', async () => {
+    const now = new Date();
+    const ended = await seedEndpoint(table, {
+      workspace: 'grace',
+      url: 'https://a.example.com',
+      secrets: [
+        { secret: 'whsec_new', createdAt: now.toISOString(), expiresAt: null },
+        { secret: 'whsec_old', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() - 1000).toISOString() },
+      ],
+    });
+    const open = await seedEndpoint(table, {
+      workspace: 'grace',
+      url: 'https://b.example.com',
+      secrets: [
+        { secret: 'whsec_new2', createdAt: now.toISOString(), expiresAt: null },
+        { secret: 'whsec_old2', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + SECRET_GRACE_MS).toISOString() },
+      ],
+    });
+    // Index entries as rotation writes them.
+    const { writeEndpointSecrets } = await import('../../lambdas/store/endpoints');
+    for (const ep of [ended, open]) await writeEndpointSecrets(table, 'grace', ep.endpointId, ep.secrets, ep.secretVersion, now, { action: 'webhook.secret_rotated', actor: 't' });
+    const result = await runSecretExpiry({ table, now: () => now });
+    expect(result.expired).toBe(1);
+    expect((await getEndpointRecord(table, 'grace', ended.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new']);
+    expect((await getEndpointRecord(table, 'grace', open.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new2', 'whsec_old2']);
+    expect((await runSecretExpiry({ table, now: () => now })).expired).toBe(0);
+  });
+});
+
+describe('stuck-pending repair', () => {
+  it('re-queues a row whose message was never sent (crash between write and enqueue), and nothing else', async () => {
+    const endpoint = await seedEndpoint(table, { workspace: 'crash', url: 'https://hooks.example.com/x' });
+    const then = new Date(Date.now() - 10 * 60_000);
+    // The publisher writes its rows, then "crashes" before the enqueue.
+    const crashing = { send: async () => Promise.reject(new Error('crash before enqueue')) };
+    await expect(publishEvent({ table, queue: crashing, eventTypes: testCatalogue, now: () => then }, { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'x' } })).rejects.toThrow('crash');
+    const fresh = capturingQueue();
+    const { deliveryIds: recentIds } = await publishEvent({ table, queue: fresh, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'y' } });
+
+    const queue = capturingQueue();
+    const result = await runPendingRepair({ table, queue, now: () => new Date() });
+    expect(result.requeued).toBe(1);
+    expect(queue.sent).toHaveLength(1);
+    expect(queue.sent[0]!.deliveryId).not.toBe(recentIds[0]);
+    const stuck = await getDelivery(table, queue.sent[0]!.deliveryId);
+    expect(stuck).toMatchObject({ status: 'pending', endpointId: endpoint.endpointId, payload: { orderId: 'x' } });
+  });
+});
