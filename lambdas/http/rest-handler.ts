@@ -6,10 +6,9 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { z } from 'zod';
 import { AppError, isAppError } from '../contract/errors';
 import { operationById, type OperationDef, type OperationId } from '../contract/operations';
-import { permissionsOf } from '../contract/permissions';
+import { checkAccess, parseOperationInput } from '../operations/access';
 import type { Caller, OperationImpl } from '../operations/context';
 import { fromAuthorizerContext } from './authorizer';
 import { jsonResponse, problemResponse } from './responses';
@@ -24,12 +23,6 @@ interface RestContext extends Context {
 
 function traceIdOf(event: APIGatewayProxyEvent): string {
   return event.requestContext?.requestId ?? 'unknown';
-}
-
-/** zod issues as the problem's `issues` member. */
-export function validationError(where: string, error: z.ZodError): AppError {
-  const issues = error.issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
-  return new AppError('ValidationError', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
 }
 
 function parseBody(def: OperationDef, event: APIGatewayProxyEvent): unknown {
@@ -65,16 +58,12 @@ function guard(def: OperationDef, runtime: () => Runtime): middy.MiddlewareObj<A
       const caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
       if (!caller) throw new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`');
       const slug = request.event.pathParameters?.slug;
-      if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);
+      if (slug !== caller.workspace) checkAccess(def, caller, slug);
       const decision = await runtime().rateLimiter.hit(def.rateLimit, caller.tokenId);
       if (!decision.allowed) {
         throw new AppError('RateLimited', `Too many ${def.rateLimit} requests for this token; retry after ${decision.retryAfterSeconds} s`, {}, decision.retryAfterSeconds);
       }
-      if (def.permission && !permissionsOf(caller.scopes).has(def.permission)) {
-        throw new AppError('Forbidden', `This operation needs the permission ${def.permission}, which the token's scopes do not grant`, {
-          requiredPermission: def.permission,
-        });
-      }
+      checkAccess(def, caller, slug);
       request.context.caller = caller;
     },
   };
@@ -85,14 +74,7 @@ function parseInput(def: OperationDef): middy.MiddlewareObj<APIGatewayProxyEvent
   return {
     before: (request: RestRequest) => {
       const { event } = request;
-      const params = def.params.safeParse(event.pathParameters ?? {});
-      if (!params.success) throw validationError('path', params.error);
-      const query = def.query?.safeParse(event.queryStringParameters ?? {});
-      if (query && !query.success) throw validationError('query', query.error);
-      const rawBody = parseBody(def, event);
-      const body = def.body?.safeParse(rawBody);
-      if (body && !body.success) throw validationError('body', body.error);
-      request.context.input = { params: params.data, query: query?.data, body: body?.data };
+      request.context.input = parseOperationInput(def, { params: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: parseBody(def, event) });
     },
   };
 }

@@ -94,7 +94,7 @@ describe('grace-window expiry', () => {
     });
     // Index entries as rotation writes them.
     const { writeEndpointSecrets } = await import('../../lambdas/store/endpoints');
-    for (const ep of [ended, open]) await writeEndpointSecrets(table, 'grace', ep.endpointId, ep.secrets, ep.secretVersion, now, { action: 'webhook.secret_rotated', actor: 't' });
+    for (const ep of [ended, open]) await writeEndpointSecrets(table, 'grace', ep.endpointId, ep.secrets, ep.secretVersion, now, { action: 'webhook.secret_rotated', actor: 't', targetId: ep.endpointId });
     const result = await runSecretExpiry({ table, now: () => now });
     expect(result.expired).toBe(1);
     expect((await getEndpointRecord(table, 'grace', ended.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new']);

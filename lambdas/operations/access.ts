@@ -1,0 +1,38 @@
+/**
+ * The checks every surface applies before an operation, in one place: the
+ * slug must be the token's workspace (404, no existence oracle) and the token
+ * must hold the operation's permission (403). REST and MCP both call these.
+ */
+import type { z } from 'zod';
+import { AppError } from '../contract/errors';
+import type { OperationDef } from '../contract/operations';
+import { permissionsOf } from '../contract/permissions';
+import type { Caller } from './context';
+
+/** Throws WorkspaceNotFound or Forbidden when the caller may not run `def` on `slug`. */
+export function checkAccess(def: OperationDef, caller: Caller, slug: string | undefined): void {
+  if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);
+  if (def.permission && !permissionsOf(caller.scopes).has(def.permission)) {
+    throw new AppError('Forbidden', `This operation needs the permission ${def.permission}, which the token's scopes do not grant`, {
+      requiredPermission: def.permission,
+    });
+  }
+}
+
+/** zod issues as a ValidationError with the problem's `issues` member. */
+export function validationError(where: string, error: z.ZodError): AppError {
+  const issues = error.issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
+  return new AppError('ValidationError', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+}
+
+/** Parses raw path, query and body with the operation's schemas (ValidationError naming each issue). */
+export function parseOperationInput(def: OperationDef, raw: { params: unknown; query: unknown; body: unknown }): { params: unknown; query: unknown; body: unknown } {
+  const params = def.params.safeParse(raw.params ?? {});
+  if (!params.success) throw validationError('path', params.error);
+  const query = def.query?.safeParse(raw.query ?? {});
+  if (query && !query.success) throw validationError('query', query.error);
+  if (def.body && raw.body === undefined) throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
+  const body = def.body?.safeParse(raw.body);
+  if (body && !body.success) throw validationError('body', body.error);
+  return { params: params.data, query: query?.data, body: body?.data };
+}

@@ -1,0 +1,34 @@
+/**
+ * Every operation's implementation, keyed by operation id. The mapped type
+ * makes a contract operation without an implementation a compile error; the
+ * MCP server (one function) uses the whole map, REST functions import one each.
+ */
+import type { OperationId } from '../contract/operations';
+import type { OperationImpl } from './context';
+import { createApiToken, listApiTokens, revokeApiToken } from './api-tokens';
+import { getWebhookDelivery, listWebhookDeliveries, listWebhookDeliveryAttempts, replayWebhookDelivery, sendWebhookTestEvent } from './deliveries';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
+import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, listNotifications } from './workspace';
+
+/** The implementation of every operation. */
+export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } = {
+  listWebhooks,
+  createWebhook,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  sendWebhookTestEvent,
+  listWebhookDeliveries,
+  getWebhookDelivery,
+  listWebhookDeliveryAttempts,
+  replayWebhookDelivery,
+  listEventTypes,
+  getWorkspaceOverview,
+  listMembers,
+  listApiTokens,
+  createApiToken,
+  revokeApiToken,
+  listAuditEvents,
+  listNotifications,
+};
