@@ -118,7 +118,9 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
         if (m.receiptHandle) this.byReceipt.delete(m.receiptHandle);
         m.receiptHandle = randomUUID();
         this.byReceipt.set(m.receiptHandle, m);
-        m.visibleAt = now + ((this.options.visibilityTimeoutSeconds ?? 180) * 1000) / this.scale;
+        // The visibility timeout only guards against a consumer that died: it is not part of the
+        // retry ladder, so it is not shortened below 10 s, or a slow batch would be received twice.
+        m.visibleAt = now + Math.max(10_000, ((this.options.visibilityTimeoutSeconds ?? 180) * 1000) / this.scale);
         records.push(this.record(m));
       }
       if (records.length === 0) continue;

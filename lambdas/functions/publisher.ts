@@ -5,20 +5,22 @@
 import type { EventBridgeEvent } from 'aws-lambda';
 import { isAppError } from '../contract/errors';
 import { defaultRuntime, logger } from '../http/runtime';
-import { publishEvent } from '../pipeline/publisher';
+import { publishEvent, type PublishResult } from '../pipeline/publisher';
 
 /** Publishes one bus event; an invalid event is logged and dropped (retrying cannot fix it). */
-export async function handler(event: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>): Promise<{ deliveryIds: string[] }> {
+export async function handler(event: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>): Promise<PublishResult> {
   const { deps } = defaultRuntime();
   try {
     const workspace = typeof event.detail?.workspace === 'string' ? event.detail.workspace : '';
     const result = await publishEvent(deps, { workspace, type: event['detail-type'], payload: event.detail?.payload });
-    logger.info('Published', { type: event['detail-type'], workspace, deliveries: result.deliveryIds.length });
+    if (!result.queued) logger.warn('Rows written, enqueue failed: the stuck-pending repair will send them', { deliveryIds: result.deliveryIds });
+    else logger.info('Published', { type: event['detail-type'], workspace, deliveries: result.deliveryIds.length });
     return result;
   } catch (error) {
     if (isAppError(error)) {
-      logger.error('Refused an event', { id: event.id, type: event['detail-type'], tag: error.tag, detail: error.detail });
-      return { deliveryIds: [] };
+      // The rule takes the whole bus, so other producers' types land here too: a warning, not an error.
+      logger.warn('Refused an event', { id: event.id, type: event['detail-type'], tag: error.tag, detail: error.detail });
+      return { deliveryIds: [], queued: true };
     }
     throw error;
   }

@@ -160,7 +160,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
     streak: classified.streak,
     disableAudit: { action: 'webhook.disabled', actor: 'system', detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId } },
   }));
-  if (outcome.kind === 'duplicate') return { kind: 'ack', reason: 'duplicate' };
+  if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
   if (outcome.disabled) {
     // Best effort, after persistence (spec §3.2 rule 3).
     await putNotification(
@@ -180,6 +180,18 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   }
   if (classified.status === 'failed') return { kind: 'retry', delaySeconds: exhausted ? 0 : retryDelaySeconds(attempts), delivery: outcome.delivery };
   return { kind: 'ack', reason: classified.status, delivery: outcome.delivery };
+}
+
+/**
+ * Another receive of the same message recorded first. Ack only if that left
+ * the delivery terminal; if it is still open, keep the message for its next
+ * attempt, so a duplicate can never delete a retry.
+ */
+async function afterDuplicate(deps: DispatchDeps, deliveryId: string): Promise<DispatchResult> {
+  const current = await getDelivery(deps.table, deliveryId);
+  if (!current || isTerminal(current.status)) return { kind: 'ack', reason: 'duplicate' };
+  const wait = current.nextAttemptAt ? Math.max(0, Math.ceil((Date.parse(current.nextAttemptAt) - deps.now().getTime()) / 1000)) : 0;
+  return { kind: 'retry', delaySeconds: wait, delivery: current };
 }
 
 /** An evidence entry that is not an HTTP attempt (no duration, no request). */

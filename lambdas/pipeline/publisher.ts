@@ -31,8 +31,19 @@ export interface DomainEvent {
   readonly payload: unknown;
 }
 
-/** Publishes one event; returns the delivery ids it created. */
-export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promise<{ deliveryIds: string[] }> {
+/** What a publish did: the deliveries it created, and whether their messages were sent. */
+export interface PublishResult {
+  readonly deliveryIds: string[];
+  /** False when the rows were written but the enqueue failed: the stuck-pending repair sends them. */
+  readonly queued: boolean;
+}
+
+/**
+ * Publishes one event. Once the rows are written it never fails: a failed
+ * enqueue is left to the repair, because a retry of the whole publish would
+ * mint new ids and deliver the event twice.
+ */
+export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promise<PublishResult> {
   const problems = deps.eventTypes.validate(event.type, event.payload);
   if (problems === null) throw new AppError('UnknownEventType', `Unknown event type: ${event.type}`);
   if (problems.length > 0) {
@@ -43,7 +54,7 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   if (!(await getWorkspace(deps.table, event.workspace))) throw new AppError('WorkspaceNotFound', `No workspace ${event.workspace}`);
 
   const endpoints = await enabledSubscribers(deps.table, event.workspace, event.type);
-  if (endpoints.length === 0) return { deliveryIds: [] };
+  if (endpoints.length === 0) return { deliveryIds: [], queued: true };
   const now = deps.now();
   const createdAt = now.toISOString();
   const rows: DeliveryRecord[] = endpoints.map((ep) => ({
@@ -63,6 +74,11 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
     updatedAt: createdAt,
   }));
   await putPendingDeliveries(deps.table, rows);
-  await deps.queue.send(rows.map((r) => ({ deliveryId: r.deliveryId })));
-  return { deliveryIds: rows.map((r) => r.deliveryId) };
+  const deliveryIds = rows.map((r) => r.deliveryId);
+  try {
+    await deps.queue.send(deliveryIds.map((deliveryId) => ({ deliveryId })));
+    return { deliveryIds, queued: true };
+  } catch {
+    return { deliveryIds, queued: false };
+  }
 }

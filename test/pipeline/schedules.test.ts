@@ -109,7 +109,8 @@ describe('stuck-pending repair', () => {
     const then = new Date(Date.now() - 10 * 60_000);
     // The publisher writes its rows, then "crashes" before the enqueue.
     const crashing = { send: async () => Promise.reject(new Error('crash before enqueue')) };
-    await expect(publishEvent({ table, queue: crashing, eventTypes: testCatalogue, now: () => then }, { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'x' } })).rejects.toThrow('crash');
+    const lost = await publishEvent({ table, queue: crashing, eventTypes: testCatalogue, now: () => then }, { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'x' } });
+    expect(lost).toMatchObject({ queued: false, deliveryIds: [expect.stringMatching(/^whd_/)] });
     const fresh = capturingQueue();
     const { deliveryIds: recentIds } = await publishEvent({ table, queue: fresh, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'y' } });
 
