@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { writeDocsBundle } from '../../lambdas/http/docs-bundle';
 import { resolveCaller } from '../../lambdas/http/authorizer';
 import { createTableContext, type TableContext } from '../../lambdas/store/client';
@@ -107,6 +107,26 @@ function localEventsRoute(): ExtraRoute {
   };
 }
 
+/** `/mcp`: the MCP function, as its function URL would invoke it (payload format 2.0). */
+function mcpRoute(): ExtraRoute {
+  return async (req, body, url, requestId) => {
+    if (url.pathname !== '/mcp') return null;
+    const handler = await loadHandler<(e: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResult>>('mcp');
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+    return handler({
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: url.pathname,
+      rawQueryString: url.search.slice(1),
+      headers,
+      isBase64Encoded: false,
+      ...(body.length ? { body: body.toString('utf8') } : {}),
+      requestContext: { requestId, domainName: headers.host ?? 'localhost', http: { method: req.method ?? 'GET', path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] ?? '' } },
+    } as unknown as APIGatewayProxyEventV2);
+  };
+}
+
 /** Starts the local stack. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir ?? '.local');
@@ -182,7 +202,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             report,
           );
 
-    const server = createHttpFront({ extraRoutes: [docsRoute(), localEventsRoute()] });
+    const server = createHttpFront({ extraRoutes: [docsRoute(), localEventsRoute(), mcpRoute()] });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(port, '127.0.0.1', () => ok());

@@ -1,0 +1,134 @@
+/**
+ * The MCP server through the official SDK client over real HTTP against the
+ * local stack: every contract operation as a tool, the same permissions and
+ * problem bodies as REST, 401 at the gate, mutations visible through REST.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../lambdas/contract/operations';
+import { issueToken } from '../../bin/local/seed';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+import { scriptedReceiver } from '../helpers/scripted-receiver';
+
+let api: TestApi;
+let client: Client;
+const clients: Client[] = [];
+
+async function connect(token: string): Promise<Client> {
+  const c = new Client({ name: 'test', version: '1.0.0' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  clients.push(c);
+  return c;
+}
+
+beforeAll(async () => {
+  api = await startTestApi({ timeScale: 1000, schedules: false, onPipelineError: () => undefined });
+  client = await connect(api.token);
+});
+afterAll(async () => {
+  await Promise.allSettled(clients.map((c) => c.close()));
+  await api?.close();
+});
+
+type ToolResult = { isError?: boolean; structuredContent?: any };
+const call = async (name: string, args: Record<string, unknown>, c = client) => (await c.callTool({ name, arguments: args })) as ToolResult;
+
+describe('tools', () => {
+  it('lists one tool per contract operation, with hints, descriptions and input schemas from the contract', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());
+    for (const op of OPERATIONS) {
+      const tool = tools.find((t) => t.name === op.mcpTool)!;
+      expect(tool.description).toContain(op.description.slice(0, 40));
+      expect(tool.annotations?.readOnlyHint).toBe(op.readOnly);
+      expect(tool.annotations?.destructiveHint ?? false).toBe('destructive' in op ? op.destructive : false);
+      expect(Object.keys(tool.inputSchema.properties ?? {})).toContain('slug');
+      if ('query' in op) expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['limit', 'cursor']));
+    }
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_webhook_deliveries', 'list_webhook_delivery_attempts']));
+  });
+
+  it('calls every tool; mutations are visible through REST', async () => {
+    const slug = api.workspace;
+    const r = await scriptedReceiver((_q, res) => res.writeHead(200).end());
+    try {
+      const called = new Set<string>();
+      const ok = async (name: string, args: Record<string, unknown>) => {
+        const res = await call(name, { slug, ...args });
+        expect([name, res.isError ?? false]).toEqual([name, false]);
+        called.add(name);
+        return res.structuredContent;
+      };
+      const created = await ok('create_webhook', { url: r.url, eventTypes: ['webhook.test_event'], description: 'via mcp' });
+      const rest = await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`);
+      expect(rest.body).toMatchObject({ endpointId: created.endpointId, description: 'via mcp' });
+      expect(JSON.stringify(created)).not.toMatch(/whsec_/);
+
+      expect((await ok('list_webhooks', { limit: 10 })).items.map((e: { endpointId: string }) => e.endpointId)).toContain(created.endpointId);
+      expect(await ok('get_webhook', { endpointId: created.endpointId })).toMatchObject({ url: r.url });
+      await ok('update_webhook', { endpointId: created.endpointId, description: 'patched' });
+      expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).body.description).toBe('patched');
+      expect((await ok('rotate_webhook_secret', { endpointId: created.endpointId })).secret).toMatch(/^whsec_/);
+      const sent = await ok('send_webhook_test_event', { endpointId: created.endpointId });
+      for (let i = 0; i < 200 && (await api.call('GET', `/workspaces/${slug}/webhooks/deliveries/${sent.deliveryId}`)).body.status !== 'delivered'; i++) {
+        await new Promise((x) => setTimeout(x, 25));
+      }
+      expect((await ok('list_webhook_deliveries', { endpointId: created.endpointId })).items[0].deliveryId).toBe(sent.deliveryId);
+      expect(await ok('get_webhook_delivery', { deliveryId: sent.deliveryId })).toMatchObject({ status: 'delivered' });
+      expect((await ok('list_webhook_delivery_attempts', { deliveryId: sent.deliveryId })).items[0]).toMatchObject({ ordinal: 1, outcome: 'delivered' });
+      const notReplayable = await call('replay_webhook_delivery', { slug, deliveryId: sent.deliveryId });
+      expect(notReplayable.isError).toBe(true);
+      expect(notReplayable.structuredContent).toMatchObject({ status: 409, tag: 'DeliveryNotReplayable' });
+      called.add('replay_webhook_delivery');
+      expect((await ok('list_event_types', {})).items.map((t: { name: string }) => t.name)).toContain('webhook.test_event');
+      expect(await ok('get_workspace_overview', {})).toMatchObject({ workspace: { slug } });
+      expect((await ok('list_members', {})).items).toHaveLength(1);
+      const token = await ok('create_api_token', { name: 'from mcp', scopes: ['read'] });
+      expect((await ok('list_api_tokens', {})).items.map((t: { tokenId: string }) => t.tokenId)).toContain(token.tokenId);
+      await ok('revoke_api_token', { tokenId: token.tokenId });
+      expect((await api.call('GET', `/workspaces/${slug}/webhooks`, { token: token.token })).status).toBe(401);
+      expect((await ok('list_audit_events', { limit: 5 })).items.length).toBeGreaterThan(0);
+      expect(await ok('list_notifications', {})).toEqual({ items: [], nextCursor: null });
+      await ok('delete_webhook', { endpointId: created.endpointId });
+      expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
+      expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());
+    } finally {
+      await r.stop();
+    }
+  });
+});
+
+describe('refusals', () => {
+  it('a permission refusal is a tool error carrying the REST problem body', async () => {
+    const { token } = await issueToken(api.table, api.workspace, { name: 'reader', scopes: ['read'] });
+    const reader = await connect(token);
+    const res = await call('create_webhook', { slug: api.workspace, url: 'https://hooks.example.com/x', eventTypes: ['webhook.test_event'] }, reader);
+    expect(res.isError).toBe(true);
+    expect(res.structuredContent).toMatchObject({ status: 403, tag: 'Forbidden', type: 'urn:problem:webhooks:Forbidden', requiredPermission: 'webhook:write' });
+    expect((await call('list_webhooks', { slug: api.workspace }, reader)).isError ?? false).toBe(false);
+  });
+
+  it('another workspace is 404, an invalid URL 400, a disabled endpoint 409: as REST says', async () => {
+    expect((await call('list_webhooks', { slug: 'someone-else' })).structuredContent).toMatchObject({ status: 404, tag: 'WorkspaceNotFound' });
+    expect((await call('create_webhook', { slug: api.workspace, url: 'https://10.0.0.1/x', eventTypes: ['webhook.test_event'] })).structuredContent).toMatchObject({
+      status: 400,
+      tag: 'InvalidWebhookUrl',
+      rule: 'ip_not_public',
+    });
+    const ep = (await call('create_webhook', { slug: api.workspace, url: 'https://hooks.example.com/off', eventTypes: ['webhook.test_event'], enabled: false })).structuredContent;
+    expect((await call('send_webhook_test_event', { slug: api.workspace, endpointId: ep.endpointId })).structuredContent).toMatchObject({ status: 409, tag: 'EndpointDisabled' });
+  });
+
+  it('401 at the gate for a missing or unknown token, 405 for GET, with problem bodies', async () => {
+    const bad = new Client({ name: 'bad', version: '1' });
+    await expect(bad.connect(new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: 'Bearer whk_nope' } } }))).rejects.toThrow(/401|Unauthorized/);
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const res = await fetch(api.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(init) });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ status: 401, tag: 'Unauthorized' });
+    const get = await fetch(api.mcpUrl, { headers: { authorization: `Bearer ${api.token}`, accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    expect(await get.json()).toMatchObject({ status: 405, tag: 'MethodNotAllowed' });
+  });
+});
