@@ -25,6 +25,6 @@ export async function handler(event: APIGatewayProxyEventV2): Promise<APIGateway
     return { statusCode: response.status, headers, body: await response.text() };
   } catch (error) {
     logger.error('MCP request failed', { error: error as Error });
-    return problemResponse(error, traceId, '/mcp') as APIGatewayProxyStructuredResultV2;
+    return problemResponse(error, traceId, '/mcp');
   }
 }

@@ -16,7 +16,7 @@ import { IMPLEMENTATIONS } from '../operations/index';
 export const MCP_SERVER_INFO = { name: 'webhook-delivery-service', version: '1.0.0' } as const;
 
 function shapeOf(schema: z.ZodType | undefined): Record<string, z.ZodType> {
-  return schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+  return schema instanceof z.ZodObject ? (schema.shape) : {};
 }
 
 /** A tool's input: the operation's path parameters (slug included), query and body fields, flat. */
