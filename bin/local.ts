@@ -44,6 +44,7 @@ Webhook delivery service: local stack ready
   API         ${stack.apiUrl}
   OpenAPI     ${stack.apiUrl}/openapi.json
   Reference   ${stack.apiUrl}/reference
+  MCP         ${stack.mcpUrl}   (Streamable HTTP; Authorization: Bearer <token>)
   DynamoDB    ${stack.dynamoDbEndpoint} (pid ${stack.dynamoDbPid}, data in ${values['data-dir']}/dynamodb)
   Workspace   ${stack.workspace}
   Token       ${stack.token}   (admin scope; also in ${values['data-dir']}/stack.json)
