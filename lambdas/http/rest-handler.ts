@@ -8,7 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, isAppError } from '../contract/errors';
 import { operationById, type OperationDef, type OperationId } from '../contract/operations';
-import { checkAccess, parseOperationInput } from '../operations/access';
+import { checkPermission, checkWorkspace, parseOperationInput } from '../operations/access';
 import type { Caller, OperationImpl } from '../operations/context';
 import { fromAuthorizerContext } from './authorizer';
 import { jsonResponse, problemResponse } from './responses';
@@ -58,12 +58,12 @@ function guard(def: OperationDef, runtime: () => Runtime): middy.MiddlewareObj<A
       const caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
       if (!caller) throw new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`');
       const slug = request.event.pathParameters?.slug;
-      if (slug !== caller.workspace) checkAccess(def, caller, slug);
+      checkWorkspace(caller, slug);
       const decision = await runtime().rateLimiter.hit(def.rateLimit, caller.tokenId);
       if (!decision.allowed) {
         throw new AppError('RateLimited', `Too many ${def.rateLimit} requests for this token; retry after ${decision.retryAfterSeconds} s`, {}, decision.retryAfterSeconds);
       }
-      checkAccess(def, caller, slug);
+      checkPermission(def, caller);
       request.context.caller = caller;
     },
   };

@@ -9,14 +9,24 @@ import type { OperationDef } from '../contract/operations';
 import { permissionsOf } from '../contract/permissions';
 import type { Caller } from './context';
 
-/** Throws WorkspaceNotFound or Forbidden when the caller may not run `def` on `slug`. */
-export function checkAccess(def: OperationDef, caller: Caller, slug: string | undefined): void {
+/** Throws WorkspaceNotFound unless `slug` is the caller's workspace (unknown and foreign look alike). */
+export function checkWorkspace(caller: Caller, slug: string | undefined): void {
   if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);
+}
+
+/** Throws Forbidden unless the caller's scopes grant the operation's permission. */
+export function checkPermission(def: OperationDef, caller: Caller): void {
   if (def.permission && !permissionsOf(caller.scopes).has(def.permission)) {
     throw new AppError('Forbidden', `This operation needs the permission ${def.permission}, which the token's scopes do not grant`, {
       requiredPermission: def.permission,
     });
   }
+}
+
+/** Both checks, in order: WorkspaceNotFound, then Forbidden. */
+export function checkAccess(def: OperationDef, caller: Caller, slug: string | undefined): void {
+  checkWorkspace(caller, slug);
+  checkPermission(def, caller);
 }
 
 /** zod issues as a ValidationError with the problem's `issues` member. */
