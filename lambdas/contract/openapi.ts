@@ -1,23 +1,42 @@
 /**
  * The OpenAPI 3.1 document, generated from the contract (spec §9). Pure: CDK
  * calls it at synth and writes the result; the local server calls it at start.
+ * The document lints clean under Redocly's `recommended` rules
+ * (test/docs/openapi-lint.test.ts).
  */
+import { createHmac } from 'node:crypto';
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import type { OpenAPIObject } from 'openapi3-ts/oas31';
+import type { ExampleObject, MediaTypeObject, OpenAPIObject, OperationObject, PathItemObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
-import { ERROR_STATUS, ProblemSchema, errorTitle, type ErrorTag } from './errors';
+import { ERROR_STATUS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from './errors';
 import { type EventTypeInfo } from './events';
 import { OPERATIONS, declaredErrors, type OperationDef } from './operations';
+import { DeliveryIdSchema } from './schemas';
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiOptions {
-  /** Base URL of the API, when known. */
+  /** Base URL of the API, when known. @default '/' (the host that serves the document) */
   readonly serverUrl?: string;
   /** The event-type catalogue, listed under `webhooks`. */
   readonly eventTypes: readonly EventTypeInfo[];
   /** Document version. @default '1.0.0' */
   readonly version?: string;
 }
+
+/** Names of the security schemes the document defines. */
+export const SECURITY_SCHEMES = { bearer: 'bearerAuth', webhookSignature: 'webhookSignature' } as const;
+
+/**
+ * The values the webhook examples are signed with, so a receiver can check its
+ * verifier against any webhook example of the document.
+ */
+export const SIGNATURE_EXAMPLE = {
+  secret: 'whsec_C+6hb2JHdDKEcK2+A1skMC5GXPiSP2I5EjpobvCtJLk=',
+  webhookId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB',
+  timestamp: 1795608300,
+  traceId: '6f1c2a9e-3b7d-4e58-9a0c-2d4b8e7f1a36',
+  userAgent: 'webhook-delivery-service/1.0 (Standard Webhooks)',
+} as const;
 
 const SIGNATURE_DOC = [
   'Each delivery is an HTTP POST with a JSON body of exactly `{deliveryId, eventType, payload}` and the',
@@ -30,36 +49,256 @@ const SIGNATURE_DOC = [
   'on `webhook-id`: delivery is at least once. `x-trace-id` names the attempt for support.',
 ].join(' ');
 
-function statusOfTag(tag: ErrorTag): number {
-  return ERROR_STATUS[tag];
+const DELIVERY_DOC = [
+  'Requests also carry `content-type: application/json` and `user-agent: ' + SIGNATURE_EXAMPLE.userAgent + '`.',
+  'Answer 2xx within 10 seconds. 5xx, 408, 429, timeouts and network errors are retried with a linear',
+  'backoff (30 s × attempt, at most 3 minutes apart, 6 retries), then the delivery is dead-lettered;',
+  'any other status, 3xx included (redirects are not followed), fails the delivery permanently.',
+  'Twenty consecutive failures disable the endpoint. Failed deliveries can be replayed.',
+].join(' ');
+
+const EXAMPLES_DOC = [
+  `The examples of every event are signed with the example secret \`${SIGNATURE_EXAMPLE.secret}\``,
+  `at \`webhook-timestamp\` ${SIGNATURE_EXAMPLE.timestamp}: a verifier can be checked against them`,
+  '(with its clock set to that time).',
+].join(' ');
+
+/** Example `detail` of each error tag's problem document (documentation only). */
+const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Record<string, unknown> }> = {
+  ValidationError: {
+    detail: 'Invalid body: body.url: Invalid input: expected string, received undefined',
+    extensions: { issues: [{ path: 'body.url', message: 'Invalid input: expected string, received undefined' }] },
+  },
+  InvalidWebhookUrl: { detail: 'host localhost is a localhost name, not a public host', extensions: { rule: 'localhost' } },
+  UnknownEventType: {
+    detail: 'Unknown event type: order.cancelled. GET /workspaces/{slug}/event-types lists the catalogue.',
+    extensions: { unknownEventTypes: ['order.cancelled'] },
+  },
+  Unauthorized: { detail: 'Send a workspace API token as `Authorization: Bearer <token>`' },
+  Forbidden: {
+    detail: "This operation needs the permission webhook:write, which the token's scopes do not grant",
+    extensions: { requiredPermission: 'webhook:write' },
+  },
+  WorkspaceNotFound: { detail: 'No workspace "acme" for this token' },
+  EndpointNotFound: { detail: 'No webhook endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC in workspace acme' },
+  DeliveryNotFound: { detail: 'No delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB in workspace acme' },
+  TokenNotFound: { detail: 'No API token tok_01JD2YA1B2C3D4E5F6G7H8J9KM in workspace acme' },
+  RouteNotFound: { detail: 'No route GET /workspaces/acme/nope' },
+  MethodNotAllowed: { detail: 'Method PUT is not allowed here' },
+  EndpointDisabled: { detail: 'Endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC is disabled; re-enable it (PATCH enabled: true) before replaying' },
+  DeliveryNotReplayable: {
+    detail: 'Delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB is delivered; only failed, failed_permanent, dead_lettered deliveries can be replayed',
+  },
+  Conflict: { detail: 'Another rotation of this secret happened at the same time; retry.' },
+  PayloadTooLarge: { detail: 'The payload is 300000 bytes; at most 262144 are accepted' },
+  UnsupportedMediaType: { detail: 'Send the body as application/json (got text/plain)' },
+  RateLimited: { detail: 'Too many rest_write requests for this token; retry after 12 s' },
+  InternalError: { detail: 'Something went wrong on our side. Quote trace id 1-67a0c0de-4f1e2d3c4b5a69788796a5b4 to support.' },
+};
+
+const EXAMPLE_TRACE_ID = '1-67a0c0de-4f1e2d3c4b5a69788796a5b4';
+
+/** The example problem document of a tag. */
+export function problemExample(tag: ErrorTag): Problem {
+  const { detail, extensions } = PROBLEM_DETAIL[tag];
+  return { type: errorType(tag), title: errorTitle(tag), status: ERROR_STATUS[tag], detail, tag, traceId: EXAMPLE_TRACE_ID, ...extensions };
 }
 
 function errorResponses(def: OperationDef) {
   const byStatus = new Map<number, ErrorTag[]>();
   for (const tag of declaredErrors(def)) {
-    const status = statusOfTag(tag);
+    const status = ERROR_STATUS[tag];
     byStatus.set(status, [...(byStatus.get(status) ?? []), tag]);
   }
   const out: Record<string, ResponseConfig> = {};
   for (const [status, tags] of byStatus) {
+    const examples: Record<string, ExampleObject> = Object.fromEntries(tags.map((t) => [t, { summary: errorTitle(t), value: problemExample(t) }]));
     out[String(status)] = {
       description: tags.map((t) => `\`${t}\`: ${errorTitle(t)}`).join('; '),
-      content: { 'application/problem+json': { schema: ProblemSchema } },
+      content: { 'application/problem+json': { schema: ProblemSchema, examples } },
       ...(status === 429
-        ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const } } } }
+        ? {
+            headers: {
+              'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const, minimum: 1, examples: [12] } },
+            },
+          }
         : {}),
     };
   }
   return out;
 }
 
+/** One `v1,<base64>` Standard Webhooks signature (the dispatcher's algorithm, restated for the examples). */
+function exampleSignature(body: string): string {
+  const key = Buffer.from(SIGNATURE_EXAMPLE.secret.slice('whsec_'.length), 'base64');
+  const mac = createHmac('sha256', key).update(`${SIGNATURE_EXAMPLE.webhookId}.${SIGNATURE_EXAMPLE.timestamp}.${body}`, 'utf8').digest('base64');
+  return `v1,${mac}`;
+}
+
+/** A component name for an event type's payload: `order.shipped` → `OrderShippedPayload`. */
+export function payloadComponentName(eventType: string): string {
+  return `${eventType
+    .split(/[._]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('')}Payload`;
+}
+
+/**
+ * A catalogue payload schema (a standalone JSON Schema) as a component of the
+ * document: its own `$schema`/`$id` dropped and its local references
+ * (`#/$defs/...`) re-pointed into the component.
+ */
+function payloadComponent(schema: Record<string, unknown>, name: string): SchemaObject {
+  const base = `#/components/schemas/${name}`;
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!node || typeof node !== 'object') return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `${base}${v.slice(1)}` : rewrite(v)]),
+    );
+  };
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  return rewrite(rest) as SchemaObject;
+}
+
+/** The first example of a JSON Schema, when it declares one. */
+function declaredExample(schema: Record<string, unknown>): unknown {
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0] as unknown;
+  return schema.example;
+}
+
+function registerWebhook(registry: OpenAPIRegistry, type: EventTypeInfo): void {
+  const component = payloadComponentName(type.name);
+  registry.registerComponent('schemas', component, payloadComponent(type.payloadSchema, component));
+  const payloadExample = declaredExample(type.payloadSchema);
+  const body = payloadExample === undefined ? undefined : { deliveryId: SIGNATURE_EXAMPLE.webhookId, eventType: type.name, payload: payloadExample };
+  const signature = body === undefined ? undefined : exampleSignature(JSON.stringify(body));
+  const header = (description: string, example: string | undefined, schema: z.ZodString = z.string()) =>
+    schema.meta({ description, ...(example === undefined ? {} : { example }) });
+  registry.registerWebhook({
+    method: 'post',
+    path: type.name,
+    operationId: `webhook_${type.name.replace(/[^a-zA-Z0-9]/g, '_')}`,
+    summary: type.name,
+    description: `${type.description}\n\nThe payload is described by the event type's JSON Schema (\`${component}\`), as \`GET /workspaces/{slug}/event-types\` lists it.\n\n${SIGNATURE_DOC}\n\n${DELIVERY_DOC}${body === undefined ? '' : `\n\n${EXAMPLES_DOC}`}`,
+    tags: ['Webhook events'],
+    security: [{ [SECURITY_SCHEMES.webhookSignature]: [] }],
+    request: {
+      headers: z.object({
+        'webhook-id': header('The delivery id (`whd_…`), the same on every attempt of a delivery: deduplicate on it.', SIGNATURE_EXAMPLE.webhookId, DeliveryIdSchema),
+        'webhook-timestamp': header('Unix seconds at signing time, fresh on every attempt; reject values more than five minutes from your clock.', String(SIGNATURE_EXAMPLE.timestamp), z.string().regex(/^[0-9]+$/)),
+        'webhook-signature': header(
+          'Space-separated `v1,<base64>` HMAC-SHA256 signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, newest secret first (two during a rotation grace window). Accept the request when any entry matches.',
+          signature,
+          z.string().regex(/^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$/),
+        ),
+        'x-trace-id': header('Names this attempt; quote it in a support request. Recorded with the attempt evidence.', SIGNATURE_EXAMPLE.traceId),
+        'user-agent': header('Identifies the sender.', SIGNATURE_EXAMPLE.userAgent),
+      }),
+      body: {
+        required: true,
+        description: 'The delivery: its id, its event type and the payload. Verify the signature over these exact bytes before parsing.',
+        content: {
+          'application/json': {
+            schema: z.object({
+              deliveryId: DeliveryIdSchema.meta({ description: 'The delivery id; equals the `webhook-id` header.' }),
+              eventType: z.literal(type.name),
+              payload: z.unknown(),
+            }),
+            ...(body === undefined ? {} : { example: body }),
+          },
+        },
+      },
+    },
+    responses: {
+      '2XX': { description: 'Accepted: the delivery is done. The response body is ignored (its first 2 KiB are kept as evidence).' },
+      default: {
+        description:
+          'Any other answer fails the attempt: 5xx, 408 and 429 (and timeouts or network errors) are retried; other 4xx and 3xx fail the delivery permanently.',
+      },
+    },
+  });
+}
+
+type SchemaOrRef = SchemaObject | ReferenceObject;
+
+/**
+ * An example value for a schema of the document: the schema's own example, else
+ * one composed from its properties' examples. Undefined when a required string
+ * has no example (nothing is invented).
+ */
+function exampleOf(schema: SchemaOrRef | undefined, components: Record<string, SchemaOrRef>, depth = 0): unknown {
+  if (!schema || depth > 10) return undefined;
+  const ref = (schema as ReferenceObject).$ref;
+  if (typeof ref === 'string') return exampleOf(components[ref.replace('#/components/schemas/', '')], components, depth + 1);
+  schema = schema as SchemaObject;
+  if (schema.example !== undefined) return schema.example as unknown;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0] as unknown;
+  if (schema.const !== undefined) return schema.const as unknown;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0] as unknown;
+  if (schema.default !== undefined) return schema.default as unknown;
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  if (types.includes('object') || schema.properties) {
+    const out: Record<string, unknown> = {};
+    for (const [key, sub] of Object.entries(schema.properties ?? {})) {
+      const value = exampleOf(sub, components, depth + 1);
+      if (value !== undefined) out[key] = value;
+      else if (schema.required?.includes(key)) return undefined;
+    }
+    return out;
+  }
+  if (types.includes('array')) {
+    const item = exampleOf(schema.items, components, depth + 1);
+    return item === undefined ? undefined : [item];
+  }
+  if (types.includes('null')) return null;
+  if (types.includes('boolean')) return true;
+  if (types.includes('integer') || types.includes('number')) return schema.minimum ?? 0;
+  return undefined;
+}
+
+/** Gives every request and response body of the operations an example, from the schemas' examples. */
+function addBodyExamples(doc: OpenAPIObject): void {
+  const components = (doc.components?.schemas ?? {}) as Record<string, SchemaOrRef>;
+  for (const item of Object.values(doc.paths ?? {}) as PathItemObject[]) {
+    for (const op of Object.values(item) as OperationObject[]) {
+      const bodies = [op.requestBody, ...Object.values(op.responses ?? {})];
+      for (const body of bodies) {
+        if (!body || '$ref' in body) continue;
+        for (const media of Object.values(body.content ?? {}) as MediaTypeObject[]) {
+          if (media.example !== undefined || media.examples !== undefined) continue;
+          const example = exampleOf(media.schema, components);
+          if (example !== undefined) media.example = example;
+        }
+      }
+    }
+  }
+}
+
+/** Points each webhook's `payload` at its event type's payload schema, and requires it. */
+function linkWebhookPayloads(doc: OpenAPIObject, eventTypes: readonly EventTypeInfo[]): void {
+  for (const type of eventTypes) {
+    const media = doc.webhooks?.[type.name]?.post?.requestBody;
+    const schema = media && !('$ref' in media) ? (media.content['application/json']?.schema as SchemaObject | undefined) : undefined;
+    if (!schema?.properties) throw new Error(`webhook ${type.name}: no request body schema`);
+    schema.properties.payload = { $ref: `#/components/schemas/${payloadComponentName(type.name)}` };
+    schema.required = [...new Set([...(schema.required ?? []), 'payload'])];
+  }
+}
+
 /** Builds the OpenAPI 3.1 document of the whole contract. */
 export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
   const registry = new OpenAPIRegistry();
-  const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
+  const bearer = registry.registerComponent('securitySchemes', SECURITY_SCHEMES.bearer, {
     type: 'http',
     scheme: 'bearer',
     description: 'A workspace API token: `Authorization: Bearer <token>`. Cookies are not accepted.',
+  });
+  registry.registerComponent('securitySchemes', SECURITY_SCHEMES.webhookSignature, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'webhook-signature',
+    description: `How receivers authenticate the service's webhook requests (nothing to enter to call the API). ${SIGNATURE_DOC}`,
   });
 
   for (const def of OPERATIONS as readonly OperationDef[]) {
@@ -86,55 +325,39 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
     });
   }
 
+  const names = new Set<string>();
   for (const type of options.eventTypes) {
-    registry.registerWebhook({
-      method: 'post',
-      path: type.name,
-      operationId: `webhook_${type.name.replace(/[^a-zA-Z0-9]/g, '_')}`,
-      summary: type.name,
-      description: `${type.description}\n\n${SIGNATURE_DOC}`,
-      tags: ['Webhook events'],
-      request: {
-        headers: z.object({
-          'webhook-id': z.string().meta({ description: 'The delivery id (`whd_…`); dedupe on it.' }),
-          'webhook-timestamp': z.string().meta({ description: 'Unix seconds at signing time.' }),
-          'webhook-signature': z.string().meta({ description: 'Space-separated `v1,<base64>` signatures, current key first.' }),
-          'x-trace-id': z.string().meta({ description: 'Trace id to quote in a support request.' }),
-        }),
-        body: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: z.object({
-                deliveryId: z.string(),
-                eventType: z.literal(type.name),
-                payload: z.unknown().meta({ description: 'Payload; see the JSON Schema in the event-type catalogue.' }),
-              }),
-            },
-          },
-        },
-      },
-      responses: { '2XX': { description: 'Accepted. Any other status is retried (5xx, 408, 429) or permanent (other 4xx, 3xx).' } },
-    });
+    const component = payloadComponentName(type.name);
+    if (names.has(component)) throw new Error(`event types ${type.name}: payload component ${component} is taken`);
+    names.add(component);
+    registerWebhook(registry, type);
   }
 
   const generator = new OpenApiGeneratorV31(registry.definitions);
-  return generator.generateDocument({
+  const doc = generator.generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Webhook delivery service',
       version: options.version ?? '1.0.0',
-      description: `Workspace-scoped REST API of the outbound webhook delivery service. Every list is a Page (\`items\`, \`nextCursor\`) with \`limit\` (default 50, clamped into [1, 200]) and an opaque \`cursor\`. Errors are \`application/problem+json\` with a \`tag\` and a \`traceId\`.\n\n${SIGNATURE_DOC}`,
+      description: [
+        'Workspace-scoped REST API of the outbound webhook delivery service. Every list is a Page (`items`, `nextCursor`) with `limit` (default 50, clamped into [1, 200]) and an opaque `cursor`. Errors are `application/problem+json` (RFC 9457) with a `tag` and a `traceId`.',
+        '## Receiving webhooks',
+        `The event types an endpoint can subscribe to are listed under **Webhooks**, each with its payload schema. ${SIGNATURE_DOC}`,
+        DELIVERY_DOC,
+      ].join('\n\n'),
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    servers: [{ url: options.serverUrl ?? '/' }],
+    servers: [{ url: options.serverUrl ?? '/', description: 'This API (the host that serves this document).' }],
     tags: [
       { name: 'Webhooks', description: 'Webhook endpoints: create, update, rotate secrets.' },
       { name: 'Deliveries', description: 'Delivery summaries, attempt evidence, replays and test sends.' },
       { name: 'Events', description: 'The event-type catalogue.' },
       { name: 'Workspace', description: 'Workspace overview, members, audit trail, notifications.' },
       { name: 'API tokens', description: 'Workspace API tokens.' },
-      { name: 'Webhook events', description: 'What receivers get.' },
+      { name: 'Webhook events', description: 'What receivers get: one signed POST per delivery attempt, for each subscribed event type.' },
     ],
   });
+  linkWebhookPayloads(doc, options.eventTypes);
+  addBodyExamples(doc);
+  return doc;
 }

@@ -6,6 +6,16 @@ import { SCOPES } from './permissions';
 
 const timestamp = z.string().meta({ example: '2026-11-25T12:00:00.000Z', format: 'date-time' });
 
+/** Example values shared by the resource examples below (documentation only). */
+const EXAMPLE = {
+  endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC',
+  deliveryId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB',
+  tokenId: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KM',
+  url: 'https://hooks.example.com/webhooks',
+  created: '2026-11-25T12:00:00.000Z',
+  updated: '2026-11-25T12:05:00.000Z',
+} as const;
+
 /** A workspace slug: lower-case letters, digits and dashes. */
 export const SlugSchema = z
   .string()
@@ -36,7 +46,19 @@ export const EndpointSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: 'WebhookEndpoint' });
+  .meta({
+    id: 'WebhookEndpoint',
+    example: {
+      endpointId: EXAMPLE.endpointId,
+      url: EXAMPLE.url,
+      eventTypes: ['webhook.test_event', 'webhook.disabled'],
+      description: 'Orders service receiver',
+      enabled: true,
+      consecutiveFailures: 0,
+      createdAt: EXAMPLE.created,
+      updatedAt: EXAMPLE.updated,
+    },
+  });
 export type Endpoint = z.infer<typeof EndpointSchema>;
 
 const eventTypesInput = z
@@ -56,7 +78,10 @@ export const CreateEndpointBodySchema = z
     description: descriptionInput.optional(),
     enabled: z.boolean().optional().meta({ description: 'Defaults to true.' }),
   })
-  .meta({ id: 'CreateWebhookEndpoint' });
+  .meta({
+    id: 'CreateWebhookEndpoint',
+    example: { url: EXAMPLE.url, eventTypes: ['webhook.test_event', 'webhook.disabled'], description: 'Orders service receiver' },
+  });
 export type CreateEndpointBody = z.infer<typeof CreateEndpointBodySchema>;
 
 /** Body of update endpoint: only the fields sent change. */
@@ -67,17 +92,20 @@ export const UpdateEndpointBodySchema = z
     description: descriptionInput.optional(),
     enabled: z.boolean().optional(),
   })
-  .meta({ id: 'UpdateWebhookEndpoint' });
+  .meta({ id: 'UpdateWebhookEndpoint', example: { url: 'https://hooks.example.com/webhooks/v2', enabled: true } });
 export type UpdateEndpointBody = z.infer<typeof UpdateEndpointBodySchema>;
 
 /** Response of rotate secret: the only place a signing secret is ever shown. */
 export const RotatedSecretSchema = z
   .object({
     endpointId: EndpointIdSchema,
-    secret: z.string().meta({ description: 'New signing secret, shown once: `whsec_` + base64 of 32 random bytes.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+    secret: z.string().meta({ description: 'New signing secret, shown once: `whsec_` + base64 of 32 random bytes.', example: 'whsec_C+6hb2JHdDKEcK2+A1skMC5GXPiSP2I5EjpobvCtJLk=' }),
     previousSecretExpiresAt: timestamp.nullable().meta({ description: 'End of the 24 h grace window of the replaced secret.' }),
   })
-  .meta({ id: 'RotatedSecret' });
+  .meta({
+    id: 'RotatedSecret',
+    example: { endpointId: EXAMPLE.endpointId, secret: 'whsec_C+6hb2JHdDKEcK2+A1skMC5GXPiSP2I5EjpobvCtJLk=', previousSecretExpiresAt: '2026-11-26T12:05:00.000Z' },
+  });
 export type RotatedSecret = z.infer<typeof RotatedSecretSchema>;
 
 /** Delivery status (spec §3.1). */
@@ -100,7 +128,23 @@ export const DeliverySchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: 'Delivery' });
+  .meta({
+    id: 'Delivery',
+    example: {
+      deliveryId: EXAMPLE.deliveryId,
+      endpointId: EXAMPLE.endpointId,
+      status: 'delivered',
+      attempts: 1,
+      nextAttemptAt: null,
+      eventType: 'webhook.test_event',
+      payload: { message: 'This is a test event from the webhook delivery service.', sentAt: EXAMPLE.updated, endpointId: EXAMPLE.endpointId },
+      replayedFrom: null,
+      lastResponseStatus: 200,
+      lastError: null,
+      createdAt: EXAMPLE.updated,
+      updatedAt: '2026-11-25T12:05:01.000Z',
+    },
+  });
 export type Delivery = z.infer<typeof DeliverySchema>;
 
 /** Immutable evidence of one attempt. */
@@ -115,7 +159,26 @@ export const AttemptSchema = z
     responseStatus: z.number().int().nullable(),
     responseBody: z.string().nullable(),
   })
-  .meta({ id: 'DeliveryAttempt' });
+  .meta({
+    id: 'DeliveryAttempt',
+    example: {
+      ordinal: 1,
+      outcome: 'failed',
+      timestamp: EXAMPLE.updated,
+      durationMs: 412,
+      failureReason: 'http_503',
+      requestHeaders: {
+        'content-type': 'application/json',
+        'user-agent': 'webhook-delivery-service/1.0 (Standard Webhooks)',
+        'webhook-id': EXAMPLE.deliveryId,
+        'webhook-timestamp': '1795608300',
+        'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+        'x-trace-id': '6f1c2a9e-3b7d-4e58-9a0c-2d4b8e7f1a36',
+      },
+      responseStatus: 503,
+      responseBody: '{"error":"maintenance"}',
+    },
+  });
 export type Attempt = z.infer<typeof AttemptSchema>;
 
 /** Scope string: a bundle or a permission. */
@@ -124,7 +187,7 @@ export const ScopeSchema = z.enum(SCOPES).meta({ id: 'Scope' });
 /** API token metadata (never the token). */
 export const ApiTokenSchema = z
   .object({ tokenId: TokenIdSchema, name: z.string(), scopes: z.array(ScopeSchema), createdAt: timestamp })
-  .meta({ id: 'ApiToken' });
+  .meta({ id: 'ApiToken', example: { tokenId: EXAMPLE.tokenId, name: 'CI deploy bot', scopes: ['read', 'webhook:write'], createdAt: EXAMPLE.created } });
 export type ApiToken = z.infer<typeof ApiTokenSchema>;
 
 /** Body of create API token. */
@@ -133,19 +196,28 @@ export const CreateApiTokenBodySchema = z
     name: z.string().min(1).max(100),
     scopes: z.array(ScopeSchema).min(1).max(20).meta({ description: 'Must grant nothing beyond the calling token.' }),
   })
-  .meta({ id: 'CreateApiToken' });
+  .meta({ id: 'CreateApiToken', example: { name: 'CI deploy bot', scopes: ['read', 'webhook:write'] } });
 export type CreateApiTokenBody = z.infer<typeof CreateApiTokenBodySchema>;
 
 /** Response of create API token: the raw token, shown once. */
 export const CreatedApiTokenSchema = ApiTokenSchema.extend({
   token: z.string().meta({ description: 'The raw token, shown once; only its hash is stored.' }),
-}).meta({ id: 'CreatedApiToken' });
+}).meta({
+  id: 'CreatedApiToken',
+  example: {
+    tokenId: EXAMPLE.tokenId,
+    name: 'CI deploy bot',
+    scopes: ['read', 'webhook:write'],
+    createdAt: EXAMPLE.created,
+    token: 'whk_XRhrMszERlPTxhFuFHn013gIiG_fokwq9Db8t1JbI3c',
+  },
+});
 export type CreatedApiToken = z.infer<typeof CreatedApiTokenSchema>;
 
 /** Workspace member. */
 export const MemberSchema = z
   .object({ memberId: idSchema('mem', '01JD2YB3C4D5E6F7G8H9J0K1MN'), email: z.string(), role: z.enum(['owner', 'admin', 'member']) })
-  .meta({ id: 'Member' });
+  .meta({ id: 'Member', example: { memberId: 'mem_01JD2YB3C4D5E6F7G8H9J0K1MN', email: 'owner@acme.test', role: 'owner' } });
 export type Member = z.infer<typeof MemberSchema>;
 
 /** Audit event. */
@@ -158,7 +230,17 @@ export const AuditEventSchema = z
     detail: z.record(z.string(), z.unknown()),
     createdAt: timestamp,
   })
-  .meta({ id: 'AuditEvent' });
+  .meta({
+    id: 'AuditEvent',
+    example: {
+      auditEventId: 'aud_01JD2YC4D5E6F7G8H9J0K1M2NP',
+      action: 'webhook.delivery_replayed',
+      actor: EXAMPLE.tokenId,
+      targetId: 'whd_01JD2YE6F7G8H9J0K1M2N3P4QR',
+      detail: { replayedFrom: EXAMPLE.deliveryId, endpointId: EXAMPLE.endpointId },
+      createdAt: EXAMPLE.updated,
+    },
+  });
 export type AuditEvent = z.infer<typeof AuditEventSchema>;
 
 /** Workspace notification. */
@@ -171,7 +253,18 @@ export const NotificationSchema = z
     deliveryId: z.string().nullable(),
     createdAt: timestamp,
   })
-  .meta({ id: 'Notification' });
+  .meta({
+    id: 'Notification',
+    example: {
+      notificationId: 'ntf_01JD2YD5E6F7G8H9J0K1M2N3PQ',
+      kind: 'delivery.dead_lettered',
+      message:
+        'Delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB (order.shipped) to https://hooks.example.com/webhooks stopped after 7 attempts (last: http_503). The endpoint stopped receiving it; replay it once the receiver is fixed.',
+      endpointId: EXAMPLE.endpointId,
+      deliveryId: EXAMPLE.deliveryId,
+      createdAt: EXAMPLE.updated,
+    },
+  });
 export type Notification = z.infer<typeof NotificationSchema>;
 
 /** Workspace overview. */
@@ -182,7 +275,15 @@ export const OverviewSchema = z
     members: z.number().int(),
     apiTokens: z.number().int(),
   })
-  .meta({ id: 'WorkspaceOverview' });
+  .meta({
+    id: 'WorkspaceOverview',
+    example: {
+      workspace: { slug: 'acme', name: 'Acme Inc.', createdAt: EXAMPLE.created },
+      webhooks: { total: 3, enabled: 2, disabled: 1 },
+      members: 4,
+      apiTokens: 2,
+    },
+  });
 export type Overview = z.infer<typeof OverviewSchema>;
 
 /** Event type of the catalogue. */
@@ -193,4 +294,18 @@ export const EventTypeSchema = z
     payloadSchema: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema of the payload.' }),
     builtIn: z.boolean(),
   })
-  .meta({ id: 'EventType' });
+  .meta({
+    id: 'EventType',
+    example: {
+      name: 'webhook.test_event',
+      description: 'Synthetic event sent by a test send, to check an endpoint end to end.',
+      payloadSchema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: { message: { type: 'string' }, sentAt: { type: 'string' }, endpointId: { type: 'string' } },
+        required: ['message', 'sentAt', 'endpointId'],
+        additionalProperties: false,
+      },
+      builtIn: true,
+    },
+  });

@@ -32,6 +32,8 @@ export type SendResult =
 export type Sender = (input: { url: URL; headers: Record<string, string>; body: string; pinned: PinnedAddress }) => Promise<SendResult>;
 
 const agents = new Map<string, Agent>();
+/** The dispatcher's batch size: every record of a batch can hold its own connection. */
+const MAX_CONNECTIONS_PER_TARGET = 25;
 const MAX_AGENTS = 200;
 
 /** A keep-alive agent whose every connection goes to `pinned`, whatever DNS says later. */
@@ -43,7 +45,9 @@ function agentFor(host: string, pinned: PinnedAddress, limits: SendLimits): Agen
       if (options && (options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
       else callback(null, pinned.address, pinned.family);
     };
-    agent = new Agent({ connect: { lookup, timeout: limits.deadlineMs }, keepAliveTimeout: 30_000, connections: 8 });
+    // As many connections as a batch has records: the deadline runs from the send, so no
+    // record of a batch may wait for another's connection (a slow receiver would time it out unsent).
+    agent = new Agent({ connect: { lookup, timeout: limits.deadlineMs }, keepAliveTimeout: 30_000, connections: MAX_CONNECTIONS_PER_TARGET });
     if (agents.size >= MAX_AGENTS) {
       const [oldestKey, oldest] = agents.entries().next().value as [string, Agent];
       agents.delete(oldestKey);

@@ -321,3 +321,16 @@ describe('the failure streak', () => {
     expect(r.seen).toHaveLength(1);
   });
 });
+
+describe('a batch to one slow receiver', () => {
+  it('sends all 25 records at once: none times out waiting for a connection', async () => {
+    const { createHttpSender: make } = await import('../../lambdas/pipeline/http-sender');
+    const r = await receiver((_req, res) => setTimeout(() => res.writeHead(200).end(), 600));
+    const send = make({ deadlineMs: 1000, bodyReadMs: 300, bodyCapBytes: 2048 });
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => send({ url: new URL(r.url), headers: { 'content-type': 'application/json' }, body: '{}', pinned: { address: '127.0.0.1', family: 4 } })),
+    );
+    expect(results.filter((x) => x.kind === 'response' && x.status === 200)).toHaveLength(25);
+    expect(r.seen).toHaveLength(25);
+  });
+});

@@ -1,0 +1,395 @@
+/**
+ * `npm run bench`: one run against the local stack and a loopback receiver.
+ *
+ * Prints deliveries per second through publish → dispatch → record next to
+ * the raw POST rate of one process to the same receiver (the ceiling) and
+ * their ratio; p50/p99 publish-to-receipt latency; DynamoDB capacity units
+ * per first-try delivered event (from ConsumedCapacity); the minified bundle
+ * size and cold init time of each Lambda. Writes `.local/bench-results.json`.
+ *
+ * Everything it starts (DynamoDB Local, the stack, the receiver process) is
+ * stopped on the way out, also on failure or Ctrl-C.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startLocalStack, type LocalStack } from '../bin/local/stack';
+import { meterCapacity } from './capacity';
+import { measureLambdas, type LambdaFigures } from './lambdas';
+import { dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, type CallMixResult, type PhaseResult } from './pipeline';
+import { rawPostRate, type RawResult } from './raw';
+import { startReceiverProcess, type ReceiverProcess } from './receiver-process';
+import { round, table } from './stats';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RESULTS_FILE = join(PROJECT_ROOT, '.local', 'bench-results.json');
+
+const HELP = `Usage: npm run bench -- [options]
+  --events <n>               events in the measured throughput run (default 2000)
+  --warmup <n>               events published and drained before measuring (default 200)
+  --publish-concurrency <n>  concurrent publisher invocations in the throughput run (default 8)
+  --latency-events <n>       events in the paced latency run (default 300)
+  --latency-rate <n>         events/s of the paced run (default: half the measured pipeline rate)
+  --init-runs <n>            cold loads per Lambda bundle, median taken (default 3)
+  --skip-lambdas             no bundle sizes / cold init
+  --skip-pipeline            no stack: bundle sizes / cold init only
+  --help                     this text`;
+
+function positiveInt(raw: string | undefined, fallback: number, flag: string): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+function parseCommandLine() {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string' },
+      warmup: { type: 'string' },
+      'publish-concurrency': { type: 'string' },
+      'latency-events': { type: 'string' },
+      'latency-rate': { type: 'string' },
+      'init-runs': { type: 'string' },
+      'skip-lambdas': { type: 'boolean' },
+      'skip-pipeline': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  return {
+    help: values.help ?? false,
+    skipLambdas: values['skip-lambdas'] ?? false,
+    skipPipeline: values['skip-pipeline'] ?? false,
+    events: positiveInt(values.events, 2000, '--events'),
+    warmup: positiveInt(values.warmup, 200, '--warmup'),
+    publishConcurrency: positiveInt(values['publish-concurrency'], 8, '--publish-concurrency'),
+    latencyEvents: positiveInt(values['latency-events'], 300, '--latency-events'),
+    latencyRate: values['latency-rate'] === undefined ? undefined : positiveInt(values['latency-rate'], 1, '--latency-rate'),
+    initRuns: positiveInt(values['init-runs'], 3, '--init-runs'),
+  };
+}
+
+let args: ReturnType<typeof parseCommandLine>;
+try {
+  args = parseCommandLine();
+} catch (e) {
+  console.error(`${(e as Error).message}\n\n${HELP}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+const EVENTS = args.events;
+const WARMUP = args.warmup;
+const PUBLISH_CONCURRENCY = args.publishConcurrency;
+const LATENCY_EVENTS = args.latencyEvents;
+const LATENCY_RATE = args.latencyRate;
+const INIT_RUNS = args.initRuns;
+/** The dispatcher's in-flight maximum: maxConcurrency 4 batches × batchSize 25 (SPEC §8). */
+const PIPELINE_IN_FLIGHT = 100;
+/** `connections` of the dispatcher's undici Agent per target (lambdas/pipeline/http-sender.ts). */
+const SENDER_CONNECTIONS = 8;
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Stoppers of whatever is running, newest first. */
+const cleanups: (() => Promise<void>)[] = [];
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    const stop = cleanups.pop()!;
+    await stop().catch((e: unknown) => log(`cleanup failed: ${(e as Error).message}`));
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping what the bench started…`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+interface PipelineFigures {
+  readonly warmup: PhaseResult;
+  readonly throughput: PhaseResult;
+  readonly latency: PhaseResult & { readonly ratePerSecond: number };
+  readonly raw: RawResult;
+  readonly rawSenderConnections: RawResult;
+  /** The better of the two raw runs: the ceiling. */
+  readonly ceiling: RawResult;
+  readonly dynamoDbCallMix: CallMixResult;
+  readonly pipelineErrorSamples: string[];
+}
+
+async function runPipeline(): Promise<PipelineFigures> {
+  const receiver: ReceiverProcess = await startReceiverProcess();
+  cleanups.push(() => receiver.stop());
+  log(`receiver pid ${receiver.pid} on ${receiver.url}`);
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'webhooks-bench-'));
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const errorSamples: string[] = [];
+  /** Pipeline errors of the current phase (the driver clears it when a phase starts). */
+  const pipelineErrors: string[] = [];
+  const stack: LocalStack = await startLocalStack({
+    port: 0,
+    dataDir,
+    inMemory: true,
+    tableName: 'webhooks-bench',
+    writeStackFile: false,
+    timeScale: 1,
+    schedules: false,
+    onPipelineError: (where, e) => {
+      pipelineErrors.push(`${where}: ${(e as Error).message}`);
+      if (errorSamples.length < 5) errorSamples.push(`${where}: ${(e as Error).message}`);
+    },
+  });
+  let stopped = false;
+  cleanups.push(async () => {
+    await stack.stop();
+    stopped = true;
+  });
+  // Last resort if this process dies without running the cleanups: DynamoDB Local (Java) would outlive it.
+  process.once('exit', () => {
+    if (!stopped && stack.dynamoDbPid) {
+      try {
+        process.kill(stack.dynamoDbPid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+  log(`stack on ${stack.apiUrl}, DynamoDB Local pid ${stack.dynamoDbPid} at ${stack.dynamoDbEndpoint}`);
+
+  // Imported only now: its logger reads POWERTOOLS_LOG_LEVEL (WARN, set by the stack) when the module loads.
+  const { defaultRuntime } = await import('../lambdas/http/runtime');
+  // Every handler of this process shares defaultRuntime()'s client: meter it.
+  const meter = meterCapacity(defaultRuntime().deps.table.doc);
+  const driver = new PipelineDriver(stack, receiver, meter, pipelineErrors);
+  await driver.createEndpoint();
+
+  log(`warm-up: ${WARMUP} events…`);
+  const warmup = await driver.phase({ events: WARMUP, concurrency: PUBLISH_CONCURRENCY, timeoutMs: 120_000, firstIndex: 0 });
+
+  log(`raw ceiling: ${EVENTS} POSTs, ${PIPELINE_IN_FLIGHT} in flight…`);
+  const rawOptions = { url: receiver.url, count: EVENTS, concurrency: PIPELINE_IN_FLIGHT, eventType: EVENT_TYPE, payload: payloadOf };
+  await rawPostRate({ ...rawOptions, count: Math.min(500, EVENTS), connections: PIPELINE_IN_FLIGHT }); // warm-up
+  const raw = await rawPostRate({ ...rawOptions, connections: PIPELINE_IN_FLIGHT });
+  const rawSenderConnections = await rawPostRate({ ...rawOptions, connections: SENDER_CONNECTIONS });
+
+  log(`throughput: ${EVENTS} events, ${PUBLISH_CONCURRENCY} concurrent publishers…`);
+  const throughput = await driver.phase({ events: EVENTS, concurrency: PUBLISH_CONCURRENCY, timeoutMs: 120_000 + EVENTS * 200, firstIndex: WARMUP });
+  if (throughput.timedOut) log('throughput run timed out before the queue drained');
+
+  const mixEvents = Math.min(EVENTS, 600);
+  log(`DynamoDB Local alone: the pipeline's calls for ${mixEvents} events…`);
+  const dynamoDbCallMix = await dynamoDbCallMixRate(stack, mixEvents, PUBLISH_CONCURRENCY + PIPELINE_IN_FLIGHT);
+
+  const ratePerSecond = LATENCY_RATE ?? Math.max(10, Math.round(throughput.deliveredPerSecond / 2));
+  log(`latency: ${LATENCY_EVENTS} events paced at ${ratePerSecond}/s…`);
+  const latency = await driver.phase({ events: LATENCY_EVENTS, ratePerSecond, timeoutMs: 120_000 + (LATENCY_EVENTS / ratePerSecond) * 1000, firstIndex: WARMUP + EVENTS });
+
+  const ceiling = raw.perSecond >= rawSenderConnections.perSecond ? raw : rawSenderConnections;
+  return { warmup, throughput, latency: { ...latency, ratePerSecond }, raw, rawSenderConnections, ceiling, dynamoDbCallMix, pipelineErrorSamples: errorSamples };
+}
+
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+
+function printPipeline(p: PipelineFigures): void {
+  const t = p.throughput;
+  const ratio = t.deliveredPerSecond / p.ceiling.perSecond;
+  const rawRow = (r: RawResult, what: string) => [
+    `${what}${r === p.ceiling ? ' = ceiling' : ''}`,
+    f1(r.perSecond),
+    'requests/s',
+    `${r.requests} POSTs in ${f2(r.seconds)} s, ${r.concurrency} in flight over ≤${r.connections} keep-alive connections`,
+  ];
+  const m = p.dynamoDbCallMix;
+  console.log(`\n== Throughput (${t.events} events, 1 endpoint, ${PUBLISH_CONCURRENCY} concurrent publisher invocations) ==`);
+  console.log(
+    table(
+      ['measure', 'value', 'unit', 'detail'],
+      [
+        ['pipeline: publish → dispatch → record', f1(t.deliveredPerSecond), 'deliveries/s', `${t.firstTryDelivered} first-try delivered in ${f2(t.seconds)} s (first publish → last record)`],
+        rawRow(p.raw, 'raw POST, 1 process'),
+        rawRow(p.rawSenderConnections, "raw POST, 1 process, dispatcher's pool size"),
+        ['ratio pipeline / ceiling', f1(ratio * 100), '%', ''],
+        ['publish only (same run)', f1(t.publishedPerSecond), 'events/s', `all ${t.events} publisher calls returned after ${f2(t.publishSeconds)} s`],
+        [
+          "DynamoDB Local alone, the pipeline's calls",
+          f1(m.eventsPerSecond),
+          'events/s',
+          `6 calls/event (3 GetItem, Query, BatchWriteItem, TransactWriteItems) = ${f1(m.callsPerSecond)} calls/s, ${m.concurrency} concurrent, ${m.events} events`,
+        ],
+        ['ratio pipeline / DynamoDB Local alone', f1((t.deliveredPerSecond / m.eventsPerSecond) * 100), '%', 'how close the pipeline gets to the emulator\'s own limit for its calls'],
+      ],
+      [false, true, false, false],
+    ),
+  );
+  const checks = [
+    `not first-try delivered: ${t.notFirstTry}`,
+    `publish errors: ${t.publishErrors}`,
+    `pipeline errors: ${t.pipelineErrors}`,
+    `receiver duplicates: ${t.receiverDuplicates}`,
+    `bad bodies: ${t.receiverBadBodies}`,
+    `raw errors/non-2xx: ${p.raw.errors + p.rawSenderConnections.errors}/${p.raw.non2xx + p.rawSenderConnections.non2xx}`,
+    ...(t.timedOut ? ['TIMED OUT before the queue drained'] : []),
+  ];
+  console.log(`checks: ${checks.join('; ')}`);
+
+  const l = p.latency;
+  const pct = (x: { p50: number; p99: number }) => `${f1(x.p50)} / ${f1(x.p99)}`;
+  console.log(`\n== Publish-to-receipt latency (publisher call start → the receiver has the whole request) ==`);
+  console.log(
+    table(
+      ['run', 'events', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'publish call p50/p99', 'then → receipt p50/p99'],
+      [
+        [`paced at ${l.ratePerSecond} events/s (~half the pipeline rate)`, l.latencyMs.samples, f1(l.latencyMs.p50), f1(l.latencyMs.p90), f1(l.latencyMs.p99), f1(l.latencyMs.max), pct(l.publishCallMs), pct(l.queueToReceiptMs)],
+        [`throughput run (saturated: includes backlog)`, t.latencyMs.samples, f1(t.latencyMs.p50), f1(t.latencyMs.p90), f1(t.latencyMs.p99), f1(t.latencyMs.max), pct(t.publishCallMs), pct(t.queueToReceiptMs)],
+      ],
+      [false, true, true, true, true, true, true, true],
+    ),
+  );
+  console.log(
+    '"then → receipt" = publisher returned → receipt: the queue wait, including the batching window (a batch leaves when 25 messages are waiting or the oldest has waited 1 s), then the dispatcher\'s two reads, signing and the POST.',
+  );
+  if (l.notFirstTry > 0 || l.pipelineErrors > 0 || l.timedOut) console.log(`latency run checks: not first-try ${l.notFirstTry}, pipeline errors ${l.pipelineErrors}${l.timedOut ? ', TIMED OUT' : ''}`);
+
+  const per = Math.max(1, t.firstTryDelivered);
+  console.log(`\n== DynamoDB capacity per first-try delivered event (DynamoDB Local's ConsumedCapacity, throughput run, ${t.firstTryDelivered} events) ==`);
+  console.log(
+    table(
+      ['stage', 'operation', 'calls/event', 'RCU/event', 'WCU/event', 'table / index split per event', 'mean call ms'],
+      [
+        ...t.capacity.rows.map((r) => [
+          r.stage,
+          r.operation,
+          f2(r.calls / per),
+          f2(r.rcu / per),
+          f2(r.wcu / per),
+          Object.entries(r.byTarget)
+            .map(([target, units]) => `${target} ${f2(units / per)}`)
+            .join(', '),
+          f1(r.totalMs / Math.max(1, r.calls)),
+        ]),
+        ['total', '', f2(t.capacity.totals.calls / per), f2(t.capacity.totals.rcu / per), f2(t.capacity.totals.wcu / per), '', ''],
+      ],
+      [false, false, true, true, true, false, true],
+    ),
+  );
+  const stageTotals = (stage: string) => t.capacity.rows.filter((r) => r.stage === stage).reduce((a, r) => ({ rcu: a.rcu + r.rcu, wcu: a.wcu + r.wcu }), { rcu: 0, wcu: 0 });
+  for (const stage of ['publisher', 'dispatcher']) {
+    const s = stageTotals(stage);
+    console.log(`  ${stage}: ${f2(s.rcu / per)} RCU + ${f2(s.wcu / per)} WCU per event`);
+  }
+  if (t.capacity.totals.missing > 0) console.log(`  ${t.capacity.totals.missing} calls returned no ConsumedCapacity`);
+  if (p.pipelineErrorSamples.length > 0) console.log(`pipeline error samples: ${p.pipelineErrorSamples.join(' | ')}`);
+}
+
+function printLambdas(l: { baselineMs: number; functions: LambdaFigures[] }): void {
+  console.log(`\n== Lambda bundles (esbuild as NodejsFunction does it: cjs, minify, node24, source map, @aws-sdk/* external) ==`);
+  console.log(
+    table(
+      ['function', 'min KiB', 'gzip KiB', 'cold init ms', 'require ms', 'no-maps ms', 'largest inputs (KiB in output)'],
+      l.functions.map((f) => [
+        f.name,
+        f1(f.bytes / 1024),
+        f1(f.gzipBytes / 1024),
+        f.error ? 'error' : f1(f.coldInitMs),
+        f.error ? '' : f1(f.requireMs),
+        f.error ? '' : f1(f.requireNoMapsMs),
+        f.error ?? f.largest,
+      ]),
+      [false, true, true, true, true, true, false],
+    ),
+  );
+  console.log(
+    `cold init = median wall time of a fresh \`node\` that require()s the bundle (NODE_OPTIONS=--enable-source-maps, as deployed) minus a bare \`node -e ''\` (${f1(l.baselineMs)} ms); ` +
+      `require ms = the same require() timed inside the child; no-maps ms = without --enable-source-maps. ${INIT_RUNS} runs each.`,
+  );
+}
+
+function gitDescribe(): string {
+  const rev = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  return `${rev.stdout.trim() || 'unknown'}${dirty.stdout.trim() ? ' (+ uncommitted changes)' : ''}`;
+}
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  const env = {
+    node: process.version,
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    loadAverageBefore: loadavg().map((n) => round(n, 2)),
+    commit: gitDescribe(),
+  };
+  let lambdas: { baselineMs: number; functions: LambdaFigures[] } | undefined;
+  let pipeline: PipelineFigures | undefined;
+  try {
+    if (!args.skipLambdas) {
+      const outDir = mkdtempSync(join(tmpdir(), 'webhooks-bench-bundles-'));
+      cleanups.push(async () => rmSync(outDir, { recursive: true, force: true }));
+      log('bundling every lambdas/functions/*.ts…');
+      lambdas = await measureLambdas({ projectRoot: PROJECT_ROOT, outDir, runs: INIT_RUNS, log });
+    }
+    if (!args.skipPipeline) pipeline = await runPipeline();
+  } finally {
+    await cleanUp();
+  }
+
+  console.log(`\nWebhook delivery benchmark, ${startedAt.toISOString()}`);
+  console.log(`Node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), load average before ${env.loadAverageBefore.join(' / ')}, after ${loadavg().map((n) => n.toFixed(2)).join(' / ')}; commit ${env.commit}`);
+  if (pipeline) {
+    console.log(
+      'Setup: local stack in this process (DynamoDB Local in-memory, in-process queue with SQS semantics: batch 25, window 1 s, 4 batches in flight; the real publisher and dispatcher handlers); ' +
+        'receiver: a minimal node:http server in its own process on 127.0.0.1 that answers 200 at once (no signature verification).',
+    );
+    printPipeline(pipeline);
+  }
+  if (lambdas) printLambdas(lambdas);
+
+  mkdirSync(join(PROJECT_ROOT, '.local'), { recursive: true });
+  writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        environment: { ...env, loadAverageAfter: loadavg().map((n) => round(n, 2)) },
+        options: { events: EVENTS, warmup: WARMUP, publishConcurrency: PUBLISH_CONCURRENCY, latencyEvents: LATENCY_EVENTS, initRuns: INIT_RUNS },
+        pipeline: pipeline
+          ? {
+              deliveriesPerSecond: pipeline.throughput.deliveredPerSecond,
+              rawCeilingPerSecond: pipeline.ceiling.perSecond,
+              ratio: pipeline.throughput.deliveredPerSecond / pipeline.ceiling.perSecond,
+              throughput: pipeline.throughput,
+              latency: pipeline.latency,
+              warmup: pipeline.warmup,
+              raw: pipeline.raw,
+              rawSenderConnections: pipeline.rawSenderConnections,
+              dynamoDbCallMix: pipeline.dynamoDbCallMix,
+              pipelineErrorSamples: pipeline.pipelineErrorSamples,
+            }
+          : null,
+        lambdas: lambdas ?? null,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`\nwrote ${RESULTS_FILE}`);
+  const failed = pipeline && (pipeline.throughput.timedOut || pipeline.throughput.notFirstTry > 0 || pipeline.throughput.publishErrors > 0);
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (e: unknown) => {
+    await cleanUp();
+    console.error('[bench] failed:', e);
+    process.exit(1);
+  },
+);
