@@ -2,7 +2,7 @@
  * Typed deployment configuration, read from CDK context (`cdk.json` "context",
  * or `-c key=value` on the command line). Every key is optional; a missing key
  * takes the documented default. Values given on the command line arrive as
- * strings, so numbers and JSON objects are parsed here, and anything invalid
+ * strings, so numbers, JSON objects and lists are parsed here, and anything invalid
  * fails synth with one message that lists every problem.
  */
 import type { IConstruct } from 'constructs';
@@ -66,6 +66,16 @@ export interface WebhooksConfig {
    * @default null
    */
   readonly alarmEmail: string | null;
+  /**
+   * Origins whose browser pages may call the MCP endpoint (the function URL's CORS
+   * `AllowOrigins`): `["*"]` for any, or a list of origins such as
+   * `["https://app.example.com", "http://localhost:6274"]` (scheme, host and an
+   * optional port; no path). CORS only restrains browsers: every MCP request still
+   * needs a workspace API token. On the command line, a JSON array or a
+   * comma-separated list (`-c mcpAllowedOrigins=https://a.example,https://b.example`).
+   * @default ["*"]
+   */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 /** The configuration used for every key that the context does not set. */
@@ -78,6 +88,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   throttlingBurstLimit: 200,
   removalPolicy: 'retain',
   alarmEmail: null,
+  mcpAllowedOrigins: ['*'],
 };
 
 /** The context keys this app reads. */
@@ -93,6 +104,13 @@ export class ConfigError extends Error {
 
 /** A plausible e-mail address (SNS checks it for real by asking the address to confirm). */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * An origin as browsers send it: `http` or `https`, a host, an optional port, nothing after.
+ * (A function URL takes at most {@link MAX_ALLOWED_ORIGINS} origins of up to 253 characters.)
+ */
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
+const MAX_ALLOWED_ORIGINS = 100;
 
 const RETENTION_VALUES = new Set<number>(Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'));
 
@@ -142,6 +160,33 @@ function parseRateLimits(value: unknown, problems: string[]): RateLimitOverrides
     out[bucket as RateLimitBucket] = entry;
   }
   return out;
+}
+
+/** A list from a context value: arrays as is, a JSON array string, or a comma-separated string (`-c key=a,b`). */
+function toList(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (value.trim().startsWith('[')) return toObject(value);
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function parseAllowedOrigins(value: unknown, problems: string[]): readonly string[] {
+  const list = toList(value);
+  const shape = 'mcpAllowedOrigins must be ["*"] or a list of origins such as ["https://app.example.com"]';
+  if (!Array.isArray(list) || list.length === 0 || !list.every((item): item is string => typeof item === 'string')) {
+    problems.push(shape);
+    return DEFAULT_CONFIG.mcpAllowedOrigins;
+  }
+  if (list.includes('*')) {
+    if (list.length > 1) problems.push(`${shape}: "*" already allows every origin, list it alone`);
+    return ['*'];
+  }
+  if (list.length > MAX_ALLOWED_ORIGINS) problems.push(`mcpAllowedOrigins takes at most ${MAX_ALLOWED_ORIGINS} origins (got ${list.length})`);
+  for (const origin of list) {
+    if (!ORIGIN.test(origin) || origin.length > 253) {
+      problems.push(`mcpAllowedOrigins: ${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path or trailing slash)`);
+    }
+  }
+  return [...new Set(list)];
 }
 
 /**
@@ -194,6 +239,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   }
 
   const rateLimits = given('rateLimits') ? parseRateLimits(raw.rateLimits, problems) : DEFAULT_CONFIG.rateLimits;
+  const mcpAllowedOrigins = given('mcpAllowedOrigins') ? parseAllowedOrigins(raw.mcpAllowedOrigins, problems) : DEFAULT_CONFIG.mcpAllowedOrigins;
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -205,6 +251,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     throttlingBurstLimit,
     removalPolicy: removalPolicy as WebhooksConfig['removalPolicy'],
     alarmEmail: alarmEmail as string | null,
+    mcpAllowedOrigins,
   };
 }
 

@@ -6,6 +6,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { quotasOf, removalPolicyOf, retentionOf, type WebhooksConfig } from './config';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
+import { McpEndpoint } from './constructs/mcp-endpoint';
 import { Monitoring } from './constructs/monitoring';
 import { ServiceApi } from './constructs/rest-api';
 import { Schedules } from './constructs/schedules';
@@ -20,8 +21,7 @@ export interface WebhooksStackProps extends StackProps {
 /**
  * The webhook delivery service: the table, the delivery pipeline (bus, rule,
  * publisher, queue, dispatcher, dead letters), the REST API with its functions,
- * the scheduled jobs and the alarms. Later constructs (the MCP endpoint) are
- * added here the same way, sharing {@link WebhooksStack.table}.
+ * the MCP endpoint (its own function URL), the scheduled jobs and the alarms.
  */
 export class WebhooksStack extends Stack {
   /** The service table. */
@@ -30,6 +30,8 @@ export class WebhooksStack extends Stack {
   readonly pipeline: DeliveryPipeline;
   /** The REST API. */
   readonly api: ServiceApi;
+  /** The MCP server's function and its function URL. */
+  readonly mcp: McpEndpoint;
   /** Retention, grace-window expiry and stuck-pending repair. */
   readonly schedules: Schedules;
   /** The alarms (and their topic, with `alarmEmail`). */
@@ -45,15 +47,23 @@ export class WebhooksStack extends Stack {
 
     this.table = new ServiceTable(this, 'Data', { removalPolicy });
     this.pipeline = new DeliveryPipeline(this, 'Delivery', { table: this.table, eventBusName: `webhooks-${config.stage}`, ...logs });
+    const operationResources = { deliveryQueue: this.pipeline.queue, eventBus: this.pipeline.eventBus };
+    const quotas = quotasOf(config);
     this.api = new ServiceApi(this, 'Api', {
       table: this.table,
-      deliveryQueue: this.pipeline.queue,
-      eventBus: this.pipeline.eventBus,
+      ...operationResources,
       stageName: config.stage,
-      quotas: quotasOf(config),
+      quotas,
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
+      ...logs,
+    });
+    this.mcp = new McpEndpoint(this, 'Mcp', {
+      table: this.table,
+      ...operationResources,
+      quotas,
+      allowedOrigins: config.mcpAllowedOrigins,
       ...logs,
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.table, deliveryQueue: this.pipeline.queue, ...logs });
@@ -71,6 +81,10 @@ export class WebhooksStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: url, description: 'Base URL of the REST API (the stage URL)' });
     new CfnOutput(this, 'OpenApiUrl', { value: `${url}openapi.json`, description: 'The OpenAPI document generated from the contract' });
     new CfnOutput(this, 'ReferenceUrl', { value: `${url}reference`, description: 'The interactive API reference' });
+    new CfnOutput(this, 'McpUrl', {
+      value: this.mcp.functionUrl.url,
+      description: 'The MCP server (Streamable HTTP, POST JSON-RPC) with Authorization: Bearer <workspace API token>',
+    });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName, description: 'The service table' });
     new CfnOutput(this, 'EventBusName', {
       value: this.pipeline.eventBus.eventBusName,

@@ -19,13 +19,12 @@ import {
   TokenAuthorizer,
   type Method,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { kebab, OPERATIONS, type OperationDef, type OperationResource } from '../../lambdas/contract/operations';
-import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
 import { DocsEndpoint } from './docs-endpoint';
+import { bindOperationResources, grantOperationTableAccess, operationEnvironment, type OperationResources } from './operation-resources';
 import { addProblemGatewayResponses } from './problem-responses';
 import { functionEntry, ServiceFunction } from './service-function';
 import type { ServiceTable } from './table';
@@ -38,21 +37,9 @@ import type { ServiceTable } from './table';
 export const BEARER_HEADER_PATTERN = '^\\s*[Bb][Ee][Aa][Rr][Ee][Rr]\\s+\\S+\\s*$';
 
 /** Properties of a {@link ServiceApi}. */
-export interface ServiceApiProps {
+export interface ServiceApiProps extends OperationResources {
   /** The service table. */
   readonly table: ServiceTable;
-  /**
-   * The delivery queue, for the operations whose contract `uses` `deliveryQueue`
-   * (they get `DELIVERY_QUEUE_URL` and `sqs:SendMessage`).
-   * @default - none; synth fails if an operation uses it
-   */
-  readonly deliveryQueue?: IQueue;
-  /**
-   * The domain-events bus, for the operations whose contract `uses` `domainEvents`
-   * (they get `EVENT_BUS_NAME` and `events:PutEvents`).
-   * @default - none; synth fails if an operation uses it
-   */
-  readonly eventBus?: IEventBus;
   /** API Gateway stage name. @default 'dev' */
   readonly stageName?: string;
   /** Per-token quotas, handed to the REST functions as `RATE_LIMITS`. @default DEFAULT_QUOTAS */
@@ -130,43 +117,25 @@ export class ServiceApi extends Construct {
       resultsCacheTtl: props.authorizerCacheTtl ?? Duration.seconds(60),
     });
 
-    const restEnvironment = {
-      TABLE_NAME: table.tableName,
-      // The rate-limit counters live in the same table (DESIGN §4); without this
-      // variable the functions fall back to an in-process limiter.
-      RATE_LIMIT_TABLE_NAME: table.tableName,
-      RATE_LIMITS: JSON.stringify(props.quotas ?? DEFAULT_QUOTAS),
-    };
+    const restEnvironment = operationEnvironment(props.table, props.quotas);
     const operations = new Construct(this, 'Operations');
     const functions = new Map<string, ServiceFunction>();
     const methods = new Map<string, Method>();
     for (const def of OPERATIONS as readonly OperationDef[]) {
-      const uses = new Set<OperationResource>(def.uses ?? []);
-      const queue = uses.has('deliveryQueue') ? required(props.deliveryQueue, `${def.operationId} uses the delivery queue: give ServiceApi a deliveryQueue`) : undefined;
-      const bus = uses.has('domainEvents') ? required(props.eventBus, `${def.operationId} uses domain events: give ServiceApi an eventBus`) : undefined;
+      // Beyond the table, exactly what the contract says the operation uses.
+      const resources = bindOperationResources(def.uses ?? [], props, def.operationId, 'ServiceApi');
       const fn = new ServiceFunction(operations, pascal(def.operationId), {
         entry: functionEntry(kebab(def.operationId)),
         description: `${def.method} ${def.path}: ${def.summary}`.slice(0, 256),
-        environment: {
-          ...restEnvironment,
-          ...(queue ? { DELIVERY_QUEUE_URL: queue.queueUrl } : {}),
-          ...(bus ? { EVENT_BUS_NAME: bus.eventBusName } : {}),
-        },
+        environment: { ...restEnvironment, ...resources.environment },
         logRetention,
         logRemovalPolicy,
       });
-      // Beyond the table, exactly what the contract says the operation uses.
-      queue?.grantSendMessages(fn.role);
-      bus?.grantPutEventsTo(fn.role);
+      resources.grant(fn.role);
       // Least privilege: reads get Get/BatchGet/Query and may only bump their own
       // bucket's rate-limit counters; mutations get item writes. No Scan, no
       // table-level actions, indexes named one by one.
-      if (def.readOnly) {
-        props.table.grantReadItems(fn.role);
-        props.table.grantRateLimitCounter(fn.role, def.rateLimit);
-      } else {
-        props.table.grantReadWriteItems(fn.role);
-      }
+      grantOperationTableAccess(props.table, fn.role, def);
       functions.set(def.operationId, fn);
       methods.set(def.operationId, this.addOperationMethod(def, fn));
     }
@@ -238,12 +207,6 @@ function accessLogFormat(): AccessLogFormat {
       errorMessage: AccessLogField.contextErrorMessage(),
     }),
   );
-}
-
-/** A resource an operation needs; fails synth when it was not given. */
-function required<T>(resource: T | undefined, message: string): T {
-  if (resource === undefined) throw new Error(message);
-  return resource;
 }
 
 function pascal(camel: string): string {

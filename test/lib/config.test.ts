@@ -16,6 +16,7 @@ describe('parseConfig', () => {
       throttlingBurstLimit: 200,
       removalPolicy: 'retain',
       alarmEmail: null,
+      mcpAllowedOrigins: ['*'],
     });
   });
 
@@ -35,9 +36,11 @@ describe('parseConfig', () => {
       removalPolicy: 'destroy',
       rateLimits: '{"rest_write":{"limit":10},"mcp":{"windowSeconds":30}}',
       alarmEmail: 'ops@example.com',
+      mcpAllowedOrigins: 'https://app.example.com, http://localhost:6274',
     });
     expect(config).toEqual({
       alarmEmail: 'ops@example.com',
+      mcpAllowedOrigins: ['https://app.example.com', 'http://localhost:6274'],
       stage: 'prod-eu',
       logRetentionDays: 90,
       authorizerCacheTtlSeconds: 0,
@@ -65,13 +68,14 @@ describe('parseConfig', () => {
         removalPolicy: 'snapshot',
         rateLimits: { rest_reed: { limit: 1 }, rest_write: { limit: -1, burst: 3 } },
         alarmEmail: 'ops at example',
+        mcpAllowedOrigins: ['https://app.example.com/'],
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail']) {
+    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins']) {
       expect(problems).toContain(key);
     }
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
@@ -83,6 +87,20 @@ describe('parseConfig', () => {
     expect(parseConfig({ alarmEmail: null }).alarmEmail).toBeNull();
     expect(parseConfig({ alarmEmail: '' }).alarmEmail).toBeNull();
     expect(() => parseConfig({ alarmEmail: 42 })).toThrow(/alarmEmail must be an e-mail address/);
+  });
+
+  it('takes mcpAllowedOrigins as a list, a JSON array or a comma-separated string, and refuses what is not an origin', () => {
+    expect(parseConfig({ mcpAllowedOrigins: ['https://a.example'] }).mcpAllowedOrigins).toEqual(['https://a.example']);
+    expect(parseConfig({ mcpAllowedOrigins: '["https://a.example","http://localhost:3000"]' }).mcpAllowedOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
+    expect(parseConfig({ mcpAllowedOrigins: '*' }).mcpAllowedOrigins).toEqual(['*']);
+    expect(parseConfig({ mcpAllowedOrigins: 'https://a.example,https://a.example' }).mcpAllowedOrigins).toEqual(['https://a.example']);
+    expect(() => parseConfig({ mcpAllowedOrigins: [] })).toThrow(/mcpAllowedOrigins must be/);
+    expect(() => parseConfig({ mcpAllowedOrigins: '' })).toThrow(/mcpAllowedOrigins must be/);
+    expect(() => parseConfig({ mcpAllowedOrigins: ['*', 'https://a.example'] })).toThrow(/"\*" already allows every origin/);
+    for (const bad of ['a.example', 'https://a.example/path', 'ftp://a.example', 'https://a.example:3000/']) {
+      expect(() => parseConfig({ mcpAllowedOrigins: [bad] }), bad).toThrow(/is not an origin/);
+    }
+    expect(() => parseConfig({ mcpAllowedOrigins: Array.from({ length: 101 }, (_, i) => `https://a${i}.example`) })).toThrow(/at most 100 origins/);
   });
 
   it('refuses rateLimits that are not an object', () => {

@@ -25,6 +25,7 @@ beforeAll(() => {
       throttlingBurstLimit: '10',
       rateLimits: '{"rest_write":{"limit":10}}',
       alarmEmail: 'ops@example.com',
+      mcpAllowedOrigins: 'https://app.example.com,http://localhost:6274',
     },
   });
   template = Template.fromStack(built.stack);
@@ -55,10 +56,18 @@ describe('a configured stage', () => {
     });
   });
 
-  it('hands the merged quotas to the REST functions', () => {
+  it('hands the merged quotas to the REST functions and the MCP function', () => {
     const quotas = JSON.stringify({ ...DEFAULT_QUOTAS, rest_write: { limit: 10, windowSeconds: 60 } });
     const functions = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { RATE_LIMITS: quotas } } } });
-    expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size);
+    expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size + 1);
+    expect(Object.keys(functions)).toContain(Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement));
+  });
+
+  it('lets browsers call the MCP URL only from mcpAllowedOrigins', () => {
+    template.hasResourceProperties('AWS::Lambda::Url', {
+      AuthType: 'NONE',
+      Cors: Match.objectLike({ AllowOrigins: ['https://app.example.com', 'http://localhost:6274'], AllowMethods: ['POST'] }),
+    });
   });
 
   it('names the domain-events bus after the stage', () => {

@@ -19,7 +19,7 @@ export interface TestAppOptions {
   /** Context values over cdk.json's. */
   readonly context?: Record<string, unknown>;
   /**
-   * Run esbuild for every function. Off by default: bundling 16 functions takes
+   * Run esbuild for every function. Off by default: bundling every function takes
    * about half a minute and changes nothing in the template but asset hashes.
    * @default false
    */

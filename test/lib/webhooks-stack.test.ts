@@ -13,11 +13,14 @@ import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { bearerToken } from '../../lambdas/domain/api-tokens';
 import { MAX_RETRIES } from '../../lambdas/domain/backoff';
+import { MCP_CORS_HEADERS } from '../../lambdas/mcp/gate';
 import { SEND_LIMITS } from '../../lambdas/pipeline/http-sender';
 import { EVENT_SOURCE } from '../../lambdas/queue/domain-events';
 import { INDEXES, TABLE } from '../../lambdas/store/table-schema';
 import type { WebhooksApp } from '../../lib/app';
 import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
+import { MCP_CORS } from '../../lib/constructs/mcp-endpoint';
+import { resourcesUsedBy } from '../../lib/constructs/operation-resources';
 import { GATEWAY_PROBLEMS, PROBLEM_CONTENT_TYPE } from '../../lib/constructs/problem-responses';
 import { BEARER_HEADER_PATTERN } from '../../lib/constructs/rest-api';
 import { SCHEDULED_JOBS } from '../../lib/constructs/schedules';
@@ -28,8 +31,8 @@ import { buildTestApp } from './synth';
 const ops = OPERATIONS as readonly OperationDef[];
 /** Publisher, dispatcher, dead-letter consumer and one function per scheduled job. */
 const PIPELINE_FUNCTIONS = 3 + SCHEDULED_JOBS.length;
-/** Every function of the stack: the operations, the authorizer, the docs function and the pipeline's. */
-const FUNCTION_COUNT = ops.length + 2 + PIPELINE_FUNCTIONS;
+/** Every function of the stack: the operations, the authorizer, the docs function, the MCP function and the pipeline's. */
+const FUNCTION_COUNT = ops.length + 3 + PIPELINE_FUNCTIONS;
 
 interface Resource {
   Type: string;
@@ -109,8 +112,8 @@ describe('the table', () => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, the authorizer, the docs function, and the pipeline\'s (publisher, dispatcher, dead letters, three schedules)', () => {
-    expect(FUNCTION_COUNT).toBe(ops.length + 8);
+  it('are one per operation, the authorizer, the docs function, the MCP function, and the pipeline\'s (publisher, dispatcher, dead letters, three schedules)', () => {
+    expect(FUNCTION_COUNT).toBe(ops.length + 9);
     template.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(FUNCTION_COUNT);
   });
@@ -129,9 +132,10 @@ describe('the functions', () => {
     }
   });
 
-  it('give the API functions 256 MB and 10 s; the dispatcher 512 MB and 30 s; each schedule a timeout well under its rate', () => {
+  it('give the API functions 256 MB and 10 s; the MCP function and the dispatcher 512 MB and 30 s; each schedule a timeout well under its rate', () => {
     const api = [...built.stack.api.operationFunctions.values(), built.stack.api.authorizerFunction, built.stack.api.docs.handler];
     for (const fn of api) expect(resources[logicalId(fn.function)]!.Properties, fn.node.path).toMatchObject({ MemorySize: 256, Timeout: 10 });
+    expect(resources[logicalId(built.stack.mcp.handler.function)]!.Properties).toMatchObject({ MemorySize: 512, Timeout: 30 });
     expect(resources[logicalId(built.stack.pipeline.dispatcher.function)]!.Properties).toMatchObject({ MemorySize: 512, Timeout: 30 });
     for (const job of SCHEDULED_JOBS) {
       const timeout = resources[logicalId(built.stack.schedules.functions.get(job.id)!.function)]!.Properties.Timeout as number;
@@ -357,10 +361,13 @@ describe('the REST API', () => {
     // One per method and one for the authorizer.
     expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + 1);
     for (const [id, p] of permissions) expect(JSON.stringify(p.Properties.SourceArn), id).not.toContain('test-invoke-stage');
-    // The others: EventBridge invoking the publisher and the scheduled functions, each from its own rule.
+    // The others: EventBridge invoking the publisher and the scheduled functions, each from its own rule,
+    // and the MCP function URL's two public permissions (see 'the MCP endpoint').
     const events = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'events.amazonaws.com');
     expect(events).toHaveLength(1 + SCHEDULED_JOBS.length);
-    expect(ofType('AWS::Lambda::Permission')).toHaveLength(permissions.length + events.length);
+    const functionUrl = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === '*');
+    expect(functionUrl).toHaveLength(2);
+    expect(ofType('AWS::Lambda::Permission')).toHaveLength(permissions.length + events.length + functionUrl.length);
   });
 
   it('logs access as JSON to its own log group, traces, and throttles the stage', () => {
@@ -627,11 +634,16 @@ describe('grants beyond the table', () => {
   const opFunction = (operationId: string) => built.stack.api.operationFunctions.get(operationId)!;
   const variablesOf = (fn: ServiceFunction) => (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 
-  it('let exactly the test-send and replay operations (and the publisher and stuck-pending repair) send delivery messages', () => {
+  it('let exactly the test-send and replay operations (and the MCP function that runs them as tools, the publisher and stuck-pending repair) send delivery messages', () => {
     const senders = ops.filter((d) => d.uses?.includes('deliveryQueue')).map((d) => d.operationId);
     expect(senders.sort()).toEqual(['replayWebhookDelivery', 'sendWebhookTestEvent']);
     const queueId = logicalId(built.stack.pipeline.queue);
-    const expected = new Set([...senders.map((id) => opFunction(id)), built.stack.pipeline.publisher, built.stack.schedules.functions.get('PendingRepair')!]);
+    const expected = new Set([
+      ...senders.map((id) => opFunction(id)),
+      built.stack.mcp.handler,
+      built.stack.pipeline.publisher,
+      built.stack.schedules.functions.get('PendingRepair')!,
+    ]);
     for (const fn of allFunctions()) {
       expect(can(fn, 'sqs:SendMessage', queueId), fn.node.path).toBe(expected.has(fn));
       // Only the ones that send have the queue's URL, except the dispatcher (its backoff is ChangeMessageVisibility).
@@ -641,11 +653,11 @@ describe('grants beyond the table', () => {
     for (const id of senders) expect(variablesOf(opFunction(id)).DELIVERY_QUEUE_URL).toEqual({ Ref: queueId });
   });
 
-  it('let exactly the operations that use domain events (and the dispatcher, for webhook.disabled) put events on the bus', () => {
+  it('let exactly the operations that use domain events (and the MCP function that runs them, and the dispatcher, for webhook.disabled) put events on the bus', () => {
     const emitters = ops.filter((d) => d.uses?.includes('domainEvents')).map((d) => d.operationId);
     expect(emitters.length).toBeGreaterThan(0);
     const busId = logicalId(built.stack.pipeline.eventBus);
-    const expected = new Set([...emitters.map((id) => opFunction(id)), built.stack.pipeline.dispatcher]);
+    const expected = new Set([...emitters.map((id) => opFunction(id)), built.stack.mcp.handler, built.stack.pipeline.dispatcher]);
     for (const fn of allFunctions()) {
       expect(can(fn, 'events:PutEvents', busId), fn.node.path).toBe(expected.has(fn));
       expect(variablesOf(fn).EVENT_BUS_NAME !== undefined, fn.node.path).toBe(expected.has(fn));
@@ -669,6 +681,96 @@ describe('grants beyond the table', () => {
       const statements = statementsOf(opFunction(def.operationId));
       expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:') || a.startsWith('events:')), def.operationId).toEqual([]);
     }
+  });
+});
+
+describe('the MCP endpoint', () => {
+  const mcpFunction = () => built.stack.mcp.handler;
+  const mcpProps = () => resources[logicalId(mcpFunction().function)]!.Properties;
+  const mcpVariables = () => (mcpProps().Environment as { Variables: Record<string, unknown> }).Variables;
+  const list = (header: string) => header.split(',').map((h) => h.trim());
+
+  it('is one function URL with no AWS auth (the function checks the bearer token), buffered, on the MCP function', () => {
+    template.resourceCountIs('AWS::Lambda::Url', 1);
+    expect(resources[logicalId(built.stack.mcp.functionUrl)]).toMatchObject({
+      Type: 'AWS::Lambda::Url',
+      Properties: {
+        AuthType: 'NONE',
+        InvokeMode: 'BUFFERED',
+        TargetFunctionArn: { 'Fn::GetAtt': [logicalId(mcpFunction().function), 'Arn'] },
+      },
+    });
+    // The URL points at the function itself: no alias or version qualifier.
+    expect(resources[logicalId(built.stack.mcp.functionUrl)]!.Properties.Qualifier).toBeUndefined();
+  });
+
+  it('answers CORS as MCP clients in browsers need: any origin by default, POST, the MCP headers, a 1-hour preflight cache', () => {
+    expect(resources[logicalId(built.stack.mcp.functionUrl)]!.Properties.Cors).toEqual({
+      AllowOrigins: ['*'],
+      AllowMethods: ['POST'],
+      AllowHeaders: ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+      ExposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'x-trace-id'],
+      MaxAge: 3600,
+    });
+  });
+
+  it("uses the same CORS lists as the function's own OPTIONS answer (lambdas/mcp/gate.ts)", () => {
+    expect([...MCP_CORS.allowedHeaders]).toEqual(list(MCP_CORS_HEADERS['access-control-allow-headers']));
+    expect([...MCP_CORS.exposedHeaders]).toEqual(list(MCP_CORS_HEADERS['access-control-expose-headers']));
+    // The URL answers a preflight itself, so OPTIONS is not a method to allow.
+    expect([...MCP_CORS.allowedMethods, 'OPTIONS']).toEqual(list(MCP_CORS_HEADERS['access-control-allow-methods']));
+  });
+
+  it('is the only function anyone may invoke, and only through its function URL', () => {
+    const fnArn = { 'Fn::GetAtt': [logicalId(mcpFunction().function), 'Arn'] };
+    const open = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === '*');
+    expect(open.map(([, p]) => p.Properties).sort((a, b) => String(a.Action).localeCompare(String(b.Action)))).toEqual([
+      { Action: 'lambda:InvokeFunction', FunctionName: fnArn, Principal: '*', InvokedViaFunctionUrl: true },
+      { Action: 'lambda:InvokeFunctionUrl', FunctionName: fnArn, Principal: '*', FunctionUrlAuthType: 'NONE' },
+    ]);
+  });
+
+  it('gets the REST environment: the table, the rate-limit table and the quotas (its `mcp` bucket applies)', () => {
+    const tableRef = { Ref: logicalId(built.stack.table.table) };
+    expect(mcpVariables()).toMatchObject({ TABLE_NAME: tableRef, RATE_LIMIT_TABLE_NAME: tableRef, RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS) });
+    expect(DEFAULT_QUOTAS.mcp).toBeDefined();
+    // Nor any local-development switch (ALLOW_LOOPBACK_TARGETS, DYNAMODB_ENDPOINT).
+    for (const name of FORBIDDEN_ENVIRONMENT) expect(Object.keys(mcpVariables())).not.toContain(name);
+  });
+
+  it('gets every resource the contract\'s operations use, as the REST function of each gets it', () => {
+    const used = resourcesUsedBy(ops);
+    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents']);
+    expect(mcpVariables()).toMatchObject({
+      DELIVERY_QUEUE_URL: { Ref: logicalId(built.stack.pipeline.queue) },
+      EVENT_BUS_NAME: { Ref: logicalId(built.stack.pipeline.eventBus) },
+    });
+    // Each REST function's resource statements are a subset of the MCP function's.
+    const beyondTable = (fn: ServiceFunction) =>
+      statementsOf(fn)
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:')))
+        .map((s) => JSON.stringify(s));
+    const mcp = new Set(beyondTable(mcpFunction()));
+    expect(mcp.size).toBe(used.size);
+    for (const fn of built.stack.api.operationFunctions.values()) for (const s of beyondTable(fn)) expect(mcp, fn.node.path).toContain(s);
+    expect(statementsOf(mcpFunction())).toContainEqual({
+      Effect: 'Allow',
+      Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+      Resource: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.queue), 'Arn'] },
+    });
+    expect(statementsOf(mcpFunction())).toContainEqual({
+      Effect: 'Allow',
+      Action: 'events:PutEvents',
+      Resource: { 'Fn::GetAtt': [logicalId(built.stack.pipeline.eventBus), 'Arn'] },
+    });
+  });
+
+  it('reads and writes table items (token lookup, the mcp counters, every tool), and nothing else of the table', () => {
+    const statements = dynamoStatements(mcpFunction());
+    expect(statements).toHaveLength(1);
+    expect(actionsOf(statements[0]!).sort()).toEqual([...TABLE_WRITE_ACTIONS].sort());
+    expect(statements[0]!.Condition).toBeUndefined();
+    for (const g of INDEXES) expect(JSON.stringify(statements[0]!.Resource)).toContain(`/index/${g.name}"`);
   });
 });
 
@@ -733,8 +835,9 @@ describe('the alarms', () => {
 });
 
 describe('outputs', () => {
-  it('are ApiUrl, OpenApiUrl, ReferenceUrl, TableName, EventBusName and DeliveryQueueUrl', () => {
-    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'DeliveryQueueUrl', 'EventBusName', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
+  it('are ApiUrl, OpenApiUrl, ReferenceUrl, McpUrl, TableName, EventBusName and DeliveryQueueUrl', () => {
+    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'DeliveryQueueUrl', 'EventBusName', 'McpUrl', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
+    template.hasOutput('McpUrl', { Value: { 'Fn::GetAtt': [logicalId(built.stack.mcp.functionUrl), 'FunctionUrl'] } });
     template.hasOutput('TableName', { Value: { Ref: logicalId(built.stack.table.table) } });
     template.hasOutput('EventBusName', { Value: { Ref: logicalId(built.stack.pipeline.eventBus) } });
     template.hasOutput('DeliveryQueueUrl', { Value: { Ref: logicalId(built.stack.pipeline.queue) } });

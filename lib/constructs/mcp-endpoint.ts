@@ -1,0 +1,104 @@
+/**
+ * The MCP server (spec §7): one function behind its own function URL. The URL
+ * has no AWS auth (MCP clients send a workspace API token, not SigV4): the
+ * function verifies the `Authorization: Bearer` token with the same token
+ * store, scopes and permission checks as REST and counts each request in the
+ * `mcp` rate-limit bucket (lambdas/mcp/gate.ts). Each tool runs a contract
+ * operation, so the function gets the union of what the operations use, derived
+ * from the contract exactly as the REST functions' needs are; nothing here
+ * names an operation.
+ */
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { FunctionUrlAuthType, HttpMethod, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import { bindOperationResources, grantOperationTableAccess, operationEnvironment, resourcesUsedBy, type OperationResources } from './operation-resources';
+import { functionEntry, ServiceFunction } from './service-function';
+import type { ServiceTable } from './table';
+
+/** The rate-limit bucket every MCP request is counted in (before any tool runs). */
+export const MCP_RATE_LIMIT_BUCKET: RateLimitBucket = 'mcp';
+
+/**
+ * The function URL's CORS, except the origins (configuration). Lambda adds these
+ * headers to the URL's responses and, for a preflight, they take precedence over
+ * the function's own OPTIONS answer (`MCP_CORS_HEADERS` of lambdas/mcp/gate.ts,
+ * for the local server; a test keeps the lists equal). The function adds no CORS
+ * header to a POST answer, so none is doubled. Only POST: the server is stateless
+ * and answers JSON, so there is no GET event stream and no DELETE of a session.
+ */
+export const MCP_CORS = {
+  allowedMethods: [HttpMethod.POST],
+  // What MCP clients send: the token, JSON, the negotiated protocol version, and
+  // the session and resumption headers some clients send even to a stateless server.
+  allowedHeaders: ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+  exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'x-trace-id'],
+  maxAge: Duration.hours(1),
+} as const;
+
+/** The MCP function's timeout: a tool call is one operation (as a REST call is), plus the MCP handshake, with room for a cold start. */
+export const MCP_TIMEOUT = Duration.seconds(30);
+
+/** The MCP function's memory: the MCP SDK, zod schemas of every tool and every operation in one bundle. */
+export const MCP_MEMORY_MB = 512;
+
+/** Properties of an {@link McpEndpoint}. */
+export interface McpEndpointProps extends OperationResources {
+  /** The service table (token lookup, rate-limit counters, every operation's items). */
+  readonly table: ServiceTable;
+  /** Per-token quotas, handed to the function as `RATE_LIMITS` (its `mcp` bucket applies). @default DEFAULT_QUOTAS */
+  readonly quotas?: Readonly<Record<RateLimitBucket, Quota>>;
+  /** Origins browsers may call the URL from (CORS). @default ['*'] */
+  readonly allowedOrigins?: readonly string[];
+  /** Retention of the function's log group. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Removal policy of the function's log group. @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/** The MCP function and its public function URL. */
+export class McpEndpoint extends Construct {
+  /** The MCP server's function (`lambdas/functions/mcp.ts`). */
+  readonly handler: ServiceFunction;
+  /** The function URL MCP clients connect to. */
+  readonly functionUrl: FunctionUrl;
+
+  constructor(scope: Construct, id: string, props: McpEndpointProps) {
+    super(scope, id);
+    const operations = OPERATIONS as readonly OperationDef[];
+
+    // Every tool runs an operation: the union of what they use, from the contract.
+    const resources = bindOperationResources(resourcesUsedBy(operations), props, 'An MCP tool', 'McpEndpoint');
+    this.handler = new ServiceFunction(this, 'Function', {
+      entry: functionEntry('mcp'),
+      description: 'MCP server (Streamable HTTP, stateless): every contract operation as a tool, behind a workspace API token',
+      environment: { ...operationEnvironment(props.table, props.quotas), ...resources.environment },
+      timeout: MCP_TIMEOUT,
+      memorySize: MCP_MEMORY_MB,
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+    });
+    resources.grant(this.handler.role);
+    // Token lookup by hash and the `mcp` counters are item reads and writes, and
+    // so is every mutating tool; only an all-read contract would get less.
+    grantOperationTableAccess(props.table, this.handler.role, {
+      readOnly: operations.every((def) => def.readOnly),
+      rateLimit: MCP_RATE_LIMIT_BUCKET,
+    });
+
+    this.functionUrl = this.handler.function.addFunctionUrl({
+      authType: FunctionUrlAuthType.NONE,
+      // The server answers each POST with one JSON body (enableJsonResponse), never a stream.
+      invokeMode: InvokeMode.BUFFERED,
+      cors: {
+        allowedOrigins: [...(props.allowedOrigins ?? ['*'])],
+        allowedMethods: [...MCP_CORS.allowedMethods],
+        allowedHeaders: [...MCP_CORS.allowedHeaders],
+        exposedHeaders: [...MCP_CORS.exposedHeaders],
+        maxAge: MCP_CORS.maxAge,
+      },
+    });
+  }
+}

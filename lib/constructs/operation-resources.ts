@@ -1,0 +1,105 @@
+/**
+ * What the functions that run contract operations need, derived from the
+ * contract (DESIGN §2): the API environment (table, rate-limit table, quotas),
+ * table grants by whether the operations write, and, for each resource an
+ * operation `uses`, its environment variable and its grant. The REST API binds
+ * one operation per function; the MCP endpoint binds the union of them all, so
+ * a resource a future operation declares reaches both without naming it here
+ * twice. Nothing here names an operation.
+ */
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { OperationDef, OperationResource } from '../../lambdas/contract/operations';
+import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import type { ServiceTable } from './table';
+
+/** The resources beyond the table that operations may use (see `OperationDef.uses`). */
+export interface OperationResources {
+  /**
+   * The delivery queue, for the operations whose contract `uses` `deliveryQueue`
+   * (their function gets `DELIVERY_QUEUE_URL` and `sqs:SendMessage`).
+   * @default - none; synth fails if an operation uses it
+   */
+  readonly deliveryQueue?: IQueue;
+  /**
+   * The domain-events bus, for the operations whose contract `uses` `domainEvents`
+   * (their function gets `EVENT_BUS_NAME` and `events:PutEvents`).
+   * @default - none; synth fails if an operation uses it
+   */
+  readonly eventBus?: IEventBus;
+}
+
+/** The environment variables and grants of a set of used resources. */
+export interface ResourceBinding {
+  readonly environment: Readonly<Record<string, string>>;
+  grant(grantee: IGrantable): void;
+}
+
+/** Fails synth: `what` is used but the construct was not given `prop`. */
+type Need = (what: string, prop: string) => never;
+
+/**
+ * One entry per {@link OperationResource}: a resource added to the contract
+ * without a binding here is a compile error, not a function missing a grant.
+ */
+const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResources, need: Need) => ResourceBinding } = {
+  deliveryQueue: ({ deliveryQueue }, need) => {
+    const queue = deliveryQueue ?? need('the delivery queue', 'a deliveryQueue');
+    return { environment: { DELIVERY_QUEUE_URL: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
+  },
+  domainEvents: ({ eventBus }, need) => {
+    const bus = eventBus ?? need('domain events', 'an eventBus');
+    return { environment: { EVENT_BUS_NAME: bus.eventBusName }, grant: (grantee) => void bus.grantPutEventsTo(grantee) };
+  },
+};
+
+/** Every resource any of the operations uses. */
+export function resourcesUsedBy(defs: readonly OperationDef[]): ReadonlySet<OperationResource> {
+  return new Set(defs.flatMap((def) => def.uses ?? []));
+}
+
+/**
+ * The environment and grants of the resources a function's operations use.
+ * @param user who uses them, for the synth error when one was not given (e.g. `replayWebhookDelivery`)
+ * @param owner the construct whose props lack it (e.g. `ServiceApi`)
+ * @throws Error when a used resource is missing from `resources`
+ */
+export function bindOperationResources(uses: Iterable<OperationResource>, resources: OperationResources, user: string, owner: string): ResourceBinding {
+  const need: Need = (what, prop) => {
+    throw new Error(`${user} uses ${what}: give ${owner} ${prop}`);
+  };
+  const bindings = [...new Set(uses)].sort().map((resource) => BINDINGS[resource](resources, need));
+  return {
+    environment: Object.assign({}, ...bindings.map((b) => b.environment)) as Record<string, string>,
+    grant: (grantee) => bindings.forEach((b) => b.grant(grantee)),
+  };
+}
+
+/**
+ * The environment every function running operations gets: the table, the
+ * rate-limit counters (in the same table, DESIGN §4; without the variable the
+ * code falls back to an in-process limiter) and the per-token quotas.
+ */
+export function operationEnvironment(table: ServiceTable, quotas: Readonly<Record<RateLimitBucket, Quota>> = DEFAULT_QUOTAS): Record<string, string> {
+  return {
+    TABLE_NAME: table.table.tableName,
+    RATE_LIMIT_TABLE_NAME: table.table.tableName,
+    RATE_LIMITS: JSON.stringify(quotas),
+  };
+}
+
+/**
+ * Least-privilege table access of a function running operations: when every
+ * one of them only reads, Get/BatchGet/Query plus counting requests in its own
+ * rate-limit bucket; otherwise item reads and writes (no Scan, no table-level
+ * actions, either way).
+ */
+export function grantOperationTableAccess(table: ServiceTable, grantee: IGrantable, access: { readonly readOnly: boolean; readonly rateLimit: RateLimitBucket }): void {
+  if (access.readOnly) {
+    table.grantReadItems(grantee);
+    table.grantRateLimitCounter(grantee, access.rateLimit);
+  } else {
+    table.grantReadWriteItems(grantee);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The contract-derived bindings shared by the REST functions and the MCP
+ * function: a resource an operation uses but the construct was not given fails
+ * synth with a message naming both.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { describe, expect, it } from 'vitest';
+import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { McpEndpoint } from '../../lib/constructs/mcp-endpoint';
+import { bindOperationResources, resourcesUsedBy } from '../../lib/constructs/operation-resources';
+import { ServiceApi } from '../../lib/constructs/rest-api';
+import { ServiceTable } from '../../lib/constructs/table';
+
+/** A stack whose functions are not bundled (the template is all these tests need). */
+function stack(): Stack {
+  return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test');
+}
+
+describe('operation resources', () => {
+  it('are the union of what the operations use', () => {
+    const ops = OPERATIONS as readonly OperationDef[];
+    expect(resourcesUsedBy([])).toEqual(new Set());
+    expect(resourcesUsedBy(ops)).toEqual(new Set(ops.flatMap((d) => d.uses ?? [])));
+  });
+
+  it('bind nothing when nothing is used, whatever was given', () => {
+    const s = stack();
+    const binding = bindOperationResources([], { deliveryQueue: new Queue(s, 'Q'), eventBus: new EventBus(s, 'B') }, 'listWebhooks', 'ServiceApi');
+    expect(binding.environment).toEqual({});
+  });
+
+  it('fail synth when the MCP endpoint lacks a resource some tool uses', () => {
+    const s = stack();
+    const table = new ServiceTable(s, 'Data');
+    expect(() => new McpEndpoint(s, 'Mcp', { table, deliveryQueue: new Queue(s, 'Q') })).toThrow('An MCP tool uses domain events: give McpEndpoint an eventBus');
+    expect(() => new McpEndpoint(s, 'Mcp2', { table, eventBus: new EventBus(s, 'B') })).toThrow('An MCP tool uses the delivery queue: give McpEndpoint a deliveryQueue');
+  });
+
+  it('fail synth when the REST API lacks a resource an operation uses', () => {
+    const s = stack();
+    expect(() => new ServiceApi(s, 'Api', { table: new ServiceTable(s, 'Data'), eventBus: new EventBus(s, 'B') })).toThrow(
+      /^\w+ uses the delivery queue: give ServiceApi a deliveryQueue$/,
+    );
+  });
+});
