@@ -69,10 +69,12 @@ export async function runPendingRepair(
   let requeued = 0;
   for (let h = options.lookbackHours ?? REPAIR_LOOKBACK_HOURS; h >= 0; h--) {
     const bucket = keys.pendingHour(new Date(now - h * 3600_000).toISOString());
-    const rows = (await pendingCreatedBefore(deps.table, bucket, before, options.limitPerHour ?? 500)).filter((r) => r.status === 'pending' && r.evidenceCount === 0);
-    if (rows.length === 0) continue;
-    await deps.queue.send(rows.map((r) => ({ deliveryId: r.deliveryId })));
-    requeued += rows.length;
+    // An entry can outlive its row's first evidence for a moment (the index is eventually
+    // consistent); queueing such a delivery again is harmless: the dispatcher acks terminal rows.
+    const ids = await pendingCreatedBefore(deps.table, bucket, before, options.limitPerHour ?? 500);
+    if (ids.length === 0) continue;
+    await deps.queue.send(ids.map((deliveryId) => ({ deliveryId })));
+    requeued += ids.length;
   }
   return { requeued };
 }

@@ -11,13 +11,13 @@ export async function ensureTable(table: TableContext): Promise<boolean> {
   } catch (e) {
     if ((e as { name?: string }).name !== 'ResourceNotFoundException') throw e;
   }
-  const gsi = (g: { name: string; partitionKey: string; sortKey: string }) => ({
+  const gsi = (g: (typeof INDEXES)[number]) => ({
     IndexName: g.name,
     KeySchema: [
       { AttributeName: g.partitionKey, KeyType: 'HASH' as const },
       { AttributeName: g.sortKey, KeyType: 'RANGE' as const },
     ],
-    Projection: { ProjectionType: 'ALL' as const },
+    Projection: { ProjectionType: g.projection },
   });
   try {
     await table.doc.send(

@@ -295,8 +295,16 @@ export async function recordObservation(table: TableContext, obs: Observation, n
   };
 }
 
-/** Pending deliveries created in one hour bucket before `before` (stuck-pending repair). */
-export async function pendingCreatedBefore(table: TableContext, hourBucket: string, before: string, limit: number): Promise<DeliveryRecord[]> {
+/** The delivery id of an index entry (its table key is `DLV#<id>`). */
+function deliveryIdOfKey(item: Record<string, unknown>): string {
+  return String(item.pk).slice('DLV#'.length);
+}
+
+/**
+ * Ids of deliveries created in one hour bucket before `before` that still had no
+ * evidence when the (eventually consistent, sparse) index was read: the repair's candidates.
+ */
+export async function pendingCreatedBefore(table: TableContext, hourBucket: string, before: string, limit: number): Promise<string[]> {
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
@@ -307,10 +315,10 @@ export async function pendingCreatedBefore(table: TableContext, hourBucket: stri
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map(fromItem);
+  return (out.Items ?? []).map(deliveryIdOfKey);
 }
 
-/** Deliveries created on one day before `before`, oldest first (retention). */
+/** Deliveries created on one day before `before`, oldest first (retention); from the index keys alone. */
 export async function deliveriesCreatedBefore(table: TableContext, day: string, before: string, limit: number): Promise<{ deliveryId: string; createdAt: string }[]> {
   const out = await table.doc.send(
     new QueryCommand({
@@ -321,10 +329,9 @@ export async function deliveriesCreatedBefore(table: TableContext, day: string, 
       ExpressionAttributeValues: { ':pk': keys.deliveryDay(day), ':before': before },
       ScanIndexForward: true,
       Limit: limit,
-      ProjectionExpression: 'deliveryId, createdAt',
     }),
   );
-  return (out.Items ?? []) as { deliveryId: string; createdAt: string }[];
+  return (out.Items ?? []).map((item) => ({ deliveryId: deliveryIdOfKey(item), createdAt: String(item[TABLE.gsi2.sortKey]).split('#')[0]! }));
 }
 
 const WATERMARK = { pk: 'RETENTION', sk: 'WATERMARK' } as const;

@@ -8,12 +8,15 @@ export const TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'expiresAtEpoch',
-  /** Deliveries by endpoint (newest first); replaced secrets by grace end. */
-  gsi1: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-  /** Deliveries by creation day, oldest first (retention). */
-  gsi2: { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-  /** Sparse: deliveries still pending with no evidence, by creation hour (stuck-pending repair). */
-  gsi3: { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+  /** Deliveries by endpoint (newest first); replaced secrets by grace end. Whole items: lists read them. */
+  gsi1: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
+  /**
+   * Deliveries by creation day, oldest first (retention). Keys only: retention needs the id and the
+   * creation time, both in the keys, and summary updates then cost no index write.
+   */
+  gsi2: { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'KEYS_ONLY' },
+  /** Sparse: deliveries still pending with no evidence, by creation hour (stuck-pending repair). Keys only. */
+  gsi3: { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
 } as const;
 
 /** Every GSI of the table. */

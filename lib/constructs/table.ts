@@ -64,7 +64,7 @@ export class ServiceTable extends Construct {
         indexName: gsi.name,
         partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        projectionType: gsi.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
       });
     }
   }
