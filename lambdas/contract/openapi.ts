@@ -6,7 +6,18 @@
  */
 import { createHmac } from 'node:crypto';
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import type { ExampleObject, MediaTypeObject, OpenAPIObject, OperationObject, PathItemObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
+import {
+  isReferenceObject,
+  type ExampleObject,
+  type MediaTypeObject,
+  type OpenAPIObject,
+  type ParameterObject,
+  type PathItemObject,
+  type ReferenceObject,
+  type RequestBodyObject,
+  type ResponseObject,
+  type SchemaObject,
+} from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { ERROR_STATUS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from './errors';
 import { type EventTypeInfo } from './events';
@@ -63,22 +74,20 @@ const EXAMPLES_DOC = [
   '(with its clock set to that time).',
 ].join(' ');
 
-/** Example `detail` of each error tag's problem document (documentation only). */
-const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Record<string, unknown> }> = {
+/**
+ * Example `detail` of each error tag's problem document (documentation only).
+ * Only members the Problem schema declares are shown: the examples are
+ * validated against it by the linter, which rejects undeclared members.
+ */
+const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Problem, 'issues'> }> = {
   ValidationError: {
     detail: 'Invalid body: body.url: Invalid input: expected string, received undefined',
     extensions: { issues: [{ path: 'body.url', message: 'Invalid input: expected string, received undefined' }] },
   },
-  InvalidWebhookUrl: { detail: 'host localhost is a localhost name, not a public host', extensions: { rule: 'localhost' } },
-  UnknownEventType: {
-    detail: 'Unknown event type: order.cancelled. GET /workspaces/{slug}/event-types lists the catalogue.',
-    extensions: { unknownEventTypes: ['order.cancelled'] },
-  },
+  InvalidWebhookUrl: { detail: 'host localhost is a localhost name, not a public host' },
+  UnknownEventType: { detail: 'Unknown event type: order.cancelled. GET /workspaces/{slug}/event-types lists the catalogue.' },
   Unauthorized: { detail: 'Send a workspace API token as `Authorization: Bearer <token>`' },
-  Forbidden: {
-    detail: "This operation needs the permission webhook:write, which the token's scopes do not grant",
-    extensions: { requiredPermission: 'webhook:write' },
-  },
+  Forbidden: { detail: "This operation needs the permission webhook:write, which the token's scopes do not grant" },
   WorkspaceNotFound: { detail: 'No workspace "acme" for this token' },
   EndpointNotFound: { detail: 'No webhook endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC in workspace acme' },
   DeliveryNotFound: { detail: 'No delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB in workspace acme' },
@@ -179,9 +188,9 @@ function registerWebhook(registry: OpenAPIRegistry, type: EventTypeInfo): void {
     method: 'post',
     path: type.name,
     operationId: `webhook_${type.name.replace(/[^a-zA-Z0-9]/g, '_')}`,
-    summary: type.name,
+    summary: type.description === type.name ? `The ${type.name} event` : type.description,
     description: `${type.description}\n\nThe payload is described by the event type's JSON Schema (\`${component}\`), as \`GET /workspaces/{slug}/event-types\` lists it.\n\n${SIGNATURE_DOC}\n\n${DELIVERY_DOC}${body === undefined ? '' : `\n\n${EXAMPLES_DOC}`}`,
-    tags: ['Webhook events'],
+    // Untagged: Swagger UI lists webhooks in their own section, and would show a tag of theirs as an empty group.
     security: [{ [SECURITY_SCHEMES.webhookSignature]: [] }],
     request: {
       headers: z.object({
@@ -229,9 +238,7 @@ type SchemaOrRef = SchemaObject | ReferenceObject;
  */
 function exampleOf(schema: SchemaOrRef | undefined, components: Record<string, SchemaOrRef>, depth = 0): unknown {
   if (!schema || depth > 10) return undefined;
-  const ref = (schema as ReferenceObject).$ref;
-  if (typeof ref === 'string') return exampleOf(components[ref.replace('#/components/schemas/', '')], components, depth + 1);
-  schema = schema as SchemaObject;
+  if (isReferenceObject(schema)) return exampleOf(components[schema.$ref.replace('#/components/schemas/', '')], components, depth + 1);
   if (schema.example !== undefined) return schema.example as unknown;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0] as unknown;
   if (schema.const !== undefined) return schema.const as unknown;
@@ -259,25 +266,41 @@ function exampleOf(schema: SchemaOrRef | undefined, components: Record<string, S
 
 /** Gives every request and response body of the operations an example, from the schemas' examples. */
 function addBodyExamples(doc: OpenAPIObject): void {
-  const components = (doc.components?.schemas ?? {}) as Record<string, SchemaOrRef>;
-  for (const item of Object.values(doc.paths ?? {}) as PathItemObject[]) {
-    for (const op of Object.values(item) as OperationObject[]) {
-      const bodies = [op.requestBody, ...Object.values(op.responses ?? {})];
+  const components = doc.components?.schemas ?? {};
+  for (const item of Object.values<PathItemObject>(doc.paths ?? {})) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = item[method];
+      if (!op) continue;
+      const bodies: (RequestBodyObject | ResponseObject | ReferenceObject | undefined)[] = [
+        op.requestBody,
+        ...Object.values<ResponseObject | ReferenceObject>(op.responses ?? {}),
+      ];
       for (const body of bodies) {
-        if (!body || '$ref' in body) continue;
-        for (const media of Object.values(body.content ?? {}) as MediaTypeObject[]) {
+        if (!body || isReferenceObject(body)) continue;
+        for (const media of Object.values<MediaTypeObject>(body.content ?? {})) {
           if (media.example !== undefined || media.examples !== undefined) continue;
           const example = exampleOf(media.schema, components);
-          if (example !== undefined) media.example = example;
+          // A copy: the document is JSON, not a graph of shared objects.
+          if (example !== undefined) media.example = structuredClone(example);
         }
       }
     }
   }
 }
 
-/** Points each webhook's `payload` at its event type's payload schema, and requires it. */
+/**
+ * Points each webhook's `payload` at its event type's payload schema, and
+ * requires it; moves the header examples up to the parameters, where
+ * reference UIs show them.
+ */
 function linkWebhookPayloads(doc: OpenAPIObject, eventTypes: readonly EventTypeInfo[]): void {
   for (const type of eventTypes) {
+    for (const param of (doc.webhooks?.[type.name]?.post?.parameters ?? []) as ParameterObject[]) {
+      const schema = param.schema as SchemaObject | undefined;
+      if (schema?.example === undefined) continue;
+      param.example = schema.example as unknown;
+      delete schema.example;
+    }
     const media = doc.webhooks?.[type.name]?.post?.requestBody;
     const schema = media && !('$ref' in media) ? (media.content['application/json']?.schema as SchemaObject | undefined) : undefined;
     if (!schema?.properties) throw new Error(`webhook ${type.name}: no request body schema`);
@@ -354,7 +377,6 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       { name: 'Events', description: 'The event-type catalogue.' },
       { name: 'Workspace', description: 'Workspace overview, members, audit trail, notifications.' },
       { name: 'API tokens', description: 'Workspace API tokens.' },
-      { name: 'Webhook events', description: 'What receivers get: one signed POST per delivery attempt, for each subscribed event type.' },
     ],
   });
   linkWebhookPayloads(doc, options.eventTypes);

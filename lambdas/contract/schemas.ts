@@ -30,9 +30,9 @@ export function idSchema(prefix: string, example: string) {
     .meta({ example: `${prefix}_${example}` });
 }
 
-export const EndpointIdSchema = idSchema('whe', '01JD2Y8M7K3V9Q4T6W1X5Z0ABC');
-export const DeliveryIdSchema = idSchema('whd', '01JD2Y9P0R6S8T1V3W5X7Y9ZAB');
-export const TokenIdSchema = idSchema('tok', '01JD2YA1B2C3D4E5F6G7H8J9KM');
+export const EndpointIdSchema = idSchema('whe', '01JD2Y8M7K3V9Q4T6W1X5Z0ABC').meta({ description: 'Webhook endpoint id' });
+export const DeliveryIdSchema = idSchema('whd', '01JD2Y9P0R6S8T1V3W5X7Y9ZAB').meta({ description: 'Delivery id' });
+export const TokenIdSchema = idSchema('tok', '01JD2YA1B2C3D4E5F6G7H8J9KM').meta({ description: 'API token id' });
 
 /** Webhook endpoint, as every response shows it: never its secret. */
 export const EndpointSchema = z

@@ -18,6 +18,7 @@ export const REFERENCE_HTML = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Webhook delivery service: API reference</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="reference/swagger-ui.css">
 </head>
 <body>
@@ -35,6 +36,8 @@ export const REFERENCE_INIT_JS = `window.ui = SwaggerUIBundle({
   deepLinking: true,
   persistAuthorization: false,
   tryItOutEnabled: false,
+  // Nothing leaves this host: no online validator badge.
+  validatorUrl: null,
 });
 `;
 

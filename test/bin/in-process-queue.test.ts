@@ -34,6 +34,8 @@ it('batches of at most 25, at most 4 in flight, partial failures stay, others ar
       seen.set(r.body, n);
       return r.body.includes('0007') && n < 3;
     });
+    // As the dispatcher does: a failed record is made visible again after its backoff (here 0).
+    for (const r of failures) await q.delay(r.receiptHandle, 0);
     return { batchItemFailures: failures.map((r) => ({ itemIdentifier: r.messageId })) };
   });
   await q.send(Array.from({ length: 120 }, (_, i) => ({ deliveryId: id(i) })));

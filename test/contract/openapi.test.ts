@@ -1,26 +1,76 @@
-import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ERROR_STATUS, ProblemSchema } from '../../lambdas/contract/errors';
 import { builtInCatalogue } from '../../lambdas/contract/events';
-import { buildOpenApiDocument } from '../../lambdas/contract/openapi';
-import { declaredErrors, OPERATIONS } from '../../lambdas/contract/operations';
-import { ERROR_STATUS } from '../../lambdas/contract/errors';
+import { SIGNATURE_EXAMPLE, buildOpenApiDocument, payloadComponentName, problemExample } from '../../lambdas/contract/openapi';
+import { declaredErrors, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
+import { deploymentCatalogue } from '../../lambdas/domain/configured-event-types';
+import { signOne } from '../../lambdas/domain/signing';
+import { MAX_RETRIES, RETRY_DELAY_SECONDS } from '../../lambdas/domain/backoff';
+import { DISABLE_THRESHOLD, USER_AGENT } from '../../lambdas/pipeline/dispatcher';
+import { SEND_LIMITS } from '../../lambdas/pipeline/http-sender';
 
 const doc = buildOpenApiDocument({ eventTypes: builtInCatalogue() }) as any;
+const deployment = deploymentCatalogue();
+const deployed = buildOpenApiDocument({ eventTypes: deployment.types }) as any;
+
+const DELIVERY_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-trace-id', 'user-agent'];
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the OpenAPI document generated from the contract', () => {
-  it('is OpenAPI 3.1 with bearer security', () => {
+  it('is OpenAPI 3.1 with bearer security, and a signature scheme for webhooks', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.webhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'webhook-signature' });
+    expect(doc.components.securitySchemes.webhookSignature.description).toContain('HMAC-SHA256');
+    expect(doc.info.license).toEqual({ name: 'Apache-2.0', identifier: 'Apache-2.0' });
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    for (const tag of doc.tags) expect(tag.description, tag.name).toBeTruthy();
   });
 
   it.each(OPERATIONS.map((o) => [o.operationId, o] as const))('declares %s with its path, status, errors and security', (_id, op) => {
     const entry = doc.paths[op.path][op.method.toLowerCase()];
     expect(entry.operationId).toBe(op.operationId);
     expect(entry.summary).toBe(op.summary);
+    expect(entry.description).toContain(op.description);
+    expect(entry.tags).toEqual([op.tag]);
     expect(entry.security).toEqual([{ bearerAuth: [] }]);
     expect(Object.keys(entry.responses)).toContain(String(op.successStatus));
     for (const tag of declaredErrors(op)) {
       expect(entry.responses[String(ERROR_STATUS[tag])].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Problem');
     }
+  });
+
+  it.each((OPERATIONS as readonly OperationDef[]).map((o) => [o.operationId, o] as const))('gives %s examples that the contract itself accepts', (_id, op) => {
+    const entry = doc.paths[op.path][op.method.toLowerCase()];
+    if (op.body) {
+      const example = entry.requestBody.content['application/json'].example;
+      expect(example, 'request body example').toBeDefined();
+      expect(op.body.safeParse(example).error).toBeUndefined();
+    } else {
+      expect(entry.requestBody).toBeUndefined();
+    }
+    if (op.response) {
+      const example = entry.responses[String(op.successStatus)].content['application/json'].example;
+      expect(example, 'response example').toBeDefined();
+      expect(op.response.safeParse(example).error).toBeUndefined();
+    }
+    for (const tag of declaredErrors(op)) {
+      const examples = entry.responses[String(ERROR_STATUS[tag])].content['application/problem+json'].examples;
+      expect(examples[tag].value).toEqual(problemExample(tag));
+      expect(examples[tag].value).toMatchObject({ tag, status: ERROR_STATUS[tag], type: `urn:problem:webhooks:${tag}` });
+      expect(ProblemSchema.safeParse(examples[tag].value).error).toBeUndefined();
+    }
+  });
+
+  it('subscribes the example endpoint to catalogue types only', () => {
+    const create = doc.paths['/workspaces/{slug}/webhooks'].post.requestBody.content['application/json'].example;
+    expect(create.eventTypes.length).toBeGreaterThan(0);
+    for (const type of create.eventTypes) expect(deployment.has(type), type).toBe(true);
   });
 
   it('declares exactly WorkspaceNotFound, InternalError, Unauthorized, RateLimited on the overview (spec §4)', () => {
@@ -37,5 +87,100 @@ describe('the OpenAPI document generated from the contract', () => {
   it('has unique operation ids and MCP tool names', () => {
     expect(new Set(OPERATIONS.map((o) => o.operationId)).size).toBe(OPERATIONS.length);
     expect(new Set(OPERATIONS.map((o) => o.mcpTool)).size).toBe(OPERATIONS.length);
+  });
+});
+
+describe('the webhooks of the deployment catalogue', () => {
+  it('lists every catalogue type, configured ones included', () => {
+    expect(Object.keys(deployed.webhooks)).toEqual(deployment.types.map((t) => t.name));
+    expect(deployment.types.some((t) => !t.builtIn)).toBe(true);
+  });
+
+  it.each(deployment.types.map((t) => [t.name, t] as const))('describes %s: payload schema, delivery headers, signature scheme', (name, type) => {
+    const hook = deployed.webhooks[name].post;
+    expect(hook.operationId).toBe(`webhook_${name.replace(/[^a-zA-Z0-9]/g, '_')}`);
+    expect(hook.summary).toBeTruthy();
+    expect(hook.description).toContain(type.description);
+    expect(hook.description).toContain('HMAC-SHA256');
+    expect(hook.description).toContain('`<webhook-id>.<webhook-timestamp>.<raw body>`');
+    expect(hook.security).toEqual([{ webhookSignature: [] }]);
+    expect(hook.parameters.map((p: any) => [p.in, p.name, p.required])).toEqual(DELIVERY_HEADERS.map((h) => ['header', h, true]));
+    for (const p of hook.parameters) expect(p.description, p.name).toBeTruthy();
+
+    const body = hook.requestBody.content['application/json'].schema;
+    expect(hook.requestBody.required).toBe(true);
+    expect(body.required).toEqual(['deliveryId', 'eventType', 'payload']);
+    expect(body.properties.eventType).toEqual({ type: 'string', enum: [name] });
+    expect(body.properties.payload).toEqual({ $ref: `#/components/schemas/${payloadComponentName(name)}` });
+    // The catalogue's JSON Schema, as GET /event-types serves it, less its own `$schema`.
+    const { $schema: _, ...payloadSchema } = type.payloadSchema;
+    expect(deployed.components.schemas[payloadComponentName(name)]).toEqual(payloadSchema);
+    expect(Object.keys(hook.responses).sort()).toEqual(['2XX', 'default']);
+  });
+
+  it.each(builtInCatalogue().map((t) => [t.name] as const))('signs the %s example as the dispatcher would, and standardwebhooks verifies it', (name) => {
+    const hook = deployed.webhooks[name].post;
+    const body = hook.requestBody.content['application/json'].example;
+    expect(body).toMatchObject({ deliveryId: SIGNATURE_EXAMPLE.webhookId, eventType: name });
+    expect(deployment.validate(name, body.payload)).toEqual([]);
+    const headers = Object.fromEntries(hook.parameters.map((p: any) => [p.name, p.example]));
+    expect(headers['user-agent']).toBe(USER_AGENT);
+    expect(headers['webhook-id']).toBe(body.deliveryId);
+    const raw = JSON.stringify(body);
+    expect(headers['webhook-signature']).toBe(signOne(SIGNATURE_EXAMPLE.secret, SIGNATURE_EXAMPLE.webhookId, SIGNATURE_EXAMPLE.timestamp, raw));
+    vi.useFakeTimers({ now: SIGNATURE_EXAMPLE.timestamp * 1000 });
+    expect(new Webhook(SIGNATURE_EXAMPLE.secret).verify(raw, headers)).toEqual(body);
+  });
+
+  it('states the delivery rules the dispatcher really applies', () => {
+    const text = deployed.webhooks['webhook.test_event'].post.description;
+    expect(deployed.info.description).toContain('## Receiving webhooks');
+    for (const doc of [text, deployed.info.description]) {
+      expect(doc).toContain(`${RETRY_DELAY_SECONDS} s × attempt, at most ${(MAX_RETRIES * RETRY_DELAY_SECONDS) / 60} minutes apart, ${MAX_RETRIES} retries`);
+      expect(doc).toContain(`Answer 2xx within ${SEND_LIMITS.deadlineMs / 1000} seconds`);
+      expect(doc).toContain(`user-agent: ${USER_AGENT}`);
+      expect(DISABLE_THRESHOLD).toBe(20);
+      expect(doc).toContain('Twenty consecutive failures disable the endpoint');
+    }
+    expect(deployed.webhooks['webhook.test_event'].post.responses['2XX'].description).toContain(`first ${SEND_LIMITS.bodyCapBytes / 1024} KiB`);
+  });
+
+  it('gives a configured type without examples no invented example', () => {
+    const configured = deployment.types.find((t) => !t.builtIn)!;
+    const hook = deployed.webhooks[configured.name].post;
+    expect(hook.requestBody.content['application/json'].example).toBeUndefined();
+    expect(hook.parameters.find((p: any) => p.name === 'webhook-signature').example).toBeUndefined();
+  });
+
+  it('keeps a configured schema with local references resolvable in the document', () => {
+    const catalogue = createEventCatalogue([
+      {
+        name: 'invoice.paid',
+        payloadSchema: {
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          $id: 'https://schemas.acme.test/invoice-paid.json',
+          type: 'object',
+          properties: { amount: { $ref: '#/$defs/money' }, lines: { type: 'array', items: { $ref: '#' } } },
+          $defs: { money: { type: 'integer' } },
+        },
+      },
+    ]);
+    const built = buildOpenApiDocument({ eventTypes: catalogue.types }) as any;
+    expect(built.components.schemas.InvoicePaidPayload).toEqual({
+      type: 'object',
+      properties: {
+        amount: { $ref: '#/components/schemas/InvoicePaidPayload/$defs/money' },
+        lines: { type: 'array', items: { $ref: '#/components/schemas/InvoicePaidPayload' } },
+      },
+      $defs: { money: { type: 'integer' } },
+    });
+  });
+
+  it('refuses two event types whose payload components would collide', () => {
+    const catalogue = createEventCatalogue([
+      { name: 'order.shipped_late', payloadSchema: { type: 'object' } },
+      { name: 'order_shipped.late', payloadSchema: { type: 'object' } },
+    ]);
+    expect(() => buildOpenApiDocument({ eventTypes: catalogue.types })).toThrow(/OrderShippedLatePayload is taken/);
   });
 });
