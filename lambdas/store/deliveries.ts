@@ -300,38 +300,42 @@ function deliveryIdOfKey(item: Record<string, unknown>): string {
   return String(item.pk).slice('DLV#'.length);
 }
 
+/** Index entries of one partition whose sort key is below `before`, in index order. */
+async function indexEntriesBefore(
+  table: TableContext,
+  index: typeof TABLE.gsi2 | typeof TABLE.gsi3,
+  partition: string,
+  before: string,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      IndexName: index.name,
+      KeyConditionExpression: '#pk = :pk AND #sk < :before',
+      ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+      ExpressionAttributeValues: { ':pk': partition, ':before': before },
+      ScanIndexForward: true,
+      Limit: limit,
+    }),
+  );
+  return out.Items ?? [];
+}
+
 /**
  * Ids of deliveries created in one hour bucket before `before` that still had no
  * evidence when the (eventually consistent, sparse) index was read: the repair's candidates.
  */
 export async function pendingCreatedBefore(table: TableContext, hourBucket: string, before: string, limit: number): Promise<string[]> {
-  const out = await table.doc.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      IndexName: TABLE.gsi3.name,
-      KeyConditionExpression: '#pk = :pk AND #sk < :before',
-      ExpressionAttributeNames: { '#pk': TABLE.gsi3.partitionKey, '#sk': TABLE.gsi3.sortKey },
-      ExpressionAttributeValues: { ':pk': hourBucket, ':before': before },
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []).map(deliveryIdOfKey);
+  return (await indexEntriesBefore(table, TABLE.gsi3, hourBucket, before, limit)).map(deliveryIdOfKey);
 }
 
 /** Deliveries created on one day before `before`, oldest first (retention); from the index keys alone. */
 export async function deliveriesCreatedBefore(table: TableContext, day: string, before: string, limit: number): Promise<{ deliveryId: string; createdAt: string }[]> {
-  const out = await table.doc.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      IndexName: TABLE.gsi2.name,
-      KeyConditionExpression: '#pk = :pk AND #sk < :before',
-      ExpressionAttributeNames: { '#pk': TABLE.gsi2.partitionKey, '#sk': TABLE.gsi2.sortKey },
-      ExpressionAttributeValues: { ':pk': keys.deliveryDay(day), ':before': before },
-      ScanIndexForward: true,
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []).map((item) => ({ deliveryId: deliveryIdOfKey(item), createdAt: String(item[TABLE.gsi2.sortKey]).split('#')[0]! }));
+  return (await indexEntriesBefore(table, TABLE.gsi2, keys.deliveryDay(day), before, limit)).map((item) => ({
+    deliveryId: deliveryIdOfKey(item),
+    createdAt: String(item[TABLE.gsi2.sortKey]).split('#')[0]!,
+  }));
 }
 
 const WATERMARK = { pk: 'RETENTION', sk: 'WATERMARK' } as const;
