@@ -5,7 +5,7 @@
  * being terminal) and the endpoint's streak, so a duplicate or late observation
  * can never regress the summary or repeat a streak change or an audit.
  */
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from '../contract/pagination';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import type { TableContext } from './client';
@@ -13,7 +13,7 @@ import { auditPut, type AuditInput } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
 import { keys, TABLE } from './table-schema';
-import { conditionFailedAt } from './transactions';
+import { batchWriteAll, conditionFailedAt } from './transactions';
 
 /** A summary as stored. */
 export interface DeliveryRecord extends Delivery {
@@ -84,16 +84,9 @@ export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
   };
 }
 
-/** Writes new pending summaries, 25 per request. */
+/** Writes new pending summaries (batched). */
 export async function putPendingDeliveries(table: TableContext, records: readonly DeliveryRecord[]): Promise<void> {
-  for (let i = 0; i < records.length; i += 25) {
-    let requests: Record<string, unknown>[] = records.slice(i, i + 25).map((r) => ({ PutRequest: { Item: pendingItem(r) } }));
-    for (let tries = 0; requests.length > 0 && tries < 10; tries++) {
-      const out = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: requests } }));
-      requests = out.UnprocessedItems?.[table.tableName] ?? [];
-    }
-    if (requests.length > 0) throw new Error(`DynamoDB left ${requests.length} delivery rows unprocessed after 10 tries`);
-  }
+  await batchWriteAll(table, records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })));
 }
 
 /** Writes one pending summary (replay, test send) with an optional audit event, atomically. */

@@ -9,9 +9,9 @@ import type { Page } from '../contract/pagination';
 import type { StoredSecret } from '../domain/secrets';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput } from './audit';
-import { countItems, queryPage } from './pages';
+import { queryPage } from './pages';
 import { keys, TABLE } from './table-schema';
-import { conditionFailedAt, deletePartition } from './transactions';
+import { conditionFailedAt, deletePartition, queryPages } from './transactions';
 
 /** An endpoint as stored, secrets included. */
 export interface EndpointRecord extends Endpoint {
@@ -223,53 +223,47 @@ export async function deleteEndpoint(table: TableContext, slug: string, endpoint
 /** Cascade: every delivery of an endpoint, with its attempts. */
 export async function deleteDeliveriesOfEndpoint(table: TableContext, endpointId: string): Promise<number> {
   let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await table.doc.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        IndexName: TABLE.gsi1.name,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
-        ExpressionAttributeValues: { ':pk': keys.deliveriesOfEndpoint(endpointId) },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
+  for await (const page of queryPages(table, {
+    IndexName: TABLE.gsi1.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
+    ExpressionAttributeValues: { ':pk': keys.deliveriesOfEndpoint(endpointId) },
+  })) {
+    for (const item of page.Items ?? []) {
       await deletePartition(table, item.pk as string);
       count++;
     }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  }
   return count;
 }
 
-/** Endpoint counts of a workspace. */
+/** Endpoint counts of a workspace, from one read of their `enabled` flags. */
 export async function countEndpoints(table: TableContext, slug: string): Promise<{ total: number; enabled: number }> {
-  const [total, enabled] = await Promise.all([
-    countItems(table, keys.workspacePk(slug), 'WEBHOOK#'),
-    countItems(table, keys.workspacePk(slug), 'WEBHOOK#', { expression: 'enabled = :t', values: { ':t': true } }),
-  ]);
+  let total = 0;
+  let enabled = 0;
+  for await (const page of queryPages(table, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': 'WEBHOOK#' },
+    ProjectionExpression: 'enabled',
+  })) {
+    for (const item of page.Items ?? []) {
+      total++;
+      if (item.enabled === true) enabled++;
+    }
+  }
   return { total, enabled };
 }
 
 /** Enabled endpoints of a workspace subscribed to `eventType` (the publisher's fan-out). */
 export async function enabledSubscribers(table: TableContext, slug: string, eventType: string): Promise<EndpointRecord[]> {
   const out: EndpointRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.doc.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: 'enabled = :t AND contains(eventTypes, :type)',
-        ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': 'WEBHOOK#', ':t': true, ':type': eventType },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
+  for await (const page of queryPages(table, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: 'enabled = :t AND contains(eventTypes, :type)',
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': 'WEBHOOK#', ':t': true, ':type': eventType },
+  })) {
     out.push(...(page.Items ?? []).map(fromItem));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return out;
 }
 

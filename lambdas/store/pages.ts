@@ -3,6 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from '../contract/pagination';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import type { TableContext } from './client';
+import { queryPages } from './transactions';
 
 /** What a list reads. */
 export interface PageSpec<T> {
@@ -62,22 +63,14 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
 }
 
 /** Counts the items of a partition under a sort-key prefix. */
-export async function countItems(table: TableContext, pk: string, skPrefix: string, filter?: { expression: string; values: Record<string, unknown> }): Promise<number> {
+export async function countItems(table: TableContext, pk: string, skPrefix: string): Promise<number> {
   let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await table.doc.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix, ...(filter?.values ?? {}) },
-        ...(filter ? { FilterExpression: filter.expression } : {}),
-        Select: 'COUNT',
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    count += out.Count ?? 0;
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for await (const page of queryPages(table, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+    Select: 'COUNT',
+  })) {
+    count += page.Count ?? 0;
+  }
   return count;
 }

@@ -1,6 +1,6 @@
-/** Helpers around DynamoDB transactions and batch deletes. */
+/** Helpers around DynamoDB transactions, paged queries and batch writes. */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, paginateQuery, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
 
 /** True when a transaction was cancelled because the item at `index` failed its condition. */
@@ -11,32 +11,30 @@ export function conditionFailedAt(error: unknown, index: number): boolean {
   );
 }
 
-/** Deletes every item of a partition (e.g. a delivery and its attempts), 25 at a time. */
+/** Every page of a query on the table (the SDK's paginator follows LastEvaluatedKey). */
+export function queryPages(table: TableContext, input: Omit<QueryCommandInput, 'TableName'>): AsyncIterable<QueryCommandOutput> {
+  return paginateQuery({ client: table.doc }, { TableName: table.tableName, ...input });
+}
+
+/** Writes batch requests 25 at a time; unprocessed ones are retried a bounded number of times, then it throws. */
+export async function batchWriteAll(table: TableContext, requests: readonly Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += 25) {
+    let pending: Record<string, unknown>[] = requests.slice(i, i + 25);
+    for (let tries = 0; pending.length > 0 && tries < 10; tries++) {
+      const out = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: pending } }));
+      pending = out.UnprocessedItems?.[table.tableName] ?? [];
+    }
+    if (pending.length > 0) throw new Error(`DynamoDB left ${pending.length} writes unprocessed after 10 tries`);
+  }
+}
+
+/** Deletes every item of a partition (e.g. a delivery and its attempts). */
 export async function deletePartition(table: TableContext, pk: string): Promise<number> {
   let deleted = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await table.doc.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'pk, sk',
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    const items = out.Items ?? [];
-    for (let i = 0; i < items.length; i += 25) {
-      let requests: Record<string, unknown>[] = items.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { pk: k.pk as string, sk: k.sk as string } } }));
-      // Unprocessed items are retried, a bounded number of times.
-      for (let tries = 0; requests.length > 0 && tries < 10; tries++) {
-        const res = await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: requests } }));
-        requests = res.UnprocessedItems?.[table.tableName] ?? [];
-      }
-      if (requests.length > 0) throw new Error(`DynamoDB left ${requests.length} deletes unprocessed after 10 tries`);
-      deleted += items.slice(i, i + 25).length;
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for await (const page of queryPages(table, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk' })) {
+    const items = page.Items ?? [];
+    await batchWriteAll(table, items.map((k) => ({ DeleteRequest: { Key: { pk: k.pk as string, sk: k.sk as string } } })));
+    deleted += items.length;
+  }
   return deleted;
 }
