@@ -12,10 +12,8 @@ function queue(options: ConstructorParameters<typeof InProcessQueue>[0]) {
   return q;
 }
 const id = (i: number) => `whd_01JD2Y9P0R6S8T1V3W5X7Y${String(i).padStart(4, '0')}`;
-const waitFor = async (probe: () => boolean) => {
-  for (let i = 0; i < 400 && !probe(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(probe()).toBe(true);
-};
+/** Up to 4 s, looked at every 10 ms. */
+const EVENTUALLY = { timeout: 4_000, interval: 10 };
 
 it('batches of at most 25, at most 4 in flight, partial failures stay, others are deleted', async () => {
   const q = queue({ name: 'q', timeScale: 1000 });
@@ -39,7 +37,7 @@ it('batches of at most 25, at most 4 in flight, partial failures stay, others ar
     return { batchItemFailures: failures.map((r) => ({ itemIdentifier: r.messageId })) };
   });
   await q.send(Array.from({ length: 120 }, (_, i) => ({ deliveryId: id(i) })));
-  await waitFor(() => q.depth === 0);
+  await expect.poll(() => q.depth, EVENTUALLY).toBe(0);
   expect(Math.max(...sizes)).toBeLessThanOrEqual(25);
   expect(maxInFlight).toBeLessThanOrEqual(4);
   expect(seen.get(JSON.stringify({ deliveryId: id(7) }))).toBe(3);
@@ -57,7 +55,7 @@ it('redrives to the dead-letter queue after 7 receives, with the ApproximateRece
     return { batchItemFailures: e.Records.map((r) => ({ itemIdentifier: r.messageId })) };
   });
   await q.send([{ deliveryId: id(1) }]);
-  await waitFor(() => dead.length === 1);
+  await expect.poll(() => dead.length, EVENTUALLY).toBe(1);
   expect(counts).toEqual([1, 2, 3, 4, 5, 6, 7]);
   expect(JSON.parse(dead[0]!)).toEqual({ deliveryId: id(1) });
 });

@@ -5,7 +5,7 @@
  * retry ladder to dead_lettered with its Notification; replay; the 409s.
  */
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 
@@ -30,15 +30,8 @@ async function receiver(respond: Parameters<typeof scriptedReceiver>[0]) {
   return r;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** How long the pipeline gets to reach a state, and how often it is looked at. */
+const EVENTUALLY = { timeout: 15_000, interval: 25 };
 
 async function endpointTo(url: string, eventTypes = ['webhook.test_event']) {
   const created = await api.call('POST', `${ws()}/webhooks`, { body: { url, eventTypes } });
@@ -58,10 +51,11 @@ describe('test send', () => {
     expect(sent.body).toMatchObject({ endpointId, status: 'pending', attempts: 0, eventType: 'webhook.test_event', replayedFrom: null });
     const id = sent.body.deliveryId as string;
 
-    const done = await until('delivered', async () => {
+    const done = await vi.waitFor(async () => {
       const d = await delivery(id);
-      return d.body.status === 'delivered' && d;
-    });
+      expect(d.body.status, 'delivery status').toBe('delivered');
+      return d;
+    }, EVENTUALLY);
     expect(done.body).toMatchObject({ attempts: 1, lastResponseStatus: 200 });
     const req = r.seen[0]!;
     const verified = new Webhook(secret).verify(req.body, {
@@ -93,7 +87,9 @@ describe('domain events', () => {
     const r = await receiver((_req, res) => res.writeHead(200).end());
     await endpointTo(r.url, ['webhook.created']);
     const created = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/new', eventTypes: ['webhook.test_event'] } });
-    await until('webhook.created delivered', async () => r.seen.find((s) => JSON.parse(s.body).payload?.endpointId === created.body.endpointId));
+    await expect
+      .poll(() => r.seen.some((s) => JSON.parse(s.body).payload?.endpointId === created.body.endpointId), { ...EVENTUALLY, message: 'webhook.created delivered' })
+      .toBe(true);
     const got = r.seen.map((s) => JSON.parse(s.body)).find((b) => b.payload.endpointId === created.body.endpointId);
     expect(got).toMatchObject({ eventType: 'webhook.created', payload: { url: 'https://hooks.example.com/new', eventTypes: ['webhook.test_event'] } });
   });
@@ -107,10 +103,11 @@ describe('the retry ladder', () => {
     const sent = await api.call('POST', `${ws()}/webhooks/${endpointId}/test-event`);
     const id = sent.body.deliveryId as string;
 
-    const dead = await until('dead_lettered', async () => {
+    const dead = await vi.waitFor(async () => {
       const d = await delivery(id);
-      return d.body.status === 'dead_lettered' && d;
-    });
+      expect(d.body.status, 'delivery status').toBe('dead_lettered');
+      return d;
+    }, EVENTUALLY);
     expect(dead.body).toMatchObject({ attempts: 7, lastResponseStatus: 503, lastError: 'http_503', nextAttemptAt: null });
     expect(r.seen).toHaveLength(7);
     expect(new Set(r.seen.map((s) => s.headers['webhook-id']))).toEqual(new Set([id]));
@@ -118,10 +115,12 @@ describe('the retry ladder', () => {
     expect(attempts.map((a: { outcome: string }) => a.outcome)).toEqual([...Array(7).fill('failed'), 'dead_lettered']);
     expect(attempts[7]).toMatchObject({ durationMs: null, failureReason: 'retries_exhausted' });
 
-    const notes = await until('notification', async () => {
+    const notes = await vi.waitFor(async () => {
       const n = await api.call('GET', `${ws()}/notifications`);
-      return n.body.items.find((x: { deliveryId: string }) => x.deliveryId === id);
-    });
+      const note = n.body.items.find((x: { deliveryId: string }) => x.deliveryId === id);
+      expect(note, 'notification').toBeDefined();
+      return note;
+    }, EVENTUALLY);
     expect(notes).toMatchObject({ kind: 'delivery.dead_lettered', endpointId });
 
     // Replays: 409 while disabled, then a new pending row from the same payload.
@@ -137,7 +136,7 @@ describe('the retry ladder', () => {
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({ status: 'pending', attempts: 0, replayedFrom: id, eventType: 'webhook.test_event', payload: dead.body.payload });
     expect(replay.body.deliveryId).not.toBe(id);
-    await until('replay delivered', async () => (await delivery(replay.body.deliveryId)).body.status === 'delivered');
+    await expect.poll(async () => (await delivery(replay.body.deliveryId)).body.status, { ...EVENTUALLY, message: 'replay status' }).toBe('delivered');
     expect((await delivery(id)).body.status).toBe('dead_lettered');
     const audit = await api.call('GET', `${ws()}/audit-events?limit=10`);
     expect(audit.body.items).toContainEqual(expect.objectContaining({ action: 'webhook.delivery_replayed', targetId: replay.body.deliveryId }));

@@ -71,9 +71,9 @@ describe('tools', () => {
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).body.description).toBe('patched');
       expect((await ok('rotate_webhook_secret', { endpointId: created.endpointId })).secret).toMatch(/^whsec_/);
       const sent = await ok('send_webhook_test_event', { endpointId: created.endpointId });
-      for (let i = 0; i < 200 && (await api.call('GET', `/workspaces/${slug}/webhooks/deliveries/${sent.deliveryId}`)).body.status !== 'delivered'; i++) {
-        await new Promise((x) => setTimeout(x, 25));
-      }
+      await expect
+        .poll(async () => (await api.call('GET', `/workspaces/${slug}/webhooks/deliveries/${sent.deliveryId}`)).body.status, { timeout: 5_000, interval: 25 })
+        .toBe('delivered');
       expect((await ok('list_webhook_deliveries', { endpointId: created.endpointId })).items[0].deliveryId).toBe(sent.deliveryId);
       expect(await ok('get_webhook_delivery', { deliveryId: sent.deliveryId })).toMatchObject({ status: 'delivered' });
       expect((await ok('list_webhook_delivery_attempts', { deliveryId: sent.deliveryId })).items[0]).toMatchObject({ ordinal: 1, outcome: 'delivered' });
