@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { DeliveryMessage, DeliveryQueue, MessageDelayer } from '../../lambdas/queue/delivery-queue';
+import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
+import { DISPATCHER_CONSUMER, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from '../../lambdas/queue/delivery-queue';
 
 /** Consumes a batch, as a Lambda on an SQS event source does. */
 export type BatchConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -16,16 +17,16 @@ export type BatchConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
 /** Options of an {@link InProcessQueue}. */
 export interface InProcessQueueOptions {
   readonly name: string;
-  /** @default 180 */
+  /** @default DISPATCHER_CONSUMER.visibilityTimeoutSeconds */
   readonly visibilityTimeoutSeconds?: number;
-  /** Receives before redrive to `deadLetterQueue`. @default 7 */
+  /** Receives before redrive to `deadLetterQueue`. @default MAX_RECEIVES */
   readonly maxReceiveCount?: number;
   readonly deadLetterQueue?: InProcessQueue;
-  /** @default 25 */
+  /** @default DISPATCHER_CONSUMER.batchSize */
   readonly batchSize?: number;
-  /** @default 1 */
+  /** @default DISPATCHER_CONSUMER.maxBatchingWindowSeconds */
   readonly maxBatchingWindowSeconds?: number;
-  /** @default 4 */
+  /** @default DISPATCHER_CONSUMER.maxConcurrency */
   readonly maxConcurrency?: number;
   /** Divides every delay (visibility, backoff, batching window). @default 1 */
   readonly timeScale?: number;
@@ -99,9 +100,9 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
   private poll(): void {
     const consumer = this.consumer;
     if (!consumer) return;
-    const batchSize = this.options.batchSize ?? 25;
-    const windowMs = ((this.options.maxBatchingWindowSeconds ?? 1) * 1000) / this.scale;
-    while (this.inFlight.size < (this.options.maxConcurrency ?? 4)) {
+    const batchSize = this.options.batchSize ?? DISPATCHER_CONSUMER.batchSize;
+    const windowMs = ((this.options.maxBatchingWindowSeconds ?? DISPATCHER_CONSUMER.maxBatchingWindowSeconds) * 1000) / this.scale;
+    while (this.inFlight.size < (this.options.maxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency)) {
       const now = Date.now();
       const visible = [...this.messages.values()].filter((m) => m.visibleAt <= now).sort((a, b) => a.visibleAt - b.visibleAt);
       if (visible.length === 0) return;
@@ -110,7 +111,7 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
       const records: SQSRecord[] = [];
       for (const m of visible.slice(0, batchSize)) {
         m.receiveCount++;
-        if (this.options.deadLetterQueue && m.receiveCount > (this.options.maxReceiveCount ?? 7)) {
+        if (this.options.deadLetterQueue && m.receiveCount > (this.options.maxReceiveCount ?? MAX_RECEIVES)) {
           this.remove(m);
           this.options.deadLetterQueue.sendBody(m.body);
           continue;
@@ -120,7 +121,7 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
         this.byReceipt.set(m.receiptHandle, m);
         // The visibility timeout only guards against a consumer that died: it is not part of the
         // retry ladder, so it is not shortened below 10 s, or a slow batch would be received twice.
-        m.visibleAt = now + Math.max(10_000, ((this.options.visibilityTimeoutSeconds ?? 180) * 1000) / this.scale);
+        m.visibleAt = now + Math.max(10_000, ((this.options.visibilityTimeoutSeconds ?? DISPATCHER_CONSUMER.visibilityTimeoutSeconds) * 1000) / this.scale);
         records.push(this.record(m));
       }
       if (records.length === 0) continue;

@@ -18,6 +18,8 @@ import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-
 import { randomUUID } from 'node:crypto';
 import { bindLocal } from '../../lambdas/queue/local-bindings';
 import type { DomainEventSink } from '../../lambdas/operations/context';
+import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
+import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { InProcessQueue } from './in-process-queue';
 import { lambdaContext, loadHandler } from './lambda-loader';
 import { startSchedules } from './scheduler';
@@ -147,8 +149,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The pipeline: SQS, its DLQ and EventBridge stand in-process, bound under local: URLs.
     const timeScale = options.timeScale ?? 1;
     const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
-    const deadLetters = new InProcessQueue({ name: 'deliveries-dlq', batchSize: 10, timeScale, onError: (e) => report('dead-letter', e) });
-    const deliveries = new InProcessQueue({ name: 'deliveries', deadLetterQueue: deadLetters, maxReceiveCount: 7, timeScale, onError: (e) => report('dispatcher', e) });
+    const deadLetters = new InProcessQueue({ name: 'deliveries-dlq', batchSize: DEAD_LETTER_CONSUMER.batchSize, timeScale, onError: (e) => report('dead-letter', e) });
+    const deliveries = new InProcessQueue({ name: 'deliveries', ...DISPATCHER_CONSUMER, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('dispatcher', e) });
     bindLocal('local:deliveries', deliveries);
     const events: DomainEventSink = {
       async emit(workspace, type, payload) {

@@ -2,13 +2,10 @@
 import { AppError } from '../contract/errors';
 import { TEST_EVENT_TYPE } from '../contract/events';
 import { clampLimit } from '../contract/pagination';
-import { newId } from '../domain/ids';
+import { isReplayable, newPendingDelivery, REPLAYABLE_STATUSES, type DeliveryRecord } from '../domain/delivery-lifecycle';
 import type { Caller, OperationDeps, OperationImpl } from './context';
-import { getDelivery, listAttempts, listDeliveriesOfEndpoint, putPendingDelivery, toDeliveryWire, type DeliveryRecord } from '../store/deliveries';
+import { getDelivery, listAttempts, listDeliveriesOfEndpoint, putPendingDelivery, toDeliveryWire } from '../store/deliveries';
 import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
-
-/** Statuses a replay may start from. */
-export const REPLAYABLE = ['failed', 'failed_permanent', 'dead_lettered'] as const;
 
 async function endpointOf(deps: OperationDeps, caller: Caller, endpointId: string): Promise<EndpointRecord> {
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, endpointId);
@@ -31,23 +28,7 @@ async function queueNew(
   audit?: { actor: string; action: string },
 ): Promise<DeliveryRecord> {
   const now = deps.now();
-  const iso = now.toISOString();
-  const record: DeliveryRecord = {
-    deliveryId: newId('whd', now),
-    workspace: endpoint.workspace,
-    endpointId: endpoint.endpointId,
-    status: 'pending',
-    attempts: 0,
-    evidenceCount: 0,
-    nextAttemptAt: iso,
-    eventType: input.eventType,
-    payload: input.payload,
-    replayedFrom: input.replayedFrom,
-    lastResponseStatus: null,
-    lastError: null,
-    createdAt: iso,
-    updatedAt: iso,
-  };
+  const record = newPendingDelivery({ workspace: endpoint.workspace, endpointId: endpoint.endpointId, ...input }, now);
   await putPendingDelivery(
     deps.table,
     record,
@@ -78,8 +59,8 @@ export const listWebhookDeliveryAttempts: OperationImpl<'listWebhookDeliveryAtte
 /** POST .../webhooks/deliveries/{deliveryId}/replay: a new pending row; the source is unchanged. */
 export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = async (deps, caller, { params }) => {
   const source = await deliveryOf(deps, caller, params.deliveryId);
-  if (!(REPLAYABLE as readonly string[]).includes(source.status)) {
-    throw new AppError('DeliveryNotReplayable', `Delivery ${source.deliveryId} is ${source.status}; only ${REPLAYABLE.join(', ')} deliveries can be replayed`);
+  if (!isReplayable(source.status)) {
+    throw new AppError('DeliveryNotReplayable', `Delivery ${source.deliveryId} is ${source.status}; only ${REPLAYABLE_STATUSES.join(', ')} deliveries can be replayed`);
   }
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, source.endpointId);
   if (!endpoint) throw new AppError('EndpointNotFound', `The endpoint ${source.endpointId} of this delivery no longer exists`);

@@ -4,11 +4,11 @@
  * attempt, last HTTP evidence kept, streak untouched, an operator's re-enable
  * untouched), then a workspace Notification is recorded, best effort.
  */
+import { bookkeepingEntry, isTerminal, type DeliveryRecord } from '../domain/delivery-lifecycle';
 import type { TableContext } from '../store/client';
-import { getDelivery, isTerminal, recordObservation, type DeliveryRecord } from '../store/deliveries';
+import { getDelivery, recordObservation } from '../store/deliveries';
 import { getEndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
-import { bookkeeping } from './dispatcher';
 
 /** Adapters of the dead-letter consumer. */
 export interface DeadLetterDeps {
@@ -27,11 +27,11 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
     {
       delivery,
       endpoint: null,
-      attempt: bookkeeping(now, 'dead_lettered', 'retries_exhausted'),
+      attempt: bookkeepingEntry(now, 'dead_lettered', 'retries_exhausted'),
       status: 'dead_lettered',
       http: false,
       nextAttemptAt: null,
-      streak: { kind: 'none' },
+      streak: 'none',
     },
     now,
   );

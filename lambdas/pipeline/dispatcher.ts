@@ -6,19 +6,26 @@
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { MAX_RETRIES, nextAttemptAt, retryDelaySeconds } from '../domain/backoff';
+import { nextAttemptAt, retryDelaySeconds } from '../domain/backoff';
+import {
+  bookkeepingEntry,
+  classify,
+  DISABLE_THRESHOLD,
+  isTerminal,
+  refusedAtDispatch,
+  retriesExhausted,
+  type Classified,
+  type DeliveryRecord,
+} from '../domain/delivery-lifecycle';
 import { activeSecrets } from '../domain/secrets';
 import { signatureHeader } from '../domain/signing';
 import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
-import { getDelivery, isTerminal, recordObservation, type DeliveryRecord, type Observation, type StreakChange } from '../store/deliveries';
+import { getDelivery, recordObservation, type Observation } from '../store/deliveries';
 import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
 import type { DomainEventSink } from '../operations/context';
-
-/** Consecutive failures that disable an endpoint (spec §8). */
-export const DISABLE_THRESHOLD = 20;
 
 /** Sent as `user-agent`. */
 export const USER_AGENT = 'webhook-delivery-service/1.0 (Standard Webhooks)';
@@ -47,18 +54,6 @@ export interface DispatchDeps {
 export type DispatchResult =
   | { kind: 'ack'; reason: string; delivery?: DeliveryRecord }
   | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord };
-
-type Classified = { status: 'delivered' | 'failed' | 'failed_permanent'; streak: StreakChange; reason: string | null };
-
-/** Spec §3.1: 2xx delivered; 5xx, 408, 429, network error, timeout retried; other statuses permanent. */
-export function classify(result: SendResult): Classified {
-  const increment: StreakChange = { kind: 'increment', disableAt: DISABLE_THRESHOLD };
-  if (result.kind === 'error') return { status: 'failed', streak: increment, reason: result.reason };
-  const s = result.status;
-  if (s >= 200 && s < 300) return { status: 'delivered', streak: { kind: 'reset' }, reason: null };
-  if (s >= 500 || s === 408 || s === 429) return { status: 'failed', streak: increment, reason: `http_${s}` };
-  return { status: 'failed_permanent', streak: increment, reason: s >= 300 && s < 400 ? `redirect_not_followed_${s}` : `http_${s}` };
-}
 
 /** Resolves and checks the URL's host; the address to pin, or the reason it is refused / failed. */
 async function checkedAddress(deps: DispatchDeps, url: URL): Promise<{ ok: true; pinned: PinnedAddress } | { ok: false; permanent: boolean; reason: string }> {
@@ -104,11 +99,11 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   if (!endpoint.enabled) {
     // Terminal bookkeeping: no HTTP attempt, no streak change; replayable once re-enabled.
     const outcome = await record(deps, delivery, endpoint, () => ({
-      attempt: bookkeeping(now, 'failed_permanent', 'endpoint_disabled'),
+      attempt: bookkeepingEntry(now, 'failed_permanent', 'endpoint_disabled'),
       status: 'failed_permanent',
       http: false,
       nextAttemptAt: null,
-      streak: { kind: 'none' },
+      streak: 'none',
     }));
     return { kind: 'ack', reason: outcome.kind === 'recorded' ? 'endpoint_disabled' : 'duplicate', ...(outcome.kind === 'recorded' ? { delivery: outcome.delivery } : {}) };
   }
@@ -132,16 +127,14 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   let classified: Classified;
   if (!address.ok) {
     result = { kind: 'error', reason: address.reason, durationMs: 0 };
-    classified = address.permanent
-      ? { status: 'failed_permanent', streak: { kind: 'increment', disableAt: DISABLE_THRESHOLD }, reason: address.reason }
-      : classify(result);
+    classified = address.permanent ? refusedAtDispatch(address.reason) : classify(result);
   } else {
     result = await deps.sender({ url: check.ok ? check.url : new URL(endpoint.url), headers, body, pinned: address.pinned });
     classified = classify(result);
   }
 
   const attempts = delivery.attempts + 1;
-  const exhausted = classified.status === 'failed' && (attempts > MAX_RETRIES || receiveCount > MAX_RETRIES);
+  const exhausted = classified.status === 'failed' && retriesExhausted(attempts, receiveCount);
   const finishedAt = deps.now();
   const outcome = await record(deps, delivery, endpoint, () => ({
     attempt: {
@@ -192,9 +185,4 @@ async function afterDuplicate(deps: DispatchDeps, deliveryId: string): Promise<D
   if (!current || isTerminal(current.status)) return { kind: 'ack', reason: 'duplicate' };
   const wait = current.nextAttemptAt ? Math.max(0, Math.ceil((Date.parse(current.nextAttemptAt) - deps.now().getTime()) / 1000)) : 0;
   return { kind: 'retry', delaySeconds: wait, delivery: current };
-}
-
-/** An evidence entry that is not an HTTP attempt (no duration, no request). */
-export function bookkeeping(now: Date, outcome: 'failed_permanent' | 'dead_lettered', reason: string): Observation['attempt'] {
-  return { outcome, timestamp: now.toISOString(), durationMs: null, failureReason: reason, requestHeaders: {}, responseStatus: null, responseBody: null };
 }

@@ -6,10 +6,10 @@
  */
 import { AppError } from '../contract/errors';
 import type { EventCatalogue } from '../domain/event-catalogue';
-import { newId } from '../domain/ids';
+import { newPendingDelivery } from '../domain/delivery-lifecycle';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
-import { putPendingDeliveries, type DeliveryRecord } from '../store/deliveries';
+import { putPendingDeliveries } from '../store/deliveries';
 import { enabledSubscribers } from '../store/endpoints';
 import { getWorkspace } from '../store/workspaces';
 
@@ -56,23 +56,7 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   const endpoints = await enabledSubscribers(deps.table, event.workspace, event.type);
   if (endpoints.length === 0) return { deliveryIds: [], queued: true };
   const now = deps.now();
-  const createdAt = now.toISOString();
-  const rows: DeliveryRecord[] = endpoints.map((ep) => ({
-    deliveryId: newId('whd', now),
-    workspace: event.workspace,
-    endpointId: ep.endpointId,
-    status: 'pending',
-    attempts: 0,
-    evidenceCount: 0,
-    nextAttemptAt: createdAt,
-    eventType: event.type,
-    payload: event.payload,
-    replayedFrom: null,
-    lastResponseStatus: null,
-    lastError: null,
-    createdAt,
-    updatedAt: createdAt,
-  }));
+  const rows = endpoints.map((ep) => newPendingDelivery({ workspace: event.workspace, endpointId: ep.endpointId, eventType: event.type, payload: event.payload }, now));
   await putPendingDeliveries(deps.table, rows);
   const deliveryIds = rows.map((r) => r.deliveryId);
   try {

@@ -3,6 +3,18 @@
  * SQS in the cloud, an in-process queue with SQS semantics locally.
  */
 
+/**
+ * The dispatcher's consumption of the delivery queue, read by the CDK event
+ * source and the local stack's in-process queue alike: batches of 25 gathered
+ * for at most 1 s, at most 4 batches at once, a 30 s function timeout and a
+ * visibility timeout six times that (Lambda's SQS guidance), so a batch still
+ * being processed is never handed out twice.
+ */
+export const DISPATCHER_CONSUMER = { batchSize: 25, maxBatchingWindowSeconds: 1, maxConcurrency: 4, timeoutSeconds: 30, visibilityTimeoutSeconds: 6 * 30 } as const;
+
+/** The dead-letter consumer's batches. */
+export const DEAD_LETTER_CONSUMER = { batchSize: 10 } as const;
+
 /** One queued delivery. */
 export interface DeliveryMessage {
   readonly deliveryId: string;

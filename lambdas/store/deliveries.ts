@@ -8,27 +8,13 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from '../contract/pagination';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
+import { nextStreak, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
 import { keys, TABLE } from './table-schema';
 import { batchWriteAll, conditionFailedAt } from './transactions';
-
-/** A summary as stored. */
-export interface DeliveryRecord extends Delivery {
-  readonly workspace: string;
-  /** Evidence entries so far (HTTP attempts and bookkeeping); the next ordinal is this + 1. */
-  readonly evidenceCount: number;
-}
-
-/** Statuses a delivery can still leave by dispatch. */
-export const OPEN_STATUSES: readonly DeliveryStatus[] = ['pending', 'failed'];
-
-/** True for a status no dispatch changes. */
-export function isTerminal(status: DeliveryStatus): boolean {
-  return !OPEN_STATUSES.includes(status);
-}
 
 const DELIVERY_ID = /^whd_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -159,9 +145,6 @@ export function listAttempts(table: TableContext, deliveryId: string, limit: num
   });
 }
 
-/** The streak change an observation makes. */
-export type StreakChange = { kind: 'none' } | { kind: 'reset' } | { kind: 'increment'; disableAt: number };
-
 /** One observation of a delivery: its evidence and the summary it leads to. */
 export interface Observation {
   /** The summary as read before the attempt. */
@@ -231,11 +214,9 @@ export async function recordObservation(table: TableContext, obs: Observation, n
     },
   ];
 
-  let disabled = false;
-  let consecutiveFailures: number | null = null;
   const ep = obs.endpoint;
-  if (ep && obs.streak.kind === 'reset' && ep.consecutiveFailures !== 0) {
-    consecutiveFailures = 0;
+  const streak = ep ? nextStreak(ep, obs.streak) : null;
+  if (ep && streak && obs.streak === 'reset') {
     items.push({
       Update: {
         TableName: table.tableName,
@@ -245,24 +226,22 @@ export async function recordObservation(table: TableContext, obs: Observation, n
         ExpressionAttributeValues: { ':zero': 0 },
       },
     });
-  } else if (ep && obs.streak.kind === 'increment') {
-    consecutiveFailures = ep.consecutiveFailures + 1;
-    disabled = ep.enabled && consecutiveFailures >= obs.streak.disableAt;
+  } else if (ep && streak) {
     // Conditional on the streak read, so concurrent failures can neither skip the threshold nor count twice.
     items.push({
       Update: {
         TableName: table.tableName,
         Key: keys.endpoint(ep.workspace, ep.endpointId),
-        UpdateExpression: disabled ? 'SET consecutiveFailures = :next, enabled = :false, updatedAt = :now' : 'SET consecutiveFailures = :next',
-        ConditionExpression: disabled ? 'consecutiveFailures = :prev AND enabled = :true' : 'consecutiveFailures = :prev',
+        UpdateExpression: streak.disables ? 'SET consecutiveFailures = :next, enabled = :false, updatedAt = :now' : 'SET consecutiveFailures = :next',
+        ConditionExpression: streak.disables ? 'consecutiveFailures = :prev AND enabled = :true' : 'consecutiveFailures = :prev',
         ExpressionAttributeValues: {
-          ':next': consecutiveFailures,
+          ':next': streak.consecutiveFailures,
           ':prev': ep.consecutiveFailures,
-          ...(disabled ? { ':false': false, ':true': true, ':now': nowIso } : {}),
+          ...(streak.disables ? { ':false': false, ':true': true, ':now': nowIso } : {}),
         },
       },
     });
-    if (disabled && obs.disableAudit) items.push(auditPut(table, ep.workspace, { ...obs.disableAudit, targetId: ep.endpointId }, now));
+    if (streak.disables && obs.disableAudit) items.push(auditPut(table, ep.workspace, { ...obs.disableAudit, targetId: ep.endpointId }, now));
   }
 
   try {
@@ -274,8 +253,8 @@ export async function recordObservation(table: TableContext, obs: Observation, n
   }
   return {
     kind: 'recorded',
-    disabled,
-    consecutiveFailures,
+    disabled: streak?.disables ?? false,
+    consecutiveFailures: streak?.consecutiveFailures ?? null,
     delivery: {
       ...d,
       status: obs.status,

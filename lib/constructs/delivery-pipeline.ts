@@ -12,7 +12,8 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAX_RETRIES } from '../../lambdas/domain/backoff';
+import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
+import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { functionEntry, ServiceFunction } from './service-function';
 import type { ServiceTable } from './table';
 
@@ -21,13 +22,7 @@ import type { ServiceTable } from './table';
  * takes about as long as its slowest record: the 10 s request deadline, the 2 s
  * body read (spec §8), DNS, and a few DynamoDB calls, with room to spare.
  */
-export const DISPATCHER_TIMEOUT = Duration.seconds(30);
-
-/** The dispatcher's event source (spec §8: batchSize 25, maxConcurrency 4; DESIGN §5: 1 s batching window). */
-export const DISPATCHER_BATCH = { batchSize: 25, maxBatchingWindow: Duration.seconds(1), maxConcurrency: 4 } as const;
-
-/** Receives before a message moves to the DLQ: the first attempt and {@link MAX_RETRIES} retries (spec §8). */
-export const MAX_RECEIVE_COUNT = MAX_RETRIES + 1;
+export const DISPATCHER_TIMEOUT = Duration.seconds(DISPATCHER_CONSUMER.timeoutSeconds);
 
 /**
  * The delivery queue's visibility timeout: six times the dispatcher's timeout,
@@ -35,7 +30,7 @@ export const MAX_RECEIVE_COUNT = MAX_RETRIES + 1;
  * a throttle) is not handed out twice. A retryable failure sets its own, shorter,
  * visibility (the backoff) before it is reported.
  */
-export const DELIVERY_VISIBILITY_TIMEOUT = Duration.seconds(6 * DISPATCHER_TIMEOUT.toSeconds());
+export const DELIVERY_VISIBILITY_TIMEOUT = Duration.seconds(DISPATCHER_CONSUMER.visibilityTimeoutSeconds);
 
 /** How long a dead letter is kept if the consumer cannot handle it: SQS's longest. */
 export const DEAD_LETTER_RETENTION = Duration.days(14);
@@ -75,7 +70,7 @@ export class DeliveryPipeline extends Construct {
   readonly rule: Rule;
   /** The delivery queue: one message (a delivery id) per delivery row. */
   readonly queue: Queue;
-  /** The delivery queue's dead-letter queue (after {@link MAX_RECEIVE_COUNT} receives). */
+  /** The delivery queue's dead-letter queue (after {@link MAX_RECEIVES} receives). */
   readonly deadLetterQueue: Queue;
   /** Events the publisher could not take (EventBridge or Lambda gave up); nothing consumes it: alarmed on. */
   readonly publishFailures: Queue;
@@ -103,7 +98,7 @@ export class DeliveryPipeline extends Construct {
       visibilityTimeout: DELIVERY_VISIBILITY_TIMEOUT,
       // SQS's default: far longer than all retries take (the backoff sums to 630 s); the age alarm fires long before a message could expire.
       retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVES },
     });
     this.publishFailures = new Queue(this, 'PublishFailures', { ...QUEUE_DEFAULTS, retentionPeriod: DEAD_LETTER_RETENTION });
     for (const dlq of [this.deadLetterQueue, this.publishFailures]) {
@@ -137,10 +132,10 @@ export class DeliveryPipeline extends Construct {
     // The event source grants what the poller needs: Receive, Delete, ChangeMessageVisibility (the backoff), GetQueueAttributes.
     this.dispatcher.function.addEventSource(
       new SqsEventSource(this.queue, {
-        batchSize: DISPATCHER_BATCH.batchSize,
-        maxBatchingWindow: DISPATCHER_BATCH.maxBatchingWindow,
+        batchSize: DISPATCHER_CONSUMER.batchSize,
+        maxBatchingWindow: Duration.seconds(DISPATCHER_CONSUMER.maxBatchingWindowSeconds),
         // Caps the dispatcher's concurrency (and so the load on receivers and the table); no reserved concurrency needed.
-        maxConcurrency: DISPATCHER_BATCH.maxConcurrency,
+        maxConcurrency: DISPATCHER_CONSUMER.maxConcurrency,
         reportBatchItemFailures: true,
       }),
     );
@@ -154,7 +149,7 @@ export class DeliveryPipeline extends Construct {
       ...logs,
     });
     table.grantReadWriteItems(this.deadLetterConsumer.role);
-    this.deadLetterConsumer.function.addEventSource(new SqsEventSource(this.deadLetterQueue, { batchSize: 10, reportBatchItemFailures: true }));
+    this.deadLetterConsumer.function.addEventSource(new SqsEventSource(this.deadLetterQueue, { batchSize: DEAD_LETTER_CONSUMER.batchSize, reportBatchItemFailures: true }));
 
     // ---- publisher: every event of the bus
     this.publisher = new ServiceFunction(this, 'Publisher', {

@@ -8,7 +8,8 @@ import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
 import { deploymentCatalogue } from '../../lambdas/domain/configured-event-types';
 import { signOne } from '../../lambdas/domain/signing';
 import { MAX_RETRIES, RETRY_DELAY_SECONDS } from '../../lambdas/domain/backoff';
-import { DISABLE_THRESHOLD, USER_AGENT } from '../../lambdas/pipeline/dispatcher';
+import { DISABLE_THRESHOLD } from '../../lambdas/domain/delivery-lifecycle';
+import { USER_AGENT } from '../../lambdas/pipeline/dispatcher';
 import { SEND_LIMITS } from '../../lambdas/pipeline/http-sender';
 
 const doc = buildOpenApiDocument({ eventTypes: builtInCatalogue() }) as any;

@@ -4,7 +4,8 @@ import { newId } from '../../lambdas/domain/ids';
 import { SECRET_GRACE_MS } from '../../lambdas/domain/secrets';
 import { runPendingRepair, runRetention, runSecretExpiry } from '../../lambdas/pipeline/schedules';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
-import { getDelivery, listAttempts, putPendingDeliveries, type DeliveryRecord } from '../../lambdas/store/deliveries';
+import type { DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
+import { getDelivery, listAttempts, putPendingDeliveries } from '../../lambdas/store/deliveries';
 import { getEndpointRecord } from '../../lambdas/store/endpoints';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
@@ -53,7 +54,7 @@ describe('retention', () => {
     await putPendingDeliveries(table, [first]);
     await recordObservation(
       table,
-      { delivery: first, endpoint: null, attempt: { outcome: 'delivered', timestamp: first.createdAt, durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: 200, responseBody: 'ok' }, status: 'delivered', http: true, nextAttemptAt: null, streak: { kind: 'none' } },
+      { delivery: first, endpoint: null, attempt: { outcome: 'delivered', timestamp: first.createdAt, durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: 200, responseBody: 'ok' }, status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' },
       now,
     );
     expect((await listAttempts(table, first.deliveryId, 5)).items).toHaveLength(1);

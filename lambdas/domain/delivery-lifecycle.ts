@@ -1,0 +1,129 @@
+/**
+ * The life of a delivery, in one place (docs/behaviour.md#delivery-statuses):
+ * which statuses are open, terminal and replayable, how an attempt's outcome is
+ * classified, how it moves the endpoint's failure streak (and when that
+ * disables the endpoint), how a new pending delivery and a bookkeeping entry
+ * look, and how many times the queue hands a message over. Pure: the store
+ * writes the conditions, the dispatcher does the I/O.
+ */
+import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
+import { MAX_RETRIES } from './backoff';
+import { newId } from './ids';
+
+/** A delivery summary as stored: the wire form plus its workspace and evidence count. */
+export interface DeliveryRecord extends Delivery {
+  readonly workspace: string;
+  /** Evidence entries so far (HTTP attempts and bookkeeping); the next ordinal is this + 1. */
+  readonly evidenceCount: number;
+}
+
+/** Statuses a dispatch can still move a delivery out of. */
+export const OPEN_STATUSES = ['pending', 'failed'] as const satisfies readonly DeliveryStatus[];
+
+/** Statuses a replay may start from. */
+export const REPLAYABLE_STATUSES = ['failed', 'failed_permanent', 'dead_lettered'] as const satisfies readonly DeliveryStatus[];
+
+/** True for a status no dispatch changes (delivered, failed_permanent, dead_lettered). */
+export function isTerminal(status: DeliveryStatus): boolean {
+  return !(OPEN_STATUSES as readonly DeliveryStatus[]).includes(status);
+}
+
+/** True for a status a replay may start from. */
+export function isReplayable(status: DeliveryStatus): boolean {
+  return (REPLAYABLE_STATUSES as readonly DeliveryStatus[]).includes(status);
+}
+
+/** Consecutive failures that disable an endpoint. */
+export const DISABLE_THRESHOLD = 20;
+
+/** Receives of one queue message before it moves to the dead-letter queue: the first attempt and every retry. */
+export const MAX_RECEIVES = MAX_RETRIES + 1;
+
+/** How an observation moves the endpoint's consecutive-failure streak. */
+export type StreakChange = 'none' | 'reset' | 'increment';
+
+/** What one POST observed, as far as classification is concerned. */
+export type HttpOutcome = { readonly kind: 'response'; readonly status: number } | { readonly kind: 'error'; readonly reason: string };
+
+/** An attempt's classification: the status it leads to, its streak change and its failure reason. */
+export interface Classified {
+  readonly status: 'delivered' | 'failed' | 'failed_permanent';
+  readonly streak: StreakChange;
+  readonly reason: string | null;
+}
+
+/** 2xx delivered; 5xx, 408, 429, network error and timeout retried; any other status (3xx included) permanent. */
+export function classify(outcome: HttpOutcome): Classified {
+  if (outcome.kind === 'error') return { status: 'failed', streak: 'increment', reason: outcome.reason };
+  const s = outcome.status;
+  if (s >= 200 && s < 300) return { status: 'delivered', streak: 'reset', reason: null };
+  if (s >= 500 || s === 408 || s === 429) return { status: 'failed', streak: 'increment', reason: `http_${s}` };
+  return { status: 'failed_permanent', streak: 'increment', reason: s >= 300 && s < 400 ? `redirect_not_followed_${s}` : `http_${s}` };
+}
+
+/** A URL refused at dispatch: a permanent failure that counts in the streak like any other. */
+export function refusedAtDispatch(reason: string): Classified {
+  return { status: 'failed_permanent', streak: 'increment', reason };
+}
+
+/**
+ * True when a retryable failure on attempt `attempts` (received `receiveCount`
+ * times) has no next attempt: the retries are spent, or this is the queue's last receive.
+ */
+export function retriesExhausted(attempts: number, receiveCount: number): boolean {
+  return attempts > MAX_RETRIES || receiveCount >= MAX_RECEIVES;
+}
+
+/** The streak an endpoint had when the attempt was read. */
+export interface StreakState {
+  readonly enabled: boolean;
+  readonly consecutiveFailures: number;
+}
+
+/**
+ * The streak after `change`, and whether it disables the endpoint; null when
+ * nothing is to be written (no change, or a reset of a streak already at 0).
+ * Only an enabled endpoint is disabled, so an operator's re-enable stands.
+ */
+export function nextStreak(endpoint: StreakState, change: StreakChange): { consecutiveFailures: number; disables: boolean } | null {
+  if (change === 'none') return null;
+  if (change === 'reset') return endpoint.consecutiveFailures === 0 ? null : { consecutiveFailures: 0, disables: false };
+  const consecutiveFailures = endpoint.consecutiveFailures + 1;
+  return { consecutiveFailures, disables: endpoint.enabled && consecutiveFailures >= DISABLE_THRESHOLD };
+}
+
+/** What a new pending delivery is made of. */
+export interface NewDelivery {
+  readonly workspace: string;
+  readonly endpointId: string;
+  readonly eventType: string;
+  readonly payload: unknown;
+  /** The source of a replay; null otherwise. */
+  readonly replayedFrom?: string | null;
+}
+
+/** A new `pending` summary with no attempt yet, due now (publisher, replay and test send alike). */
+export function newPendingDelivery(input: NewDelivery, now: Date): DeliveryRecord {
+  const iso = now.toISOString();
+  return {
+    deliveryId: newId('whd', now),
+    workspace: input.workspace,
+    endpointId: input.endpointId,
+    status: 'pending',
+    attempts: 0,
+    evidenceCount: 0,
+    nextAttemptAt: iso,
+    eventType: input.eventType,
+    payload: input.payload,
+    replayedFrom: input.replayedFrom ?? null,
+    lastResponseStatus: null,
+    lastError: null,
+    createdAt: iso,
+    updatedAt: iso,
+  };
+}
+
+/** An evidence entry that is not an HTTP attempt: no duration, no request, no response. */
+export function bookkeepingEntry(now: Date, outcome: 'failed_permanent' | 'dead_lettered', reason: string): Omit<Attempt, 'ordinal'> {
+  return { outcome, timestamp: now.toISOString(), durationMs: null, failureReason: reason, requestHeaders: {}, responseStatus: null, responseBody: null };
+}
