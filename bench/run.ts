@@ -164,7 +164,7 @@ async function runPipeline(): Promise<PipelineFigures> {
   log(`stack on ${stack.apiUrl}, DynamoDB Local pid ${stack.dynamoDbPid} at ${stack.dynamoDbEndpoint}`);
 
   // Imported only now: its logger reads POWERTOOLS_LOG_LEVEL (WARN, set by the stack) when the module loads.
-  const { defaultRuntime } = await import('../lambdas/http/runtime');
+  const { defaultRuntime } = await import('../lambdas/composition/runtime');
   // Every handler of this process shares defaultRuntime()'s client: meter it.
   const meter = meterCapacity(defaultRuntime().deps.table.doc);
   const driver = new PipelineDriver(stack, receiver, meter, pipelineErrors);

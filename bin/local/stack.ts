@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { writeDocsBundle } from '../../lambdas/http/docs-bundle';
-import { resolveCaller } from '../../lambdas/http/authorizer';
+import { resolveCaller } from '../../lambdas/operations/access';
 import { createTableContext, type TableContext } from '../../lambdas/store/client';
 import { ensureTable } from '../../lambdas/store/create-table';
 import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
@@ -16,8 +16,7 @@ import { createHttpFront, type ExtraRoute } from './http-front';
 import { ensureWorkspace, issueToken, seedMember } from './seed';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { bindLocal } from '../../lambdas/queue/local-bindings';
-import type { DomainEventSink } from '../../lambdas/operations/context';
+import { EVENT_SOURCE, type DomainEventSink } from '../../lambdas/queue/domain-events';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
 import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { InProcessQueue } from './in-process-queue';
@@ -98,7 +97,7 @@ function localEventsRoute(): ExtraRoute {
       return json(400, { type: 'urn:problem:webhooks:ValidationError', title: 'The request is not valid', status: 400, detail: 'Body is not JSON', tag: 'ValidationError', traceId: requestId });
     }
     const { publishEvent } = await import('../../lambdas/pipeline/publisher');
-    const { defaultRuntime } = await import('../../lambdas/http/runtime');
+    const { defaultRuntime } = await import('../../lambdas/composition/runtime');
     const { problemResponse } = await import('../../lambdas/http/responses');
     try {
       const result = await publishEvent(defaultRuntime().deps, { workspace: typeof event.workspace === 'string' ? event.workspace : '', type: typeof event.type === 'string' ? event.type : '', payload: event.payload });
@@ -146,21 +145,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const table = createTableContext({ tableName, endpoint });
     await ensureTable(table);
 
-    // The pipeline: SQS, its DLQ and EventBridge stand in-process, bound under local: URLs.
+    // The pipeline: SQS, its DLQ and EventBridge stand in-process, injected into the composition root below.
     const timeScale = options.timeScale ?? 1;
     const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
     const deadLetters = new InProcessQueue({ name: 'deliveries-dlq', batchSize: DEAD_LETTER_CONSUMER.batchSize, timeScale, onError: (e) => report('dead-letter', e) });
     const deliveries = new InProcessQueue({ name: 'deliveries', ...DISPATCHER_CONSUMER, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('dispatcher', e) });
-    bindLocal('local:deliveries', deliveries);
     const events: DomainEventSink = {
       async emit(workspace, type, payload) {
         const publish = await loadHandler<(e: EventBridgeEvent<string, unknown>) => Promise<unknown>>('publisher');
-        await publish({ id: randomUUID(), version: '0', account: 'local', time: new Date().toISOString(), region: 'local', resources: [], source: 'webhooks.service', 'detail-type': type, detail: { workspace, payload } });
+        await publish({ id: randomUUID(), version: '0', account: 'local', time: new Date().toISOString(), region: 'local', resources: [], source: EVENT_SOURCE, 'detail-type': type, detail: { workspace, payload } });
       },
     };
-    bindLocal('local:events', events);
 
-    // The handlers build their adapters from the environment, as on Lambda.
+    // The handlers build their adapters from the environment, as on Lambda; the queue and bus
+    // names only say that one is bound: the adapters behind them are the in-process ones.
     Object.assign(process.env, {
       DELIVERY_QUEUE_URL: 'local:deliveries',
       EVENT_BUS_NAME: 'local:events',
@@ -175,6 +173,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.rateLimits ? { RATE_LIMITS: options.rateLimits } : {}),
     });
     writeDocsBundle(join(dataDir, 'docs'));
+    // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
+    const { useAdapters } = await import('../../lambdas/composition/runtime');
+    useAdapters({ deliveryQueue: () => deliveries, messageDelayer: () => deliveries, domainEvents: () => events });
 
     const stackFile = join(dataDir, 'stack.json');
     const created = await ensureWorkspace(table, slug, 'Demo workspace');

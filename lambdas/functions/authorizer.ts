@@ -1,7 +1,8 @@
 /** Lambda entry of the API Gateway TOKEN authorizer. */
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { allowPolicy, resolveCaller } from '../http/authorizer';
-import { defaultRuntime } from '../http/runtime';
+import { allowPolicy } from '../http/authorizer';
+import { resolveCaller } from '../operations/access';
+import { defaultRuntime } from '../composition/runtime';
 
 /** Allows a known token (context: workspace, token id, scopes); anything else is 401. */
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {

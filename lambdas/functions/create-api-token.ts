@@ -1,5 +1,5 @@
 /** Lambda entry of `createApiToken` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { createApiToken } from '../operations/api-tokens';
 
-export const handler = restHandler('createApiToken', createApiToken);
+export const handler = restFunction('createApiToken', createApiToken);

@@ -1,5 +1,5 @@
 /** Lambda entry of `createWebhook` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { createWebhook } from '../operations/webhooks';
 
-export const handler = restHandler('createWebhook', createWebhook);
+export const handler = restFunction('createWebhook', createWebhook);

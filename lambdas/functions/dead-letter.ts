@@ -1,7 +1,7 @@
 /** Lambda entry of the dead-letter consumer (the DLQ's event source). */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { defaultRuntime, logger } from '../http/runtime';
+import { defaultRuntime, logger } from '../composition/runtime';
 import { deadLetterDelivery } from '../pipeline/dead-letter';
 import { parseDeliveryMessage } from '../queue/delivery-queue';
 

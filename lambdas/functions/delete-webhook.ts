@@ -1,5 +1,5 @@
 /** Lambda entry of `deleteWebhook` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { deleteWebhook } from '../operations/webhooks';
 
-export const handler = restHandler('deleteWebhook', deleteWebhook);
+export const handler = restFunction('deleteWebhook', deleteWebhook);

@@ -5,7 +5,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { defaultRuntime, delayerFromEnv, logger } from '../http/runtime';
+import { defaultRuntime, delayerFromEnv, logger } from '../composition/runtime';
 import { dispatchDelivery, systemResolver } from '../pipeline/dispatcher';
 import { httpSender } from '../pipeline/http-sender';
 import { parseDeliveryMessage } from '../queue/delivery-queue';

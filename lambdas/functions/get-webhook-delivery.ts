@@ -1,5 +1,5 @@
 /** Lambda entry of `getWebhookDelivery` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { getWebhookDelivery } from '../operations/deliveries';
 
-export const handler = restHandler('getWebhookDelivery', getWebhookDelivery);
+export const handler = restFunction('getWebhookDelivery', getWebhookDelivery);

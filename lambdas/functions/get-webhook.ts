@@ -1,5 +1,5 @@
 /** Lambda entry of `getWebhook` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { getWebhook } from '../operations/webhooks';
 
-export const handler = restHandler('getWebhook', getWebhook);
+export const handler = restFunction('getWebhook', getWebhook);

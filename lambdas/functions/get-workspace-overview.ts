@@ -1,5 +1,5 @@
 /** Lambda entry of `getWorkspaceOverview` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { getWorkspaceOverview } from '../operations/workspace';
 
-export const handler = restHandler('getWorkspaceOverview', getWorkspaceOverview);
+export const handler = restFunction('getWorkspaceOverview', getWorkspaceOverview);

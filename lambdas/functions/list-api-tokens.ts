@@ -1,5 +1,5 @@
 /** Lambda entry of `listApiTokens` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { listApiTokens } from '../operations/api-tokens';
 
-export const handler = restHandler('listApiTokens', listApiTokens);
+export const handler = restFunction('listApiTokens', listApiTokens);

@@ -1,5 +1,5 @@
 /** Lambda entry of `listAuditEvents` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { listAuditEvents } from '../operations/workspace';
 
-export const handler = restHandler('listAuditEvents', listAuditEvents);
+export const handler = restFunction('listAuditEvents', listAuditEvents);

@@ -1,5 +1,5 @@
 /** Lambda entry of `listEventTypes` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { listEventTypes } from '../operations/workspace';
 
-export const handler = restHandler('listEventTypes', listEventTypes);
+export const handler = restFunction('listEventTypes', listEventTypes);

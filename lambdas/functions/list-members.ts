@@ -1,5 +1,5 @@
 /** Lambda entry of `listMembers` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { listMembers } from '../operations/workspace';
 
-export const handler = restHandler('listMembers', listMembers);
+export const handler = restFunction('listMembers', listMembers);

@@ -1,5 +1,5 @@
 /** Lambda entry of `listNotifications` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { listNotifications } from '../operations/workspace';
 
-export const handler = restHandler('listNotifications', listNotifications);
+export const handler = restFunction('listNotifications', listNotifications);

@@ -1,5 +1,5 @@
 /** Lambda entry of `listWebhookDeliveries` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { listWebhookDeliveries } from '../operations/deliveries';
 
-export const handler = restHandler('listWebhookDeliveries', listWebhookDeliveries);
+export const handler = restFunction('listWebhookDeliveries', listWebhookDeliveries);

@@ -1,5 +1,5 @@
 /** Lambda entry of `listWebhookDeliveryAttempts` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { listWebhookDeliveryAttempts } from '../operations/deliveries';
 
-export const handler = restHandler('listWebhookDeliveryAttempts', listWebhookDeliveryAttempts);
+export const handler = restFunction('listWebhookDeliveryAttempts', listWebhookDeliveryAttempts);

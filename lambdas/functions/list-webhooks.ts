@@ -1,5 +1,5 @@
 /** Lambda entry of `listWebhooks` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { listWebhooks } from '../operations/webhooks';
 
-export const handler = restHandler('listWebhooks', listWebhooks);
+export const handler = restFunction('listWebhooks', listWebhooks);

@@ -1,6 +1,6 @@
 /** Lambda entry of the MCP server, behind its own function URL (payload format 2.0). */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { defaultRuntime, logger } from '../http/runtime';
+import { defaultRuntime, logger } from '../composition/runtime';
 import { handleMcpRequest } from '../mcp/gate';
 import { problemResponse } from '../http/responses';
 

@@ -1,5 +1,5 @@
 /** Lambda entry of the stuck-pending repair schedule. */
-import { defaultRuntime, logger } from '../http/runtime';
+import { defaultRuntime, logger } from '../composition/runtime';
 import { runPendingRepair } from '../pipeline/schedules';
 
 export async function handler(): Promise<{ requeued: number }> {

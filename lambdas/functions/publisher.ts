@@ -4,7 +4,7 @@
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import { isAppError } from '../contract/errors';
-import { defaultRuntime, logger } from '../http/runtime';
+import { defaultRuntime, logger } from '../composition/runtime';
 import { publishEvent, type PublishResult } from '../pipeline/publisher';
 
 /** Publishes one bus event; an invalid event is logged and dropped (retrying cannot fix it). */

@@ -1,5 +1,5 @@
 /** Lambda entry of `replayWebhookDelivery` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { replayWebhookDelivery } from '../operations/deliveries';
 
-export const handler = restHandler('replayWebhookDelivery', replayWebhookDelivery);
+export const handler = restFunction('replayWebhookDelivery', replayWebhookDelivery);

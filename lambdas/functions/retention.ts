@@ -1,5 +1,5 @@
 /** Lambda entry of the daily retention schedule. */
-import { defaultRuntime, logger } from '../http/runtime';
+import { defaultRuntime, logger } from '../composition/runtime';
 import { runRetention } from '../pipeline/schedules';
 
 export async function handler(): Promise<{ deleted: number; watermark: string }> {

@@ -1,5 +1,5 @@
 /** Lambda entry of `revokeApiToken` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { revokeApiToken } from '../operations/api-tokens';
 
-export const handler = restHandler('revokeApiToken', revokeApiToken);
+export const handler = restFunction('revokeApiToken', revokeApiToken);

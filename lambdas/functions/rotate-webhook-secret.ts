@@ -1,5 +1,5 @@
 /** Lambda entry of `rotateWebhookSecret` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { rotateWebhookSecret } from '../operations/webhooks';
 
-export const handler = restHandler('rotateWebhookSecret', rotateWebhookSecret);
+export const handler = restFunction('rotateWebhookSecret', rotateWebhookSecret);

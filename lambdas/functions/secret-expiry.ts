@@ -1,5 +1,5 @@
 /** Lambda entry of the grace-window expiry schedule. */
-import { defaultRuntime, logger } from '../http/runtime';
+import { defaultRuntime, logger } from '../composition/runtime';
 import { runSecretExpiry } from '../pipeline/schedules';
 
 export async function handler(): Promise<{ expired: number }> {

@@ -1,5 +1,5 @@
 /** Lambda entry of `sendWebhookTestEvent` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { sendWebhookTestEvent } from '../operations/deliveries';
 
-export const handler = restHandler('sendWebhookTestEvent', sendWebhookTestEvent);
+export const handler = restFunction('sendWebhookTestEvent', sendWebhookTestEvent);

@@ -1,5 +1,5 @@
 /** Lambda entry of `updateWebhook` (REST). */
-import { restHandler } from '../http/rest-handler';
+import { restFunction } from '../composition/rest-function';
 import { updateWebhook } from '../operations/webhooks';
 
-export const handler = restHandler('updateWebhook', updateWebhook);
+export const handler = restFunction('updateWebhook', updateWebhook);

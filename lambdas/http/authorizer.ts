@@ -1,17 +1,6 @@
-/** Token authorization (spec §5, DESIGN §6): bearer token → caller, by hash. */
+/** The API Gateway side of token authorization (spec §5, DESIGN §6): the caller as authorizer context and policy. */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { bearerToken, hashApiToken } from '../domain/api-tokens';
 import type { Caller } from '../operations/context';
-import { findTokenByHash } from '../store/api-tokens';
-import type { TableContext } from '../store/client';
-
-/** Resolves an `Authorization` header to its caller, or null (401). */
-export async function resolveCaller(table: TableContext, authorization: string | undefined | null): Promise<Caller | null> {
-  const token = bearerToken(authorization);
-  if (!token) return null;
-  const identity = await findTokenByHash(table, hashApiToken(token));
-  return identity ? { workspace: identity.workspace, tokenId: identity.tokenId, scopes: identity.scopes } : null;
-}
 
 /** Context values the authorizer hands to every operation (strings only: API Gateway's rule). */
 export interface AuthorizerContext {

@@ -4,15 +4,15 @@
  * operation call. Every REST function is `restHandler(id, impl)`; nothing else.
  */
 import middy from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, isAppError } from '../contract/errors';
 import { operationById, type OperationDef, type OperationId } from '../contract/operations';
 import { checkPermission, checkWorkspace, parseOperationInput } from '../operations/access';
-import type { Caller, OperationImpl } from '../operations/context';
+import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
 import { fromAuthorizerContext } from './authorizer';
 import { jsonResponse, problemResponse } from './responses';
-import { defaultRuntime, logger, type Runtime } from './runtime';
 
 type RestRequest = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext>;
 
@@ -42,7 +42,7 @@ function parseBody(def: OperationDef, event: APIGatewayProxyEvent): unknown {
 }
 
 /** Middleware: every failure becomes problem+json; unexpected ones are logged and shown as a bare 500. */
-function problemErrors(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
+function problemErrors(logger: Logger): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
   return {
     onError: (request: RestRequest) => {
       if (!isAppError(request.error)) logger.error('Unhandled error', { error: request.error as Error });
@@ -52,7 +52,7 @@ function problemErrors(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
 }
 
 /** Middleware: caller from the authorizer, slug ↔ token workspace (404, no oracle), rate limit, permission. */
-function guard(def: OperationDef, runtime: () => Runtime): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
+function guard(def: OperationDef, runtime: () => SurfaceRuntime): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
   return {
     before: async (request: RestRequest) => {
       const caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
@@ -79,20 +79,22 @@ function parseInput(def: OperationDef): middy.MiddlewareObj<APIGatewayProxyEvent
   };
 }
 
-/** Options of {@link restHandler}. */
+/** What {@link restHandler} runs with (the composition root gives the container's). */
 export interface RestHandlerOptions {
-  /** The adapters; defaults to the container's, built from its environment. */
-  readonly runtime?: () => Runtime;
+  /** The adapters, resolved on each request (built once per container by the caller). */
+  readonly runtime: () => SurfaceRuntime;
+  /** The service's logger. */
+  readonly logger: Logger;
 }
 
 /** The Lambda handler of one contract operation. */
-export function restHandler<K extends OperationId>(operationId: K, impl: OperationImpl<K>, options: RestHandlerOptions = {}) {
+export function restHandler<K extends OperationId>(operationId: K, impl: OperationImpl<K>, options: RestHandlerOptions) {
   const def = operationById(operationId);
   if (!def) throw new Error(`Unknown operation ${operationId}`);
-  const runtime = options.runtime ?? defaultRuntime;
+  const { runtime, logger } = options;
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(problemErrors())
+    .use(problemErrors(logger))
     .use(guard(def, runtime))
     .use(parseInput(def))
     .handler(async (event, context) => {

@@ -6,8 +6,8 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AppError, toProblem } from '../contract/errors';
-import { resolveCaller } from '../http/authorizer';
-import type { Runtime } from '../http/runtime';
+import { resolveCaller } from '../operations/access';
+import type { SurfaceRuntime } from '../operations/context';
 import { createMcpServer } from './tools';
 
 /** CORS headers MCP clients in browsers need. */
@@ -31,7 +31,7 @@ function problem(error: AppError, traceId: string, extra: Record<string, string>
 }
 
 /** Answers one MCP HTTP request. */
-export async function handleMcpRequest(request: Request, runtime: Runtime, traceId: string): Promise<Response> {
+export async function handleMcpRequest(request: Request, runtime: SurfaceRuntime, traceId: string): Promise<Response> {
   if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: MCP_CORS_HEADERS });
   if (request.method !== 'POST') {
     return problem(new AppError('MethodNotAllowed', 'This MCP endpoint is stateless: send JSON-RPC with POST (no GET event stream, no DELETE session)'), traceId, { allow: 'POST, OPTIONS' });

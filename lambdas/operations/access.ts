@@ -1,13 +1,25 @@
 /**
  * The checks every surface applies before an operation, in one place: the
- * slug must be the token's workspace (404, no existence oracle) and the token
- * must hold the operation's permission (403). REST and MCP both call these.
+ * bearer token must be known (401), the slug must be the token's workspace
+ * (404, no existence oracle) and the token must hold the operation's
+ * permission (403). REST and MCP both call these.
  */
 import type { z } from 'zod';
 import { AppError } from '../contract/errors';
 import type { OperationDef } from '../contract/operations';
 import { permissionsOf } from '../contract/permissions';
+import { bearerToken, hashApiToken } from '../domain/api-tokens';
+import { findTokenByHash } from '../store/api-tokens';
+import type { TableContext } from '../store/client';
 import type { Caller } from './context';
+
+/** Resolves an `Authorization` header to its caller by the token's hash, or null (401). */
+export async function resolveCaller(table: TableContext, authorization: string | undefined | null): Promise<Caller | null> {
+  const token = bearerToken(authorization);
+  if (!token) return null;
+  const identity = await findTokenByHash(table, hashApiToken(token));
+  return identity ? { workspace: identity.workspace, tokenId: identity.tokenId, scopes: identity.scopes } : null;
+}
 
 /** Throws WorkspaceNotFound unless `slug` is the caller's workspace (unknown and foreign look alike). */
 export function checkWorkspace(caller: Caller, slug: string | undefined): void {

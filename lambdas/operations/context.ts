@@ -8,12 +8,8 @@ import type { EventCatalogue } from '../domain/event-catalogue';
 import type { UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
 import type { DeliveryQueue } from '../queue/delivery-queue';
-
-/** Where the service's own domain events go (EventBridge in the cloud, the publisher in-process locally). */
-export interface DomainEventSink {
-  /** Best effort, after persistence: a failure is logged, never the caller's. */
-  emit(workspace: string, type: string, payload: unknown): Promise<void>;
-}
+import type { DomainEventSink } from '../queue/domain-events';
+import type { RateLimiter } from './rate-limiter';
 
 /** Adapters and configuration of the operations. */
 export interface OperationDeps {
@@ -27,6 +23,12 @@ export interface OperationDeps {
   readonly queue: DeliveryQueue;
   /** Domain events of the service itself. */
   readonly events: DomainEventSink;
+}
+
+/** What a request surface (a REST function, the MCP function) runs with: the operations' adapters and the rate limiter. */
+export interface SurfaceRuntime {
+  readonly deps: OperationDeps;
+  readonly rateLimiter: RateLimiter;
 }
 
 /** The authenticated caller, from the authorizer's context. */

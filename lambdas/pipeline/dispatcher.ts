@@ -25,7 +25,7 @@ import { getDelivery, recordObservation, type Observation } from '../store/deliv
 import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
-import type { DomainEventSink } from '../operations/context';
+import type { DomainEventSink } from '../queue/domain-events';
 
 /** Sent as `user-agent`. */
 export const USER_AGENT = 'webhook-delivery-service/1.0 (Standard Webhooks)';

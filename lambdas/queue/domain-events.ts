@@ -1,6 +1,11 @@
-/** The service's own domain events: EventBridge in the cloud, a local binding in the local stack. */
+/** The service's own domain events: the port, and its EventBridge adapter (the local stack injects its own). */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { DomainEventSink } from '../operations/context';
+
+/** Where the service's own domain events go (EventBridge in the cloud, the publisher in-process locally). */
+export interface DomainEventSink {
+  /** Best effort, after persistence: a failure is logged, never the caller's. */
+  emit(workspace: string, type: string, payload: unknown): Promise<void>;
+}
 
 /** EventBridge `source` of the service's own events. */
 export const EVENT_SOURCE = 'webhooks.service';

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { resolveCaller } from '../../lambdas/http/authorizer';
+import { resolveCaller } from '../../lambdas/operations/access';
 import { listMembers } from '../../lambdas/store/workspaces';
 import { freshTable } from '../helpers/table';
 

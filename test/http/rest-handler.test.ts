@@ -3,11 +3,13 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
 import { restHandler } from '../../lambdas/http/rest-handler';
-import { memoryRateLimiter } from '../../lambdas/http/rate-limiter';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { memoryRateLimiter } from '../../lambdas/operations/rate-limiter';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
-import type { Runtime } from '../../lambdas/http/runtime';
+import type { SurfaceRuntime } from '../../lambdas/operations/context';
 
-const runtime: Runtime = {
+const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
+const runtime: SurfaceRuntime = {
   deps: { table: { doc: {} as never, tableName: 'unused' }, now: () => new Date(), eventTypes: createEventCatalogue(), urlPolicy: {}, queue: { send: async () => undefined }, events: { emit: async () => undefined } },
   rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
 };
@@ -34,7 +36,7 @@ describe('restHandler', () => {
       async () => {
         throw new Error('ConnectionRefused to arn:aws:dynamodb:eu-west-1:123456789012:table/secret-table');
       },
-      { runtime: () => runtime },
+      { runtime: () => runtime, logger },
     );
     const res = await handler(event(), context);
     expect(res.statusCode).toBe(500);
@@ -45,8 +47,8 @@ describe('restHandler', () => {
   });
 
   it('uses the in-process token bucket when no table is bound, and refuses past it with 429', async () => {
-    const limited: Runtime = { ...runtime, rateLimiter: memoryRateLimiter({ ...DEFAULT_QUOTAS, rest_read: { limit: 2, windowSeconds: 60 } }, () => 0) };
-    const handler = restHandler('listWebhooks', async () => ({ items: [], nextCursor: null }), { runtime: () => limited });
+    const limited: SurfaceRuntime = { ...runtime, rateLimiter: memoryRateLimiter({ ...DEFAULT_QUOTAS, rest_read: { limit: 2, windowSeconds: 60 } }, () => 0) };
+    const handler = restHandler('listWebhooks', async () => ({ items: [], nextCursor: null }), { runtime: () => limited, logger });
     expect((await handler(event(), context)).statusCode).toBe(200);
     expect((await handler(event(), context)).statusCode).toBe(200);
     const res = await handler(event(), context);
@@ -55,7 +57,7 @@ describe('restHandler', () => {
   });
 
   it('401 when the authorizer context is missing', async () => {
-    const handler = restHandler('listWebhooks', async () => ({ items: [], nextCursor: null }), { runtime: () => runtime });
+    const handler = restHandler('listWebhooks', async () => ({ items: [], nextCursor: null }), { runtime: () => runtime, logger });
     const res = await handler(event({ requestContext: { requestId: 'x' } as never }), context);
     expect(res.statusCode).toBe(401);
   });

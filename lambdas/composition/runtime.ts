@@ -1,0 +1,117 @@
+/**
+ * The composition root: every function's adapters, built once per container
+ * from its environment (cold start), then reused; and the service's one logger.
+ * The AWS adapters are the default; the local stack swaps in its in-process
+ * ones through {@link useAdapters}, so production code never branches on where
+ * it runs (docs/architecture.md#the-local-stack).
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { deploymentCatalogue } from '../domain/configured-event-types';
+import type { SurfaceRuntime } from '../operations/context';
+import { rateLimiterFor } from '../operations/rate-limiter';
+import type { DeliveryQueue, MessageDelayer } from '../queue/delivery-queue';
+import { eventBridgeSink, noEventSink, type DomainEventSink } from '../queue/domain-events';
+import { sqsDeliveryQueue, sqsMessageDelayer } from '../queue/sqs-delivery-queue';
+import { tableFromEnv } from '../store/client';
+
+/** The service's logger (Powertools; `POWERTOOLS_*` env configures it). */
+export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'webhooks' });
+
+/** How the queue and the bus named in the environment become adapters. */
+export interface AdapterFactories {
+  /** The delivery queue at `url`. */
+  deliveryQueue(url: string): DeliveryQueue;
+  /** The retry delayer of the queue at `url`. */
+  messageDelayer(url: string): MessageDelayer;
+  /** The domain-event sink of the bus `name`. */
+  domainEvents(name: string): DomainEventSink;
+}
+
+/** SQS and EventBridge: what every deployed function runs with. */
+export const awsAdapters: AdapterFactories = {
+  deliveryQueue: (url) => sqsDeliveryQueue(new SQSClient({}), url),
+  messageDelayer: (url) => sqsMessageDelayer(new SQSClient({}), url),
+  domainEvents: (name) => eventBridgeSink(new EventBridgeClient({}), name),
+};
+
+let factories: AdapterFactories = awsAdapters;
+let cached: SurfaceRuntime | undefined;
+
+/**
+ * The injection seam of the local stack (and tests): every adapter built after
+ * this call comes from `replacement`; the container's runtime is rebuilt on next use.
+ */
+export function useAdapters(replacement: AdapterFactories): void {
+  factories = replacement;
+  cached = undefined;
+}
+
+/** Builds a runtime from environment variables. */
+export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
+  const table = tableFromEnv(env);
+  const rateTable = env.RATE_LIMIT_TABLE_NAME ? { ...table, tableName: env.RATE_LIMIT_TABLE_NAME } : undefined;
+  return {
+    deps: {
+      table,
+      now: () => new Date(),
+      eventTypes: deploymentCatalogue(),
+      // The local-development switch (docs/architecture.md#security-model); the deployed stack never sets it.
+      urlPolicy: { allowLoopback: env.ALLOW_LOOPBACK_TARGETS === 'true' },
+      queue: queueFromEnv(env),
+      events: eventsFromEnv(env),
+    },
+    rateLimiter: rateLimiterFor(rateTable, env.RATE_LIMITS),
+  };
+}
+
+/** The container's runtime, built on first use. */
+export function defaultRuntime(): SurfaceRuntime {
+  cached ??= runtimeFromEnv();
+  return cached;
+}
+
+/** The delivery queue of `DELIVERY_QUEUE_URL`; created on first send. */
+export function queueFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryQueue {
+  const url = env.DELIVERY_QUEUE_URL;
+  let queue: DeliveryQueue | undefined;
+  return {
+    send(messages) {
+      if (!url) throw new Error('DELIVERY_QUEUE_URL is not set');
+      queue ??= factories.deliveryQueue(url);
+      return queue.send(messages);
+    },
+  };
+}
+
+/** The domain-event sink of `EVENT_BUS_NAME`; none when unset. Best effort: a failure is logged, never thrown. */
+export function eventsFromEnv(env: NodeJS.ProcessEnv = process.env): DomainEventSink {
+  const bus = env.EVENT_BUS_NAME;
+  if (!bus) return noEventSink;
+  let sink: DomainEventSink | undefined;
+  return {
+    async emit(workspace, type, payload) {
+      try {
+        sink ??= factories.domainEvents(bus);
+        await sink.emit(workspace, type, payload);
+      } catch (error) {
+        // Best effort, after persistence: the change stands; the event is logged as lost.
+        logger.warn('Domain event not emitted', { workspace, type, error: error as Error });
+      }
+    },
+  };
+}
+
+/** The retry delayer of `DELIVERY_QUEUE_URL` (ChangeMessageVisibility on SQS). */
+export function delayerFromEnv(env: NodeJS.ProcessEnv = process.env): MessageDelayer {
+  const url = env.DELIVERY_QUEUE_URL;
+  let delayer: MessageDelayer | undefined;
+  return {
+    delay(receiptHandle, seconds) {
+      if (!url) throw new Error('DELIVERY_QUEUE_URL is not set');
+      delayer ??= factories.messageDelayer(url);
+      return delayer.delay(receiptHandle, seconds);
+    },
+  };
+}
