@@ -8,7 +8,7 @@ import { isScope } from '../lambdas/contract/permissions';
 import { SlugSchema } from '../lambdas/contract/schemas';
 import { createTableContext, type TableContext } from '../lambdas/store/client';
 import { getWorkspace } from '../lambdas/store/workspaces';
-import { ensureWorkspace, issueToken, seedMember } from './local/seed';
+import { ensureWorkspace, issueToken, seedMember } from '../lambdas/operations/admin';
 
 const HELP = `Usage: npm run admin -- <command> [options]
 

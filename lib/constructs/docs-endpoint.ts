@@ -11,7 +11,7 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { writeDocsBundle } from '../../lambdas/http/docs-bundle';
+import { writeDocsBundle } from '../docs/docs-bundle';
 import { functionEntry, ServiceFunction } from './service-function';
 
 /** The public paths served by the docs function. */

@@ -10,10 +10,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../lambdas/contract/openapi';
+import { buildOpenApiDocument } from '../../lib/docs/openapi-document';
 import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
 import { withServer } from '../../lambdas/http/docs';
-import { writeDocsBundle } from '../../lambdas/http/docs-bundle';
+import { writeDocsBundle } from '../../lib/docs/docs-bundle';
 
 const CLI = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
 const CONFIG = resolve(import.meta.dirname, '../../.redocly.yaml');

@@ -5,7 +5,7 @@ import type { DeliveryMessage, DeliveryQueue } from '../../lambdas/queue/deliver
 import type { TableContext } from '../../lambdas/store/client';
 import { putEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
 import type { StoredSecret } from '../../lambdas/domain/secrets';
-import { ensureWorkspace } from '../../bin/local/seed';
+import { ensureWorkspace } from '../../lambdas/operations/admin';
 
 /** A queue that keeps what is sent. */
 export function capturingQueue(): DeliveryQueue & { sent: DeliveryMessage[] } {

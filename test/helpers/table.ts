@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { createTableContext, type TableContext } from '../../lambdas/store/client';
-import { ensureTable } from '../../lambdas/store/create-table';
+import { ensureTable } from '../../bin/local/create-table';
 
 /** Creates a uniquely named table; `drop` deletes it. */
 export async function freshTable(): Promise<TableContext & { drop(): Promise<void> }> {

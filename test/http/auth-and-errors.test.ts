@@ -1,7 +1,7 @@
 /** Authentication, permissions, tokens and every error status, through the real local API. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../lambdas/contract/operations';
-import { issueToken } from '../../bin/local/seed';
+import { issueToken } from '../../lambdas/operations/admin';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
 let api: TestApi;
@@ -37,7 +37,7 @@ describe('authentication', () => {
   });
 
   it('404 WorkspaceNotFound for a slug that is not the token’s, existing or not', async () => {
-    await (await import('../../bin/local/seed')).ensureWorkspace(api.table, 'other', 'Other');
+    await (await import('../../lambdas/operations/admin')).ensureWorkspace(api.table, 'other', 'Other');
     expectProblem(await api.call('GET', `/workspaces/other/webhooks`), 404, 'WorkspaceNotFound');
     expectProblem(await api.call('GET', `/workspaces/nope/overview`), 404, 'WorkspaceNotFound');
   });
@@ -134,7 +134,7 @@ describe('bad input is a clear 4xx, never a 500', () => {
 
 describe('cross-workspace isolation', () => {
   it('a token of workspace A sees nothing of B through any route', async () => {
-    const { ensureWorkspace } = await import('../../bin/local/seed');
+    const { ensureWorkspace } = await import('../../lambdas/operations/admin');
     await ensureWorkspace(api.table, 'bravo', 'Bravo');
     const { token: bravoToken } = await issueToken(api.table, 'bravo', { name: 'b', scopes: ['admin'] });
     const bEp = await api.call('POST', `/workspaces/bravo/webhooks`, { token: bravoToken, body: { url: 'https://bravo.example.com/h', eventTypes: ['webhook.test_event'] } });

@@ -153,7 +153,7 @@ describe('isolation and permissions', () => {
     const r = await receiver((_req, res) => res.writeHead(200).end());
     const { endpointId } = await endpointTo(r.url);
     const id = (await api.call('POST', `${ws()}/webhooks/${endpointId}/test-event`)).body.deliveryId as string;
-    const { issueToken, ensureWorkspace } = await import('../../bin/local/seed');
+    const { issueToken, ensureWorkspace } = await import('../../lambdas/operations/admin');
     const { token: reader } = await issueToken(api.table, api.workspace, { name: 'r', scopes: ['read'] });
     expect((await api.call('GET', `${ws()}/webhooks/${endpointId}/deliveries`, { token: reader })).status).toBe(200);
     const { token: narrow } = await issueToken(api.table, api.workspace, { name: 'n', scopes: ['webhook:read'] });

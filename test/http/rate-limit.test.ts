@@ -1,6 +1,6 @@
 /** Rate limits through the real local API: per token, 429 with Retry-After, DynamoDB counters. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { issueToken } from '../../bin/local/seed';
+import { issueToken } from '../../lambdas/operations/admin';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
 let api: TestApi;

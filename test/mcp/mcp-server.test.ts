@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../lambdas/contract/operations';
-import { issueToken } from '../../bin/local/seed';
+import { issueToken } from '../../lambdas/operations/admin';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 

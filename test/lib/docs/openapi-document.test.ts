@@ -1,16 +1,16 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ERROR_STATUS, ProblemSchema } from '../../lambdas/contract/errors';
-import { builtInCatalogue } from '../../lambdas/contract/events';
-import { SIGNATURE_EXAMPLE, buildOpenApiDocument, payloadComponentName, problemExample } from '../../lambdas/contract/openapi';
-import { declaredErrors, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
-import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
-import { deploymentCatalogue } from '../../lambdas/domain/configured-event-types';
-import { signOne } from '../../lambdas/domain/signing';
-import { MAX_RETRIES, RETRY_DELAY_SECONDS } from '../../lambdas/domain/backoff';
-import { DISABLE_THRESHOLD } from '../../lambdas/domain/delivery-lifecycle';
-import { USER_AGENT } from '../../lambdas/pipeline/dispatcher';
-import { SEND_LIMITS } from '../../lambdas/pipeline/http-sender';
+import { ERROR_STATUS, ProblemSchema } from '../../../lambdas/contract/errors';
+import { builtInCatalogue } from '../../../lambdas/contract/events';
+import { SIGNATURE_EXAMPLE, buildOpenApiDocument, payloadComponentName, problemExample } from '../../../lib/docs/openapi-document';
+import { declaredErrors, OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
+import { createEventCatalogue } from '../../../lambdas/domain/event-catalogue';
+import { deploymentCatalogue } from '../../../lambdas/domain/configured-event-types';
+import { signOne } from '../../../lambdas/domain/signing';
+import { MAX_RETRIES, RETRY_DELAY_SECONDS } from '../../../lambdas/domain/backoff';
+import { DISABLE_THRESHOLD } from '../../../lambdas/domain/delivery-lifecycle';
+import { USER_AGENT } from '../../../lambdas/pipeline/dispatcher';
+import { SEND_LIMITS } from '../../../lambdas/pipeline/http-sender';
 
 const doc = buildOpenApiDocument({ eventTypes: builtInCatalogue() }) as any;
 const deployment = deploymentCatalogue();

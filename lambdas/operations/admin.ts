@@ -1,10 +1,14 @@
-/** Workspaces, members and tokens for the local stack and the admin CLI. */
-import { hashApiToken, mintApiToken } from '../../lambdas/domain/api-tokens';
-import { newId } from '../../lambdas/domain/ids';
-import { putApiToken } from '../../lambdas/store/api-tokens';
-import type { TableContext } from '../../lambdas/store/client';
-import { addMember, createWorkspace, getWorkspace } from '../../lambdas/store/workspaces';
-import type { Member } from '../../lambdas/contract/schemas';
+/**
+ * Workspace administration outside the API: creating workspaces, adding
+ * members and issuing tokens as the system (the admin CLI, on a deployed or
+ * local table, and the local stack's seed). Tokens are audited like any other.
+ */
+import { hashApiToken, mintApiToken } from '../domain/api-tokens';
+import { newId } from '../domain/ids';
+import { putApiToken } from '../store/api-tokens';
+import type { TableContext } from '../store/client';
+import { addMember, createWorkspace, getWorkspace } from '../store/workspaces';
+import type { Member } from '../contract/schemas';
 
 /** Creates a workspace unless it exists; true when created. */
 export async function ensureWorkspace(table: TableContext, slug: string, name: string, now = new Date()): Promise<boolean> {

@@ -5,9 +5,9 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { deploymentCatalogue } from '../domain/configured-event-types';
-import { buildOpenApiDocument } from '../contract/openapi';
-import { REFERENCE_INIT_JS } from './docs';
+import { deploymentCatalogue } from '../../lambdas/domain/configured-event-types';
+import { buildOpenApiDocument } from './openapi-document';
+import { REFERENCE_INIT_JS } from '../../lambdas/http/docs';
 
 /** Writes `openapi.json` and the reference assets into `dir`; returns the document. */
 export function writeDocsBundle(dir: string, options: { serverUrl?: string } = {}): Record<string, unknown> {

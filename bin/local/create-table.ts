@@ -1,7 +1,7 @@
-/** Creates the table with the key schema of the deployed one (local stack and tests). */
+/** Creates the table with the key schema of the deployed one (local stack and tests; the deployed table is CDK's). */
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import type { TableContext } from './client';
-import { INDEXES, TABLE } from './table-schema';
+import type { TableContext } from '../../lambdas/store/client';
+import { INDEXES, TABLE } from '../../lambdas/store/table-schema';
 
 /** Creates the table if absent; returns true when it was created. */
 export async function ensureTable(table: TableContext): Promise<boolean> {

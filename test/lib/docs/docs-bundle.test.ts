@@ -11,10 +11,10 @@ import { App, Stack } from 'aws-cdk-lib';
 import { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../lambdas/contract/operations';
-import { REFERENCE_ASSETS } from '../../lambdas/http/docs';
-import { DocsEndpoint } from '../../lib/constructs/docs-endpoint';
-import { cdkJsonContext } from './synth';
+import { OPERATIONS } from '../../../lambdas/contract/operations';
+import { REFERENCE_ASSETS } from '../../../lambdas/http/docs';
+import { DocsEndpoint } from '../../../lib/constructs/docs-endpoint';
+import { cdkJsonContext } from '../synth';
 
 type Handler = (event: Partial<APIGatewayProxyEvent>) => Promise<APIGatewayProxyResult>;
 

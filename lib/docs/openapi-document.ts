@@ -19,10 +19,10 @@ import {
   type SchemaObject,
 } from 'openapi3-ts/oas31';
 import { z } from 'zod';
-import { ERROR_STATUS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from './errors';
-import { type EventTypeInfo } from './events';
-import { OPERATIONS, declaredErrors, type OperationDef } from './operations';
-import { DeliveryIdSchema } from './schemas';
+import { ERROR_STATUS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from '../../lambdas/contract/errors';
+import { type EventTypeInfo } from '../../lambdas/contract/events';
+import { OPERATIONS, declaredErrors, type OperationDef } from '../../lambdas/contract/operations';
+import { DeliveryIdSchema } from '../../lambdas/contract/schemas';
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiOptions {
