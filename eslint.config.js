@@ -2,6 +2,36 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers of lambdas/, lowest first (docs/architecture.md#layers): a module
+ * may import its own layer and the layers before it, never one after it; the
+ * layers of one rank (store and queue; http, mcp and pipeline) do not import each other.
+ */
+const LAYERS = [['contract'], ['domain'], ['store', 'queue'], ['operations'], ['http', 'mcp', 'pipeline'], ['composition'], ['functions']];
+
+/** One ESLint zone per layer: imports of any higher (or same-rank sibling) layer fail lint. */
+const layerZones = LAYERS.flatMap((rank, i) =>
+  rank.map((layer) => {
+    const forbidden = [...LAYERS.slice(i + 1).flat(), ...rank.filter((l) => l !== layer)];
+    return {
+      files: [`lambdas/${layer}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              ...(forbidden.length
+                ? [{ group: forbidden.map((l) => `../${l}/*`), message: `lambdas/${layer} must not import a layer above it or beside it (docs/architecture.md#layers).` }]
+                : []),
+              { group: ['**/bin/**', '**/lib/**', '**/test/**', '**/bench/**'], message: 'Runtime code never imports the CDK app, the local stack, tests or the bench.' },
+            ],
+          },
+        ],
+      },
+    };
+  }),
+);
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/', 'lambdas/mcp/reference-assets/'] },
   js.configs.recommended,
@@ -29,6 +59,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
+  },
+  ...layerZones,
+  {
+    // The admin CLI targets deployed tables too: it must not depend on the local stack.
+    files: ['bin/admin.ts', 'bin/admin/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['./local/*', '**/bin/local/**'], message: 'The admin CLI must not import the local stack.' }] }] },
   },
   {
     files: ['**/*.js'],
