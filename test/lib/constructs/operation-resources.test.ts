@@ -7,11 +7,11 @@ import { App, Stack } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
-import { McpEndpoint } from '../../lib/constructs/mcp-endpoint';
-import { bindOperationResources, resourcesUsedBy } from '../../lib/constructs/operation-resources';
-import { ServiceApi } from '../../lib/constructs/rest-api';
-import { ServiceTable } from '../../lib/constructs/table';
+import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
+import { McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
+import { bindOperationResources, resourcesUsedBy } from '../../../lib/constructs/operation-resources';
+import { ServiceApi } from '../../../lib/constructs/rest-api';
+import { ServiceTable } from '../../../lib/constructs/table';
 
 /** A stack whose functions are not bundled (the template is all these tests need). */
 function stack(): Stack {
