@@ -1,0 +1,184 @@
+/**
+ * The delivery pipeline (lib/constructs/delivery-pipeline.ts) on a bare stack
+ * with the table: the bus and its rule, the publisher, the delivery queue and
+ * its dead-letter queue, the dispatcher, the dead-letter consumer, and what each
+ * function may do. Who else may send to the queue or put on the bus is checked
+ * across every role in ../webhooks-stack.test.ts ('grants beyond the table').
+ */
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RETRIES } from '../../../lambdas/domain/backoff';
+import { SEND_LIMITS } from '../../../lambdas/pipeline/http-sender';
+import { EVENT_SOURCE } from '../../../lambdas/queue/domain-events';
+import { DeliveryPipeline } from '../../../lib/constructs/delivery-pipeline';
+import type { ServiceFunction } from '../../../lib/constructs/service-function';
+import { ServiceTable, TABLE_WRITE_ACTIONS } from '../../../lib/constructs/table';
+import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
+import { actionsOf, dynamoStatements, logicalId, ofType, resourcesOf, statementsOf, type Resource } from '../template';
+
+let built: TestStack;
+let table: ServiceTable;
+let pipeline: DeliveryPipeline;
+let template: Template;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  built = buildTestStack();
+  table = new ServiceTable(built.stack, 'Data');
+  // The bus name the default stage (`dev`) gives it.
+  pipeline = new DeliveryPipeline(built.stack, 'Delivery', { table, eventBusName: 'webhooks-dev' });
+  template = Template.fromStack(built.stack);
+  resources = resourcesOf(template);
+}, 120_000);
+
+afterAll(() => removeTestOutput(built?.app));
+
+describe('the delivery pipeline', () => {
+  const queueProps = () => resources[logicalId(pipeline.queue)]!.Properties;
+  const dlqProps = () => resources[logicalId(pipeline.deadLetterQueue)]!.Properties;
+  const functionProps = (fn: ServiceFunction) => resources[logicalId(fn.function)]!.Properties;
+
+  it('gives the dispatcher 512 MB and 30 s', () => {
+    expect(functionProps(pipeline.dispatcher)).toMatchObject({ MemorySize: 512, Timeout: 30 });
+  });
+
+  it('feeds the dispatcher from the delivery queue: batches of 25, 1 s window, at most 4 concurrent, partial batch failures', () => {
+    const mappings = template.findResources('AWS::Lambda::EventSourceMapping', {
+      Properties: { FunctionName: { Ref: logicalId(pipeline.dispatcher.function) } },
+    });
+    expect(Object.values(mappings)).toHaveLength(1);
+    expect(Object.values(mappings)[0]!.Properties).toEqual({
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(pipeline.queue), 'Arn'] },
+      FunctionName: { Ref: logicalId(pipeline.dispatcher.function) },
+      BatchSize: 25,
+      MaximumBatchingWindowInSeconds: 1,
+      ScalingConfig: { MaximumConcurrency: 4 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    // maxConcurrency caps the dispatcher; no reserved concurrency on top.
+    expect(functionProps(pipeline.dispatcher).ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('moves a message to the dead-letter queue after the first attempt and 6 retries (maxReceiveCount 7)', () => {
+    expect(MAX_RETRIES).toBe(6);
+    expect(queueProps().RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(pipeline.deadLetterQueue), 'Arn'] },
+      maxReceiveCount: MAX_RETRIES + 1,
+    });
+    expect(queueProps().RedrivePolicy).toMatchObject({ maxReceiveCount: 7 });
+  });
+
+  it('hides a message in flight for at least six dispatcher timeouts; the timeout covers the request deadline and body read', () => {
+    const timeout = functionProps(pipeline.dispatcher).Timeout as number;
+    expect(timeout * 1000).toBeGreaterThanOrEqual(2 * (SEND_LIMITS.deadlineMs + SEND_LIMITS.bodyReadMs));
+    expect(queueProps().VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * timeout);
+    // The longest backoff (ChangeMessageVisibility) is within SQS's 12-hour limit and the queue keeps messages far longer than all retries take.
+    expect(queueProps().MessageRetentionPeriod as number).toBeGreaterThan(7 * 180);
+  });
+
+  it('keeps dead letters 14 days, longer than the delivery queue keeps messages (a moved message keeps its age)', () => {
+    expect(dlqProps().MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(dlqProps().MessageRetentionPeriod as number).toBeGreaterThan(queueProps().MessageRetentionPeriod as number);
+    expect(dlqProps().RedrivePolicy).toBeUndefined();
+  });
+
+  it('feeds the dead-letter consumer from the dead-letter queue: batches of 10, partial batch failures', () => {
+    const consumer = pipeline.deadLetterConsumer;
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(pipeline.deadLetterQueue), 'Arn'] },
+      FunctionName: { Ref: logicalId(consumer.function) },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    expect(dlqProps().VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * (functionProps(consumer).Timeout as number));
+  });
+
+  it('encrypts every queue and refuses non-TLS access to it', () => {
+    const queues = ofType(template, 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(3);
+    for (const [id, queue] of queues) {
+      expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('hands every event of the bus, the service\'s own included, to the publisher, with retries and a dead-letter queue', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'webhooks-dev' });
+    const rules = template.findResources('AWS::Events::Rule', { Properties: { EventBusName: { Ref: logicalId(pipeline.eventBus) } } });
+    expect(Object.values(rules)).toHaveLength(1);
+    const rule = Object.values(rules)[0]!.Properties as { EventPattern: Record<string, unknown>; Targets: Record<string, unknown>[] };
+    // Only the account is matched (EventBridge needs one field): no source filter, so events with source
+    // EVENT_SOURCE (webhook.disabled, webhook.created, ...) reach subscribers like any other.
+    expect(rule.EventPattern).toEqual({ account: [{ Ref: 'AWS::AccountId' }] });
+    expect(JSON.stringify(rule.EventPattern)).not.toContain(EVENT_SOURCE);
+    expect(rule.Targets).toEqual([
+      {
+        Id: 'Target0',
+        Arn: { 'Fn::GetAtt': [logicalId(pipeline.publisher.function), 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [logicalId(pipeline.publishFailures), 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 7200 },
+      },
+    ]);
+    // The publisher's own failures (after Lambda's asynchronous retries) land in the same queue.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalId(pipeline.publisher.function) },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(pipeline.publishFailures), 'Arn'] } } },
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: logicalId(pipeline.publishFailures) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sqs:SendMessage',
+            Principal: { Service: 'events.amazonaws.com' },
+            Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [Object.keys(rules)[0]!, 'Arn'] } } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('gives the pipeline functions their table, queue and bus by name', () => {
+    const tableRef = { Ref: logicalId(table.table) };
+    const queueUrl = { Ref: logicalId(pipeline.queue) };
+    const busName = { Ref: logicalId(pipeline.eventBus) };
+    const variables = (fn: ServiceFunction) => (functionProps(fn).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables(pipeline.dispatcher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl, EVENT_BUS_NAME: busName });
+    expect(variables(pipeline.publisher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl });
+    expect(variables(pipeline.deadLetterConsumer)).toMatchObject({ TABLE_NAME: tableRef });
+    expect(variables(pipeline.deadLetterConsumer).DELIVERY_QUEUE_URL).toBeUndefined();
+    for (const fn of [pipeline.publisher, pipeline.deadLetterConsumer]) expect(variables(fn).EVENT_BUS_NAME).toBeUndefined();
+  });
+
+  it('lets the dispatcher consume (incl. ChangeMessageVisibility for the backoff) and the dead-letter consumer consume its queue', () => {
+    const consume = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
+    const sqsOf = (fn: ServiceFunction) => statementsOf(template, fn).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+    expect(sqsOf(pipeline.dispatcher)).toEqual([
+      { Effect: 'Allow', Action: consume, Resource: { 'Fn::GetAtt': [logicalId(pipeline.queue), 'Arn'] } },
+    ]);
+    expect(sqsOf(pipeline.deadLetterConsumer)).toEqual([
+      { Effect: 'Allow', Action: consume, Resource: { 'Fn::GetAtt': [logicalId(pipeline.deadLetterQueue), 'Arn'] } },
+    ]);
+  });
+
+  it('lets every pipeline function read and write table items', () => {
+    const functions = [pipeline.dispatcher, pipeline.deadLetterConsumer, pipeline.publisher];
+    expect(functions).toHaveLength(3);
+    for (const fn of functions) {
+      const statements = dynamoStatements(template, fn);
+      expect(statements, fn.node.path).toHaveLength(1);
+      expect(actionsOf(statements[0]!).sort(), fn.node.path).toEqual([...TABLE_WRITE_ACTIONS].sort());
+    }
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The MCP endpoint (lib/constructs/mcp-endpoint.ts) on a bare stack with the
+ * siblings it is given (the table, a delivery queue, a bus): its function and
+ * function URL, and the grants and environment it derives from the contract.
+ * That it gets what each REST function gets, and that it is the only function
+ * anyone may invoke, needs the whole stack: ../webhooks-stack.test.ts.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
+import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
+import { MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
+import { MCP_CORS, McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
+import { resourcesUsedBy } from '../../../lib/constructs/operation-resources';
+import { FORBIDDEN_ENVIRONMENT, type ServiceFunction } from '../../../lib/constructs/service-function';
+import { INDEXES } from '../../../lambdas/store/table-schema';
+import { ServiceTable, TABLE_WRITE_ACTIONS } from '../../../lib/constructs/table';
+import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
+import { actionsOf, dynamoStatements, logicalId, resourcesOf, statementsOf, type Resource } from '../template';
+
+const ops = OPERATIONS as readonly OperationDef[];
+
+let built: TestStack;
+let table: ServiceTable;
+let queue: Queue;
+let eventBus: EventBus;
+let mcp: McpEndpoint;
+let template: Template;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  built = buildTestStack();
+  table = new ServiceTable(built.stack, 'Data');
+  queue = new Queue(built.stack, 'DeliveryQueue');
+  eventBus = new EventBus(built.stack, 'EventBus');
+  mcp = new McpEndpoint(built.stack, 'Mcp', { table, deliveryQueue: queue, eventBus });
+  template = Template.fromStack(built.stack);
+  resources = resourcesOf(template);
+}, 120_000);
+
+afterAll(() => removeTestOutput(built?.app));
+
+describe('the MCP endpoint', () => {
+  const mcpFunction = () => mcp.handler;
+  const mcpProps = () => resources[logicalId(mcpFunction().function)]!.Properties;
+  const mcpVariables = () => (mcpProps().Environment as { Variables: Record<string, unknown> }).Variables;
+  const list = (header: string) => header.split(',').map((h) => h.trim());
+
+  it('gives the MCP function 512 MB and 30 s', () => {
+    expect(mcpProps()).toMatchObject({ MemorySize: 512, Timeout: 30 });
+  });
+
+  it('is one function URL with no AWS auth (the function checks the bearer token), buffered, on the MCP function', () => {
+    template.resourceCountIs('AWS::Lambda::Url', 1);
+    expect(resources[logicalId(mcp.functionUrl)]).toMatchObject({
+      Type: 'AWS::Lambda::Url',
+      Properties: {
+        AuthType: 'NONE',
+        InvokeMode: 'BUFFERED',
+        TargetFunctionArn: { 'Fn::GetAtt': [logicalId(mcpFunction().function), 'Arn'] },
+      },
+    });
+    // The URL points at the function itself: no alias or version qualifier.
+    expect(resources[logicalId(mcp.functionUrl)]!.Properties.Qualifier).toBeUndefined();
+  });
+
+  it('answers CORS as MCP clients in browsers need: any origin by default, POST, the MCP headers, a 1-hour preflight cache', () => {
+    expect(resources[logicalId(mcp.functionUrl)]!.Properties.Cors).toEqual({
+      AllowOrigins: ['*'],
+      AllowMethods: ['POST'],
+      AllowHeaders: ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+      ExposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'x-trace-id'],
+      MaxAge: 3600,
+    });
+  });
+
+  it("uses the same CORS lists as the function's own OPTIONS answer (lambdas/mcp/gate.ts)", () => {
+    expect([...MCP_CORS.allowedHeaders]).toEqual(list(MCP_CORS_HEADERS['access-control-allow-headers']));
+    expect([...MCP_CORS.exposedHeaders]).toEqual(list(MCP_CORS_HEADERS['access-control-expose-headers']));
+    // The URL answers a preflight itself, so OPTIONS is not a method to allow.
+    expect([...MCP_CORS.allowedMethods, 'OPTIONS']).toEqual(list(MCP_CORS_HEADERS['access-control-allow-methods']));
+  });
+
+  it('gets the REST environment: the table, the rate-limit table and the quotas (its `mcp` bucket applies)', () => {
+    const tableRef = { Ref: logicalId(table.table) };
+    expect(mcpVariables()).toMatchObject({ TABLE_NAME: tableRef, RATE_LIMIT_TABLE_NAME: tableRef, RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS) });
+    expect(DEFAULT_QUOTAS.mcp).toBeDefined();
+    // Nor any local-development switch (ALLOW_LOOPBACK_TARGETS, DYNAMODB_ENDPOINT).
+    for (const name of FORBIDDEN_ENVIRONMENT) expect(Object.keys(mcpVariables())).not.toContain(name);
+  });
+
+  it('gets every resource the contract\'s operations use', () => {
+    const used = resourcesUsedBy(ops);
+    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents']);
+    expect(mcpVariables()).toMatchObject({
+      DELIVERY_QUEUE_URL: { Ref: logicalId(queue) },
+      EVENT_BUS_NAME: { Ref: logicalId(eventBus) },
+    });
+    const beyondTable = (fn: ServiceFunction) =>
+      statementsOf(template, fn)
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:')))
+        .map((s) => JSON.stringify(s));
+    const statements = new Set(beyondTable(mcpFunction()));
+    expect(statements.size).toBe(used.size);
+    expect(statementsOf(template, mcpFunction())).toContainEqual({
+      Effect: 'Allow',
+      Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+      Resource: { 'Fn::GetAtt': [logicalId(queue), 'Arn'] },
+    });
+    expect(statementsOf(template, mcpFunction())).toContainEqual({
+      Effect: 'Allow',
+      Action: 'events:PutEvents',
+      Resource: { 'Fn::GetAtt': [logicalId(eventBus), 'Arn'] },
+    });
+  });
+
+  it('reads and writes table items (token lookup, the mcp counters, every tool), and nothing else of the table', () => {
+    const statements = dynamoStatements(template, mcpFunction());
+    expect(statements).toHaveLength(1);
+    expect(actionsOf(statements[0]!).sort()).toEqual([...TABLE_WRITE_ACTIONS].sort());
+    expect(statements[0]!.Condition).toBeUndefined();
+    for (const g of INDEXES) expect(JSON.stringify(statements[0]!.Resource)).toContain(`/index/${g.name}"`);
+  });
+});

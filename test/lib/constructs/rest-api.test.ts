@@ -1,0 +1,217 @@
+/**
+ * The REST API (lib/constructs/rest-api.ts) on a bare stack with the siblings
+ * it is given (the table, a delivery queue, a bus): its authorizer, one method
+ * and function per operation, the docs routes (docs-endpoint.ts), the stage,
+ * and the problem+json gateway responses (problem-responses.ts). The grants of
+ * its functions are checked against every other role in ../webhooks-stack.test.ts.
+ */
+import { Template, Match } from 'aws-cdk-lib/assertions';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProblemSchema } from '../../../lambdas/contract/errors';
+import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
+import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
+import { bearerToken } from '../../../lambdas/domain/api-tokens';
+import { DOCS_PATHS } from '../../../lib/constructs/docs-endpoint';
+import { GATEWAY_PROBLEMS, PROBLEM_CONTENT_TYPE } from '../../../lib/constructs/problem-responses';
+import { BEARER_HEADER_PATTERN, ServiceApi } from '../../../lib/constructs/rest-api';
+import { ServiceTable } from '../../../lib/constructs/table';
+import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
+import { logicalId, ofType, resourcesOf, type Resource } from '../template';
+
+const ops = OPERATIONS as readonly OperationDef[];
+
+let built: TestStack;
+let table: ServiceTable;
+let api: ServiceApi;
+let template: Template;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  built = buildTestStack();
+  table = new ServiceTable(built.stack, 'Data');
+  api = new ServiceApi(built.stack, 'Api', { table, deliveryQueue: new Queue(built.stack, 'DeliveryQueue'), eventBus: new EventBus(built.stack, 'EventBus') });
+  template = Template.fromStack(built.stack);
+  resources = resourcesOf(template);
+}, 120_000);
+
+afterAll(() => removeTestOutput(built?.app));
+
+describe('the REST functions', () => {
+  it('give the API functions 256 MB and 10 s', () => {
+    const fns = [...api.operationFunctions.values(), api.authorizerFunction, api.docs.handler];
+    for (const fn of fns) expect(resources[logicalId(fn.function)]!.Properties, fn.node.path).toMatchObject({ MemorySize: 256, Timeout: 10 });
+  });
+
+  it('give each REST function the table, the rate-limit table and the quotas; the authorizer only the table; docs nothing', () => {
+    const tableRef = { Ref: logicalId(table.table) };
+    for (const def of ops) {
+      const fn = api.operationFunctions.get(def.operationId)!;
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: Match.stringLikeRegexp(`^${def.method} `),
+        Role: { 'Fn::GetAtt': [logicalId(fn.role), 'Arn'] },
+        Environment: { Variables: { TABLE_NAME: tableRef, RATE_LIMIT_TABLE_NAME: tableRef, RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS) } },
+      });
+    }
+    const authorizer = resources[logicalId(api.authorizerFunction.function)]!;
+    expect((authorizer.Properties.Environment as { Variables: object }).Variables).toMatchObject({ TABLE_NAME: tableRef });
+    expect(Object.keys((authorizer.Properties.Environment as { Variables: object }).Variables)).not.toContain('RATE_LIMITS');
+    const docs = resources[logicalId(api.docs.handler.function)]!;
+    expect(Object.keys((docs.Properties.Environment as { Variables: object }).Variables)).not.toContain('TABLE_NAME');
+  });
+});
+
+describe('the REST API', () => {
+  it('is one regional API with the TOKEN authorizer on the Authorization header', () => {
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 60,
+      IdentityValidationExpression: BEARER_HEADER_PATTERN,
+    });
+  });
+
+  it("screens the header exactly as the authorizer's bearerToken parses it", () => {
+    const pattern = new RegExp(BEARER_HEADER_PATTERN);
+    for (const header of ['Bearer whk_abc', 'bearer whk_abc', 'BEARER   whk_abc  ', ' Bearer\twhk_abc', 'Bearer', 'Bearer a b', 'Basic abc', 'whk_abc', '']) {
+      expect(pattern.test(header), JSON.stringify(header)).toBe(bearerToken(header) !== null);
+    }
+  });
+
+  it('has a method per operation, on its contract path, behind the authorizer, invoking its own function', () => {
+    const authorizerId = logicalId(api.authorizer);
+    template.resourceCountIs('AWS::ApiGateway::Method', ops.length + DOCS_PATHS.length);
+    for (const def of ops) {
+      const method = api.operationMethods.get(def.operationId)!;
+      expect(method.resource.path).toBe(def.path);
+      expect(method.httpMethod).toBe(def.method);
+      const functionId = logicalId(api.operationFunctions.get(def.operationId)!.function);
+      const found = template.findResources('AWS::ApiGateway::Method', {
+        Properties: {
+          OperationName: def.operationId,
+          HttpMethod: def.method,
+          AuthorizationType: 'CUSTOM',
+          AuthorizerId: { Ref: authorizerId },
+          Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+        },
+      });
+      expect(Object.keys(found), def.operationId).toHaveLength(1);
+      expect(JSON.stringify(Object.values(found)[0]!.Properties.Integration)).toContain(`"${functionId}"`);
+    }
+  });
+
+  it('puts the static /webhooks/deliveries beside the /webhooks/{endpointId} parameter', () => {
+    const webhooks = api.api.root.getResource('workspaces')?.getResource('{slug}')?.getResource('webhooks');
+    const deliveries = webhooks?.getResource('deliveries');
+    expect(webhooks?.getResource('{endpointId}')).toBeDefined();
+    expect(deliveries?.getResource('{deliveryId}')?.getResource('replay')).toBeDefined();
+    const children = ofType(template, 'AWS::ApiGateway::Resource').filter(([, r]) => JSON.stringify(r.Properties.ParentId) === JSON.stringify({ Ref: logicalId(webhooks!) }));
+    expect(children.map(([, r]) => r.Properties.PathPart).sort()).toEqual(['deliveries', '{endpointId}']);
+  });
+
+  it('serves /openapi.json, /reference and /reference/{asset} with no authorizer', () => {
+    const docsId = logicalId(api.docs.handler.function);
+    expect(api.docs.methods.map((m) => m.resource.path)).toEqual([...DOCS_PATHS]);
+    const docsMethods = template.findResources('AWS::ApiGateway::Method', { Properties: { AuthorizationType: 'NONE' } });
+    expect(Object.keys(docsMethods)).toHaveLength(DOCS_PATHS.length);
+    for (const method of Object.values(docsMethods)) {
+      expect(method.Properties).toMatchObject({ HttpMethod: 'GET', Integration: { Type: 'AWS_PROXY' } });
+      expect(method.Properties.AuthorizerId).toBeUndefined();
+      expect(JSON.stringify(method.Properties.Integration)).toContain(`"${docsId}"`);
+    }
+  });
+
+  it('routes every operation of the generated OpenAPI document, and nothing it does not list', () => {
+    const paths = api.docs.document.paths as Record<string, Record<string, unknown>>;
+    const documented = Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    const routed = [...api.operationMethods.values()].map((m) => `${m.httpMethod} ${m.resource.path}`);
+    expect(routed.sort()).toEqual(documented.sort());
+  });
+
+  it('gives API Gateway invoke permissions only for the deployed stage, no test-invoke', () => {
+    const permissions = ofType(template, 'AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com');
+    // One per method and one for the authorizer.
+    expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + 1);
+    for (const [id, p] of permissions) expect(JSON.stringify(p.Properties.SourceArn), id).not.toContain('test-invoke-stage');
+    // Nothing but API Gateway may invoke the API's functions (the stack's other permissions: ../webhooks-stack.test.ts).
+    expect(ofType(template, 'AWS::Lambda::Permission')).toHaveLength(permissions.length);
+  });
+
+  it('logs access as JSON to its own log group, traces, and throttles the stage', () => {
+    const stage = ofType(template, 'AWS::ApiGateway::Stage');
+    expect(stage).toHaveLength(1);
+    const props = stage[0]![1].Properties as {
+      StageName: string;
+      TracingEnabled: boolean;
+      AccessLogSetting: { DestinationArn: unknown; Format: string };
+      MethodSettings: object[];
+    };
+    expect(props.StageName).toBe('dev');
+    expect(props.TracingEnabled).toBe(true);
+    expect(JSON.stringify(props.AccessLogSetting.DestinationArn)).toContain(logicalId(api.accessLogs));
+    const format = JSON.parse(props.AccessLogSetting.Format) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', principalId: '$context.authorizer.principalId' });
+    expect(props.MethodSettings).toContainEqual(
+      expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+    );
+    expect(resources[logicalId(api.accessLogs)]).toMatchObject({ Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+  });
+
+  it('creates no account-level CloudWatch role', () => {
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+});
+
+describe('gateway responses', () => {
+  /** The body API Gateway would send, with its variables filled in. */
+  function render(bodyTemplate: string): unknown {
+    return JSON.parse(bodyTemplate.replaceAll('$context.error.messageString', '"Gateway message"').replaceAll('$context.requestId', 'req-123'));
+  }
+
+  it('answer every listed type as problem+json in the shared shape', () => {
+    template.resourceCountIs('AWS::ApiGateway::GatewayResponse', GATEWAY_PROBLEMS.length);
+    for (const problem of GATEWAY_PROBLEMS) {
+      const found = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: problem.type.responseType } }));
+      expect(found, problem.type.responseType).toHaveLength(1);
+      const props = found[0]!.Properties as { StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates: Record<string, string> };
+      expect(props.ResponseParameters['gatewayresponse.header.Content-Type']).toBe(`'${PROBLEM_CONTENT_TYPE}'`);
+      const body = ProblemSchema.strict().parse(render(props.ResponseTemplates['application/json']!));
+      expect(body.tag).toBe(problem.tag);
+      expect(String(body.status)).toBe(props.StatusCode);
+      expect(body.traceId).toBe('req-123');
+    }
+  });
+
+  it.each([
+    ['UNAUTHORIZED', '401', 'Unauthorized'],
+    ['ACCESS_DENIED', '403', 'Forbidden'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'RouteNotFound'],
+    ['THROTTLED', '429', 'RateLimited'],
+    ['BAD_REQUEST_BODY', '400', 'ValidationError'],
+    ['BAD_REQUEST_PARAMETERS', '400', 'ValidationError'],
+    ['DEFAULT_4XX', '400', 'ValidationError'],
+    ['DEFAULT_5XX', '500', 'InternalError'],
+  ])('%s is %s %s', (type, status, tag) => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      StatusCode: status,
+      ResponseParameters: { 'gatewayresponse.header.Content-Type': `'${PROBLEM_CONTENT_TYPE}'` },
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp(`"tag":"${tag}"`) },
+    });
+  });
+
+  it('tell a throttled client when to retry, and show no internals on 5xx', () => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'THROTTLED',
+      ResponseParameters: { 'gatewayresponse.header.Retry-After': "'1'" },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'DEFAULT_5XX',
+      ResponseTemplates: { 'application/json': Match.not(Match.stringLikeRegexp('messageString')) },
+    });
+  });
+});
