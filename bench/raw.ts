@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { USER_AGENT } from '../lambdas/contract/limits';
 import { nowMs } from './stats';
 
 /** Result of one raw run. */
@@ -36,7 +37,7 @@ export function deliveryShapedRequest(eventType: string, payload: unknown): { he
     body,
     headers: {
       'content-type': 'application/json',
-      'user-agent': 'webhook-delivery-service/1.0 (Standard Webhooks)',
+      'user-agent': USER_AGENT,
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
       'webhook-signature': `v1,${randomBytes(32).toString('base64')}`,

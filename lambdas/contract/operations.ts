@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ErrorTag } from './errors';
+import { SECRET_GRACE_HOURS, SEND_LIMITS } from './limits';
 import type { Permission } from './permissions';
 import type { RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './pagination';
@@ -179,7 +180,7 @@ export const OPERATIONS = [
     path: '/workspaces/{slug}/webhooks/{endpointId}/rotate-secret',
     summary: 'Rotate the signing secret',
     description:
-      'Mints a new signing secret, returned once in this response. The replaced secret stays active for a 24-hour grace window (deliveries carry two signatures); rotating again inside the window drops the original. Writes audit `webhook.secret_rotated`.',
+      `Mints a new signing secret, returned once in this response. The replaced secret stays active for a ${SECRET_GRACE_HOURS}-hour grace window (deliveries carry two signatures); rotating again inside the window drops the original. Writes audit \`webhook.secret_rotated\`.`,
     tag: 'Webhooks',
     params: SlugEndpoint,
     response: RotatedSecretSchema,
@@ -248,7 +249,7 @@ export const OPERATIONS = [
     path: '/workspaces/{slug}/webhooks/deliveries/{deliveryId}/attempts',
     summary: 'List attempts of a delivery',
     description:
-      'Pages through the immutable evidence of a delivery, by ordinal: outcome, time, duration, failure reason, request headers, response status and a 2 KiB body prefix. Restricted to the owning workspace.',
+      `Pages through the immutable evidence of a delivery, by ordinal: outcome, time, duration, failure reason, request headers, response status and a ${SEND_LIMITS.bodyCapBytes / 1024} KiB body prefix. Restricted to the owning workspace.`,
     tag: 'Deliveries',
     params: SlugDelivery,
     query: PageQuerySchema,

@@ -20,9 +20,9 @@ export const PageQuerySchema = z.object({
     .preprocess(clampLimit, z.number().int().min(PAGE_LIMIT.min).max(PAGE_LIMIT.max))
     .optional()
     .meta({
-      description: 'Page size; defaults to 50 and is clamped into [1, 200] (never an error).',
-      example: 50,
-      param: { schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+      description: `Page size; defaults to ${PAGE_LIMIT.default} and is clamped into [${PAGE_LIMIT.min}, ${PAGE_LIMIT.max}] (never an error).`,
+      example: PAGE_LIMIT.default,
+      param: { schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } },
     }),
   cursor: z
     .string()

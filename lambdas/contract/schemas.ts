@@ -2,6 +2,7 @@
  * Wire shapes of the resources (DESIGN §7a). Timestamps are ISO 8601 UTC.
  */
 import { z } from 'zod';
+import { SECRET_GRACE_HOURS, USER_AGENT } from './limits';
 import { SCOPES } from './permissions';
 
 const timestamp = z.string().meta({ example: '2026-11-25T12:00:00.000Z', format: 'date-time' });
@@ -100,7 +101,7 @@ export const RotatedSecretSchema = z
   .object({
     endpointId: EndpointIdSchema,
     secret: z.string().meta({ description: 'New signing secret, shown once: `whsec_` + base64 of 32 random bytes.', example: 'whsec_C+6hb2JHdDKEcK2+A1skMC5GXPiSP2I5EjpobvCtJLk=' }),
-    previousSecretExpiresAt: timestamp.nullable().meta({ description: 'End of the 24 h grace window of the replaced secret.' }),
+    previousSecretExpiresAt: timestamp.nullable().meta({ description: `End of the ${SECRET_GRACE_HOURS} h grace window of the replaced secret.` }),
   })
   .meta({
     id: 'RotatedSecret',
@@ -169,10 +170,11 @@ export const AttemptSchema = z
       failureReason: 'http_503',
       requestHeaders: {
         'content-type': 'application/json',
-        'user-agent': 'webhook-delivery-service/1.0 (Standard Webhooks)',
+        'user-agent': USER_AGENT,
         'webhook-id': EXAMPLE.deliveryId,
         'webhook-timestamp': '1795608300',
-        'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+        // Signed by the document generator (lib/docs/openapi-document.ts) with the signing module.
+        'webhook-signature': 'v1,',
         'x-trace-id': '6f1c2a9e-3b7d-4e58-9a0c-2d4b8e7f1a36',
       },
       responseStatus: 503,

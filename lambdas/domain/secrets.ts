@@ -2,9 +2,10 @@
  * Signing secrets and their rotation (spec §2.1, §4 "Secret rotation").
  */
 import { randomBytes } from 'node:crypto';
+import { SECRET_GRACE_HOURS } from '../contract/limits';
 
 /** Grace window of a replaced secret. */
-export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+export const SECRET_GRACE_MS = SECRET_GRACE_HOURS * 3600_000;
 
 /** A secret as stored on the endpoint; `expiresAt` set only on a replaced one. */
 export interface StoredSecret {

@@ -10,12 +10,29 @@ import { resolveCaller } from '../operations/access';
 import type { SurfaceRuntime } from '../operations/context';
 import { createMcpServer } from './tools';
 
-/** CORS headers MCP clients in browsers need. */
+/**
+ * The CORS the MCP endpoint answers with, in one list: the deployed function
+ * URL's CORS configuration is built from it (lib/constructs/mcp-endpoint.ts),
+ * and the function's own OPTIONS answer (what the local server sends) too. Only
+ * POST: the server is stateless and answers JSON, so there is no GET event
+ * stream and no DELETE of a session. The headers are what MCP clients send: the
+ * token, JSON, the negotiated protocol version, and the session and resumption
+ * headers some clients send even to a stateless server.
+ */
+export const MCP_CORS = {
+  allowedMethods: ['POST'],
+  allowedHeaders: ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+  exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'x-trace-id'],
+  maxAgeSeconds: 3600,
+} as const;
+
+/** The OPTIONS answer's CORS headers (any origin: the local server; the deployed URL answers preflights itself). */
 export const MCP_CORS_HEADERS = {
   'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'POST, OPTIONS',
-  'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id',
-  'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version, x-trace-id',
+  'access-control-allow-methods': [...MCP_CORS.allowedMethods, 'OPTIONS'].join(', '),
+  'access-control-allow-headers': MCP_CORS.allowedHeaders.join(', '),
+  'access-control-expose-headers': MCP_CORS.exposedHeaders.join(', '),
+  'access-control-max-age': String(MCP_CORS.maxAgeSeconds),
 } as const;
 
 function problem(error: AppError, traceId: string, extra: Record<string, string> = {}): Response {

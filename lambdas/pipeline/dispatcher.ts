@@ -17,6 +17,7 @@ import {
   type Classified,
   type DeliveryRecord,
 } from '../domain/delivery-lifecycle';
+import { USER_AGENT } from '../contract/limits';
 import { activeSecrets } from '../domain/secrets';
 import { signatureHeader } from '../domain/signing';
 import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
@@ -26,9 +27,6 @@ import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
 import type { DomainEventSink } from '../queue/domain-events';
-
-/** Sent as `user-agent`. */
-export const USER_AGENT = 'webhook-delivery-service/1.0 (Standard Webhooks)';
 
 /** Resolves a host name to its addresses. */
 export type Resolver = (hostname: string) => Promise<PinnedAddress[]>;

@@ -6,6 +6,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
+import { SEND_LIMITS } from '../contract/limits';
 
 /** Limits of one attempt. */
 export interface SendLimits {
@@ -13,9 +14,6 @@ export interface SendLimits {
   readonly bodyReadMs: number;
   readonly bodyCapBytes: number;
 }
-
-/** The spec's limits: 10 s deadline, 2 KiB body prefix read within 2 s. */
-export const SEND_LIMITS: SendLimits = { deadlineMs: 10_000, bodyReadMs: 2_000, bodyCapBytes: 2048 };
 
 /** A resolved, checked address to connect to. */
 export interface PinnedAddress {

@@ -5,6 +5,7 @@
  * by the stuck-pending repair; an invalid or oversized event writes nothing.
  */
 import { AppError } from '../contract/errors';
+import { MAX_PAYLOAD_BYTES } from '../contract/limits';
 import type { EventCatalogue } from '../domain/event-catalogue';
 import { newPendingDelivery } from '../domain/delivery-lifecycle';
 import type { DeliveryQueue } from '../queue/delivery-queue';
@@ -12,9 +13,6 @@ import type { TableContext } from '../store/client';
 import { putPendingDeliveries } from '../store/deliveries';
 import { enabledSubscribers } from '../store/endpoints';
 import { getWorkspace } from '../store/workspaces';
-
-/** Largest payload accepted: an EventBridge event's limit (DESIGN §4). */
-export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /** Adapters of the publisher. */
 export interface PublishDeps {

@@ -4,17 +4,16 @@
  * and the dead-letter consumer. Every function gets exactly the grants its
  * code uses.
  */
-import { Duration, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
 import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
-import { functionEntry, ServiceFunction } from './service-function';
+import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
 
 /**
@@ -51,15 +50,11 @@ const QUEUE_DEFAULTS = {
 } as const satisfies QueueProps;
 
 /** Properties of a {@link DeliveryPipeline}. */
-export interface DeliveryPipelineProps {
+export interface DeliveryPipelineProps extends LogProps {
   /** The service table. */
   readonly table: ServiceTable;
   /** Name of the domain-events bus. @default - a unique name CDK derives from the construct path */
   readonly eventBusName?: string;
-  /** Retention of the functions' logs. @default RetentionDays.ONE_MONTH */
-  readonly logRetention?: RetentionDays;
-  /** Removal policy of the functions' log groups. @default RemovalPolicy.RETAIN */
-  readonly logRemovalPolicy?: RemovalPolicy;
 }
 
 /** The bus, the queues and the functions that turn domain events into signed deliveries. */

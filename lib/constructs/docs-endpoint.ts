@@ -7,24 +7,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { writeDocsBundle } from '../docs/docs-bundle';
-import { functionEntry, ServiceFunction } from './service-function';
+import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 
 /** The public paths served by the docs function. */
 export const DOCS_PATHS = ['/openapi.json', '/reference', '/reference/{asset}'] as const;
 
 /** Properties of a {@link DocsEndpoint}. */
-export interface DocsEndpointProps {
+export interface DocsEndpointProps extends LogProps {
   /** The API the routes are added to. */
   readonly api: RestApi;
-  /** Retention of the docs function's log group. @default - the ServiceFunction default */
-  readonly logRetention?: RetentionDays;
-  /** Removal policy of the docs function's log group. @default RemovalPolicy.RETAIN */
-  readonly logRemovalPolicy?: RemovalPolicy;
 }
 
 /** The docs function and its three unauthenticated GET routes. */

@@ -8,35 +8,32 @@
  * from the contract exactly as the REST functions' needs are; nothing here
  * names an operation.
  */
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, HttpMethod, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { MCP_CORS } from '../../lambdas/mcp/gate';
 import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
 import { bindOperationResources, grantOperationTableAccess, operationEnvironment, resourcesUsedBy, type OperationResources } from './operation-resources';
-import { functionEntry, ServiceFunction } from './service-function';
+import { DEFAULT_CONFIG } from '../config';
+import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
 
 /** The rate-limit bucket every MCP request is counted in (before any tool runs). */
 export const MCP_RATE_LIMIT_BUCKET: RateLimitBucket = 'mcp';
 
 /**
- * The function URL's CORS, except the origins (configuration). Lambda adds these
- * headers to the URL's responses and, for a preflight, they take precedence over
- * the function's own OPTIONS answer (`MCP_CORS_HEADERS` of lambdas/mcp/gate.ts,
- * for the local server; a test keeps the lists equal). The function adds no CORS
- * header to a POST answer, so none is doubled. Only POST: the server is stateless
- * and answers JSON, so there is no GET event stream and no DELETE of a session.
+ * The function URL's CORS, except the origins (configuration), from the one list
+ * of lambdas/mcp/gate.ts. Lambda adds these headers to the URL's responses and,
+ * for a preflight, they take precedence over the function's own OPTIONS answer.
+ * The function adds no CORS header to a POST answer, so none is doubled.
  */
-export const MCP_CORS = {
-  allowedMethods: [HttpMethod.POST],
-  // What MCP clients send: the token, JSON, the negotiated protocol version, and
-  // the session and resumption headers some clients send even to a stateless server.
-  allowedHeaders: ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
-  exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'x-trace-id'],
-  maxAge: Duration.hours(1),
-} as const;
+export const MCP_URL_CORS = {
+  allowedMethods: MCP_CORS.allowedMethods.map((m) => HttpMethod[m]),
+  allowedHeaders: [...MCP_CORS.allowedHeaders],
+  exposedHeaders: [...MCP_CORS.exposedHeaders],
+  maxAge: Duration.seconds(MCP_CORS.maxAgeSeconds),
+};
 
 /** The MCP function's timeout: a tool call is one operation (as a REST call is), plus the MCP handshake, with room for a cold start. */
 export const MCP_TIMEOUT = Duration.seconds(30);
@@ -45,17 +42,13 @@ export const MCP_TIMEOUT = Duration.seconds(30);
 export const MCP_MEMORY_MB = 512;
 
 /** Properties of an {@link McpEndpoint}. */
-export interface McpEndpointProps extends OperationResources {
+export interface McpEndpointProps extends OperationResources, LogProps {
   /** The service table (token lookup, rate-limit counters, every operation's items). */
   readonly table: ServiceTable;
   /** Per-token quotas, handed to the function as `RATE_LIMITS` (its `mcp` bucket applies). @default DEFAULT_QUOTAS */
   readonly quotas?: Readonly<Record<RateLimitBucket, Quota>>;
-  /** Origins browsers may call the URL from (CORS). @default ['*'] */
+  /** Origins browsers may call the URL from (CORS). @default DEFAULT_CONFIG.mcpAllowedOrigins */
   readonly allowedOrigins?: readonly string[];
-  /** Retention of the function's log group. @default RetentionDays.ONE_MONTH */
-  readonly logRetention?: RetentionDays;
-  /** Removal policy of the function's log group. @default RemovalPolicy.RETAIN */
-  readonly logRemovalPolicy?: RemovalPolicy;
 }
 
 /** The MCP function and its public function URL. */
@@ -93,11 +86,8 @@ export class McpEndpoint extends Construct {
       // The server answers each POST with one JSON body (enableJsonResponse), never a stream.
       invokeMode: InvokeMode.BUFFERED,
       cors: {
-        allowedOrigins: [...(props.allowedOrigins ?? ['*'])],
-        allowedMethods: [...MCP_CORS.allowedMethods],
-        allowedHeaders: [...MCP_CORS.allowedHeaders],
-        exposedHeaders: [...MCP_CORS.exposedHeaders],
-        maxAge: MCP_CORS.maxAge,
+        allowedOrigins: [...(props.allowedOrigins ?? DEFAULT_CONFIG.mcpAllowedOrigins)],
+        ...MCP_URL_CORS,
       },
     });
   }

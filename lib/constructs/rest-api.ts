@@ -6,7 +6,7 @@
  * and problem+json gateway responses. Everything per operation is generated
  * from OPERATIONS; nothing here names an operation.
  */
-import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import { Duration, Size, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -19,14 +19,15 @@ import {
   TokenAuthorizer,
   type Method,
 } from 'aws-cdk-lib/aws-apigateway';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
 import { DocsEndpoint } from './docs-endpoint';
 import { bindOperationResources, grantOperationTableAccess, operationEnvironment, type OperationResources } from './operation-resources';
 import { addProblemGatewayResponses } from './problem-responses';
-import { functionEntry, ServiceFunction } from './service-function';
+import { DEFAULT_CONFIG } from '../config';
+import { functionEntry, logSettings, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
 
 /**
@@ -37,23 +38,19 @@ import type { ServiceTable } from './table';
 export const BEARER_HEADER_PATTERN = '^\\s*[Bb][Ee][Aa][Rr][Ee][Rr]\\s+\\S+\\s*$';
 
 /** Properties of a {@link ServiceApi}. */
-export interface ServiceApiProps extends OperationResources {
+export interface ServiceApiProps extends OperationResources, LogProps {
   /** The service table. */
   readonly table: ServiceTable;
-  /** API Gateway stage name. @default 'dev' */
+  /** API Gateway stage name. @default DEFAULT_CONFIG.stage ('dev') */
   readonly stageName?: string;
   /** Per-token quotas, handed to the REST functions as `RATE_LIMITS`. @default DEFAULT_QUOTAS */
   readonly quotas?: Readonly<Record<RateLimitBucket, Quota>>;
-  /** How long a token's authorizer decision is cached. @default Duration.seconds(60) */
+  /** How long a token's authorizer decision is cached. @default DEFAULT_CONFIG.authorizerCacheTtlSeconds (60 s) */
   readonly authorizerCacheTtl?: Duration;
-  /** Stage steady-state rate, requests per second. @default 100 */
+  /** Stage steady-state rate, requests per second. @default DEFAULT_CONFIG.throttlingRateLimit (100) */
   readonly throttlingRateLimit?: number;
-  /** Stage burst, requests. @default 200 */
+  /** Stage burst, requests. @default DEFAULT_CONFIG.throttlingBurstLimit (200) */
   readonly throttlingBurstLimit?: number;
-  /** Retention of the access logs and the functions' logs. @default RetentionDays.ONE_MONTH */
-  readonly logRetention?: RetentionDays;
-  /** Removal policy of the log groups. @default RemovalPolicy.RETAIN */
-  readonly logRemovalPolicy?: RemovalPolicy;
 }
 
 /** The REST API, its authorizer, the operation functions and the docs routes. */
@@ -75,9 +72,8 @@ export class ServiceApi extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
-    const stageName = props.stageName ?? 'dev';
-    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
-    const logRemovalPolicy = props.logRemovalPolicy ?? RemovalPolicy.RETAIN;
+    const stageName = props.stageName ?? DEFAULT_CONFIG.stage;
+    const { logRetention, logRemovalPolicy } = logSettings(props);
     const table = props.table.table;
 
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy: logRemovalPolicy });
@@ -93,8 +89,8 @@ export class ServiceApi extends Construct {
       deployOptions: {
         stageName,
         tracingEnabled: true,
-        throttlingRateLimit: props.throttlingRateLimit ?? 100,
-        throttlingBurstLimit: props.throttlingBurstLimit ?? 200,
+        throttlingRateLimit: props.throttlingRateLimit ?? DEFAULT_CONFIG.throttlingRateLimit,
+        throttlingBurstLimit: props.throttlingBurstLimit ?? DEFAULT_CONFIG.throttlingBurstLimit,
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),
         accessLogFormat: accessLogFormat(),
       },
@@ -114,7 +110,7 @@ export class ServiceApi extends Construct {
       identitySource: IdentitySource.header('Authorization'),
       validationRegex: BEARER_HEADER_PATTERN,
       // The policy allows the whole stage, so one cached decision serves every route (lambdas/http/authorizer.ts).
-      resultsCacheTtl: props.authorizerCacheTtl ?? Duration.seconds(60),
+      resultsCacheTtl: props.authorizerCacheTtl ?? Duration.seconds(DEFAULT_CONFIG.authorizerCacheTtlSeconds),
     });
 
     const restEnvironment = operationEnvironment(props.table, props.quotas);

@@ -5,13 +5,12 @@
  * own function; each pass is bounded and idempotent, so a failed pass is
  * simply done again by the next tick.
  */
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { functionEntry, ServiceFunction } from './service-function';
+import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
 
 /** One scheduled job. */
@@ -58,15 +57,11 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
 ];
 
 /** Properties of {@link Schedules}. */
-export interface SchedulesProps {
+export interface SchedulesProps extends LogProps {
   /** The service table. */
   readonly table: ServiceTable;
   /** The delivery queue (for the jobs that send deliveries). */
   readonly deliveryQueue: IQueue;
-  /** Retention of the functions' logs. @default RetentionDays.ONE_MONTH */
-  readonly logRetention?: RetentionDays;
-  /** Removal policy of the functions' log groups. @default RemovalPolicy.RETAIN */
-  readonly logRemovalPolicy?: RemovalPolicy;
 }
 
 /** The scheduled functions and their rules. */

@@ -1,6 +1,6 @@
 /**
  * The one Lambda function construct of the service: every function of the stack
- * (REST operations, authorizer, docs, and later the delivery pipeline) is a
+ * (REST operations, authorizer, docs, MCP, the delivery pipeline and the schedules) is a
  * ServiceFunction, so runtime, architecture, tracing, logging, bundling and the
  * Powertools environment are decided here once.
  */
@@ -11,8 +11,9 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { DEFAULT_CONFIG, removalPolicyOf, retentionOf } from '../config';
 
 /** Root of the repository (where package-lock.json is). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -44,18 +45,27 @@ export function functionEntry(name: string): string {
   return entry;
 }
 
+/** The log settings of every construct that owns functions or log groups; defaults are the stage configuration's. */
+export interface LogProps {
+  /** Retention of the log groups. @default retentionOf(DEFAULT_CONFIG): 30 days */
+  readonly logRetention?: RetentionDays;
+  /** Removal policy of the log groups. @default removalPolicyOf(DEFAULT_CONFIG): RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/** {@link LogProps} with the defaults filled in. */
+export function logSettings(props: LogProps): Required<LogProps> {
+  return { logRetention: props.logRetention ?? retentionOf(DEFAULT_CONFIG), logRemovalPolicy: props.logRemovalPolicy ?? removalPolicyOf(DEFAULT_CONFIG) };
+}
+
 /** Properties of a {@link ServiceFunction}. */
-export interface ServiceFunctionProps {
+export interface ServiceFunctionProps extends LogProps {
   /** Absolute path of the entry file; it exports `handler`. See {@link functionEntry}. */
   readonly entry: string;
   /** Shown in the Lambda console. @default - none */
   readonly description?: string;
   /** Variables added to the common Powertools/Node.js ones. @default {} */
   readonly environment?: Readonly<Record<string, string>>;
-  /** Retention of the function's log group. @default RetentionDays.ONE_MONTH */
-  readonly logRetention?: RetentionDays;
-  /** Removal policy of the function's log group. @default RemovalPolicy.RETAIN */
-  readonly logRemovalPolicy?: RemovalPolicy;
   /** @default Duration.seconds(10) */
   readonly timeout?: Duration;
   /** @default 256 */
@@ -89,10 +99,8 @@ export class ServiceFunction extends Construct {
       if (name in environment) throw new Error(`${this.node.path}: ${name} is a local-development switch and must never be set on a deployed function`);
     }
 
-    this.logGroup = new LogGroup(this, 'Logs', {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
-    });
+    const logs = logSettings(props);
+    this.logGroup = new LogGroup(this, 'Logs', { retention: logs.logRetention, removalPolicy: logs.logRemovalPolicy });
 
     // Our own role instead of the default one: the default attaches the managed
     // AWSLambdaBasicExecutionRole (logs:* on every log group of the account);

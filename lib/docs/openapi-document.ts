@@ -1,10 +1,12 @@
 /**
- * The OpenAPI 3.1 document, generated from the contract (spec §9). Pure: CDK
- * calls it at synth and writes the result; the local server calls it at start.
+ * The OpenAPI 3.1 document, generated from the contract at build time
+ * (docs/architecture.md#reference-documents). Pure: CDK calls it at synth and
+ * writes the result; the local stack calls it at start. Its prose is built from
+ * the service's constants and its signed examples are signed by the signing
+ * module itself, so the document cannot drift from the code.
  * The document lints clean under Redocly's `recommended` rules
  * (test/docs/openapi-lint.test.ts).
  */
-import { createHmac } from 'node:crypto';
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import {
   isReferenceObject,
@@ -20,6 +22,11 @@ import {
 } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { ERROR_STATUS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from '../../lambdas/contract/errors';
+import { MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, USER_AGENT } from '../../lambdas/contract/limits';
+import { PAGE_LIMIT } from '../../lambdas/contract/pagination';
+import { MAX_RETRIES, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../../lambdas/domain/backoff';
+import { DISABLE_THRESHOLD } from '../../lambdas/domain/delivery-lifecycle';
+import { signatureHeader } from '../../lambdas/domain/signing';
 import { type EventTypeInfo } from '../../lambdas/contract/events';
 import { OPERATIONS, declaredErrors, type OperationDef } from '../../lambdas/contract/operations';
 import { DeliveryIdSchema } from '../../lambdas/contract/schemas';
@@ -46,14 +53,14 @@ export const SIGNATURE_EXAMPLE = {
   webhookId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB',
   timestamp: 1795608300,
   traceId: '6f1c2a9e-3b7d-4e58-9a0c-2d4b8e7f1a36',
-  userAgent: 'webhook-delivery-service/1.0 (Standard Webhooks)',
+  userAgent: USER_AGENT,
 } as const;
 
 const SIGNATURE_DOC = [
   'Each delivery is an HTTP POST with a JSON body of exactly `{deliveryId, eventType, payload}` and the',
   '[Standard Webhooks](https://www.standardwebhooks.com/) headers `webhook-id` (the delivery id),',
   '`webhook-timestamp` (Unix seconds, fresh on every attempt) and `webhook-signature`: space-separated',
-  '`v1,<base64>` entries, newest secret first (two entries during a 24-hour rotation grace window).',
+  `\`v1,<base64>\` entries, newest secret first (two entries during a ${SECRET_GRACE_HOURS}-hour rotation grace window).`,
   'The signature is HMAC-SHA256 keyed with the base64-decoded part of the `whsec_` secret over',
   '`<webhook-id>.<webhook-timestamp>.<raw body>`. Verify the raw body before parsing, accept any',
   'matching `v1` entry, reject timestamps more than five minutes from your clock, and deduplicate',
@@ -62,10 +69,10 @@ const SIGNATURE_DOC = [
 
 const DELIVERY_DOC = [
   'Requests also carry `content-type: application/json` and `user-agent: ' + SIGNATURE_EXAMPLE.userAgent + '`.',
-  'Answer 2xx within 10 seconds. 5xx, 408, 429, timeouts and network errors are retried with a linear',
-  'backoff (30 s × attempt, at most 3 minutes apart, 6 retries), then the delivery is dead-lettered;',
+  `Answer 2xx within ${SEND_LIMITS.deadlineMs / 1000} seconds. 5xx, 408, 429, timeouts and network errors are retried with a linear`,
+  `backoff (${RETRY_DELAY_SECONDS} s × attempt, at most ${retryDelaySeconds(MAX_RETRIES) / 60} minutes apart, ${MAX_RETRIES} retries), then the delivery is dead-lettered;`,
   'any other status, 3xx included (redirects are not followed), fails the delivery permanently.',
-  'Twenty consecutive failures disable the endpoint. Failed deliveries can be replayed.',
+  `${DISABLE_THRESHOLD} consecutive failures disable the endpoint. Failed deliveries can be replayed.`,
 ].join(' ');
 
 const EXAMPLES_DOC = [
@@ -99,7 +106,7 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
     detail: 'Delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB is delivered; only failed, failed_permanent, dead_lettered deliveries can be replayed',
   },
   Conflict: { detail: 'Another rotation of this secret happened at the same time; retry.' },
-  PayloadTooLarge: { detail: 'The payload is 300000 bytes; at most 262144 are accepted' },
+  PayloadTooLarge: { detail: `The payload is 300000 bytes; at most ${MAX_PAYLOAD_BYTES} are accepted` },
   UnsupportedMediaType: { detail: 'Send the body as application/json (got text/plain)' },
   RateLimited: { detail: 'Too many rest_write requests for this token; retry after 12 s' },
   InternalError: { detail: 'Something went wrong on our side. Quote trace id 1-67a0c0de-4f1e2d3c4b5a69788796a5b4 to support.' },
@@ -137,11 +144,25 @@ function errorResponses(def: OperationDef) {
   return out;
 }
 
-/** One `v1,<base64>` Standard Webhooks signature (the dispatcher's algorithm, restated for the examples). */
-function exampleSignature(body: string): string {
-  const key = Buffer.from(SIGNATURE_EXAMPLE.secret.slice('whsec_'.length), 'base64');
-  const mac = createHmac('sha256', key).update(`${SIGNATURE_EXAMPLE.webhookId}.${SIGNATURE_EXAMPLE.timestamp}.${body}`, 'utf8').digest('base64');
-  return `v1,${mac}`;
+/** The `webhook-signature` of an example request: the dispatcher's signing module, with the example secret. */
+function exampleSignature(body: string, webhookId: string = SIGNATURE_EXAMPLE.webhookId, timestamp: number = SIGNATURE_EXAMPLE.timestamp): string {
+  return signatureHeader([SIGNATURE_EXAMPLE.secret], webhookId, timestamp, body);
+}
+
+/**
+ * Signs the request headers of the attempt example (a component's example,
+ * written in the contract with no signing at hand) over the delivery example's
+ * body, so every signature the document shows verifies.
+ */
+function signAttemptExample(doc: OpenAPIObject): void {
+  const schemas = doc.components?.schemas ?? {};
+  const delivery = schemas.Delivery as SchemaObject | undefined;
+  const attempt = schemas.DeliveryAttempt as SchemaObject | undefined;
+  const d = delivery?.example as { deliveryId: string; eventType: string; payload: unknown } | undefined;
+  const headers = (attempt?.example as { requestHeaders?: Record<string, string> } | undefined)?.requestHeaders;
+  if (!d || !headers) throw new Error('The Delivery and DeliveryAttempt components need their examples');
+  const body = JSON.stringify({ deliveryId: d.deliveryId, eventType: d.eventType, payload: d.payload });
+  headers['webhook-signature'] = exampleSignature(body, headers['webhook-id'] ?? d.deliveryId, Number(headers['webhook-timestamp']));
 }
 
 /** A component name for an event type's payload: `order.shipped` → `OrderShippedPayload`. */
@@ -220,7 +241,7 @@ function registerWebhook(registry: OpenAPIRegistry, type: EventTypeInfo): void {
       },
     },
     responses: {
-      '2XX': { description: 'Accepted: the delivery is done. The response body is ignored (its first 2 KiB are kept as evidence).' },
+      '2XX': { description: `Accepted: the delivery is done. The response body is ignored (its first ${SEND_LIMITS.bodyCapBytes / 1024} KiB are kept as evidence).` },
       default: {
         description:
           'Any other answer fails the attempt: 5xx, 408 and 429 (and timeouts or network errors) are retried; other 4xx and 3xx fail the delivery permanently.',
@@ -363,7 +384,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       title: 'Webhook delivery service',
       version: options.version ?? '1.0.0',
       description: [
-        'Workspace-scoped REST API of the outbound webhook delivery service. Every list is a Page (`items`, `nextCursor`) with `limit` (default 50, clamped into [1, 200]) and an opaque `cursor`. Errors are `application/problem+json` (RFC 9457) with a `tag` and a `traceId`.',
+        `Workspace-scoped REST API of the outbound webhook delivery service. Every list is a Page (\`items\`, \`nextCursor\`) with \`limit\` (default ${PAGE_LIMIT.default}, clamped into [${PAGE_LIMIT.min}, ${PAGE_LIMIT.max}]) and an opaque \`cursor\`. Errors are \`application/problem+json\` (RFC 9457) with a \`tag\` and a \`traceId\`.`,
         '## Receiving webhooks',
         `The event types an endpoint can subscribe to are listed under **Webhooks**, each with its payload schema. ${SIGNATURE_DOC}`,
         DELIVERY_DOC,
@@ -380,6 +401,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
     ],
   });
   linkWebhookPayloads(doc, options.eventTypes);
+  signAttemptExample(doc);
   addBodyExamples(doc);
   return doc;
 }

@@ -1,7 +1,8 @@
 /** The publisher: fan-out to enabled subscribers, validation, size limit, nothing half-written. */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PAYLOAD_BYTES, publishEvent } from '../../lambdas/pipeline/publisher';
+import { MAX_PAYLOAD_BYTES } from '../../lambdas/contract/limits';
+import { publishEvent } from '../../lambdas/pipeline/publisher';
 import { getDelivery } from '../../lambdas/store/deliveries';
 import { TABLE } from '../../lambdas/store/table-schema';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';

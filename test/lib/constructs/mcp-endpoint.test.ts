@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
 import { MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
-import { MCP_CORS, McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
+import { MCP_URL_CORS as MCP_CORS, McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
 import { resourcesUsedBy } from '../../../lib/constructs/operation-resources';
 import { FORBIDDEN_ENVIRONMENT, type ServiceFunction } from '../../../lib/constructs/service-function';
 import { INDEXES } from '../../../lambdas/store/table-schema';

@@ -9,8 +9,7 @@ import { deploymentCatalogue } from '../../../lambdas/domain/configured-event-ty
 import { signOne } from '../../../lambdas/domain/signing';
 import { MAX_RETRIES, RETRY_DELAY_SECONDS } from '../../../lambdas/domain/backoff';
 import { DISABLE_THRESHOLD } from '../../../lambdas/domain/delivery-lifecycle';
-import { USER_AGENT } from '../../../lambdas/pipeline/dispatcher';
-import { SEND_LIMITS } from '../../../lambdas/pipeline/http-sender';
+import { SEND_LIMITS, USER_AGENT } from '../../../lambdas/contract/limits';
 
 const doc = buildOpenApiDocument({ eventTypes: builtInCatalogue() }) as any;
 const deployment = deploymentCatalogue();
@@ -133,6 +132,17 @@ describe('the webhooks of the deployment catalogue', () => {
     expect(new Webhook(SIGNATURE_EXAMPLE.secret).verify(raw, headers)).toEqual(body);
   });
 
+  it("signs the attempt example's request over the delivery example's body, and standardwebhooks verifies it", () => {
+    const delivery = deployed.components.schemas.Delivery.example;
+    const headers = deployed.components.schemas.DeliveryAttempt.example.requestHeaders;
+    const raw = JSON.stringify({ deliveryId: delivery.deliveryId, eventType: delivery.eventType, payload: delivery.payload });
+    expect(headers['webhook-id']).toBe(delivery.deliveryId);
+    expect(headers['user-agent']).toBe(USER_AGENT);
+    expect(headers['webhook-signature']).toBe(signOne(SIGNATURE_EXAMPLE.secret, delivery.deliveryId, Number(headers['webhook-timestamp']), raw));
+    vi.useFakeTimers({ now: Number(headers['webhook-timestamp']) * 1000 });
+    expect(new Webhook(SIGNATURE_EXAMPLE.secret).verify(raw, headers)).toMatchObject({ deliveryId: delivery.deliveryId });
+  });
+
   it('states the delivery rules the dispatcher really applies', () => {
     const text = deployed.webhooks['webhook.test_event'].post.description;
     expect(deployed.info.description).toContain('## Receiving webhooks');
@@ -141,7 +151,7 @@ describe('the webhooks of the deployment catalogue', () => {
       expect(doc).toContain(`Answer 2xx within ${SEND_LIMITS.deadlineMs / 1000} seconds`);
       expect(doc).toContain(`user-agent: ${USER_AGENT}`);
       expect(DISABLE_THRESHOLD).toBe(20);
-      expect(doc).toContain('Twenty consecutive failures disable the endpoint');
+      expect(doc).toContain(`${DISABLE_THRESHOLD} consecutive failures disable the endpoint`);
     }
     expect(deployed.webhooks['webhook.test_event'].post.responses['2XX'].description).toContain(`first ${SEND_LIMITS.bodyCapBytes / 1024} KiB`);
   });
