@@ -18,6 +18,7 @@ import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-
 import { randomUUID } from 'node:crypto';
 import { EVENT_SOURCE, type DomainEventSink } from '../../lambdas/queue/domain-events';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
+import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { InProcessQueue } from './in-process-queue';
 import { lambdaContext, loadHandler } from './lambda-loader';
@@ -196,11 +197,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       options.schedules === false
         ? async () => undefined
         : startSchedules(
-            [
-              { name: 'retention', everyMs: 24 * 3600_000, run: async () => (await loadHandler<() => Promise<unknown>>('retention'))() },
-              { name: 'secret-expiry', everyMs: 3600_000, run: async () => (await loadHandler<() => Promise<unknown>>('secret-expiry'))() },
-              { name: 'pending-repair', everyMs: 5 * 60_000, run: async () => (await loadHandler<() => Promise<unknown>>('pending-repair'))() },
-            ],
+            SCHEDULED_JOBS.map((job) => ({ name: job.entry, everyMs: job.everyMinutes * 60_000, run: async () => (await loadHandler<() => Promise<unknown>>(job.entry))() })),
             timeScale,
             report,
           );

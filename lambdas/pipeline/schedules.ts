@@ -3,6 +3,7 @@
  * expiry of replaced secrets, and the stuck-pending repair. Each pass is
  * bounded; a backlog drains over several passes.
  */
+import { REPAIR_AFTER_MINUTES, REPAIR_LOOKBACK_HOURS, RETENTION_DAYS, RETENTION_MAX_PER_PASS } from '../domain/scheduled-jobs';
 import { activeSecrets } from '../domain/secrets';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
@@ -11,14 +12,7 @@ import { dropExpiredSecrets, endpointsWithEndedGrace } from '../store/endpoints'
 import { deletePartition } from '../store/transactions';
 import { keys } from '../store/table-schema';
 
-/** Retention: summaries older than this are deleted with their attempts. */
-export const RETENTION_DAYS = 30;
-/** Retention: at most this many summaries per pass. */
-export const RETENTION_MAX_PER_PASS = 100;
-/** Repair: a pending row with no evidence older than this is queued again. */
-export const REPAIR_AFTER_MS = 5 * 60 * 1000;
-/** Repair: how far back the hourly buckets are searched. */
-export const REPAIR_LOOKBACK_HOURS = 48;
+const REPAIR_AFTER_MS = REPAIR_AFTER_MINUTES * 60_000;
 
 const DAY_MS = 24 * 3600 * 1000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);

@@ -1,7 +1,7 @@
 /**
- * The scheduled jobs (spec §8, DESIGN §5): history retention (daily),
- * grace-window expiry of replaced secrets (hourly) and the stuck-pending
- * repair (every 5 minutes). Each is an EventBridge schedule rule invoking its
+ * The scheduled jobs of lambdas/domain/scheduled-jobs.ts (history retention,
+ * grace-window expiry of replaced secrets, the stuck-pending repair), deployed:
+ * each is an EventBridge schedule rule invoking its
  * own function; each pass is bounded and idempotent, so a failed pass is
  * simply done again by the next tick.
  */
@@ -10,51 +10,9 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
-
-/** One scheduled job. */
-export interface ScheduledJob {
-  /** Construct id. */
-  readonly id: string;
-  /** Entry `lambdas/functions/<entry>.ts`. */
-  readonly entry: string;
-  readonly description: string;
-  /** How often it runs. */
-  readonly rate: Duration;
-  /** The function's timeout: well under the rate, so passes never overlap. */
-  readonly timeout: Duration;
-  /** True when it sends delivery messages (gets DELIVERY_QUEUE_URL and sqs:SendMessage). */
-  readonly sendsDeliveries: boolean;
-}
-
-/** The jobs, with their rates. */
-export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
-  {
-    id: 'Retention',
-    entry: 'retention',
-    description: 'Daily: deletes at most 100 delivery summaries older than 30 days, with their attempts',
-    rate: Duration.days(1),
-    timeout: Duration.minutes(5),
-    sendsDeliveries: false,
-  },
-  {
-    id: 'SecretExpiry',
-    entry: 'secret-expiry',
-    description: 'Hourly: drops replaced signing secrets whose 24-hour grace window ended',
-    rate: Duration.hours(1),
-    timeout: Duration.minutes(1),
-    sendsDeliveries: false,
-  },
-  {
-    id: 'PendingRepair',
-    entry: 'pending-repair',
-    description: 'Every 5 minutes: queues again pending deliveries whose message was never sent',
-    rate: Duration.minutes(5),
-    timeout: Duration.minutes(1),
-    sendsDeliveries: true,
-  },
-];
 
 /** Properties of {@link Schedules}. */
 export interface SchedulesProps extends LogProps {
@@ -66,9 +24,9 @@ export interface SchedulesProps extends LogProps {
 
 /** The scheduled functions and their rules. */
 export class Schedules extends Construct {
-  /** The function of each job, by {@link ScheduledJob.id}. */
+  /** The function of each job, by the job's `id` (lambdas/domain/scheduled-jobs.ts). */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
-  /** The schedule rule of each job, by {@link ScheduledJob.id}. */
+  /** The schedule rule of each job, by the job's `id` (lambdas/domain/scheduled-jobs.ts). */
   readonly rules: ReadonlyMap<string, Rule>;
 
   constructor(scope: Construct, id: string, props: SchedulesProps) {
@@ -83,7 +41,7 @@ export class Schedules extends Construct {
           TABLE_NAME: props.table.table.tableName,
           ...(job.sendsDeliveries ? { DELIVERY_QUEUE_URL: props.deliveryQueue.queueUrl } : {}),
         },
-        timeout: job.timeout,
+        timeout: Duration.seconds(job.timeoutSeconds),
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
       });
@@ -93,9 +51,9 @@ export class Schedules extends Construct {
       fn.function.configureAsyncInvoke({ retryAttempts: 0 });
       const rule = new Rule(this, `${job.id}Schedule`, {
         description: job.description,
-        schedule: Schedule.rate(job.rate),
+        schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
         // A tick EventBridge could not hand over before the next one is due is dropped, not piled up.
-        targets: [new LambdaFunction(fn.function, { maxEventAge: maxEventAgeOf(job.rate) })],
+        targets: [new LambdaFunction(fn.function, { maxEventAge: maxEventAgeOf(Duration.minutes(job.everyMinutes)) })],
       });
       functions.set(job.id, fn);
       rules.set(job.id, rule);

@@ -18,7 +18,7 @@ import { INDEXES } from '../../lambdas/store/table-schema';
 import type { WebhooksApp } from '../../lib/app';
 import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
 import { resourcesUsedBy } from '../../lib/constructs/operation-resources';
-import { SCHEDULED_JOBS } from '../../lib/constructs/schedules';
+import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { FORBIDDEN_ENVIRONMENT, PROJECT_ROOT, ServiceFunction } from '../../lib/constructs/service-function';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/table';
 import { buildTestApp } from './synth';
