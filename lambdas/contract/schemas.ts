@@ -2,6 +2,7 @@
  * Wire shapes of the resources (DESIGN §7a). Timestamps are ISO 8601 UTC.
  */
 import { z } from 'zod';
+import { idPattern, type IdPrefix } from './ids';
 import { SECRET_GRACE_HOURS, USER_AGENT } from './limits';
 import { SCOPES } from './permissions';
 
@@ -24,10 +25,10 @@ export const SlugSchema = z
   .meta({ description: 'Workspace slug', example: 'acme' });
 
 /** Identifier with a prefix and a ULID. */
-export function idSchema(prefix: string, example: string) {
+export function idSchema(prefix: IdPrefix, example: string) {
   return z
     .string()
-    .regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`))
+    .regex(idPattern(prefix))
     .meta({ example: `${prefix}_${example}` });
 }
 

@@ -1,8 +1,6 @@
-/** Prefixed, time-sortable identifiers (DESIGN §4). */
+/** Prefixed, time-sortable identifiers (docs/architecture.md#identifiers). */
 import { ulid } from 'ulid';
-
-/** Prefixes of the service's identifiers. */
-export type IdPrefix = 'whe' | 'whd' | 'tok' | 'aud' | 'ntf' | 'mem';
+import type { IdPrefix } from '../contract/ids';
 
 /**
  * A new id: prefix + ULID whose time part is `now`, so ordering by id is

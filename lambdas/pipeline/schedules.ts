@@ -9,7 +9,7 @@ import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import { deliveriesCreatedBefore, getRetentionWatermark, pendingCreatedBefore, putRetentionWatermark } from '../store/deliveries';
 import { dropExpiredSecrets, endpointsWithEndedGrace } from '../store/endpoints';
-import { deletePartition } from '../store/transactions';
+import { deletePartition } from '../store/table-io';
 import { keys } from '../store/table-schema';
 
 const REPAIR_AFTER_MS = REPAIR_AFTER_MINUTES * 60_000;

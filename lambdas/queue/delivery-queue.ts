@@ -2,6 +2,7 @@
  * The delivery queue port (DESIGN §5): messages carry ids, not payloads.
  * SQS in the cloud, an in-process queue with SQS semantics locally.
  */
+import { idPattern } from '../contract/ids';
 
 /**
  * The dispatcher's consumption of the delivery queue, read by the CDK event
@@ -31,11 +32,13 @@ export interface MessageDelayer {
   delay(receiptHandle: string, seconds: number): Promise<void>;
 }
 
+const DELIVERY_ID = idPattern('whd');
+
 /** Parses a message body; null when it is not a delivery message. */
 export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const value = JSON.parse(body) as { deliveryId?: unknown };
-    return typeof value?.deliveryId === 'string' && /^whd_[0-9A-HJKMNP-TV-Z]{26}$/.test(value.deliveryId) ? { deliveryId: value.deliveryId } : null;
+    return typeof value?.deliveryId === 'string' && DELIVERY_ID.test(value.deliveryId) ? { deliveryId: value.deliveryId } : null;
   } catch {
     return null;
   }

@@ -4,11 +4,12 @@
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiToken } from '../contract/schemas';
+import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput } from './audit';
 import { countItems, queryPage } from './pages';
-import { keys } from './table-schema';
+import { keys, SK_PREFIX } from './table-schema';
 
 /** What the authorizer learns from a token hash. */
 export interface TokenIdentity {
@@ -70,11 +71,11 @@ export async function deleteApiToken(table: TableContext, slug: string, tokenId:
 export function listApiTokens(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<ApiToken>> {
   return queryPage(table, {
     pk: keys.workspacePk(slug),
-    skPrefix: 'TOKEN#',
+    skPrefix: SK_PREFIX.token,
     forward: false,
     limit,
     cursor,
-    idPattern: /^tok_[0-9A-HJKMNP-TV-Z]{26}$/,
+    idPattern: idPattern('tok'),
     map: (item) => {
       const value = { tokenId: item.tokenId, name: item.name, scopes: item.scopes, createdAt: item.createdAt } as ApiToken;
       return { value, sortKey: value.createdAt, id: value.tokenId };
@@ -84,5 +85,5 @@ export function listApiTokens(table: TableContext, slug: string, limit: number, 
 
 /** Number of tokens. */
 export function countApiTokens(table: TableContext, slug: string): Promise<number> {
-  return countItems(table, keys.workspacePk(slug), 'TOKEN#');
+  return countItems(table, keys.workspacePk(slug), SK_PREFIX.token);
 }

@@ -1,10 +1,11 @@
 /** Audit events: written in the same transaction as the change they record. */
 import type { AuditEvent } from '../contract/schemas';
+import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
 import { queryPage } from './pages';
-import { keys } from './table-schema';
+import { keys, SK_PREFIX } from './table-schema';
 
 /** What an audit event says. */
 export interface AuditInput {
@@ -51,11 +52,11 @@ function toWire(item: Record<string, unknown>): AuditEvent {
 export function listAuditEvents(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<AuditEvent>> {
   return queryPage(table, {
     pk: keys.workspacePk(slug),
-    skPrefix: 'AUDIT#',
+    skPrefix: SK_PREFIX.audit,
     forward: false,
     limit,
     cursor,
-    idPattern: /^aud_[0-9A-HJKMNP-TV-Z]{26}$/,
+    idPattern: idPattern('aud'),
     map: (item) => {
       const value = toWire(item);
       return { value, sortKey: value.createdAt, id: value.auditEventId };

@@ -6,6 +6,7 @@
  * can never regress the summary or repeat a streak change or an audit.
  */
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { nextStreak, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
@@ -13,10 +14,8 @@ import type { TableContext } from './client';
 import { auditPut, type AuditInput } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
-import { keys, TABLE } from './table-schema';
-import { batchWriteAll, conditionFailedAt } from './transactions';
-
-const DELIVERY_ID = /^whd_[0-9A-HJKMNP-TV-Z]{26}$/;
+import { attemptId, keys, SK_PREFIX, TABLE } from './table-schema';
+import { batchWriteAll, conditionFailedAt } from './table-io';
 
 /** The wire form of a summary. */
 export function toDeliveryWire(r: DeliveryRecord): Delivery {
@@ -97,11 +96,11 @@ export async function getDelivery(table: TableContext, deliveryId: string): Prom
 export function listDeliveriesOfEndpoint(table: TableContext, endpointId: string, limit: number, cursor?: string): Promise<Page<Delivery>> {
   return queryPage(table, {
     pk: keys.deliveriesOfEndpoint(endpointId),
-    skPrefix: 'whd_',
+    skPrefix: SK_PREFIX.deliveryOfEndpoint,
     forward: false,
     limit,
     cursor,
-    idPattern: DELIVERY_ID,
+    idPattern: idPattern('whd'),
     index: {
       name: TABLE.gsi1.name,
       partitionKey: TABLE.gsi1.partitionKey,
@@ -132,14 +131,14 @@ function attemptFromItem(item: Record<string, unknown>): Attempt {
 export function listAttempts(table: TableContext, deliveryId: string, limit: number, cursor?: string): Promise<Page<Attempt>> {
   return queryPage(table, {
     pk: keys.delivery(deliveryId).pk,
-    skPrefix: 'ATT#',
+    skPrefix: SK_PREFIX.attempt,
     forward: true,
     limit,
     cursor,
     idPattern: /^\d{6}$/,
     map: (item) => {
       const value = attemptFromItem(item);
-      const id = String(value.ordinal).padStart(6, '0');
+      const id = attemptId(value.ordinal);
       return { value, sortKey: id, id };
     },
   });
@@ -267,9 +266,9 @@ export async function recordObservation(table: TableContext, obs: Observation, n
   };
 }
 
-/** The delivery id of an index entry (its table key is `DLV#<id>`). */
+/** The delivery id of an index entry (from its table key). */
 function deliveryIdOfKey(item: Record<string, unknown>): string {
-  return String(item.pk).slice('DLV#'.length);
+  return keys.deliveryIdOfPk(String(item.pk));
 }
 
 /** Index entries of one partition whose sort key is below `before`, in index order. */
@@ -310,7 +309,7 @@ export async function deliveriesCreatedBefore(table: TableContext, day: string, 
   }));
 }
 
-const WATERMARK = { pk: 'RETENTION', sk: 'WATERMARK' } as const;
+const WATERMARK = keys.retentionWatermark;
 
 /** The oldest creation day retention has not finished (null before the first pass). */
 export async function getRetentionWatermark(table: TableContext): Promise<string | null> {

@@ -5,13 +5,14 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Endpoint } from '../contract/schemas';
+import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { StoredSecret } from '../domain/secrets';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput } from './audit';
 import { queryPage } from './pages';
-import { keys, TABLE } from './table-schema';
-import { conditionFailedAt, deletePartition, queryPages } from './transactions';
+import { keys, SK_PREFIX, TABLE } from './table-schema';
+import { conditionFailedAt, deletePartition, queryPages } from './table-io';
 
 /** An endpoint as stored, secrets included. */
 export interface EndpointRecord extends Endpoint {
@@ -79,11 +80,11 @@ export async function getEndpointRecord(table: TableContext, slug: string, endpo
 export function listEndpoints(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<Endpoint>> {
   return queryPage(table, {
     pk: keys.workspacePk(slug),
-    skPrefix: 'WEBHOOK#',
+    skPrefix: SK_PREFIX.endpoint,
     forward: true,
     limit,
     cursor,
-    idPattern: /^whe_[0-9A-HJKMNP-TV-Z]{26}$/,
+    idPattern: idPattern('whe'),
     map: (item) => {
       const value = toEndpointWire(fromItem(item));
       return { value, sortKey: value.endpointId, id: value.endpointId };
@@ -184,7 +185,7 @@ export async function writeEndpointSecrets(
                 ':next': expectedVersion + 1,
                 ':expected': expectedVersion,
                 ':now': now.toISOString(),
-                ...(graceEnd ? { ':g1pk': 'SECRET_GRACE', ':g1sk': `${graceEnd}#${endpointId}` } : {}),
+                ...(graceEnd ? { ':g1pk': keys.secretGracePk, ':g1sk': keys.secretGraceSk(graceEnd, endpointId) } : {}),
               },
             },
           },
@@ -243,7 +244,7 @@ export async function countEndpoints(table: TableContext, slug: string): Promise
   let enabled = 0;
   for await (const page of queryPages(table, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': 'WEBHOOK#' },
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint },
     ProjectionExpression: 'enabled',
   })) {
     for (const item of page.Items ?? []) {
@@ -260,7 +261,7 @@ export async function enabledSubscribers(table: TableContext, slug: string, even
   for await (const page of queryPages(table, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     FilterExpression: 'enabled = :t AND contains(eventTypes, :type)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': 'WEBHOOK#', ':t': true, ':type': eventType },
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint, ':t': true, ':type': eventType },
   })) {
     out.push(...(page.Items ?? []).map(fromItem));
   }
@@ -275,7 +276,7 @@ export async function endpointsWithEndedGrace(table: TableContext, now: Date, li
       IndexName: TABLE.gsi1.name,
       KeyConditionExpression: '#pk = :pk AND #sk < :now',
       ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
-      ExpressionAttributeValues: { ':pk': 'SECRET_GRACE', ':now': now.toISOString() },
+      ExpressionAttributeValues: { ':pk': keys.secretGracePk, ':now': now.toISOString() },
       Limit: limit,
     }),
   );

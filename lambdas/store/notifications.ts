@@ -1,11 +1,12 @@
 /** Workspace notifications (e.g. a delivery dead-lettered). */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../contract/schemas';
+import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
 import { queryPage } from './pages';
-import { keys } from './table-schema';
+import { keys, SK_PREFIX } from './table-schema';
 
 /** Records a notification. */
 export async function putNotification(
@@ -32,11 +33,11 @@ export async function putNotification(
 export function listNotifications(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<Notification>> {
   return queryPage(table, {
     pk: keys.workspacePk(slug),
-    skPrefix: 'NOTIF#',
+    skPrefix: SK_PREFIX.notification,
     forward: false,
     limit,
     cursor,
-    idPattern: /^ntf_[0-9A-HJKMNP-TV-Z]{26}$/,
+    idPattern: idPattern('ntf'),
     map: (item) => {
       const value: Notification = {
         notificationId: item.notificationId as string,

@@ -1,9 +1,10 @@
-/** Keyset pages over one partition (spec §4 "Pagination"). */
+/** Keyset pages over one partition (docs/behaviour.md#keyset-cursors). */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from '../contract/pagination';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import type { TableContext } from './client';
-import { queryPages } from './transactions';
+import { queryPages } from './table-io';
+import { TABLE } from './table-schema';
 
 /** What a list reads. */
 export interface PageSpec<T> {
@@ -33,7 +34,7 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
   if (spec.cursor !== undefined) {
     const position = decodeCursor(spec.cursor, spec.idPattern);
     if (!position) return { items: [], nextCursor: null };
-    start = spec.index ? spec.index.startKey(position.id) : { pk: spec.pk, sk: `${spec.skPrefix}${position.id}` };
+    start = spec.index ? spec.index.startKey(position.id) : { [TABLE.partitionKey]: spec.pk, [TABLE.sortKey]: `${spec.skPrefix}${position.id}` };
   }
   const items: Record<string, unknown>[] = [];
   // One extra row tells whether a next page exists, so the last page says null.
@@ -43,7 +44,7 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
         TableName: table.tableName,
         ...(spec.index ? { IndexName: spec.index.name } : {}),
         KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': spec.index?.partitionKey ?? 'pk', '#sk': spec.index?.sortKey ?? 'sk' },
+        ExpressionAttributeNames: { '#pk': spec.index?.partitionKey ?? TABLE.partitionKey, '#sk': spec.index?.sortKey ?? TABLE.sortKey },
         ExpressionAttributeValues: { ':pk': spec.pk, ':prefix': spec.skPrefix },
         ScanIndexForward: spec.forward,
         Limit: spec.limit + 1 - items.length,

@@ -2,11 +2,12 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Member } from '../contract/schemas';
+import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
 import { countItems, queryPage } from './pages';
-import { keys } from './table-schema';
+import { keys, SK_PREFIX } from './table-schema';
 
 /** A workspace record. */
 export interface Workspace {
@@ -52,11 +53,11 @@ export async function addMember(table: TableContext, slug: string, input: { emai
 export function listMembers(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<Member>> {
   return queryPage(table, {
     pk: keys.workspacePk(slug),
-    skPrefix: 'MEMBER#',
+    skPrefix: SK_PREFIX.member,
     forward: true,
     limit,
     cursor,
-    idPattern: /^mem_[0-9A-HJKMNP-TV-Z]{26}$/,
+    idPattern: idPattern('mem'),
     map: (item) => {
       const value: Member = { memberId: item.memberId as string, email: item.email as string, role: item.role as Member['role'] };
       return { value, sortKey: value.memberId, id: value.memberId };
@@ -66,5 +67,5 @@ export function listMembers(table: TableContext, slug: string, limit: number, cu
 
 /** Number of members. */
 export function countMembers(table: TableContext, slug: string): Promise<number> {
-  return countItems(table, keys.workspacePk(slug), 'MEMBER#');
+  return countItems(table, keys.workspacePk(slug), SK_PREFIX.member);
 }

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { idPattern } from '../../lambdas/contract/ids';
 import { bearerToken, hashApiToken, mintApiToken } from '../../lambdas/domain/api-tokens';
 import { decodeCursor, encodeCursor } from '../../lambdas/domain/cursor';
 import { excessPermissions, permissionsOf } from '../../lambdas/contract/permissions';
 import { clampLimit } from '../../lambdas/contract/pagination';
 
-const ID = /^whe_[0-9A-HJKMNP-TV-Z]{26}$/;
+const ID = idPattern('whe');
 
 describe('cursors', () => {
   it('round-trip a position', () => {

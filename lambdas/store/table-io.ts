@@ -1,4 +1,8 @@
-/** Helpers around DynamoDB transactions, paged queries and batch writes. */
+/**
+ * Generic I/O on the table, shared by the store modules: every page of a query,
+ * batch writes with bounded retries, deleting a whole partition, and reading
+ * which item of a cancelled transaction failed its condition.
+ */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, paginateQuery, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
