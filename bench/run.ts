@@ -89,7 +89,7 @@ const PUBLISH_CONCURRENCY = args.publishConcurrency;
 const LATENCY_EVENTS = args.latencyEvents;
 const LATENCY_RATE = args.latencyRate;
 const INIT_RUNS = args.initRuns;
-/** The dispatcher's in-flight maximum: maxConcurrency 4 batches × batchSize 25 (SPEC §8). */
+/** The dispatcher's in-flight maximum: maxConcurrency 4 batches × batchSize 25 (docs/architecture.md#dispatcher). */
 const PIPELINE_IN_FLIGHT = 100;
 /** `connections` of the dispatcher's undici Agent per target (lambdas/pipeline/http-sender.ts). */
 const SENDER_CONNECTIONS = 8;

@@ -1,5 +1,5 @@
 /**
- * The service's stack. It only composes constructs (DESIGN §3); behaviour lives
+ * The service's stack. It only composes constructs (docs/architecture.md#components); behaviour lives
  * in lib/constructs/ and configuration in lib/config.ts.
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';

@@ -1,6 +1,6 @@
 /**
- * An in-process queue with the SQS semantics the pipeline relies on (DESIGN
- * §8): visibility timeout, per-message receive count, ChangeMessageVisibility,
+ * An in-process queue with the SQS semantics the pipeline relies on
+ * (docs/architecture.md#the-local-stack): visibility timeout, per-message receive count, ChangeMessageVisibility,
  * redrive to a dead-letter queue after `maxReceiveCount` receives, batches of
  * `batchSize` gathered within a batching window, at most `maxConcurrency`
  * batches in flight, partial batch responses. `timeScale` divides every delay.

@@ -1,6 +1,6 @@
 /**
  * The demo webhook receiver behind `npm run receiver`: a small `node:http`
- * server that does what a real receiver should (spec §4 "Receiver rules"):
+ * server that does what a real receiver should (docs/behaviour.md#receiver-rules):
  * verify the raw body with the `standardwebhooks` library before parsing it,
  * dedupe on `webhook-id`, and answer fast. It can be told to fail a share of
  * requests so the service's retries become visible.

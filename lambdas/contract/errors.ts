@@ -1,6 +1,6 @@
 /**
  * Error tags and their HTTP statuses: the one mapping shared by REST, the
- * authorizer's gateway responses and MCP (spec §7, DESIGN §7).
+ * authorizer's gateway responses and MCP (docs/behaviour.md#errors).
  */
 import { z } from 'zod';
 

@@ -1,5 +1,5 @@
 /**
- * The catalogue of subscribable event types (DESIGN §2): each type with its
+ * The catalogue of subscribable event types (docs/behaviour.md#event-catalogue): each type with its
  * payload schema. Built-in types are the synthetic test event and the
  * service's own domain events, so a workspace can subscribe to its own changes.
  */
@@ -70,7 +70,7 @@ export const BUILT_IN_EVENT_TYPES = {
 /** A built-in event type name. */
 export type BuiltInEventType = keyof typeof BUILT_IN_EVENT_TYPES;
 
-/** The test send's event type (spec §6). */
+/** The test send's event type (docs/behaviour.md#test-sends). */
 export const TEST_EVENT_TYPE = 'webhook.test_event' satisfies BuiltInEventType;
 
 /** Event type names: dotted lower-case words, as the built-ins. */

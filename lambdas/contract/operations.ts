@@ -1,5 +1,5 @@
 /**
- * Every REST operation, declared once (DESIGN §2). CDK routes and functions,
+ * Every REST operation, declared once (docs/architecture.md#one-contract). CDK routes and functions,
  * the OpenAPI document, the local server and the MCP tools are all built
  * from this list; no path, schema or status is written anywhere else.
  */
@@ -305,7 +305,7 @@ export const OPERATIONS = [
     params: Slug,
     response: OverviewSchema,
     successStatus: 200,
-    // Spec §4 declares exactly WorkspaceNotFound, InternalError, Unauthorized and
+    // The overview declares exactly WorkspaceNotFound, InternalError, Unauthorized and
     // RateLimited, so any token of the workspace may read it (no 403 possible).
     errors: [],
     permission: null,

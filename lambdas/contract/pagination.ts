@@ -1,5 +1,5 @@
 /**
- * Pagination (spec §4 "Pagination"): `limit` defaults to 50 and is clamped into
+ * Pagination (docs/behaviour.md#pagination): `limit` defaults to 50 and is clamped into
  * [1, 200], never an error; `cursor` is an opaque keyset position.
  */
 import { z } from 'zod';

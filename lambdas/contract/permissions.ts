@@ -1,5 +1,5 @@
 /**
- * Permissions and scopes (spec §5, DESIGN §6). A token carries scopes: bundle
+ * Permissions and scopes (docs/architecture.md#scopes-and-permissions). A token carries scopes: bundle
  * names (`read`, `write`, `admin`) or single permissions.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Rate-limit buckets (spec §8). Each route declares one; quotas are
+ * Rate-limit buckets (docs/behaviour.md#rate-limits). Each route declares one; quotas are
  * configuration (cdk context `rateLimits`, env `RATE_LIMITS`) over these defaults.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the resources (DESIGN §7a). Timestamps are ISO 8601 UTC.
+ * Wire shapes of the resources (docs/architecture.md#one-contract). Timestamps are ISO 8601 UTC.
  */
 import { z } from 'zod';
 import { idPattern, type IdPrefix } from './ids';
@@ -110,7 +110,7 @@ export const RotatedSecretSchema = z
   });
 export type RotatedSecret = z.infer<typeof RotatedSecretSchema>;
 
-/** Delivery status (spec §3.1). */
+/** Delivery status (docs/behaviour.md#delivery-statuses). */
 export const DeliveryStatusSchema = z.enum(['pending', 'delivered', 'failed', 'failed_permanent', 'dead_lettered']);
 export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
 

@@ -1,4 +1,4 @@
-/** API tokens: minted once, stored as SHA-256 hashes (spec §5, DESIGN §6). */
+/** API tokens: minted once, stored as SHA-256 hashes (docs/architecture.md#api-tokens). */
 import { createHash, randomBytes } from 'node:crypto';
 
 /** Prefix of raw tokens, so leaked ones are recognisable by secret scanners. */

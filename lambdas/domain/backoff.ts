@@ -1,4 +1,4 @@
-/** Retry schedule (spec §8): min(attempts, 6) × 30 s. */
+/** Retry schedule (docs/behaviour.md#retries-and-backoff): min(attempts, 6) × 30 s. */
 
 /** Base retry delay. */
 export const RETRY_DELAY_SECONDS = 30;

@@ -1,5 +1,5 @@
 /**
- * Keyset cursors (spec §4 "Pagination", DESIGN §4): base64url of the last
+ * Keyset cursors (docs/behaviour.md#keyset-cursors): base64url of the last
  * item's sort key and id. Anything that does not decode to a position of the
  * list is `null`, which the lists turn into an empty page.
  */

@@ -1,5 +1,5 @@
 /**
- * Signing secrets and their rotation (spec §2.1, §4 "Secret rotation").
+ * Signing secrets and their rotation (docs/behaviour.md#secret-rotation).
  */
 import { randomBytes } from 'node:crypto';
 import { SECRET_GRACE_HOURS } from '../contract/limits';

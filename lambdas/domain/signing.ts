@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signatures (spec §4 "Delivery request"): HMAC-SHA256 keyed
+ * Standard Webhooks signatures (docs/behaviour.md#signing): HMAC-SHA256 keyed
  * with the base64-decoded part of `whsec_…`, over `id.timestamp.body`, as
  * space-separated `v1,<base64>` entries, current key first.
  */

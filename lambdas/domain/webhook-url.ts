@@ -46,7 +46,7 @@ interface Classification {
 }
 
 /**
- * Checks a webhook URL against the spec's rules (no DNS): https only, no
+ * Checks a webhook URL against the endpoint URL rules (docs/architecture.md#url-guard; no DNS): https only, no
  * credentials, no localhost or single-label host, no IP literal outside public
  * unicast space (in any spelling), at most 2048 characters. Never throws.
  */

@@ -1,4 +1,4 @@
-/** The API Gateway side of token authorization (spec §5, DESIGN §6): the caller as authorizer context and policy. */
+/** The API Gateway side of token authorization (docs/architecture.md#authorizer): the caller as authorizer context and policy. */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import type { Caller } from '../operations/context';
 

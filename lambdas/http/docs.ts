@@ -1,5 +1,5 @@
 /**
- * `/openapi.json` and `/reference` (spec §4): the document generated at synth
+ * `/openapi.json` and `/reference` (docs/architecture.md#reference-documents): the document generated at synth
  * and an interactive reference page whose assets are self-hosted.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';

@@ -1,5 +1,5 @@
 /**
- * The MCP transport gate (spec §7): POST only (405 otherwise: a GET would open
+ * The MCP transport gate (docs/architecture.md#mcp-endpoint): POST only (405 otherwise: a GET would open
  * an event stream a buffered function URL never ends), the bearer token
  * verified with the same token store as REST (401), the `mcp` rate-limit
  * bucket (429), then a fresh stateless server per request with JSON responses.

@@ -1,5 +1,5 @@
 /**
- * The MCP tools, generated from the contract (DESIGN §2): one per operation,
+ * The MCP tools, generated from the contract (docs/architecture.md#one-contract): one per operation,
  * named by the contract, with its path, query and body schemas as the input,
  * its permission, and its errors as tool errors carrying the REST problem body.
  */

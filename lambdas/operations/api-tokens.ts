@@ -1,4 +1,4 @@
-/** API token operations (spec §5). */
+/** API token operations (docs/behaviour.md#token-rules). */
 import { AppError } from '../contract/errors';
 import { clampLimit } from '../contract/pagination';
 import { excessPermissions } from '../contract/permissions';

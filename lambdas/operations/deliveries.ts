@@ -1,4 +1,4 @@
-/** Delivery operations (spec §3.1, §4): list, get, attempts, replay, test send. */
+/** Delivery operations (docs/behaviour.md#replay, docs/behaviour.md#test-sends): list, get, attempts, replay, test send. */
 import { AppError } from '../contract/errors';
 import { TEST_EVENT_TYPE } from '../contract/events';
 import { clampLimit } from '../contract/pagination';

@@ -1,5 +1,5 @@
 /**
- * Per-client rate limiting (spec §8): a DynamoDB fixed-window counter when a
+ * Per-client rate limiting (docs/behaviour.md#rate-limits): a DynamoDB fixed-window counter when a
  * table is bound, an in-process token bucket when it is not.
  */
 import { resolveQuotas, type Quota, type RateLimitBucket } from '../contract/rate-limits';

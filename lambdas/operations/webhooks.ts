@@ -1,4 +1,4 @@
-/** Webhook endpoint operations (spec §2.1, §4). */
+/** Webhook endpoint operations (docs/behaviour.md#endpoint-rules, docs/behaviour.md#secret-rotation). */
 import { AppError } from '../contract/errors';
 import { clampLimit } from '../contract/pagination';
 import { newId } from '../domain/ids';

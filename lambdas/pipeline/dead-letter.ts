@@ -1,5 +1,5 @@
 /**
- * The dead-letter consumer (spec §3.1, DESIGN §5): a delivery whose retries
+ * The dead-letter consumer (docs/behaviour.md#dead-lettering): a delivery whose retries
  * are exhausted becomes `dead_lettered` by terminal bookkeeping (no HTTP
  * attempt, last HTTP evidence kept, streak untouched, an operator's re-enable
  * untouched), then a workspace Notification is recorded, best effort.
@@ -50,7 +50,7 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
       deps.now(),
     );
   } catch {
-    // Notifications are best effort, after persistence (spec §3.2 rule 3).
+    // Notifications are best effort, after persistence (docs/behaviour.md#notifications).
   }
   return { kind: 'dead_lettered', delivery: outcome.delivery };
 }

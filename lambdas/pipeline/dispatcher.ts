@@ -1,6 +1,6 @@
 /**
- * The dispatcher's work on one queued delivery (spec §3, §4 "Delivery
- * request", §8; DESIGN §5): load, check, sign, POST, record, decide.
+ * The dispatcher's work on one queued delivery (docs/architecture.md#dispatcher,
+ * docs/behaviour.md#outbound-request): load, check, sign, POST, record, decide.
  * Pure of AWS: the queue's ack / retry is the caller's, from the result.
  */
 import { randomUUID } from 'node:crypto';
@@ -106,7 +106,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
     return { kind: 'ack', reason: outcome.kind === 'recorded' ? 'endpoint_disabled' : 'duplicate', ...(outcome.kind === 'recorded' ? { delivery: outcome.delivery } : {}) };
   }
 
-  // Dispatch-time URL check: the spec's rules again, then every resolved address.
+  // Dispatch-time URL check: the endpoint rules again, then every resolved address.
   const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
   const address = check.ok ? await checkedAddress(deps, check.url) : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}` } as const);
 
@@ -153,7 +153,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   }));
   if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
   if (outcome.disabled) {
-    // Best effort, after persistence (spec §3.2 rule 3).
+    // Best effort, after persistence (docs/behaviour.md#notifications).
     await putNotification(
       deps.table,
       delivery.workspace,

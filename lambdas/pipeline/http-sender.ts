@@ -1,5 +1,5 @@
 /**
- * One outbound POST (spec §4 "Delivery request", §8): 10 s deadline, redirects
+ * One outbound POST (docs/behaviour.md#deadlines-and-body-read): 10 s deadline, redirects
  * not followed, the response body read as at most a 2 KiB prefix under its own
  * 2 s deadline, and the connection pinned to an address that was checked
  * (no DNS rebinding between the check and the connect).
@@ -121,5 +121,5 @@ export function createHttpSender(limits: SendLimits = SEND_LIMITS): Sender {
   };
 }
 
-/** The production sender (undici, the spec's limits). */
+/** The production sender (undici, the published SEND_LIMITS). */
 export const httpSender: Sender = createHttpSender();

@@ -1,5 +1,5 @@
 /**
- * The publisher (spec §1, §6; DESIGN §5): validates a domain event against the
+ * The publisher (docs/architecture.md#publisher, docs/behaviour.md#event-publishing): validates a domain event against the
  * catalogue, writes one `pending` row per enabled subscribed endpoint, then
  * enqueues one message per row. A row whose message was never sent is found
  * by the stuck-pending repair; an invalid or oversized event writes nothing.

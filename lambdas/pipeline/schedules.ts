@@ -1,5 +1,5 @@
 /**
- * The scheduled jobs (spec §8, DESIGN §5): history retention, grace-window
+ * The scheduled jobs (docs/behaviour.md#retention-and-scheduled-jobs): history retention, grace-window
  * expiry of replaced secrets, and the stuck-pending repair. Each pass is
  * bounded; a backlog drains over several passes.
  */

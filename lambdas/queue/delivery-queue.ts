@@ -1,5 +1,5 @@
 /**
- * The delivery queue port (DESIGN §5): messages carry ids, not payloads.
+ * The delivery queue port (docs/architecture.md#queue-messages): messages carry ids, not payloads.
  * SQS in the cloud, an in-process queue with SQS semantics locally.
  */
 import { idPattern } from '../contract/ids';

@@ -1,6 +1,6 @@
 /**
- * Delivery summaries and their immutable attempt evidence (spec §2.2, §2.3,
- * DESIGN §5). Recording an observation is one transaction: the attempt (put
+ * Delivery summaries and their immutable attempt evidence
+ * (docs/architecture.md#recording-transaction). Recording an observation is one transaction: the attempt (put
  * if absent), the summary (conditional on the evidence count read and on not
  * being terminal) and the endpoint's streak, so a duplicate or late observation
  * can never regress the summary or repeat a streak change or an audit.

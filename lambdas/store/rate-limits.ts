@@ -1,4 +1,4 @@
-/** Fixed-window rate-limit counters in the table, expiring by TTL (spec §8). */
+/** Fixed-window rate-limit counters in the table, expiring by TTL (docs/behaviour.md#rate-limits). */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Quota } from '../contract/rate-limits';
 import type { TableContext } from './client';

@@ -1,5 +1,5 @@
 /**
- * The delivery pipeline (DESIGN §5): the domain-events bus and its rule, the
+ * The delivery pipeline (docs/architecture.md#delivery-pipeline): the domain-events bus and its rule, the
  * publisher, the SQS delivery queue with its dead-letter queue, the dispatcher
  * and the dead-letter consumer. Every function gets exactly the grants its
  * code uses.
@@ -19,7 +19,7 @@ import type { ServiceTable } from './table';
 /**
  * The dispatcher's timeout. One batch is dispatched concurrently, so a batch
  * takes about as long as its slowest record: the 10 s request deadline, the 2 s
- * body read (spec §8), DNS, and a few DynamoDB calls, with room to spare.
+ * body read (docs/behaviour.md#deadlines-and-body-read), DNS, and a few DynamoDB calls, with room to spare.
  */
 export const DISPATCHER_TIMEOUT = Duration.seconds(DISPATCHER_CONSUMER.timeoutSeconds);
 

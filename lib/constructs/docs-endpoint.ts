@@ -1,5 +1,5 @@
 /**
- * `/openapi.json`, `/reference` and `/reference/{asset}` (spec §4, §9): the
+ * `/openapi.json`, `/reference` and `/reference/{asset}` (docs/architecture.md#reference-documents): the
  * OpenAPI document is generated from the contract at synth, written with the
  * reference UI assets into a folder, and shipped inside the docs function's
  * bundle (`$LAMBDA_TASK_ROOT/docs/`). No authorizer: the documents are public.
@@ -59,7 +59,7 @@ export class DocsEndpoint extends Construct {
       });
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: 'Public by design (spec §4): the OpenAPI document and the reference UI are read before a client has a token; they hold no workspace data.',
+        reason: 'Public by design (docs/architecture.md#reference-documents): the OpenAPI document and the reference UI are read before a client has a token; they hold no workspace data.',
       });
       return method;
     });

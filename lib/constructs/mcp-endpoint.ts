@@ -1,5 +1,5 @@
 /**
- * The MCP server (spec §7): one function behind its own function URL. The URL
+ * The MCP server (docs/architecture.md#mcp-endpoint): one function behind its own function URL. The URL
  * has no AWS auth (MCP clients send a workspace API token, not SigV4): the
  * function verifies the `Authorization: Bearer` token with the same token
  * store, scopes and permission checks as REST and counts each request in the

@@ -1,6 +1,6 @@
 /**
  * What the functions that run contract operations need, derived from the
- * contract (DESIGN §2): the API environment (table, rate-limit table, quotas),
+ * contract (docs/architecture.md#one-contract): the API environment (table, rate-limit table, quotas),
  * table grants by whether the operations write, and, for each resource an
  * operation `uses`, its environment variable and its grant. The REST API binds
  * one operation per function; the MCP endpoint binds the union of them all, so
@@ -78,7 +78,7 @@ export function bindOperationResources(uses: Iterable<OperationResource>, resour
 
 /**
  * The environment every function running operations gets: the table, the
- * rate-limit counters (in the same table, DESIGN §4; without the variable the
+ * rate-limit counters (in the same table, docs/architecture.md#item-keys; without the variable the
  * code falls back to an in-process limiter) and the per-token quotas.
  */
 export function operationEnvironment(table: ServiceTable, quotas: Readonly<Record<RateLimitBucket, Quota>> = DEFAULT_QUOTAS): Record<string, string> {

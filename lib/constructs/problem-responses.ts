@@ -1,7 +1,7 @@
 /**
  * API Gateway's own refusals (authorizer 401, throttling, unknown routes, bad
  * requests, its 5xx) in the same problem+json shape as the functions' errors
- * (DESIGN §7). Statuses, titles and types come from lambdas/contract/errors.ts.
+ * (docs/behaviour.md#problem-documents). Statuses, titles and types come from lambdas/contract/errors.ts.
  */
 import { ResponseType, type RestApiBase } from 'aws-cdk-lib/aws-apigateway';
 import { ERROR_STATUS, errorTitle, errorType, type ErrorTag } from '../../lambdas/contract/errors';

@@ -1,5 +1,5 @@
 /**
- * The REST API (spec §4, §5): API Gateway with the TOKEN authorizer, one
+ * The REST API (docs/architecture.md#components, docs/architecture.md#authorizer): API Gateway with the TOKEN authorizer, one
  * resource and method per contract operation, each backed by its own function
  * with least-privilege table grants (plus the queue or the bus when the
  * contract says the operation `uses` them), access logging, tracing, stage throttling
@@ -144,12 +144,12 @@ export class ServiceApi extends Construct {
       {
         id: 'AwsSolutions-APIG2',
         reason:
-          "Each operation validates path, query and body against the contract's zod schemas before it runs, so every 400 is one problem+json with the zod issues (DESIGN §7) and the local stack, which has no gateway, answers exactly as the deployed one. A gateway model would be a second, weaker copy of those schemas (draft-04 cannot express rules such as the webhook URL checks) with a different error body.",
+          "Each operation validates path, query and body against the contract's zod schemas before it runs, so every 400 is one problem+json with the zod issues (docs/behaviour.md#problem-documents) and the local stack, which has no gateway, answers exactly as the deployed one. A gateway model would be a second, weaker copy of those schemas (draft-04 cannot express rules such as the webhook URL checks) with a different error body.",
       },
       {
         id: 'AwsSolutions-COG4',
         reason:
-          'Clients are workspace API tokens (spec §5: Authorization: Bearer <token>), verified by the Lambda TOKEN authorizer; the service has no Cognito users. The docs routes are public by design.',
+          'Clients are workspace API tokens (Authorization: Bearer <token>, docs/architecture.md#authorizer), verified by the Lambda TOKEN authorizer; the service has no Cognito users. The docs routes are public by design.',
       },
     );
     Validations.of(this.api.deploymentStage).acknowledge(

@@ -34,7 +34,7 @@ export const METRICS_NAMESPACE = 'WebhookDelivery';
 /**
  * Environment variables no deployed function may carry. `ALLOW_LOOPBACK_TARGETS`
  * is the local stack's switch that lets webhooks target loopback addresses
- * (DESIGN §6): the deployed stack never sets it.
+ * (docs/architecture.md#loopback-switch): the deployed stack never sets it.
  */
 export const FORBIDDEN_ENVIRONMENT = ['ALLOW_LOOPBACK_TARGETS', 'DYNAMODB_ENDPOINT'] as const;
 

@@ -1,5 +1,5 @@
 /**
- * The service's one DynamoDB table (DESIGN §4), created from the shared key
+ * The service's one DynamoDB table (docs/architecture.md#table-and-indexes), created from the shared key
  * schema in lambdas/store/table-schema.ts, with grants that name exactly the
  * actions and keys each kind of function needs.
  */
@@ -12,7 +12,7 @@ import { INDEXES, keys, TABLE } from '../../lambdas/store/table-schema';
 
 /**
  * Item actions of a function that only reads. No Scan: every access pattern is
- * a Query (DESIGN §4); no DescribeTable or stream actions: the code uses none.
+ * a Query (docs/architecture.md#access-patterns); no DescribeTable or stream actions: the code uses none.
  */
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
@@ -41,7 +41,8 @@ export interface ServiceTableProps {
 
 /**
  * The table: on-demand, point-in-time recovery, TTL on the schema's TTL
- * attribute, and every GSI of the schema (all attributes projected).
+ * attribute, and every GSI of the schema with its projection (gsi1 all
+ * attributes; the retention and repair indexes keys only).
  */
 export class ServiceTable extends Construct {
   /** The table. */

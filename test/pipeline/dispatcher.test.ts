@@ -1,6 +1,6 @@
 /**
  * The dispatcher against real loopback receivers and DynamoDB Local: every
- * outcome of spec §3.1 / §8, evidence, signatures (verified with the
+ * outcome of docs/behaviour.md#status-transitions and docs/behaviour.md#retries-and-backoff, evidence, signatures (verified with the
  * `standardwebhooks` library), the streak, and duplicate observations.
  */
 import { Webhook } from 'standardwebhooks';

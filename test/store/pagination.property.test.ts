@@ -1,5 +1,5 @@
 /**
- * Spec §4 "Pagination", as a property against DynamoDB Local: rows inserted
+ * docs/behaviour.md#keyset-cursors, as a property against DynamoDB Local: rows inserted
  * between page reads never shift, duplicate or hide rows that were there when
  * paging began, for a newest-first list and a forward-on-id list.
  */

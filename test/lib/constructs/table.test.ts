@@ -35,7 +35,7 @@ describe('the table', () => {
     });
   });
 
-  it('has every GSI of the schema, all attributes projected', () => {
+  it('has every GSI of the schema, each with the projection the schema gives it', () => {
     expect(INDEXES.length).toBeGreaterThanOrEqual(2);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: INDEXES.map((g) => ({

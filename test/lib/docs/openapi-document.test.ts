@@ -73,7 +73,7 @@ describe('the OpenAPI document generated from the contract', () => {
     for (const type of create.eventTypes) expect(deployment.has(type), type).toBe(true);
   });
 
-  it('declares exactly WorkspaceNotFound, InternalError, Unauthorized, RateLimited on the overview (spec §4)', () => {
+  it('declares exactly WorkspaceNotFound, InternalError, Unauthorized, RateLimited on the overview (docs/behaviour.md#declared-errors)', () => {
     const overview = OPERATIONS.find((o) => o.operationId === 'getWorkspaceOverview')!;
     expect(declaredErrors(overview).sort()).toEqual(['InternalError', 'RateLimited', 'Unauthorized', 'WorkspaceNotFound']);
     expect(Object.keys(doc.paths['/workspaces/{slug}/overview'].get.responses).sort()).toEqual(['200', '401', '404', '429', '500']);
