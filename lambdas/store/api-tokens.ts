@@ -2,12 +2,12 @@
  * API tokens: a hash item (the authorizer's lookup, strongly consistent on the
  * table) and a listing item under the workspace, written and deleted together.
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiToken } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { TableContext } from './client';
-import { auditPut, type AuditInput } from './audit';
+import { writeAudited, type AuditInput } from './audit';
 import { countItems, queryPage } from './pages';
 import { keys, SK_PREFIX } from './table-schema';
 
@@ -27,20 +27,21 @@ export async function putApiToken(
   audit?: AuditInput,
 ): Promise<void> {
   const { hash, ...meta } = token;
-  await table.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: table.tableName,
-            Item: { ...keys.tokenHash(hash), type: 'token-hash', tokenId: meta.tokenId, workspace: slug, scopes: meta.scopes },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
+  await writeAudited(
+    table,
+    [
+      {
+        Put: {
+          TableName: table.tableName,
+          Item: { ...keys.tokenHash(hash), type: 'token-hash', tokenId: meta.tokenId, workspace: slug, scopes: meta.scopes },
+          ConditionExpression: 'attribute_not_exists(pk)',
         },
-        { Put: { TableName: table.tableName, Item: { ...keys.token(slug, meta.tokenId), type: 'token', ...meta, hash } } },
-        ...(audit ? [auditPut(table, slug, audit, now)] : []),
-      ],
-    }),
+      },
+      { Put: { TableName: table.tableName, Item: { ...keys.token(slug, meta.tokenId), type: 'token', ...meta, hash } } },
+    ],
+    slug,
+    audit,
+    now,
   );
 }
 
@@ -55,14 +56,15 @@ export async function findTokenByHash(table: TableContext, hash: string): Promis
 export async function deleteApiToken(table: TableContext, slug: string, tokenId: string, now: Date, audit: AuditInput): Promise<boolean> {
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.token(slug, tokenId), ConsistentRead: true }));
   if (!out.Item) return false;
-  await table.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: 'attribute_exists(pk)' } },
-        { Delete: { TableName: table.tableName, Key: keys.tokenHash(out.Item.hash as string) } },
-        auditPut(table, slug, audit, now),
-      ],
-    }),
+  await writeAudited(
+    table,
+    [
+      { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: 'attribute_exists(pk)' } },
+      { Delete: { TableName: table.tableName, Key: keys.tokenHash(out.Item.hash as string) } },
+    ],
+    slug,
+    audit,
+    now,
   );
   return true;
 }

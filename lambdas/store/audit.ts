@@ -1,4 +1,5 @@
 /** Audit events: written in the same transaction as the change they record. */
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AuditEvent } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
@@ -35,6 +36,18 @@ export function auditPut(table: TableContext, slug: string, input: AuditInput, n
       },
     },
   };
+}
+
+/** One item of a write transaction. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Writes `items` and the audit event of the change (when given) in one
+ * transaction, so the change and its audit stand or fall together. The audit
+ * is the last item: a caller reads a failed condition by its item's index.
+ */
+export async function writeAudited(table: TableContext, items: readonly TransactItem[], slug: string, audit: AuditInput | undefined, now: Date): Promise<void> {
+  await table.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? [auditPut(table, slug, audit, now)] : [])] }));
 }
 
 function toWire(item: Record<string, unknown>): AuditEvent {

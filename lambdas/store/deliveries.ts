@@ -11,7 +11,7 @@ import type { Page } from '../contract/pagination';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { nextStreak, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
 import type { TableContext } from './client';
-import { auditPut, type AuditInput } from './audit';
+import { auditPut, writeAudited, type AuditInput, type TransactItem } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
 import { attemptId, keys, SK_PREFIX, TABLE } from './table-schema';
@@ -76,14 +76,7 @@ export async function putPendingDeliveries(table: TableContext, records: readonl
 
 /** Writes one pending summary (replay, test send) with an optional audit event, atomically. */
 export async function putPendingDelivery(table: TableContext, record: DeliveryRecord, now: Date, audit?: AuditInput): Promise<void> {
-  await table.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Put: { TableName: table.tableName, Item: pendingItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
-        ...(audit ? [auditPut(table, record.workspace, audit, now)] : []),
-      ],
-    }),
-  );
+  await writeAudited(table, [{ Put: { TableName: table.tableName, Item: pendingItem(record), ConditionExpression: 'attribute_not_exists(pk)' } }], record.workspace, audit, now);
 }
 
 /** Reads a summary by id (any workspace: callers check ownership). */
@@ -193,7 +186,7 @@ export async function recordObservation(table: TableContext, obs: Observation, n
     summary[':lerr'] = attempt.failureReason;
   }
 
-  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+  const items: TransactItem[] = [
     {
       Put: {
         TableName: table.tableName,

@@ -3,13 +3,13 @@
  * {@link toEndpointWire} turns it into what responses show, and it drops them.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Endpoint } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { StoredSecret } from '../domain/secrets';
 import type { TableContext } from './client';
-import { auditPut, type AuditInput } from './audit';
+import { writeAudited, type AuditInput, type TransactItem } from './audit';
 import { queryPage } from './pages';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
 import { conditionFailedAt, deletePartition, queryPages } from './table-io';
@@ -54,19 +54,12 @@ function fromItem(item: Record<string, unknown>): EndpointRecord {
 
 /** Stores a new endpoint with its audit event. */
 export async function putEndpoint(table: TableContext, record: EndpointRecord, now: Date, audit: AuditInput): Promise<void> {
-  await table.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: table.tableName,
-            Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        auditPut(table, record.workspace, audit, now),
-      ],
-    }),
+  await writeAudited(
+    table,
+    [{ Put: { TableName: table.tableName, Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } }],
+    record.workspace,
+    audit,
+    now,
   );
 }
 
@@ -126,23 +119,17 @@ export async function updateEndpoint(
     values[':zero'] = 0;
   }
   try {
-    await table.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: table.tableName,
-              Key: keys.endpoint(slug, endpointId),
-              UpdateExpression: `SET ${sets.join(', ')}`,
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: values,
-              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-            },
-          },
-          auditPut(table, slug, audit, now),
-        ],
-      }),
-    );
+    const update: TransactItem = {
+      Update: {
+        TableName: table.tableName,
+        Key: keys.endpoint(slug, endpointId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: values,
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+      },
+    };
+    await writeAudited(table, [update], slug, audit, now);
   } catch (e) {
     if (conditionFailedAt(e, 0)) return null;
     throw e;
@@ -168,31 +155,25 @@ export async function writeEndpointSecrets(
 ): Promise<SecretWrite> {
   const graceEnd = secrets[1]?.expiresAt ?? null;
   try {
-    await table.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: table.tableName,
-              Key: keys.endpoint(slug, endpointId),
-              UpdateExpression: graceEnd
-                ? 'SET secrets = :s, secretVersion = :next, updatedAt = :now, #g1pk = :g1pk, #g1sk = :g1sk'
-                : 'SET secrets = :s, secretVersion = :next, updatedAt = :now REMOVE #g1pk, #g1sk',
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(secretVersion) OR secretVersion = :expected)',
-              ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
-              ExpressionAttributeValues: {
-                ':s': secrets,
-                ':next': expectedVersion + 1,
-                ':expected': expectedVersion,
-                ':now': now.toISOString(),
-                ...(graceEnd ? { ':g1pk': keys.secretGracePk, ':g1sk': keys.secretGraceSk(graceEnd, endpointId) } : {}),
-              },
-            },
-          },
-          auditPut(table, slug, audit, now),
-        ],
-      }),
-    );
+    const update: TransactItem = {
+      Update: {
+        TableName: table.tableName,
+        Key: keys.endpoint(slug, endpointId),
+        UpdateExpression: graceEnd
+          ? 'SET secrets = :s, secretVersion = :next, updatedAt = :now, #g1pk = :g1pk, #g1sk = :g1sk'
+          : 'SET secrets = :s, secretVersion = :next, updatedAt = :now REMOVE #g1pk, #g1sk',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(secretVersion) OR secretVersion = :expected)',
+        ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
+        ExpressionAttributeValues: {
+          ':s': secrets,
+          ':next': expectedVersion + 1,
+          ':expected': expectedVersion,
+          ':now': now.toISOString(),
+          ...(graceEnd ? { ':g1pk': keys.secretGracePk, ':g1sk': keys.secretGraceSk(graceEnd, endpointId) } : {}),
+        },
+      },
+    };
+    await writeAudited(table, [update], slug, audit, now);
     return 'ok';
   } catch (e) {
     if (conditionFailedAt(e, 0)) {
@@ -205,14 +186,7 @@ export async function writeEndpointSecrets(
 /** Deletes an endpoint (with its audit event), then its deliveries and their attempts. */
 export async function deleteEndpoint(table: TableContext, slug: string, endpointId: string, now: Date, audit: AuditInput): Promise<boolean> {
   try {
-    await table.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
-          auditPut(table, slug, audit, now),
-        ],
-      }),
-    );
+    await writeAudited(table, [{ Delete: { TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConditionExpression: 'attribute_exists(pk)' } }], slug, audit, now);
   } catch (e) {
     if (conditionFailedAt(e, 0)) return false;
     throw e;
