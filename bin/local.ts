@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startLocalStack } from './local/stack';
+import { stopOnSignals } from './local/stop-on-signals';
 
 const HELP = `Usage: npm start -- [options]
   --port <n>          API port (default 3000)
@@ -58,21 +59,7 @@ Webhook delivery service: local stack ready
   Try:  curl -H "Authorization: Bearer ${stack.token}" ${stack.apiUrl}/workspaces/${stack.workspace}/overview
 Ctrl-C stops the API and DynamoDB Local.`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping…`);
-    stack
-      .stop()
-      .then(() => process.exit(0))
-      .catch((e: unknown) => {
-        console.error(e);
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignals((signal) => console.log(`\n${signal}: stopping…`), () => stack.stop());
 }
 
 main().catch((e: unknown) => {

@@ -7,6 +7,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ReceiverConfigError, startReceiver, type Receiver } from './local/receiver-server';
+import { stopOnSignals } from './local/stop-on-signals';
 
 const HELP = `Usage: npm run receiver -- [options]
   --port <n>            port on 127.0.0.1 (default 4000; 0 = any free port)
@@ -108,22 +109,13 @@ async function main(): Promise<number> {
     });
   }
 
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    input?.close();
-    console.log(`\n${signal}: stopping (${receiver.received.length} deliveries processed).`);
-    receiver
-      .stop()
-      .then(() => process.exit(0))
-      .catch((e: unknown) => {
-        console.error(e);
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignals(
+    (signal) => {
+      input?.close();
+      console.log(`\n${signal}: stopping (${receiver.received.length} deliveries processed).`);
+    },
+    () => receiver.stop(),
+  );
   return 0;
 }
 
