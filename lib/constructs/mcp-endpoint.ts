@@ -28,7 +28,7 @@ export const MCP_RATE_LIMIT_BUCKET: RateLimitBucket = 'mcp';
  * for a preflight, they take precedence over the function's own OPTIONS answer.
  * The function adds no CORS header to a POST answer, so none is doubled.
  */
-export const MCP_URL_CORS = {
+const MCP_URL_CORS = {
   allowedMethods: MCP_CORS.allowedMethods.map((m) => HttpMethod[m]),
   allowedHeaders: [...MCP_CORS.allowedHeaders],
   exposedHeaders: [...MCP_CORS.exposedHeaders],

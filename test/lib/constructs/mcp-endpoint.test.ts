@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
 import { MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
-import { MCP_URL_CORS as MCP_CORS, McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
+import { McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
 import { resourcesUsedBy } from '../../../lib/constructs/operation-resources';
 import { FORBIDDEN_ENVIRONMENT, type ServiceFunction } from '../../../lib/constructs/service-function';
 import { INDEXES } from '../../../lambdas/store/table-schema';
@@ -76,11 +76,13 @@ describe('the MCP endpoint', () => {
     });
   });
 
-  it("uses the same CORS lists as the function's own OPTIONS answer (lambdas/mcp/gate.ts)", () => {
-    expect([...MCP_CORS.allowedHeaders]).toEqual(list(MCP_CORS_HEADERS['access-control-allow-headers']));
-    expect([...MCP_CORS.exposedHeaders]).toEqual(list(MCP_CORS_HEADERS['access-control-expose-headers']));
+  it("deploys the same CORS lists as the function's own OPTIONS answer (lambdas/mcp/gate.ts)", () => {
+    const cors = resources[logicalId(mcp.functionUrl)]!.Properties.Cors as { AllowHeaders: string[]; ExposeHeaders: string[]; AllowMethods: string[]; MaxAge: number };
+    expect(cors.AllowHeaders).toEqual(list(MCP_CORS_HEADERS['access-control-allow-headers']));
+    expect(cors.ExposeHeaders).toEqual(list(MCP_CORS_HEADERS['access-control-expose-headers']));
     // The URL answers a preflight itself, so OPTIONS is not a method to allow.
-    expect([...MCP_CORS.allowedMethods, 'OPTIONS']).toEqual(list(MCP_CORS_HEADERS['access-control-allow-methods']));
+    expect([...cors.AllowMethods, 'OPTIONS']).toEqual(list(MCP_CORS_HEADERS['access-control-allow-methods']));
+    expect(cors.MaxAge).toBe(Number(MCP_CORS_HEADERS['access-control-max-age']));
   });
 
   it('gets the REST environment: the table, the rate-limit table and the quotas (its `mcp` bucket applies)', () => {
