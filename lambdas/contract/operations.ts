@@ -417,6 +417,9 @@ export const OPERATIONS = [
     mcpTool: 'list_notifications',
     readOnly: true,
   }),
+  // @ops:delivery-log
+  // @ops:health
+  // @ops:recovery
 ] as const satisfies readonly OperationDef[];
 
 /** An operation id of the contract. */

@@ -8,6 +8,9 @@ import type { OperationImpl } from './context';
 import { createApiToken, listApiTokens, revokeApiToken } from './api-tokens';
 import { getWebhookDelivery, listWebhookDeliveries, listWebhookDeliveryAttempts, replayWebhookDelivery, sendWebhookTestEvent } from './deliveries';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
+// @imports:delivery-log
+// @imports:health
+// @imports:recovery
 import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, listNotifications } from './workspace';
 
 /** The implementation of every operation. */
@@ -31,4 +34,7 @@ export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } 
   revokeApiToken,
   listAuditEvents,
   listNotifications,
+  // @impl:delivery-log
+  // @impl:health
+  // @impl:recovery
 };

@@ -68,5 +68,8 @@ export const keys = {
   deliveryDay: (createdAt: string) => `DLVDAY#${createdAt.slice(0, 10)}`,
   /** Repair index partition: the delivery's creation hour. */
   pendingHour: (createdAt: string) => `PENDING#${createdAt.slice(0, 13)}`,
+  // @keys:delivery-log
+  // @keys:health
+  // @keys:recovery
   rateLimit: (bucket: string, clientKey: string, windowStart: number) => ({ pk: `RL#${bucket}#${clientKey}`, sk: String(windowStart) }),
 } as const;

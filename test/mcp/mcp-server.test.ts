@@ -90,6 +90,9 @@ describe('tools', () => {
       expect((await api.call('GET', `/workspaces/${slug}/webhooks`, { token: token.token })).status).toBe(401);
       expect((await ok('list_audit_events', { limit: 5 })).items.length).toBeGreaterThan(0);
       expect(await ok('list_notifications', {})).toEqual({ items: [], nextCursor: null });
+      // @mcp-calls:delivery-log
+      // @mcp-calls:health
+      // @mcp-calls:recovery
       await ok('delete_webhook', { endpointId: created.endpointId });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
       expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());
