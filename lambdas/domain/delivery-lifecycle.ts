@@ -123,6 +123,18 @@ export function newPendingDelivery(input: NewDelivery, now: Date): DeliveryRecor
   };
 }
 
+/** Why a delivery was never sent because its endpoint was disabled (bookkeeping and held deliveries). */
+export const ENDPOINT_DISABLED = 'endpoint_disabled';
+
+/**
+ * A held delivery (docs/behaviour.md#held-deliveries): an event published while
+ * its endpoint was disabled, recorded as `failed_permanent` with no attempt and
+ * never queued, so a replay or a recovery job can send it once the endpoint is back.
+ */
+export function newHeldDelivery(input: NewDelivery, now: Date): DeliveryRecord {
+  return { ...newPendingDelivery(input, now), status: 'failed_permanent', nextAttemptAt: null, lastError: ENDPOINT_DISABLED };
+}
+
 /** An evidence entry that is not an HTTP attempt: no duration, no request, no response. */
 export function bookkeepingEntry(now: Date, outcome: 'failed_permanent' | 'dead_lettered', reason: string): Omit<Attempt, 'ordinal'> {
   return { outcome, timestamp: now.toISOString(), durationMs: null, failureReason: reason, requestHeaders: {}, responseStatus: null, responseBody: null };

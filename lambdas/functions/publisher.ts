@@ -14,13 +14,13 @@ export async function handler(event: EventBridgeEvent<string, { workspace?: unkn
     const workspace = typeof event.detail?.workspace === 'string' ? event.detail.workspace : '';
     const result = await publishEvent(deps, { workspace, type: event['detail-type'], payload: event.detail?.payload });
     if (!result.queued) logger.warn('Rows written, enqueue failed: the stuck-pending repair will send them', { deliveryIds: result.deliveryIds });
-    else logger.info('Published', { type: event['detail-type'], workspace, deliveries: result.deliveryIds.length });
+    else logger.info('Published', { type: event['detail-type'], workspace, deliveries: result.deliveryIds.length, held: result.heldDeliveryIds.length });
     return result;
   } catch (error) {
     if (isAppError(error)) {
       // The rule takes the whole bus, so other producers' types land here too: a warning, not an error.
       logger.warn('Refused an event', { id: event.id, type: event['detail-type'], tag: error.tag, detail: error.detail });
-      return { deliveryIds: [], queued: true };
+      return { deliveryIds: [], heldDeliveryIds: [], queued: true };
     }
     throw error;
   }

@@ -1,17 +1,18 @@
 /**
  * The publisher (docs/architecture.md#publisher, docs/behaviour.md#event-publishing): validates a domain event against the
- * catalogue, writes one `pending` row per enabled subscribed endpoint, then
- * enqueues one message per row. A row whose message was never sent is found
+ * catalogue, writes one `pending` row per enabled subscribed endpoint (and a
+ * held row, never queued, per disabled one: docs/behaviour.md#held-deliveries), then
+ * enqueues one message per pending row. A row whose message was never sent is found
  * by the stuck-pending repair; an invalid or oversized event writes nothing.
  */
 import { AppError } from '../contract/errors';
 import { MAX_PAYLOAD_BYTES } from '../contract/limits';
 import type { EventCatalogue } from '../domain/event-catalogue';
-import { newPendingDelivery } from '../domain/delivery-lifecycle';
+import { newHeldDelivery, newPendingDelivery } from '../domain/delivery-lifecycle';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import { putPendingDeliveries } from '../store/deliveries';
-import { enabledSubscribers } from '../store/endpoints';
+import { subscribers } from '../store/endpoints';
 import { getWorkspace } from '../store/workspaces';
 
 /** Adapters of the publisher. */
@@ -31,7 +32,10 @@ export interface DomainEvent {
 
 /** What a publish did: the deliveries it created, and whether their messages were sent. */
 export interface PublishResult {
+  /** The pending deliveries, one per enabled subscribed endpoint. */
   readonly deliveryIds: string[];
+  /** The held deliveries, one per disabled subscribed endpoint: recorded, not queued. */
+  readonly heldDeliveryIds: string[];
   /** False when the rows were written but the enqueue failed: the stuck-pending repair sends them. */
   readonly queued: boolean;
 }
@@ -51,16 +55,21 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   if (size > MAX_PAYLOAD_BYTES) throw new AppError('PayloadTooLarge', `The payload is ${size} bytes; at most ${MAX_PAYLOAD_BYTES} are accepted`);
   if (!(await getWorkspace(deps.table, event.workspace))) throw new AppError('WorkspaceNotFound', `No workspace ${event.workspace}`);
 
-  const endpoints = await enabledSubscribers(deps.table, event.workspace, event.type);
-  if (endpoints.length === 0) return { deliveryIds: [], queued: true };
+  const endpoints = await subscribers(deps.table, event.workspace, event.type);
+  if (endpoints.length === 0) return { deliveryIds: [], heldDeliveryIds: [], queued: true };
   const now = deps.now();
-  const rows = endpoints.map((ep) => newPendingDelivery({ workspace: event.workspace, endpointId: ep.endpointId, eventType: event.type, payload: event.payload }, now));
-  await putPendingDeliveries(deps.table, rows);
+  const input = (endpointId: string) => ({ workspace: event.workspace, endpointId, eventType: event.type, payload: event.payload });
+  const rows = endpoints.filter((ep) => ep.enabled).map((ep) => newPendingDelivery(input(ep.endpointId), now));
+  // Nothing published during an outage is lost from the record: a disabled endpoint's event is held.
+  const held = endpoints.filter((ep) => !ep.enabled).map((ep) => newHeldDelivery(input(ep.endpointId), now));
+  await putPendingDeliveries(deps.table, rows, held);
   const deliveryIds = rows.map((r) => r.deliveryId);
+  const heldDeliveryIds = held.map((r) => r.deliveryId);
+  if (deliveryIds.length === 0) return { deliveryIds, heldDeliveryIds, queued: true };
   try {
     await deps.queue.send(deliveryIds.map((deliveryId) => ({ deliveryId })));
-    return { deliveryIds, queued: true };
+    return { deliveryIds, heldDeliveryIds, queued: true };
   } catch {
-    return { deliveryIds, queued: false };
+    return { deliveryIds, heldDeliveryIds, queued: false };
   }
 }

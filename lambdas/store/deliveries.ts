@@ -69,9 +69,18 @@ export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
   };
 }
 
-/** Writes new pending summaries (batched). */
-export async function putPendingDeliveries(table: TableContext, records: readonly DeliveryRecord[]): Promise<void> {
-  await batchWriteAll(table, records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })));
+/**
+ * The stored item of a held summary (docs/behaviour.md#held-deliveries): a pending
+ * item's keys minus the stuck-pending repair's (gsi3), as it is terminal and never queued.
+ */
+export function heldItem(record: DeliveryRecord): Record<string, unknown> {
+  const { [TABLE.gsi3.partitionKey]: _pk, [TABLE.gsi3.sortKey]: _sk, ...item } = pendingItem(record);
+  return item;
+}
+
+/** Writes new pending summaries, and held ones when given, in batches. */
+export async function putPendingDeliveries(table: TableContext, records: readonly DeliveryRecord[], held: readonly DeliveryRecord[] = []): Promise<void> {
+  await batchWriteAll(table, [...records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })), ...held.map((r) => ({ PutRequest: { Item: heldItem(r) } }))]);
 }
 
 /** Writes one pending summary (replay, test send) with an optional audit event, atomically. */

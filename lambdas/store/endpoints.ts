@@ -229,13 +229,16 @@ export async function countEndpoints(table: TableContext, slug: string): Promise
   return { total, enabled };
 }
 
-/** Enabled endpoints of a workspace subscribed to `eventType` (the publisher's fan-out). */
-export async function enabledSubscribers(table: TableContext, slug: string, eventType: string): Promise<EndpointRecord[]> {
+/**
+ * Endpoints of a workspace subscribed to `eventType`, enabled or not (the
+ * publisher's fan-out: a disabled one gets a held delivery, docs/behaviour.md#held-deliveries).
+ */
+export async function subscribers(table: TableContext, slug: string, eventType: string): Promise<EndpointRecord[]> {
   const out: EndpointRecord[] = [];
   for await (const page of queryPages(table, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    FilterExpression: 'enabled = :t AND contains(eventTypes, :type)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint, ':t': true, ':type': eventType },
+    FilterExpression: 'contains(eventTypes, :type)',
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint, ':type': eventType },
   })) {
     out.push(...(page.Items ?? []).map(fromItem));
   }

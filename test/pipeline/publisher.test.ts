@@ -1,10 +1,10 @@
-/** The publisher: fan-out to enabled subscribers, validation, size limit, nothing half-written. */
+/** The publisher: fan-out to enabled subscribers, held rows for disabled ones, validation, size limit, nothing half-written. */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAYLOAD_BYTES } from '../../lambdas/contract/limits';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
 import { getDelivery } from '../../lambdas/store/deliveries';
-import { TABLE } from '../../lambdas/store/table-schema';
+import { keys, TABLE } from '../../lambdas/store/table-schema';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
@@ -37,7 +37,38 @@ describe('publishEvent', () => {
     const rows = await Promise.all(deliveryIds.map((id) => getDelivery(table, id)));
     expect(rows.map((r) => r!.endpointId).sort()).toEqual([a.endpointId, b.endpointId].sort());
     for (const r of rows) expect(r).toMatchObject({ status: 'pending', attempts: 0, eventType: 'order.shipped', payload: { orderId: 'o1' }, replayedFrom: null });
-    for (const ep of [off, other, elsewhere]) expect(await deliveryCount(ep.endpointId)).toBe(0);
+    for (const ep of [other, elsewhere]) expect(await deliveryCount(ep.endpointId)).toBe(0);
+    // The disabled subscriber gets exactly its held row (below), never a queued one.
+    expect(await deliveryCount(off.endpointId)).toBe(1);
+  });
+
+  it('holds the event for a disabled subscriber: a failed_permanent row, no attempt, nothing queued', async () => {
+    const on = await seedEndpoint(table, { workspace: 'held', url: 'https://on.example.com', eventTypes: ['order.shipped'] });
+    const off = await seedEndpoint(table, { workspace: 'held', url: 'https://off.example.com', eventTypes: ['order.shipped'], enabled: false });
+    const queue = capturingQueue();
+    const result = await publishEvent({ table, queue, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'held', type: 'order.shipped', payload: { orderId: 'h1' } });
+    expect(result.deliveryIds).toHaveLength(1);
+    expect(result.heldDeliveryIds).toHaveLength(1);
+    expect(queue.sent.map((m) => m.deliveryId)).toEqual(result.deliveryIds);
+    const held = await getDelivery(table, result.heldDeliveryIds[0]!);
+    expect(held).toMatchObject({ endpointId: off.endpointId, status: 'failed_permanent', attempts: 0, lastError: 'endpoint_disabled', nextAttemptAt: null, eventType: 'order.shipped', payload: { orderId: 'h1' } });
+    expect((await getDelivery(table, result.deliveryIds[0]!))?.endpointId).toBe(on.endpointId);
+    // Listed with the endpoint's deliveries, but never a stuck-pending repair candidate.
+    expect(await deliveryCount(off.endpointId)).toBe(1);
+    const repair = await table.doc.send(
+      new QueryCommand({ TableName: table.tableName, IndexName: TABLE.gsi3.name, KeyConditionExpression: 'gsi3pk = :p', ExpressionAttributeValues: { ':p': keys.pendingHour(held!.createdAt) } }),
+    );
+    expect((repair.Items ?? []).map((i) => i.pk)).not.toContain(keys.delivery(held!.deliveryId).pk);
+  });
+
+  it('writes only held rows (and queues nothing) when every subscriber is disabled', async () => {
+    const off = await seedEndpoint(table, { workspace: 'held-only', url: 'https://off.example.com', eventTypes: ['order.shipped'], enabled: false });
+    const queue = capturingQueue();
+    const result = await publishEvent({ table, queue, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'held-only', type: 'order.shipped', payload: { orderId: 'h2' } });
+    expect(result).toMatchObject({ deliveryIds: [], queued: true });
+    expect(result.heldDeliveryIds).toHaveLength(1);
+    expect(queue.sent).toHaveLength(0);
+    expect(await deliveryCount(off.endpointId)).toBe(1);
   });
 
   it.each([
