@@ -36,6 +36,23 @@ export const EndpointIdSchema = idSchema('whe', '01JD2Y8M7K3V9Q4T6W1X5Z0ABC').me
 export const DeliveryIdSchema = idSchema('whd', '01JD2Y9P0R6S8T1V3W5X7Y9ZAB').meta({ description: 'Delivery id' });
 export const TokenIdSchema = idSchema('tok', '01JD2YA1B2C3D4E5F6G7H8J9KM').meta({ description: 'API token id' });
 
+/**
+ * An endpoint's health at a glance (docs/behaviour.md#endpoint-health), from the same
+ * counters as the health operation.
+ */
+export const EndpointHealthSummarySchema = z
+  .object({
+    successRate24h: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: 'Delivered HTTP attempts / HTTP attempts over the last 24 hourly buckets (as `GET …/health?window=24h`); null with no attempt.', example: 0.9841 }),
+    lastAttemptAt: timestamp.nullable().meta({ description: 'Start of the latest recorded HTTP attempt in the last 7 days; null with none.' }),
+  })
+  .meta({ id: 'WebhookEndpointHealthSummary', example: { successRate24h: 0.9841, lastAttemptAt: '2026-11-25T12:04:59.000Z' } });
+export type EndpointHealthSummary = z.infer<typeof EndpointHealthSummarySchema>;
+
 /** Webhook endpoint, as every response shows it: never its secret. */
 export const EndpointSchema = z
   .object({
@@ -47,6 +64,7 @@ export const EndpointSchema = z
     consecutiveFailures: z.number().int().meta({ description: 'Consecutive failed attempts; 20 disables the endpoint.' }),
     createdAt: timestamp,
     updatedAt: timestamp,
+    health: EndpointHealthSummarySchema,
   })
   .meta({
     id: 'WebhookEndpoint',
@@ -59,9 +77,12 @@ export const EndpointSchema = z
       consecutiveFailures: 0,
       createdAt: EXAMPLE.created,
       updatedAt: EXAMPLE.updated,
+      health: { successRate24h: 0.9841, lastAttemptAt: '2026-11-25T12:04:59.000Z' },
     },
   });
 export type Endpoint = z.infer<typeof EndpointSchema>;
+/** An endpoint without its health: what the store keeps and reads in one item. */
+export type EndpointCore = Omit<Endpoint, 'health'>;
 
 const eventTypesInput = z
   .array(z.string().min(1).max(200))
@@ -277,6 +298,16 @@ export const OverviewSchema = z
     webhooks: z.object({ total: z.number().int(), enabled: z.number().int(), disabled: z.number().int() }),
     members: z.number().int(),
     apiTokens: z.number().int(),
+    deliveries24h: z
+      .object({
+        delivered: z.number().int().meta({ description: 'Delivered HTTP attempts.' }),
+        failed: z.number().int().meta({ description: 'Failed HTTP attempts, retryable and permanent.' }),
+        deadLettered: z.number().int().meta({ description: 'Deliveries marked `dead_lettered`.' }),
+      })
+      .meta({
+        description:
+          'Over the last 24 hourly buckets, every endpoint of the workspace, from the same counters as `GET …/webhooks/{endpointId}/health` (docs: Endpoint health).',
+      }),
   })
   .meta({
     id: 'WorkspaceOverview',
@@ -285,6 +316,7 @@ export const OverviewSchema = z
       webhooks: { total: 3, enabled: 2, disabled: 1 },
       members: 4,
       apiTokens: 2,
+      deliveries24h: { delivered: 1240, failed: 18, deadLettered: 1 },
     },
   });
 export type Overview = z.infer<typeof OverviewSchema>;

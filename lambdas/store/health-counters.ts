@@ -1,0 +1,125 @@
+/**
+ * Health counters in the table (docs/architecture.md#health-counters): one item per
+ * (endpoint, hour) and per (workspace, hour), each written once per batch by one UpdateItem
+ * ADD and expired by TTL; read back by key range, never scanned.
+ */
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  counterExpiresAtEpoch,
+  emptyCounts,
+  type BatchIncrements,
+  type EndpointCounts,
+  type HourCounts,
+  type ScalarCounts,
+} from '../domain/delivery-health';
+import type { TableContext } from './client';
+import { keys, TABLE } from './table-schema';
+import { queryPages } from './table-io';
+
+const SCALARS = ['attempts', 'delivered', 'failed', 'failedPermanent', 'deadLettered'] as const satisfies readonly (keyof ScalarCounts)[];
+/** Attribute prefixes of the per-status counts and the latency histogram (flat: ADD cannot create a nested map). */
+const STATUS_PREFIX = 'status_';
+const LATENCY_PREFIX = 'latency_';
+const ENDPOINT_TYPE = 'endpoint-health';
+const WORKSPACE_TYPE = 'workspace-health';
+
+/** One UpdateItem: ADD every non-zero count, stamp the type and the TTL (and the latest attempt). */
+async function addCounts(table: TableContext, key: { pk: string; sk: string }, type: string, hour: string, adds: Record<string, number>, lastAttemptAt: string | null) {
+  const names: Record<string, string> = { '#type': 'type', '#ttl': TABLE.ttlAttribute };
+  const values: Record<string, unknown> = { ':type': type, ':ttl': counterExpiresAtEpoch(hour) };
+  const added: string[] = [];
+  Object.entries(adds)
+    .filter(([, n]) => n !== 0)
+    .forEach(([attribute, n], i) => {
+      names[`#a${i}`] = attribute;
+      values[`:a${i}`] = n;
+      added.push(`#a${i} :a${i}`);
+    });
+  const sets = ['#type = :type', '#ttl = if_not_exists(#ttl, :ttl)'];
+  if (lastAttemptAt !== null) {
+    // Batches of one key overlap by seconds at most, so a plain SET may lag the true latest by that much.
+    sets.push('lastAttemptAt = :last');
+    values[':last'] = lastAttemptAt;
+  }
+  await table.doc.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: key,
+      UpdateExpression: `SET ${sets.join(', ')}${added.length ? ` ADD ${added.join(', ')}` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
+}
+
+function scalarAdds(c: ScalarCounts): Record<string, number> {
+  return Object.fromEntries(SCALARS.map((k) => [k, c[k]]));
+}
+
+function endpointAdds(c: EndpointCounts): Record<string, number> {
+  return {
+    ...scalarAdds(c),
+    ...Object.fromEntries(Object.entries(c.byResponseStatus).map(([k, n]) => [`${STATUS_PREFIX}${k}`, n])),
+    ...Object.fromEntries(Object.entries(c.latency).map(([i, n]) => [`${LATENCY_PREFIX}${String(i).padStart(2, '0')}`, n])),
+  };
+}
+
+/**
+ * Adds one batch's increments: one write per counter key, all attempted even if one fails;
+ * throws afterwards if any failed (those counts are lost, as for a crash; nothing is retried
+ * that could count twice).
+ */
+export async function addBatchIncrements(table: TableContext, inc: BatchIncrements): Promise<void> {
+  const writes = [
+    ...inc.endpoints.map((e) => addCounts(table, keys.endpointHealth(e.endpointId, inc.hour), ENDPOINT_TYPE, inc.hour, endpointAdds(e.counts), e.counts.lastAttemptAt)),
+    ...inc.workspaces.map((w) => addCounts(table, keys.workspaceHealth(w.workspace, inc.hour), WORKSPACE_TYPE, inc.hour, scalarAdds(w.counts), null)),
+  ];
+  const failed = (await Promise.allSettled(writes)).filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed.length > 0) throw new AggregateError(failed.map((f) => f.reason as unknown), `${failed.length} of ${writes.length} health counter writes failed`);
+}
+
+function countsFromItem(item: Record<string, unknown>): EndpointCounts {
+  const c = emptyCounts();
+  for (const k of SCALARS) c[k] = Number(item[k] ?? 0);
+  for (const [attribute, value] of Object.entries(item)) {
+    if (attribute.startsWith(STATUS_PREFIX)) c.byResponseStatus[attribute.slice(STATUS_PREFIX.length)] = Number(value);
+    else if (attribute.startsWith(LATENCY_PREFIX)) c.latency[Number(attribute.slice(LATENCY_PREFIX.length))] = Number(value);
+  }
+  c.lastAttemptAt = typeof item.lastAttemptAt === 'string' ? item.lastAttemptAt : null;
+  return c;
+}
+
+async function readHours(table: TableContext, pk: string, firstHour: string, lastHour: string): Promise<HourCounts[]> {
+  const out: HourCounts[] = [];
+  for await (const page of queryPages(table, {
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+    ExpressionAttributeValues: { ':pk': pk, ':first': firstHour, ':last': lastHour },
+  })) {
+    for (const item of page.Items ?? []) out.push({ hour: item.sk as string, counts: countsFromItem(item) });
+  }
+  return out;
+}
+
+/** An endpoint's hour counters from `firstHour` to `lastHour` inclusive (at most 168 items for 7 days). */
+export function readEndpointHours(table: TableContext, endpointId: string, firstHour: string, lastHour: string): Promise<HourCounts[]> {
+  return readHours(table, keys.endpointHealthPk(endpointId), firstHour, lastHour);
+}
+
+/** A workspace's hour counters from `firstHour` to `lastHour` inclusive. */
+export function readWorkspaceHours(table: TableContext, slug: string, firstHour: string, lastHour: string): Promise<HourCounts[]> {
+  return readHours(table, keys.workspaceHealthPk(slug), firstHour, lastHour);
+}
+
+/** An endpoint's `limit` newest hour counters between `firstHour` and `lastHour`: one query, one page. */
+export async function readLatestEndpointHours(table: TableContext, endpointId: string, firstHour: string, lastHour: string, limit: number): Promise<HourCounts[]> {
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':pk': keys.endpointHealthPk(endpointId), ':first': firstHour, ':last': lastHour },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((item) => ({ hour: item.sk as string, counts: countsFromItem(item) }));
+}
