@@ -2,10 +2,13 @@
  * Lambda entry of the dispatcher (SQS event source, ReportBatchItemFailures):
  * the records of a batch are dispatched concurrently (Powertools batch); a
  * retryable failure delays its message by the backoff and is reported failed.
+ * After the batch, what it recorded is added to the health counters in one
+ * write per key (docs/architecture.md#health-counters).
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { defaultRuntime, delayerFromEnv, logger } from '../composition/runtime';
+import { BatchHealth } from '../pipeline/batch-health';
 import { dispatchDelivery, systemResolver } from '../pipeline/dispatcher';
 import { httpSender } from '../pipeline/http-sender';
 import { parseDeliveryMessage } from '../queue/delivery-queue';
@@ -17,7 +20,7 @@ class RetryLater extends Error {
   override readonly name = 'RetryLater';
 }
 
-async function handleRecord(record: SQSRecord): Promise<void> {
+async function handleRecord(record: SQSRecord, health: BatchHealth): Promise<void> {
   const message = parseDeliveryMessage(record.body);
   if (!message) {
     // A body that is no delivery can never succeed: ack it, loudly.
@@ -31,6 +34,7 @@ async function handleRecord(record: SQSRecord): Promise<void> {
     message.deliveryId,
     receiveCount,
   );
+  health.add(result.recorded);
   if (result.kind === 'retry') {
     await delayer.delay(record.receiptHandle, result.delaySeconds);
     throw new RetryLater(`${message.deliveryId}: retry in ${result.delaySeconds} s`);
@@ -39,6 +43,23 @@ async function handleRecord(record: SQSRecord): Promise<void> {
 
 /** The SQS handler. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  // One processor per invocation: it holds the batch's state.
-  return processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, processInParallel: true, throwOnFullBatchFailure: false });
+  // One processor (and one health tally) per invocation: they hold the batch's state.
+  const health = new BatchHealth();
+  const response = await processPartialResponse(event, (record: SQSRecord) => handleRecord(record, health), new BatchProcessor(EventType.SQS), {
+    context,
+    processInParallel: true,
+    throwOnFullBatchFailure: false,
+  });
+  await flushHealth(health);
+  return response;
+}
+
+/** Counts are best effort: a failed write loses this batch's counts, never a delivery (docs/behaviour.md#endpoint-health). */
+async function flushHealth(health: BatchHealth): Promise<void> {
+  const observations = health.size;
+  try {
+    await health.flush(defaultRuntime().deps.table);
+  } catch (error) {
+    logger.error('Health counts of a batch were not written', { observations, error: error as Error });
+  }
 }

@@ -4,6 +4,7 @@
  * attempt, last HTTP evidence kept, streak untouched, an operator's re-enable
  * untouched), then a workspace Notification is recorded, best effort.
  */
+import type { HealthObservation } from '../domain/delivery-health';
 import { bookkeepingEntry, isTerminal, type DeliveryRecord } from '../domain/delivery-lifecycle';
 import type { TableContext } from '../store/client';
 import { getDelivery, recordObservation } from '../store/deliveries';
@@ -16,18 +17,25 @@ export interface DeadLetterDeps {
   readonly now: () => Date;
 }
 
-/** Marks one exhausted delivery; `ignored` when it is gone or already terminal. */
-export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: string): Promise<{ kind: 'dead_lettered'; delivery: DeliveryRecord } | { kind: 'ignored'; reason: string }> {
+/**
+ * Marks one exhausted delivery; `ignored` when it is gone or already terminal. `recorded` is
+ * the marking as the batch's health counts see it (docs/behaviour.md#endpoint-health).
+ */
+export async function deadLetterDelivery(
+  deps: DeadLetterDeps,
+  deliveryId: string,
+): Promise<{ kind: 'dead_lettered'; delivery: DeliveryRecord; recorded: HealthObservation } | { kind: 'ignored'; reason: string }> {
   const delivery = await getDelivery(deps.table, deliveryId);
   if (!delivery) return { kind: 'ignored', reason: 'delivery_gone' };
   if (isTerminal(delivery.status)) return { kind: 'ignored', reason: 'already_terminal' };
   const now = deps.now();
+  const entry = bookkeepingEntry(now, 'dead_lettered', 'retries_exhausted');
   const outcome = await recordObservation(
     deps.table,
     {
       delivery,
       endpoint: null,
-      attempt: bookkeepingEntry(now, 'dead_lettered', 'retries_exhausted'),
+      attempt: entry,
       status: 'dead_lettered',
       http: false,
       nextAttemptAt: null,
@@ -52,5 +60,15 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
   } catch {
     // Notifications are best effort, after persistence (docs/behaviour.md#notifications).
   }
-  return { kind: 'dead_lettered', delivery: outcome.delivery };
+  const recorded: HealthObservation = {
+    workspace: delivery.workspace,
+    endpointId: delivery.endpointId,
+    http: false,
+    outcome: 'dead_lettered',
+    timestamp: entry.timestamp,
+    durationMs: null,
+    responseStatus: null,
+    failureReason: entry.failureReason,
+  };
+  return { kind: 'dead_lettered', delivery: outcome.delivery, recorded };
 }

@@ -18,6 +18,7 @@ import {
   type DeliveryRecord,
 } from '../domain/delivery-lifecycle';
 import { USER_AGENT } from '../contract/limits';
+import type { HealthObservation } from '../domain/delivery-health';
 import { activeSecrets } from '../domain/secrets';
 import { signatureHeader } from '../domain/signing';
 import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
@@ -48,10 +49,27 @@ export interface DispatchDeps {
   readonly events?: DomainEventSink;
 }
 
-/** What the queue should do with the message. */
+/**
+ * What the queue should do with the message, and what this dispatch recorded (absent when it
+ * recorded nothing: a duplicate, a gone or terminal row), for the batch's health counts.
+ */
 export type DispatchResult =
-  | { kind: 'ack'; reason: string; delivery?: DeliveryRecord }
-  | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord };
+  | { kind: 'ack'; reason: string; delivery?: DeliveryRecord; recorded?: HealthObservation }
+  | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation };
+
+/** The observation as health counts it (docs/behaviour.md#endpoint-health). */
+function observed(delivery: DeliveryRecord, http: boolean, attempt: Omit<Observation['attempt'], 'requestHeaders' | 'responseBody'>): HealthObservation {
+  return {
+    workspace: delivery.workspace,
+    endpointId: delivery.endpointId,
+    http,
+    outcome: attempt.outcome,
+    timestamp: attempt.timestamp,
+    durationMs: attempt.durationMs,
+    responseStatus: attempt.responseStatus,
+    failureReason: attempt.failureReason,
+  };
+}
 
 /** Resolves and checks the URL's host; the address to pin, or the reason it is refused / failed. */
 async function checkedAddress(deps: DispatchDeps, url: URL): Promise<{ ok: true; pinned: PinnedAddress } | { ok: false; permanent: boolean; reason: string }> {
@@ -96,14 +114,19 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
 
   if (!endpoint.enabled) {
     // Terminal bookkeeping: no HTTP attempt, no streak change; replayable once re-enabled.
+    const entry = bookkeepingEntry(now, 'failed_permanent', 'endpoint_disabled');
     const outcome = await record(deps, delivery, endpoint, () => ({
-      attempt: bookkeepingEntry(now, 'failed_permanent', 'endpoint_disabled'),
+      attempt: entry,
       status: 'failed_permanent',
       http: false,
       nextAttemptAt: null,
       streak: 'none',
     }));
-    return { kind: 'ack', reason: outcome.kind === 'recorded' ? 'endpoint_disabled' : 'duplicate', ...(outcome.kind === 'recorded' ? { delivery: outcome.delivery } : {}) };
+    return {
+      kind: 'ack',
+      reason: outcome.kind === 'recorded' ? 'endpoint_disabled' : 'duplicate',
+      ...(outcome.kind === 'recorded' ? { delivery: outcome.delivery, recorded: observed(delivery, false, entry) } : {}),
+    };
   }
 
   // Dispatch-time URL check: the endpoint rules again, then every resolved address.
@@ -134,16 +157,17 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   const attempts = delivery.attempts + 1;
   const exhausted = classified.status === 'failed' && retriesExhausted(attempts, receiveCount);
   const finishedAt = deps.now();
+  const attempt = {
+    outcome: classified.status,
+    timestamp: now.toISOString(),
+    durationMs: result.durationMs,
+    failureReason: classified.reason,
+    requestHeaders: headers,
+    responseStatus: result.kind === 'response' ? result.status : null,
+    responseBody: result.kind === 'response' ? result.body : null,
+  };
   const outcome = await record(deps, delivery, endpoint, () => ({
-    attempt: {
-      outcome: classified.status,
-      timestamp: now.toISOString(),
-      durationMs: result.durationMs,
-      failureReason: classified.reason,
-      requestHeaders: headers,
-      responseStatus: result.kind === 'response' ? result.status : null,
-      responseBody: result.kind === 'response' ? result.body : null,
-    },
+    attempt,
     status: classified.status,
     // A refused address counts as an attempt that failed before connecting.
     http: true,
@@ -152,6 +176,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
     disableAudit: { action: 'webhook.disabled', actor: 'system', detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId } },
   }));
   if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
+  const recorded = observed(delivery, true, attempt);
   if (outcome.disabled) {
     // Best effort, after persistence (docs/behaviour.md#notifications).
     await putNotification(
@@ -169,8 +194,8 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
       ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: endpoint.url, consecutiveFailures: outcome.consecutiveFailures ?? DISABLE_THRESHOLD })
       .catch(() => undefined);
   }
-  if (classified.status === 'failed') return { kind: 'retry', delaySeconds: exhausted ? 0 : retryDelaySeconds(attempts), delivery: outcome.delivery };
-  return { kind: 'ack', reason: classified.status, delivery: outcome.delivery };
+  if (classified.status === 'failed') return { kind: 'retry', delaySeconds: exhausted ? 0 : retryDelaySeconds(attempts), delivery: outcome.delivery, recorded };
+  return { kind: 'ack', reason: classified.status, delivery: outcome.delivery, recorded };
 }
 
 /**

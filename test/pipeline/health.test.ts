@@ -1,0 +1,256 @@
+/**
+ * Endpoint health from the pipeline's counters (docs/behaviour.md#endpoint-health), against
+ * real loopback receivers and DynamoDB Local with an injected clock: what each outcome adds,
+ * that a duplicate receive counts once, dead-lettering, the 24 h and 7 d windows, and the
+ * summaries on endpoints and the overview.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BatchHealth } from '../../lambdas/pipeline/batch-health';
+import { deadLetterDelivery } from '../../lambdas/pipeline/dead-letter';
+import { dispatchDelivery, type DispatchDeps } from '../../lambdas/pipeline/dispatcher';
+import { createHttpSender } from '../../lambdas/pipeline/http-sender';
+import { publishEvent } from '../../lambdas/pipeline/publisher';
+import { noEventSink } from '../../lambdas/queue/domain-events';
+import type { OperationDeps } from '../../lambdas/operations/context';
+import { getWebhookHealth } from '../../lambdas/operations/health';
+import { getWebhook, listWebhooks, updateWebhook } from '../../lambdas/operations/webhooks';
+import { getWorkspaceOverview } from '../../lambdas/operations/workspace';
+import { getDelivery } from '../../lambdas/store/deliveries';
+import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { scriptedReceiver } from '../helpers/scripted-receiver';
+import { freshTable } from '../helpers/table';
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+const stops: (() => Promise<void>)[] = [];
+let clock = new Date('2026-11-25T12:10:00.000Z');
+
+beforeAll(async () => {
+  table = await freshTable();
+});
+afterEach(async () => {
+  await Promise.all(stops.splice(0).map((s) => s()));
+});
+afterAll(async () => {
+  await table?.drop();
+});
+
+function deps(): DispatchDeps {
+  return {
+    table,
+    now: () => clock,
+    sender: createHttpSender({ deadlineMs: 400, bodyReadMs: 200, bodyCapBytes: 2048 }),
+    resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    urlPolicy: { allowLoopback: true },
+  };
+}
+
+function opDeps(): OperationDeps {
+  return { table, now: () => clock, eventTypes: testCatalogue, urlPolicy: { allowLoopback: true }, queue: capturingQueue(), events: noEventSink };
+}
+
+const caller = (workspace: string) => ({ workspace, tokenId: 'tok_test', scopes: ['admin'] });
+
+async function receiver(respond: Parameters<typeof scriptedReceiver>[0]) {
+  const r = await scriptedReceiver(respond);
+  stops.push(() => r.stop());
+  return r;
+}
+
+let n = 0;
+/** A new workspace with one endpoint at `url`. */
+async function endpointAt(url: string, extra: { enabled?: boolean } = {}) {
+  const workspace = `hw-${++n}`;
+  const endpoint = await seedEndpoint(table, { workspace, url, ...extra }, clock);
+  return { workspace, endpointId: endpoint.endpointId };
+}
+
+/** Publishes one event to the workspace; the delivery ids. */
+async function publish(workspace: string, count = 1): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const { deliveryIds } = await publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock }, { workspace, type: 'order.shipped', payload: { orderId: `o-${i}` } });
+    ids.push(...deliveryIds);
+  }
+  return ids;
+}
+
+/** Dispatches the ids as one batch (concurrently, as the Lambda entry does) and adds the batch's counts. */
+async function batch(ids: readonly string[], receiveCount = 1) {
+  const health = new BatchHealth();
+  const results = await Promise.all(ids.map((id) => dispatchDelivery(deps(), id, receiveCount)));
+  for (const r of results) health.add(r.recorded);
+  await health.flush(table);
+  return results;
+}
+
+const health = (workspace: string, endpointId: string, window: '24h' | '7d' = '24h') =>
+  getWebhookHealth(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: { window }, body: undefined });
+
+describe('what each outcome adds', () => {
+  it('2xx, 5xx, 3xx, a timeout and a network error land in their own keys', async () => {
+    let i = 0;
+    // Per request: 200, 503, 302, then silence (a timeout).
+    const r = await receiver((_req, res) => {
+      const k = ++i;
+      if (k === 1) res.writeHead(200).end();
+      else if (k === 2) res.writeHead(503).end();
+      else if (k === 3) res.writeHead(302, { location: 'https://elsewhere.example.com/' }).end();
+    });
+    const { workspace, endpointId } = await endpointAt(r.url);
+    for (let k = 0; k < 4; k++) await batch(await publish(workspace));
+
+    // A closed port: connection refused.
+    const gone = await scriptedReceiver(() => undefined);
+    await gone.stop();
+    const closed = await endpointAt(gone.url);
+    await batch(await publish(closed.workspace));
+
+    const h = await health(workspace, endpointId);
+    expect(h).toMatchObject({ endpointId, window: '24h', attempts: 4, delivered: 1, failed: 3, failedPermanent: 1, deadLettered: 0, successRate: 0.25 });
+    expect(h.byResponseStatus).toEqual({ '200': 1, '503': 1, '302': 1, timeout: 1 });
+    expect(h.latencyMs.p50).not.toBeNull();
+    expect(h.latencyMs.p95).toBeGreaterThanOrEqual(400);
+    expect(h.series.at(-1)).toEqual({ start: '2026-11-25T12:00:00.000Z', delivered: 1, failed: 3 });
+
+    const c = await health(closed.workspace, closed.endpointId);
+    expect(c).toMatchObject({ attempts: 1, delivered: 0, failed: 1, failedPermanent: 0, successRate: 0 });
+    expect(c.byResponseStatus).toEqual({ network_error: 1 });
+  });
+
+  it('a URL refused at dispatch is a permanent network_error attempt; a disabled endpoint’s bookkeeping is no attempt', async () => {
+    const refused = await endpointAt('http://127.0.0.1:9/hook');
+    const ids = await publish(refused.workspace);
+    const res = await dispatchDelivery({ ...deps(), urlPolicy: { allowLoopback: false } }, ids[0]!);
+    const tally = new BatchHealth();
+    tally.add(res.recorded);
+    await tally.flush(table);
+    expect(await health(refused.workspace, refused.endpointId)).toMatchObject({ attempts: 1, failed: 1, failedPermanent: 1, byResponseStatus: { network_error: 1 } });
+
+    const r = await receiver((_req, res2) => res2.writeHead(200).end());
+    const off = await endpointAt(r.url);
+    const held = await publish(off.workspace);
+    await table.doc.send(
+      new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: `WS#${off.workspace}`, sk: `WEBHOOK#${off.endpointId}` },
+        UpdateExpression: 'SET enabled = :f',
+        ExpressionAttributeValues: { ':f': false },
+      }),
+    );
+    const [result] = await batch(held);
+    expect(result).toMatchObject({ kind: 'ack', reason: 'endpoint_disabled' });
+    expect(await health(off.workspace, off.endpointId)).toMatchObject({ attempts: 0, failed: 0, failedPermanent: 0, successRate: null, byResponseStatus: {} });
+  });
+
+  it('has a null success rate and no latency with no attempts; 404 for an unknown endpoint', async () => {
+    const { workspace, endpointId } = await endpointAt('https://hooks.example.com/quiet');
+    const h = await health(workspace, endpointId);
+    expect(h).toMatchObject({ attempts: 0, delivered: 0, failed: 0, failedPermanent: 0, deadLettered: 0, successRate: null, latencyMs: { p50: null, p95: null }, byResponseStatus: {} });
+    expect(h.series).toHaveLength(24);
+    await expect(health(workspace, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC')).rejects.toMatchObject({ tag: 'EndpointNotFound' });
+  });
+});
+
+describe('a duplicate receive', () => {
+  it('the same message dispatched twice concurrently, then again late, counts once', async () => {
+    const r = await receiver((_req, res) => setTimeout(() => res.writeHead(200).end(), 50));
+    const { workspace, endpointId } = await endpointAt(r.url);
+    const [id] = await publish(workspace);
+    // Two receives of one message in the same batch, racing.
+    const results = await batch([id!, id!]);
+    expect(results.filter((x) => x.recorded)).toHaveLength(1);
+    // A late third receive in another batch.
+    const late = await batch([id!]);
+    expect(late[0]).toMatchObject({ kind: 'ack', reason: 'already_terminal' });
+    expect(late[0]!.recorded).toBeUndefined();
+    expect(await getDelivery(table, id!)).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(await health(workspace, endpointId)).toMatchObject({ attempts: 1, delivered: 1, successRate: 1, byResponseStatus: { '200': 1 } });
+  });
+});
+
+describe('dead-lettering', () => {
+  it('counts each marked delivery once, in the same counters', async () => {
+    const r = await receiver((_req, res) => res.writeHead(500).end());
+    const { workspace, endpointId } = await endpointAt(r.url);
+    const ids = await publish(workspace, 2);
+    // The last allowed receive: the failure is the last attempt.
+    await batch(ids, 7);
+    const tally = new BatchHealth();
+    for (const id of [...ids, ids[0]!]) {
+      const res = await deadLetterDelivery({ table, now: () => clock }, id);
+      if (res.kind === 'dead_lettered') tally.add(res.recorded);
+    }
+    await tally.flush(table);
+    expect(await health(workspace, endpointId)).toMatchObject({ attempts: 2, failed: 2, deadLettered: 2, successRate: 0 });
+    const overview = await getWorkspaceOverview(opDeps(), caller(workspace), { params: { slug: workspace }, query: undefined, body: undefined });
+    expect(overview.deliveries24h).toEqual({ delivered: 0, failed: 2, deadLettered: 2 });
+  });
+});
+
+describe('windows', () => {
+  it('24h counts the last 24 hourly buckets, 7d the last 7 days in daily buckets', async () => {
+    const r = await receiver((req, res) => res.writeHead(JSON.parse(req.body).payload.orderId === 'o-1' ? 503 : 200).end());
+    const { workspace, endpointId } = await endpointAt(r.url);
+    const saved = clock;
+    try {
+      // Three days ago: one delivered; 30 hours ago: one delivered and one failed; 2 hours ago: two delivered; now: one delivered.
+      clock = new Date('2026-11-22T09:15:00.000Z');
+      await batch(await publish(workspace, 1));
+      clock = new Date('2026-11-24T06:10:00.000Z');
+      await batch(await publish(workspace, 2));
+      clock = new Date('2026-11-25T10:05:00.000Z');
+      await batch(await publish(workspace, 1));
+      await batch(await publish(workspace, 1));
+      clock = new Date('2026-11-25T12:20:00.000Z');
+      await batch(await publish(workspace, 1));
+
+      const day = await health(workspace, endpointId, '24h');
+      expect(day).toMatchObject({ from: '2026-11-24T13:00:00.000Z', to: '2026-11-25T12:20:00.000Z', attempts: 3, delivered: 3, failed: 0, successRate: 1 });
+      expect(day.series).toHaveLength(24);
+      expect(day.series.filter((b) => b.delivered + b.failed > 0)).toEqual([
+        { start: '2026-11-25T10:00:00.000Z', delivered: 2, failed: 0 },
+        { start: '2026-11-25T12:00:00.000Z', delivered: 1, failed: 0 },
+      ]);
+
+      const week = await health(workspace, endpointId, '7d');
+      expect(week).toMatchObject({ from: '2026-11-19T00:00:00.000Z', attempts: 6, delivered: 5, failed: 1, successRate: 0.8333, byResponseStatus: { '200': 5, '503': 1 } });
+      expect(week.series.map((b) => [b.start, b.delivered, b.failed])).toEqual([
+        ['2026-11-19T00:00:00.000Z', 0, 0],
+        ['2026-11-20T00:00:00.000Z', 0, 0],
+        ['2026-11-21T00:00:00.000Z', 0, 0],
+        ['2026-11-22T00:00:00.000Z', 1, 0],
+        ['2026-11-23T00:00:00.000Z', 0, 0],
+        ['2026-11-24T00:00:00.000Z', 1, 1],
+        ['2026-11-25T00:00:00.000Z', 3, 0],
+      ]);
+
+      // The endpoint shows its 24 h rate and last attempt on get, list and update.
+      const expected = { successRate24h: 1, lastAttemptAt: '2026-11-25T12:20:00.000Z' };
+      expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual(expected);
+      const page = await listWebhooks(opDeps(), caller(workspace), { params: { slug: workspace }, query: { limit: 10 }, body: undefined });
+      expect(page.items.map((e) => e.health)).toEqual([expected]);
+      const updated = await updateWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: { description: 'watched' } });
+      expect(updated.health).toEqual(expected);
+      expect((await getWorkspaceOverview(opDeps(), caller(workspace), { params: { slug: workspace }, query: undefined, body: undefined })).deliveries24h).toEqual({
+        delivered: 3,
+        failed: 0,
+        deadLettered: 0,
+      });
+
+      // A day later nothing is in the last 24 h; the last attempt is still shown within the 7 days.
+      clock = new Date('2026-11-26T13:00:00.000Z');
+      expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual({
+        successRate24h: null,
+        lastAttemptAt: '2026-11-25T12:20:00.000Z',
+      });
+      // Past the 7-day window nothing is shown at all.
+      clock = new Date('2026-12-03T00:00:00.000Z');
+      expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual({
+        successRate24h: null,
+        lastAttemptAt: null,
+      });
+    } finally {
+      clock = saved;
+    }
+  });
+});
