@@ -16,6 +16,7 @@ import {
   type EndpointRecord,
 } from '../store/endpoints';
 import type { OperationDeps, OperationImpl } from './context';
+import { NO_HEALTH, withHealth } from './health';
 
 function validUrl(deps: OperationDeps, raw: string): string {
   const check = checkWebhookUrl(raw, deps.urlPolicy);
@@ -39,9 +40,11 @@ async function mustGet(deps: OperationDeps, slug: string, endpointId: string): P
   return record;
 }
 
-/** GET /workspaces/{slug}/webhooks */
-export const listWebhooks: OperationImpl<'listWebhooks'> = (deps, caller, { query }) =>
-  listEndpoints(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
+/** GET /workspaces/{slug}/webhooks: health is read for the page's endpoints only (at most `limit`). */
+export const listWebhooks: OperationImpl<'listWebhooks'> = async (deps, caller, { query }) => {
+  const page = await listEndpoints(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
+  return { items: await Promise.all(page.items.map((e) => withHealth(deps, e))), nextCursor: page.nextCursor };
+};
 
 /** POST /workspaces/{slug}/webhooks: the secret is minted and kept, never returned. */
 export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller, { body }) => {
@@ -68,12 +71,13 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     detail: { url, eventTypes },
   });
   await deps.events.emit(caller.workspace, 'webhook.created', { endpointId: record.endpointId, url, eventTypes });
-  return toEndpointWire(record);
+  // A new endpoint id has no counters yet.
+  return { ...toEndpointWire(record), health: NO_HEALTH };
 };
 
 /** GET /workspaces/{slug}/webhooks/{endpointId} */
 export const getWebhook: OperationImpl<'getWebhook'> = async (deps, caller, { params }) =>
-  toEndpointWire(await mustGet(deps, caller.workspace, params.endpointId));
+  withHealth(deps, toEndpointWire(await mustGet(deps, caller.workspace, params.endpointId)));
 
 /** PATCH /workspaces/{slug}/webhooks/{endpointId}: only the fields sent change. */
 export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller, { params, body }) => {
@@ -91,7 +95,7 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
   });
   if (!updated) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
   await deps.events.emit(caller.workspace, 'webhook.updated', { endpointId: updated.endpointId, url: updated.url, changed: Object.keys(changes) });
-  return toEndpointWire(updated);
+  return withHealth(deps, toEndpointWire(updated));
 };
 
 /** DELETE /workspaces/{slug}/webhooks/{endpointId}: history cascades. */

@@ -7,14 +7,16 @@ import { countEndpoints } from '../store/endpoints';
 import { listNotifications as readNotifications } from '../store/notifications';
 import { countMembers, getWorkspace, listMembers as readMembers } from '../store/workspaces';
 import type { OperationImpl } from './context';
+import { deliveries24h } from './health';
 
 /** GET /workspaces/{slug}/overview */
 export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async (deps, caller) => {
-  const [workspace, webhooks, members, apiTokens] = await Promise.all([
+  const [workspace, webhooks, members, apiTokens, last24h] = await Promise.all([
     getWorkspace(deps.table, caller.workspace),
     countEndpoints(deps.table, caller.workspace),
     countMembers(deps.table, caller.workspace),
     countApiTokens(deps.table, caller.workspace),
+    deliveries24h(deps, caller.workspace),
   ]);
   if (!workspace) throw new AppError('WorkspaceNotFound', `No workspace ${caller.workspace}`);
   return {
@@ -22,6 +24,7 @@ export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async
     webhooks: { total: webhooks.total, enabled: webhooks.enabled, disabled: webhooks.total - webhooks.enabled },
     members,
     apiTokens,
+    deliveries24h: last24h,
   };
 };
 

@@ -4,7 +4,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Endpoint } from '../contract/schemas';
+import type { EndpointCore } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { StoredSecret } from '../domain/secrets';
@@ -14,16 +14,16 @@ import { queryPage } from './pages';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
 import { conditionFailedAt, deletePartition, queryPages } from './table-io';
 
-/** An endpoint as stored, secrets included. */
-export interface EndpointRecord extends Endpoint {
+/** An endpoint as stored, secrets included (its health lives in the health counters). */
+export interface EndpointRecord extends EndpointCore {
   readonly workspace: string;
   readonly secrets: StoredSecret[];
   /** Bumped by each rotation; rotations are conditional on it. */
   readonly secretVersion: number;
 }
 
-/** The wire form: never a secret. */
-export function toEndpointWire(r: EndpointRecord): Endpoint {
+/** The wire form without its health (the operations add it): never a secret. */
+export function toEndpointWire(r: EndpointRecord): EndpointCore {
   return {
     endpointId: r.endpointId,
     url: r.url,
@@ -70,7 +70,7 @@ export async function getEndpointRecord(table: TableContext, slug: string, endpo
 }
 
 /** Endpoints of a workspace, forward on id. */
-export function listEndpoints(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<Endpoint>> {
+export function listEndpoints(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<EndpointCore>> {
   return queryPage(table, {
     pk: keys.workspacePk(slug),
     skPrefix: SK_PREFIX.endpoint,

@@ -34,7 +34,8 @@ describe('create', () => {
     });
     expect(res.body.endpointId).toMatch(/^whe_[0-9A-Z]{26}$/);
     expect(res.text).not.toMatch(SECRET);
-    expect(Object.keys(res.body).sort()).toEqual(['consecutiveFailures', 'createdAt', 'description', 'enabled', 'endpointId', 'eventTypes', 'updatedAt', 'url']);
+    expect(Object.keys(res.body).sort()).toEqual(['consecutiveFailures', 'createdAt', 'description', 'enabled', 'endpointId', 'eventTypes', 'health', 'updatedAt', 'url']);
+    expect(res.body.health).toEqual({ successRate24h: null, lastAttemptAt: null });
     const audit = await api.call('GET', `${base()}/audit-events?limit=5`);
     expect(audit.body.items.map((a: { action: string; targetId: string }) => [a.action, a.targetId])).toContainEqual(['webhook.created', res.body.endpointId]);
   });
