@@ -1,6 +1,6 @@
 /**
  * An in-process queue with the SQS semantics the pipeline relies on
- * (docs/architecture.md#the-local-stack): visibility timeout, per-message receive count, ChangeMessageVisibility,
+ * (docs/architecture.md#the-local-stack): visibility timeout, per-message delay (DelaySeconds), per-message receive count, ChangeMessageVisibility,
  * redrive to a dead-letter queue after `maxReceiveCount` receives, batches of
  * `batchSize` gathered within a batching window, at most `maxConcurrency`
  * batches in flight, partial batch responses. `timeScale` divides every delay.
@@ -66,11 +66,16 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
     for (const m of messages) this.sendBody(JSON.stringify({ deliveryId: m.deliveryId }));
   }
 
-  /** Enqueues a raw body (redrive keeps the body as it was). */
-  sendBody(body: string): void {
+  /**
+   * Enqueues a raw body (redrive keeps the body as it was), visible after
+   * `delaySeconds` (SQS DelaySeconds; divided by the time scale like every delay).
+   */
+  sendBody(body: string, delaySeconds = 0): void {
     const messageId = randomUUID();
-    this.messages.set(messageId, { messageId, body, sentAt: Date.now(), receiveCount: 0, visibleAt: Date.now(), receiptHandle: null });
-    this.kick();
+    const visibleAt = Date.now() + (Math.max(0, delaySeconds) * 1000) / this.scale;
+    this.messages.set(messageId, { messageId, body, sentAt: Date.now(), receiveCount: 0, visibleAt, receiptHandle: null });
+    if (delaySeconds > 0) setTimeout(() => this.kick(), visibleAt - Date.now()).unref();
+    else this.kick();
   }
 
   /** ChangeMessageVisibility of a received message. */

@@ -20,6 +20,7 @@ import { EVENT_SOURCE, type DomainEventSink } from '../../lambdas/queue/domain-e
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
+import { JOB_WORKER_CONSUMER, type JobQueue } from '../../lambdas/queue/job-queue';
 import { InProcessQueue } from './in-process-queue';
 import { lambdaContext, loadHandler } from './lambda-loader';
 import { startSchedules } from './scheduler';
@@ -63,8 +64,8 @@ export interface LocalStack {
   readonly dynamoDbEndpoint: string;
   /** PID of DynamoDB Local when this stack started it. */
   readonly dynamoDbPid: number | null;
-  /** The delivery queue and its dead-letter queue (in-process, SQS semantics). */
-  readonly queues: { readonly deliveries: InProcessQueue; readonly deadLetters: InProcessQueue };
+  /** The delivery queue and its dead-letter queue, and the jobs queue (in-process, SQS semantics). */
+  readonly queues: { readonly deliveries: InProcessQueue; readonly deadLetters: InProcessQueue; readonly jobs: InProcessQueue };
   stop(): Promise<void>;
 }
 
@@ -151,6 +152,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
     const deadLetters = new InProcessQueue({ name: 'deliveries-dlq', batchSize: DEAD_LETTER_CONSUMER.batchSize, timeScale, onError: (e) => report('dead-letter', e) });
     const deliveries = new InProcessQueue({ name: 'deliveries', ...DISPATCHER_CONSUMER, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('dispatcher', e) });
+    // Recovery jobs run the same way: their own queue (one message per slice, delayed between slices), the same worker handler.
+    const jobDeadLetters = new InProcessQueue({ name: 'jobs-dlq', timeScale, onError: (e) => report('jobs-dlq', e) });
+    const jobs = new InProcessQueue({
+      name: 'jobs',
+      batchSize: JOB_WORKER_CONSUMER.batchSize,
+      maxConcurrency: JOB_WORKER_CONSUMER.maxConcurrency,
+      visibilityTimeoutSeconds: JOB_WORKER_CONSUMER.visibilityTimeoutSeconds,
+      maxReceiveCount: JOB_WORKER_CONSUMER.maxReceives,
+      deadLetterQueue: jobDeadLetters,
+      timeScale,
+      onError: (e) => report('recovery-worker', e),
+    });
+    const jobQueue: JobQueue = { send: async (message, delaySeconds) => jobs.sendBody(JSON.stringify({ jobId: message.jobId }), delaySeconds) };
     const events: DomainEventSink = {
       async emit(workspace, type, payload) {
         const publish = await loadHandler<(e: EventBridgeEvent<string, unknown>) => Promise<unknown>>('publisher');
@@ -162,6 +176,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // names only say that one is bound: the adapters behind them are the in-process ones.
     Object.assign(process.env, {
       DELIVERY_QUEUE_URL: 'local:deliveries',
+      JOB_QUEUE_URL: 'local:jobs',
       EVENT_BUS_NAME: 'local:events',
       TABLE_NAME: tableName,
       RATE_LIMIT_TABLE_NAME: tableName,
@@ -176,7 +191,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     writeDocsBundle(join(dataDir, 'docs'));
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
     const { useAdapters } = await import('../../lambdas/composition/runtime');
-    useAdapters({ deliveryQueue: () => deliveries, messageDelayer: () => deliveries, domainEvents: () => events });
+    useAdapters({
+      deliveryQueue: () => deliveries,
+      messageDelayer: () => deliveries,
+      domainEvents: () => events,
+      jobQueue: () => jobQueue,
+      // The pacing between a job's slices, shortened like every other delay.
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms / timeScale)),
+    });
 
     const stackFile = join(dataDir, 'stack.json');
     const created = await ensureWorkspace(table, slug, 'Demo workspace');
@@ -193,6 +215,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const deadLetter = await loadHandler<SqsHandler>('dead-letter');
     deliveries.consume((e) => dispatcher(e, lambdaContext('dispatcher', randomUUID())));
     deadLetters.consume((e) => deadLetter(e, lambdaContext('dead-letter', randomUUID())));
+    const recoveryWorker = await loadHandler<SqsHandler>('recovery-worker');
+    jobs.consume((e) => recoveryWorker(e, lambdaContext('recovery-worker', randomUUID())));
     const stopSchedules =
       options.schedules === false
         ? async () => undefined
@@ -219,11 +243,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       table,
       dynamoDbEndpoint: endpoint,
       dynamoDbPid: dynamo?.pid ?? null,
-      queues: { deliveries, deadLetters },
+      queues: { deliveries, deadLetters, jobs },
       async stop() {
         await stopSchedules();
         await deliveries.stop();
         await deadLetters.stop();
+        await jobs.stop();
         await new Promise<void>((ok) => {
           server.closeAllConnections();
           server.close(() => ok());

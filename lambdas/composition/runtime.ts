@@ -14,6 +14,10 @@ import { rateLimiterFor } from '../operations/rate-limiter';
 import type { DeliveryQueue, MessageDelayer } from '../queue/delivery-queue';
 import { eventBridgeSink, noEventSink, type DomainEventSink } from '../queue/domain-events';
 import { sqsDeliveryQueue, sqsMessageDelayer } from '../queue/sqs-delivery-queue';
+import type { JobQueue } from '../queue/job-queue';
+import { sqsJobQueue } from '../queue/sqs-job-queue';
+import { recoveryRateFrom } from '../domain/recovery';
+import type { RecoveryWorkerDeps } from '../pipeline/recovery-worker';
 import { tableFromEnv } from '../store/client';
 
 /** The service's logger (Powertools; `POWERTOOLS_*` env configures it). */
@@ -27,6 +31,10 @@ export interface AdapterFactories {
   messageDelayer(url: string): MessageDelayer;
   /** The domain-event sink of the bus `name`. */
   domainEvents(name: string): DomainEventSink;
+  /** The jobs queue at `url` (recovery jobs). */
+  jobQueue(url: string): JobQueue;
+  /** The job worker's wait between slices. @default a timer */
+  sleep?(ms: number): Promise<void>;
 }
 
 /** SQS and EventBridge: what every deployed function runs with. */
@@ -34,6 +42,7 @@ export const awsAdapters: AdapterFactories = {
   deliveryQueue: (url) => sqsDeliveryQueue(new SQSClient({}), url),
   messageDelayer: (url) => sqsMessageDelayer(new SQSClient({}), url),
   domainEvents: (name) => eventBridgeSink(new EventBridgeClient({}), name),
+  jobQueue: (url) => sqsJobQueue(new SQSClient({}), url),
 };
 
 let factories: AdapterFactories = awsAdapters;
@@ -61,6 +70,7 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRun
       urlPolicy: { allowLoopback: env.ALLOW_LOOPBACK_TARGETS === 'true' },
       queue: queueFromEnv(env),
       events: eventsFromEnv(env),
+      jobQueue: jobQueueFromEnv(env),
     },
     rateLimiter: rateLimiterFor(rateTable, env.RATE_LIMITS),
   };
@@ -82,6 +92,33 @@ export function queueFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryQueu
       queue ??= factories.deliveryQueue(url);
       return queue.send(messages);
     },
+  };
+}
+
+/** The jobs queue of `JOB_QUEUE_URL`; created on first send. */
+export function jobQueueFromEnv(env: NodeJS.ProcessEnv = process.env): JobQueue {
+  const url = env.JOB_QUEUE_URL;
+  let queue: JobQueue | undefined;
+  return {
+    send(message, delaySeconds) {
+      if (!url) throw new Error('JOB_QUEUE_URL is not set');
+      queue ??= factories.jobQueue(url);
+      return queue.send(message, delaySeconds);
+    },
+  };
+}
+
+/** The job worker's adapters and rate, from the environment (docs/architecture.md#recovery-jobs). */
+export function recoveryWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): RecoveryWorkerDeps {
+  const { deps } = defaultRuntime();
+  return {
+    table: deps.table,
+    queue: deps.queue,
+    jobQueue: jobQueueFromEnv(env),
+    now: () => new Date(),
+    sleep: (ms) => (factories.sleep ? factories.sleep(ms) : new Promise((resolve) => setTimeout(resolve, ms))),
+    ratePerSecond: recoveryRateFrom(env),
+    onSendFailure: (error, deliveryIds) => logger.warn('Replay messages not sent: the stuck-pending repair will send them', { deliveryIds, error: error as Error }),
   };
 }
 

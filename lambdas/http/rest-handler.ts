@@ -102,6 +102,8 @@ export function restHandler<K extends OperationId>(operationId: K, impl: Operati
       if (!caller || !input) throw new AppError('InternalError', 'request was not prepared');
       // The parsed input matches operation K's schemas by construction.
       const result = await impl(runtime().deps, caller, input as Parameters<OperationImpl<K>>[2]);
-      return jsonResponse(def.successStatus, result, traceIdOf(event));
+      // A dry run (docs/behaviour.md#recovery-jobs) answers its own status: nothing was changed.
+      const status = def.dryRun && (input.body as { dryRun?: unknown } | undefined)?.dryRun === true ? def.dryRun.successStatus : def.successStatus;
+      return jsonResponse(status, result, traceIdOf(event));
     });
 }

@@ -9,6 +9,7 @@ import type { UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { DomainEventSink } from '../queue/domain-events';
+import type { JobQueue } from '../queue/job-queue';
 import type { RateLimiter } from './rate-limiter';
 
 /** Adapters and configuration of the operations. */
@@ -23,6 +24,8 @@ export interface OperationDeps {
   readonly queue: DeliveryQueue;
   /** Domain events of the service itself. */
   readonly events: DomainEventSink;
+  /** The jobs queue (recovery jobs); absent where no operation starts a job. */
+  readonly jobQueue?: JobQueue;
 }
 
 /** What a request surface (a REST function, the MCP function) runs with: the operations' adapters and the rate limiter. */
@@ -48,8 +51,12 @@ export interface OperationInput<K extends OperationId> {
   readonly body: OpDef<K> extends { body: infer B } ? Out<B> : undefined;
 }
 
-/** Result of operation K (undefined for 204). */
-export type OperationResult<K extends OperationId> = OpDef<K> extends { response: infer R } ? (R extends z.ZodType ? z.input<R> : never) : void;
+type DryRunResult<K extends OperationId> = OpDef<K> extends { dryRun: { response: infer D } } ? (D extends z.ZodType ? z.input<D> : never) : never;
+
+/** Result of operation K (undefined for 204; its dry-run answer too when it has one). */
+export type OperationResult<K extends OperationId> =
+  | (OpDef<K> extends { response: infer R } ? (R extends z.ZodType ? z.input<R> : never) : void)
+  | DryRunResult<K>;
 
 /** The implementation of operation K. */
 export type OperationImpl<K extends OperationId> = (deps: OperationDeps, caller: Caller, input: OperationInput<K>) => Promise<OperationResult<K>>;

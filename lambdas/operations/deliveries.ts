@@ -6,6 +6,7 @@ import { isReplayable, newPendingDelivery, REPLAYABLE_STATUSES, type DeliveryRec
 import type { Caller, OperationDeps, OperationImpl } from './context';
 import { getDelivery, listAttempts, listDeliveriesOfEndpoint, putPendingDelivery, toDeliveryWire } from '../store/deliveries';
 import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
+import type { AuditInput } from '../store/audit';
 
 async function endpointOf(deps: OperationDeps, caller: Caller, endpointId: string): Promise<EndpointRecord> {
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, endpointId);
@@ -20,21 +21,22 @@ async function deliveryOf(deps: OperationDeps, caller: Caller, deliveryId: strin
   return delivery;
 }
 
-/** Writes a new pending row (with its audit when given) and queues it. */
-async function queueNew(
-  deps: OperationDeps,
-  endpoint: EndpointRecord,
-  input: { eventType: string; payload: unknown; replayedFrom: string | null },
-  audit?: { actor: string; action: string },
-): Promise<DeliveryRecord> {
-  const now = deps.now();
-  const record = newPendingDelivery({ workspace: endpoint.workspace, endpointId: endpoint.endpointId, ...input }, now);
-  await putPendingDelivery(
-    deps.table,
-    record,
+/**
+ * The replay of `source`: a new pending row (same event type and payload,
+ * `replayedFrom` = the source) and its `webhook.delivery_replayed` audit. One
+ * factory for interactive replays and recovery jobs (docs/behaviour.md#replay).
+ */
+export function replayOf(source: DeliveryRecord, actor: string, now: Date): { record: DeliveryRecord; audit: AuditInput } {
+  const record = newPendingDelivery(
+    { workspace: source.workspace, endpointId: source.endpointId, eventType: source.eventType, payload: source.payload, replayedFrom: source.deliveryId },
     now,
-    audit ? { action: audit.action, actor: audit.actor, targetId: record.deliveryId, detail: { replayedFrom: input.replayedFrom, endpointId: endpoint.endpointId } } : undefined,
   );
+  return { record, audit: { action: 'webhook.delivery_replayed', actor, targetId: record.deliveryId, detail: { replayedFrom: source.deliveryId, endpointId: source.endpointId } } };
+}
+
+/** Writes a new pending row (with its audit when given) and queues it. */
+async function queueNew(deps: OperationDeps, record: DeliveryRecord, now: Date, audit?: AuditInput): Promise<DeliveryRecord> {
+  await putPendingDelivery(deps.table, record, now, audit);
   // If this send is lost, the row stays pending and the stuck-pending repair queues it.
   await deps.queue.send([{ deliveryId: record.deliveryId }]);
   return record;
@@ -65,19 +67,17 @@ export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = asy
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, source.endpointId);
   if (!endpoint) throw new AppError('EndpointNotFound', `The endpoint ${source.endpointId} of this delivery no longer exists`);
   if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before replaying`);
-  const replay = await queueNew(
-    deps,
-    endpoint,
-    { eventType: source.eventType, payload: source.payload, replayedFrom: source.deliveryId },
-    { actor: caller.tokenId, action: 'webhook.delivery_replayed' },
-  );
-  return toDeliveryWire(replay);
+  const now = deps.now();
+  const { record, audit } = replayOf(source, caller.tokenId, now);
+  return toDeliveryWire(await queueNew(deps, record, now, audit));
 };
 
 /** POST .../webhooks/{endpointId}/test-event: a synthetic `webhook.test_event` to this endpoint only. */
 export const sendWebhookTestEvent: OperationImpl<'sendWebhookTestEvent'> = async (deps, caller, { params }) => {
   const endpoint = await endpointOf(deps, caller, params.endpointId);
   if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it before sending a test event`);
-  const payload = { message: 'This is a test event from the webhook delivery service.', sentAt: deps.now().toISOString(), endpointId: endpoint.endpointId };
-  return toDeliveryWire(await queueNew(deps, endpoint, { eventType: TEST_EVENT_TYPE, payload, replayedFrom: null }));
+  const now = deps.now();
+  const payload = { message: 'This is a test event from the webhook delivery service.', sentAt: now.toISOString(), endpointId: endpoint.endpointId };
+  const record = newPendingDelivery({ workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: TEST_EVENT_TYPE, payload, replayedFrom: null }, now);
+  return toDeliveryWire(await queueNew(deps, record, now));
 };

@@ -99,12 +99,14 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
   EndpointNotFound: { detail: 'No webhook endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC in workspace acme' },
   DeliveryNotFound: { detail: 'No delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB in workspace acme' },
   TokenNotFound: { detail: 'No API token tok_01JD2YA1B2C3D4E5F6G7H8J9KM in workspace acme' },
+  JobNotFound: { detail: 'No job whj_01JD2YC5D6E7F8G9H0J1K2M3NP in workspace acme' },
   RouteNotFound: { detail: 'No route GET /workspaces/acme/nope' },
   MethodNotAllowed: { detail: 'Method PUT is not allowed here' },
   EndpointDisabled: { detail: 'Endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC is disabled; re-enable it (PATCH enabled: true) before replaying' },
   DeliveryNotReplayable: {
     detail: 'Delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB is delivered; only failed, failed_permanent, dead_lettered deliveries can be replayed',
   },
+  RecoveryInProgress: { detail: 'Recovery job whj_01JD2YC5D6E7F8G9H0J1K2M3NP of endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC is still running; cancel it or wait for it to finish' },
   Conflict: { detail: 'Another rotation of this secret happened at the same time; retry.' },
   PayloadTooLarge: { detail: `The payload is 300000 bytes; at most ${MAX_PAYLOAD_BYTES} are accepted` },
   UnsupportedMediaType: { detail: 'Send the body as application/json (got text/plain)' },
@@ -365,7 +367,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
         ...(def.query ? { query: def.query } : {}),
         ...(def.body ? { body: { required: true, content: { 'application/json': { schema: def.body } } } } : {}),
       },
-      responses: { [String(def.successStatus)]: success, ...errorResponses(def) },
+      responses: {
+        [String(def.successStatus)]: success,
+        ...(def.dryRun
+          ? { [String(def.dryRun.successStatus)]: { description: 'Dry run (`dryRun: true`): the count only; nothing is changed.', content: { 'application/json': { schema: def.dryRun.response } } } }
+          : {}),
+        ...errorResponses(def),
+      },
     });
   }
 

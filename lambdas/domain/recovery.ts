@@ -1,0 +1,97 @@
+/**
+ * Recovery jobs' rules (docs/behaviour.md#recovery-jobs): the job record and
+ * its factory, the window a job fixes at creation, the id range that window
+ * covers, and the pacing of its slices. Pure: the store writes, the worker runs.
+ */
+import { encodeTime } from 'ulid';
+import { DEFAULT_RECOVERY_STATUSES, type Job, type JobStatus } from '../contract/jobs';
+import type { DeliveryStatus } from '../contract/schemas';
+import { newId } from './ids';
+
+/** Replays a recovery job writes per second unless the stage sets `recoveryRatePerSecond`. */
+export const DEFAULT_RECOVERY_RATE_PER_SECOND = 20;
+
+/** The bounds of the `recoveryRatePerSecond` setting (one slice's replays fit well within the worker's timeout). */
+export const RECOVERY_RATE_BOUNDS = { min: 1, max: 200 } as const;
+
+/** The environment variable that carries `recoveryRatePerSecond` to the job worker. */
+export const RECOVERY_RATE_ENV = 'RECOVERY_RATE_PER_SECOND';
+
+/** How long one slice's replays are spread over: a slice of `rate` replays, then the next one at least this much later. */
+export const SLICE_INTERVAL_MS = 1000;
+
+/** The rate of an environment: `RECOVERY_RATE_PER_SECOND` when valid, else the default. */
+export function recoveryRateFrom(env: Readonly<Record<string, string | undefined>>): number {
+  const n = Number(env[RECOVERY_RATE_ENV]);
+  return Number.isInteger(n) && n >= RECOVERY_RATE_BOUNDS.min && n <= RECOVERY_RATE_BOUNDS.max ? n : DEFAULT_RECOVERY_RATE_PER_SECOND;
+}
+
+/** A job as stored: the wire form plus what the worker keeps on it. */
+export interface JobRecord extends Job {
+  readonly workspace: string;
+  /** Who started it (token id): the actor of its audit events. */
+  readonly actor: string;
+  /** The last source delivery id the job has passed (the scan resumes after it); null before the first. */
+  readonly cursor: string | null;
+  /** Bumped by every change; each change is conditional on it, so two workers can never both advance the job. */
+  readonly version: number;
+  /** The earliest time the next slice may start (the pacing). */
+  readonly nextSliceAt: string;
+}
+
+/** What a recover request asks for. */
+export interface RecoverRequest {
+  readonly since: string;
+  readonly until?: string;
+  readonly statuses?: readonly DeliveryStatus[];
+}
+
+/** The window and statuses a job fixes when it is created: `until` at most (and by default) now. */
+export function recoveryWindow(request: RecoverRequest, now: Date): { since: string; until: string; statuses: Job['statuses'] } {
+  const since = new Date(request.since).toISOString();
+  const asked = request.until === undefined ? now.getTime() : Math.min(Date.parse(request.until), now.getTime());
+  const statuses = [...new Set(request.statuses ?? DEFAULT_RECOVERY_STATUSES)] as Job['statuses'];
+  return { since, until: new Date(asked).toISOString(), statuses };
+}
+
+/** A new running job, with nothing replayed yet. */
+export function newRecoveryJob(input: { workspace: string; endpointId: string; actor: string; matched: number; window: ReturnType<typeof recoveryWindow> }, now: Date): JobRecord {
+  const iso = now.toISOString();
+  return {
+    jobId: newId('whj', now),
+    kind: 'recover',
+    workspace: input.workspace,
+    endpointId: input.endpointId,
+    actor: input.actor,
+    status: 'running',
+    ...input.window,
+    matched: input.matched,
+    replayed: 0,
+    skipped: 0,
+    createdAt: iso,
+    updatedAt: iso,
+    finishedAt: null,
+    cursor: null,
+    version: 0,
+    nextSliceAt: iso,
+  };
+}
+
+/**
+ * The delivery ids created in [since, until]: a delivery id's time part is its
+ * creation time (docs/architecture.md#identifiers), so the window is an id range.
+ */
+export function deliveryIdRange(since: string, until: string): { from: string; to: string } {
+  // The lowest id of `since`'s millisecond and the highest of `until`'s ('Z' is the last base32 digit).
+  return { from: `whd_${encodeTime(Date.parse(since), 10)}`, to: `whd_${encodeTime(Date.parse(until), 10)}${'Z'.repeat(16)}` };
+}
+
+/** True for a status the job no longer changes. */
+export function isFinished(status: JobStatus): boolean {
+  return status !== 'running';
+}
+
+/** How long a slice must wait before it may replay (ms, 0 when due). */
+export function sliceWaitMs(job: Pick<JobRecord, 'nextSliceAt'>, now: Date): number {
+  return Math.max(0, Date.parse(job.nextSliceAt) - now.getTime());
+}

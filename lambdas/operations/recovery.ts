@@ -1,0 +1,53 @@
+/**
+ * Recovery operations (docs/behaviour.md#recovery-jobs): count or start the
+ * recovery of an endpoint's deliveries, read a job, cancel it. The replays
+ * themselves are written by the job worker (lambdas/pipeline/recovery-worker.ts).
+ */
+import { AppError } from '../contract/errors';
+import { newRecoveryJob, recoveryWindow } from '../domain/recovery';
+import type { OperationDeps, OperationImpl } from './context';
+import { getEndpointRecord } from '../store/endpoints';
+import { countMatches, createRecoveryJob, finishJob, getJobRecord, runningRecoveryOf, toJobWire } from '../store/recovery-jobs';
+import type { JobRecord } from '../domain/recovery';
+
+async function jobOf(deps: OperationDeps, workspace: string, jobId: string): Promise<JobRecord> {
+  const job = await getJobRecord(deps.table, jobId);
+  // Another workspace's job is as absent as a missing one.
+  if (!job || job.workspace !== workspace) throw new AppError('JobNotFound', `No job ${jobId} in workspace ${workspace}`);
+  return job;
+}
+
+/** POST .../webhooks/{endpointId}/recover: the dry-run count, or a new running job (202). */
+export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'> = async (deps, caller, { params, body }) => {
+  const endpoint = await getEndpointRecord(deps.table, caller.workspace, params.endpointId);
+  if (!endpoint) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+  if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before recovering its deliveries`);
+  const now = deps.now();
+  const window = recoveryWindow(body, now);
+  const matched = await countMatches(deps.table, { endpointId: endpoint.endpointId, ...window });
+  if (body.dryRun) return { matched };
+
+  const running = await runningRecoveryOf(deps.table, endpoint.endpointId);
+  const inProgress = (jobId: string | null) =>
+    new AppError('RecoveryInProgress', `${jobId ? `Recovery job ${jobId}` : 'A recovery'} of endpoint ${endpoint.endpointId} is still running; cancel it or wait for it to finish`);
+  if (running) throw inProgress(running);
+  if (!deps.jobQueue) throw new Error('This function has no jobs queue (JOB_QUEUE_URL)');
+  const job = newRecoveryJob({ workspace: caller.workspace, endpointId: endpoint.endpointId, actor: caller.tokenId, matched, window }, now);
+  // The lock is taken in the same transaction as the job: two concurrent requests cannot both start one.
+  if (!(await createRecoveryJob(deps.table, job, now))) throw inProgress(await runningRecoveryOf(deps.table, endpoint.endpointId));
+  // If this send is lost the job stays running with nothing done; cancelling it frees the endpoint.
+  await deps.jobQueue.send({ jobId: job.jobId });
+  return toJobWire(job);
+};
+
+/** GET .../jobs/{jobId} */
+export const getJob: OperationImpl<'getJob'> = async (deps, caller, { params }) => toJobWire(await jobOf(deps, caller.workspace, params.jobId));
+
+/** POST .../jobs/{jobId}/cancel: a running job stops before its next replay; a finished one is answered as it is. */
+export const cancelJob: OperationImpl<'cancelJob'> = async (deps, caller, { params }) => {
+  const job = await jobOf(deps, caller.workspace, params.jobId);
+  if (job.status !== 'running') return toJobWire(job);
+  const cancelled = await finishJob(deps.table, job, 'cancelled', caller.tokenId, deps.now());
+  // Null: the job finished between the read and the cancel; answer how it ended.
+  return toJobWire(cancelled ?? (await jobOf(deps, caller.workspace, params.jobId)));
+};

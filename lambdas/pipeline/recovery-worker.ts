@@ -1,0 +1,118 @@
+/**
+ * The recovery job worker (docs/architecture.md#recovery-jobs,
+ * docs/behaviour.md#recovery-jobs): one jobs-queue message runs one slice of a
+ * job, at most `ratePerSecond` replays, then the job is enqueued again for the
+ * next slice a second later, until nothing matches any more (completed), it is
+ * cancelled, or its endpoint is disabled or gone (failed). Each slice is
+ * claimed with the job's version, so a redelivered or duplicated message
+ * cannot run a second chain beside the first; each replay is one transaction
+ * with its marker and the job's progress, so a crash resumes where it stopped.
+ * The clock and the wait are adapters: tests pace without waiting.
+ */
+import type { JobStatus } from '../contract/jobs';
+import { SLICE_INTERVAL_MS, sliceWaitMs } from '../domain/recovery';
+import { replayOf } from '../operations/deliveries';
+import type { DeliveryQueue } from '../queue/delivery-queue';
+import type { JobQueue } from '../queue/job-queue';
+import type { TableContext } from '../store/client';
+import { getEndpointRecord } from '../store/endpoints';
+import { claimSlice, finishJob, getJobRecord, matchesAfter, moveCursor, replayForJob } from '../store/recovery-jobs';
+
+/** Adapters and settings of the worker. */
+export interface RecoveryWorkerDeps {
+  readonly table: TableContext;
+  /** The delivery queue: each replay's message. */
+  readonly queue: DeliveryQueue;
+  /** The jobs queue: the job's next slice. */
+  readonly jobQueue: JobQueue;
+  readonly now: () => Date;
+  /** Waits `ms` (the pacing between slices); injected so tests advance a clock instead. */
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Replays per second at most (the stage's `recoveryRatePerSecond`). */
+  readonly ratePerSecond: number;
+  /** Called when replay messages could not be sent (their rows stay pending: the stuck-pending repair sends them). */
+  readonly onSendFailure?: (error: unknown, deliveryIds: readonly string[]) => void;
+}
+
+/** What one slice did. */
+export type SliceOutcome =
+  | { readonly kind: 'continued'; readonly replayed: number; readonly delaySeconds: number }
+  | { readonly kind: 'finished'; readonly status: Exclude<JobStatus, 'running'>; readonly replayed: number }
+  | { readonly kind: 'ignored'; readonly reason: 'not_found' | 'not_running' | 'moved' };
+
+/** The actor of the worker's own decisions (a job failed because its endpoint went away). */
+const SYSTEM_ACTOR = 'system';
+
+/**
+ * Runs one slice of a job. A `continued` outcome has already enqueued the
+ * next slice; every other outcome ends this message's chain.
+ */
+export async function runRecoverySlice(deps: RecoveryWorkerDeps, jobId: string): Promise<SliceOutcome> {
+  const read = await getJobRecord(deps.table, jobId);
+  if (!read) return { kind: 'ignored', reason: 'not_found' };
+  if (read.status !== 'running') return { kind: 'ignored', reason: 'not_running' };
+
+  // Pacing: never start before the previous slice's second is over (a message delivered early waits it out).
+  const wait = sliceWaitMs(read, deps.now());
+  if (wait > 0) await deps.sleep(Math.min(wait, SLICE_INTERVAL_MS));
+  const startedAt = deps.now();
+  let job = await claimSlice(deps.table, read, new Date(startedAt.getTime() + SLICE_INTERVAL_MS), startedAt);
+  // Another worker (a duplicate message) or a cancel moved the job since the read: that chain goes on, this one ends.
+  if (!job) return { kind: 'ignored', reason: 'moved' };
+
+  const endpoint = await getEndpointRecord(deps.table, job.workspace, job.endpointId);
+  if (!endpoint || !endpoint.enabled) {
+    const ended = await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), { expectedVersion: job.version, reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted' });
+    return ended ? { kind: 'finished', status: 'failed', replayed: 0 } : { kind: 'ignored', reason: 'moved' };
+  }
+
+  const batch = await matchesAfter(deps.table, job, deps.ratePerSecond);
+  const sent: string[] = [];
+  let lost = false;
+  for (const source of batch.items) {
+    const now = deps.now();
+    const replay = replayOf(source, job.actor, now);
+    const outcome = await replayForJob(deps.table, job, source, replay, now);
+    if (outcome.kind === 'lost') {
+      lost = true;
+      break;
+    }
+    job = outcome.job;
+    if (outcome.kind === 'replayed') sent.push(replay.record.deliveryId);
+  }
+  await sendReplays(deps, sent);
+  if (lost) return { kind: 'ignored', reason: 'moved' };
+
+  if (batch.scannedTo) {
+    const moved = await moveCursor(deps.table, job, batch.scannedTo, deps.now());
+    if (!moved) return { kind: 'ignored', reason: 'moved' };
+    job = moved;
+  }
+  if (batch.exhausted) {
+    const ended = await finishJob(deps.table, job, 'completed', job.actor, deps.now(), { expectedVersion: job.version });
+    return ended ? { kind: 'finished', status: 'completed', replayed: sent.length } : { kind: 'ignored', reason: 'moved' };
+  }
+  const delaySeconds = Math.ceil(sliceWaitMs(job, deps.now()) / 1000);
+  await deps.jobQueue.send({ jobId }, delaySeconds);
+  return { kind: 'continued', replayed: sent.length, delaySeconds };
+}
+
+/** Queues the replays of a slice; a failure leaves them pending for the stuck-pending repair. */
+async function sendReplays(deps: RecoveryWorkerDeps, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  try {
+    await deps.queue.send(deliveryIds.map((deliveryId) => ({ deliveryId })));
+  } catch (error) {
+    deps.onSendFailure?.(error, deliveryIds);
+  }
+}
+
+/**
+ * Ends a job whose slices keep failing (the message's last receive): `failed`,
+ * its lock released, so the endpoint can be recovered again. Null when it was no longer running.
+ */
+export async function failJob(deps: Pick<RecoveryWorkerDeps, 'table' | 'now'>, jobId: string, reason: string): Promise<boolean> {
+  const job = await getJobRecord(deps.table, jobId);
+  if (!job || job.status !== 'running') return false;
+  return (await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), { reason })) !== null;
+}

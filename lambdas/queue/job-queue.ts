@@ -1,0 +1,40 @@
+/**
+ * The jobs queue port (docs/architecture.md#recovery-jobs): each message names
+ * one job (`{jobId}`) and runs one paced slice of it; the slice re-enqueues the
+ * job with a delay until it is done. SQS in the cloud, an in-process queue locally.
+ */
+import { idPattern } from '../contract/ids';
+
+/**
+ * The job worker's consumption of the jobs queue, read by the CDK event source
+ * and the local stack alike: one message per invocation (a slice is already a
+ * batch of replays), a timeout well above one slice's replays, the visibility
+ * timeout six times it, and the receives before a message is dead-lettered.
+ */
+export const JOB_WORKER_CONSUMER = { batchSize: 1, maxConcurrency: 2, timeoutSeconds: 60, visibilityTimeoutSeconds: 6 * 60, maxReceives: 5 } as const;
+
+/** SQS's longest message delay, in seconds. */
+export const MAX_JOB_DELAY_SECONDS = 900;
+
+/** One queued job slice. */
+export interface JobMessage {
+  readonly jobId: string;
+}
+
+/** Sends job messages. */
+export interface JobQueue {
+  /** Enqueues one job message, visible after `delaySeconds` (0 to {@link MAX_JOB_DELAY_SECONDS}). */
+  send(message: JobMessage, delaySeconds?: number): Promise<void>;
+}
+
+const JOB_ID = idPattern('whj');
+
+/** Parses a message body; null when it is not a job message. */
+export function parseJobMessage(body: string): JobMessage | null {
+  try {
+    const value = JSON.parse(body) as { jobId?: unknown };
+    return typeof value?.jobId === 'string' && JOB_ID.test(value.jobId) ? { jobId: value.jobId } : null;
+  } catch {
+    return null;
+  }
+}

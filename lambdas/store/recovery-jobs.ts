@@ -1,0 +1,326 @@
+/**
+ * Recovery jobs (docs/architecture.md#recovery-jobs): the job item, the
+ * endpoint's lock that keeps one recovery running at a time, the scan of the
+ * endpoint's matching deliveries, and the replay transaction that writes a
+ * replay together with its audit, the job's progress (conditional on the job's
+ * version) and a marker per (job, source) put only if absent, so a crash or a
+ * redelivered message never replays a source twice in one job.
+ */
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Job, JobStatus } from '../contract/jobs';
+import type { DeliveryStatus } from '../contract/schemas';
+import type { DeliveryRecord } from '../domain/delivery-lifecycle';
+import { deliveryIdRange, type JobRecord } from '../domain/recovery';
+import type { TableContext } from './client';
+import { auditPut, type AuditInput, type TransactItem } from './audit';
+import { pendingItem } from './deliveries';
+import { keys, TABLE } from './table-schema';
+import { conditionFailedAt } from './table-io';
+
+/** How long a (job, source) marker is kept: far longer than any job runs. */
+const MARKER_TTL_SECONDS = 30 * 24 * 3600;
+
+/** The wire form of a job. */
+export function toJobWire(r: JobRecord): Job {
+  return {
+    jobId: r.jobId,
+    kind: r.kind,
+    endpointId: r.endpointId,
+    status: r.status,
+    since: r.since,
+    until: r.until,
+    statuses: r.statuses,
+    matched: r.matched,
+    replayed: r.replayed,
+    skipped: r.skipped,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    finishedAt: r.finishedAt ?? null,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): JobRecord {
+  return {
+    jobId: item.jobId as string,
+    kind: 'recover',
+    workspace: item.workspace as string,
+    endpointId: item.endpointId as string,
+    actor: item.actor as string,
+    status: item.status as JobStatus,
+    since: item.since as string,
+    until: item.until as string,
+    statuses: item.statuses as Job['statuses'],
+    matched: (item.matched as number) ?? 0,
+    replayed: (item.replayed as number) ?? 0,
+    skipped: (item.skipped as number) ?? 0,
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+    finishedAt: (item.finishedAt as string | null) ?? null,
+    cursor: (item.cursor as string | null) ?? null,
+    version: (item.version as number) ?? 0,
+    nextSliceAt: item.nextSliceAt as string,
+  };
+}
+
+/** The running job of an endpoint, if any (from its lock). */
+export async function runningRecoveryOf(table: TableContext, endpointId: string): Promise<string | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.recoveryLock(endpointId), ConsistentRead: true }));
+  return (out.Item?.jobId as string | undefined) ?? null;
+}
+
+/**
+ * Stores a new job, takes its endpoint's lock and writes `webhook.recovery_started`,
+ * in one transaction. Returns false when another recovery of the endpoint holds the lock.
+ */
+export async function createRecoveryJob(table: TableContext, job: JobRecord, now: Date): Promise<boolean> {
+  try {
+    await table.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table.tableName, Item: { ...keys.job(job.jobId), type: 'job', ...job }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: table.tableName,
+              Item: { ...keys.recoveryLock(job.endpointId), type: 'recovery-lock', jobId: job.jobId, workspace: job.workspace, createdAt: job.createdAt },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          auditPut(table, job.workspace, { action: 'webhook.recovery_started', actor: job.actor, targetId: job.endpointId, detail: { jobId: job.jobId, since: job.since, until: job.until, statuses: job.statuses, matched: job.matched } }, now),
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (conditionFailedAt(e, 1)) return false;
+    throw e;
+  }
+}
+
+/** Reads a job by id (any workspace: callers check ownership). */
+export async function getJobRecord(table: TableContext, jobId: string): Promise<JobRecord | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.job(jobId), ConsistentRead: true }));
+  return out.Item ? fromItem(out.Item) : null;
+}
+
+/** What selects a recovery's deliveries. */
+export interface RecoverySelection {
+  readonly endpointId: string;
+  readonly since: string;
+  readonly until: string;
+  readonly statuses: readonly DeliveryStatus[];
+  /** The job whose own replays are never matches. */
+  readonly jobId?: string;
+}
+
+/** The query of an endpoint's deliveries in the window with a selected status (oldest first, on gsi1). */
+function selectionQuery(table: TableContext, s: RecoverySelection): QueryCommandInput {
+  const range = deliveryIdRange(s.since, s.until);
+  const values: Record<string, unknown> = { ':ep': keys.deliveriesOfEndpoint(s.endpointId), ':from': range.from, ':to': range.to, ':since': s.since, ':until': s.until };
+  s.statuses.forEach((status, i) => (values[`:s${i}`] = status));
+  let filter = `#status IN (${s.statuses.map((_, i) => `:s${i}`).join(', ')}) AND createdAt BETWEEN :since AND :until`;
+  if (s.jobId) {
+    // Defence in depth beside the fixed `until`: a replay written by this job never matches it.
+    filter += ' AND (attribute_not_exists(recoveryJobId) OR recoveryJobId <> :job)';
+    values[':job'] = s.jobId;
+  }
+  return {
+    TableName: table.tableName,
+    IndexName: TABLE.gsi1.name,
+    KeyConditionExpression: '#pk = :ep AND #sk BETWEEN :from AND :to',
+    FilterExpression: filter,
+    ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey, '#status': 'status' },
+    ExpressionAttributeValues: values,
+    ScanIndexForward: true,
+  };
+}
+
+/** How many deliveries a recovery would replay now (the dry run). */
+export async function countMatches(table: TableContext, s: RecoverySelection): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await table.doc.send(new QueryCommand({ ...selectionQuery(table, s), Select: 'COUNT', ...(start ? { ExclusiveStartKey: start } : {}) }));
+    count += out.Count ?? 0;
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+
+/** Index entries one scan call reads at most, and calls one slice makes at most. */
+const SCAN = { pageSize: 100, maxPages: 10 } as const;
+
+/** Matches past a job's cursor, oldest first. */
+export interface MatchBatch {
+  readonly items: DeliveryRecord[];
+  /** True when nothing lies past the last item returned. */
+  readonly exhausted: boolean;
+  /** When the read budget ran out before `want` matches: the position scanned to (the cursor after `items`). */
+  readonly scannedTo: string | null;
+}
+
+/** Up to `want` matches of a job past its cursor, reading a bounded number of index pages. */
+export async function matchesAfter(table: TableContext, job: JobRecord, want: number): Promise<MatchBatch> {
+  const endpointPk = keys.deliveriesOfEndpoint(job.endpointId);
+  let start: Record<string, unknown> | undefined = job.cursor
+    ? { ...keys.delivery(job.cursor), [TABLE.gsi1.partitionKey]: endpointPk, [TABLE.gsi1.sortKey]: job.cursor }
+    : undefined;
+  const items: DeliveryRecord[] = [];
+  for (let page = 0; page < SCAN.maxPages; page++) {
+    const out = await table.doc.send(new QueryCommand({ ...selectionQuery(table, job), Limit: SCAN.pageSize, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    items.push(...(out.Items ?? []).map((i) => i as unknown as DeliveryRecord));
+    start = out.LastEvaluatedKey;
+    if (!start) return { items: items.slice(0, want), exhausted: items.length <= want, scannedTo: null };
+    if (items.length >= want) return { items: items.slice(0, want), exhausted: false, scannedTo: null };
+  }
+  return { items, exhausted: false, scannedTo: String(start?.[TABLE.gsi1.sortKey]) };
+}
+
+/** The condition and update that advance a job read at `job.version`. */
+function advance(table: TableContext, job: JobRecord, sets: string[], values: Record<string, unknown>, now: Date): TransactItem {
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: keys.job(job.jobId),
+      UpdateExpression: `SET ${['version = :next', 'updatedAt = :now', ...sets].join(', ')}`,
+      ConditionExpression: 'version = :read AND #status = :running',
+      // `cursor` is a DynamoDB reserved word.
+      ExpressionAttributeNames: { '#status': 'status', ...(sets.some((s) => s.includes('#cursor')) ? { '#cursor': 'cursor' } : {}) },
+      ExpressionAttributeValues: { ':read': job.version, ':next': job.version + 1, ':now': now.toISOString(), ':running': 'running', ...values },
+    },
+  };
+}
+
+async function advanceJob(table: TableContext, job: JobRecord, sets: string[], values: Record<string, unknown>, now: Date): Promise<boolean> {
+  const { Update } = advance(table, job, sets, values, now) as { Update: ConstructorParameters<typeof UpdateCommand>[0] };
+  try {
+    await table.doc.send(new UpdateCommand(Update));
+    return true;
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return false;
+    throw e;
+  }
+}
+
+/** Claims the next slice of a job read at its version: it may start now, the one after not before `nextSliceAt`. Null when another worker moved the job. */
+export async function claimSlice(table: TableContext, job: JobRecord, nextSliceAt: Date, now: Date): Promise<JobRecord | null> {
+  const ok = await advanceJob(table, job, ['nextSliceAt = :nsa'], { ':nsa': nextSliceAt.toISOString() }, now);
+  return ok ? { ...job, version: job.version + 1, nextSliceAt: nextSliceAt.toISOString(), updatedAt: now.toISOString() } : null;
+}
+
+/** Moves a job's cursor past entries that were not matches (read budget spent). */
+export async function moveCursor(table: TableContext, job: JobRecord, cursor: string, now: Date): Promise<JobRecord | null> {
+  const ok = await advanceJob(table, job, ['#cursor = :cursor'], { ':cursor': cursor }, now);
+  return ok ? { ...job, cursor, version: job.version + 1, updatedAt: now.toISOString() } : null;
+}
+
+/** Outcome of {@link replayForJob}: the job as it now stands, or `lost` when another worker (or a cancel) moved it. */
+export type JobReplayOutcome = { kind: 'replayed' | 'skipped' | 'already'; job: JobRecord } | { kind: 'lost' };
+
+/**
+ * Replays one source for a job: the replay row (`pendingItem`, tagged with the
+ * job), its audit, the marker of (job, source) and the job's progress, in one
+ * transaction conditional on the source still matching, the marker being
+ * absent and the job's version. A source that no longer matches is skipped; a
+ * marker already there (a replay whose progress was somehow not seen) only moves the cursor.
+ */
+export async function replayForJob(table: TableContext, job: JobRecord, source: DeliveryRecord, replay: { record: DeliveryRecord; audit: AuditInput }, now: Date): Promise<JobReplayOutcome> {
+  const statusValues = Object.fromEntries(job.statuses.map((s, i) => [`:s${i}`, s]));
+  const items: TransactItem[] = [
+    {
+      ConditionCheck: {
+        TableName: table.tableName,
+        Key: keys.delivery(source.deliveryId),
+        ConditionExpression: `#status IN (${job.statuses.map((_, i) => `:s${i}`).join(', ')})`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: statusValues,
+      },
+    },
+    {
+      Put: {
+        TableName: table.tableName,
+        Item: { ...keys.recoveryMarker(job.jobId, source.deliveryId), type: 'recovery-marker', replayId: replay.record.deliveryId, [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    { Put: { TableName: table.tableName, Item: { ...pendingItem(replay.record), recoveryJobId: job.jobId }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    auditPut(table, job.workspace, replay.audit, now),
+    advance(table, job, ['replayed = replayed + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now),
+  ];
+  const moved = { ...job, cursor: source.deliveryId, version: job.version + 1, updatedAt: now.toISOString() };
+  try {
+    await table.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    return { kind: 'replayed', job: { ...moved, replayed: job.replayed + 1 } };
+  } catch (e) {
+    if (conditionFailedAt(e, 4)) return { kind: 'lost' };
+    if (conditionFailedAt(e, 0)) {
+      const ok = await advanceJob(table, job, ['skipped = skipped + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now);
+      return ok ? { kind: 'skipped', job: { ...moved, skipped: job.skipped + 1 } } : { kind: 'lost' };
+    }
+    if (conditionFailedAt(e, 1)) {
+      const ok = await advanceJob(table, job, ['#cursor = :cursor'], { ':cursor': source.deliveryId }, now);
+      return ok ? { kind: 'already', job: moved } : { kind: 'lost' };
+    }
+    throw e;
+  }
+}
+
+/**
+ * Ends a job: its final status, the release of its endpoint's lock and
+ * `webhook.recovery_finished`, in one transaction. `expectedVersion` makes the
+ * worker's end conditional on its own read; a cancel only needs the job running.
+ * Returns the ended job, or null when it was no longer running (or moved).
+ */
+export async function finishJob(
+  table: TableContext,
+  job: JobRecord,
+  status: Exclude<JobStatus, 'running'>,
+  actor: string,
+  now: Date,
+  options: { expectedVersion?: number; reason?: string } = {},
+): Promise<JobRecord | null> {
+  const iso = now.toISOString();
+  const values: Record<string, unknown> = { ':status': status, ':now': iso, ':running': 'running', ':one': 1 };
+  let condition = '#status = :running';
+  if (options.expectedVersion !== undefined) {
+    condition += ' AND version = :read';
+    values[':read'] = options.expectedVersion;
+  }
+  try {
+    await table.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table.tableName,
+              Key: keys.job(job.jobId),
+              UpdateExpression: 'SET #status = :status, finishedAt = :now, updatedAt = :now, version = version + :one',
+              ConditionExpression: condition,
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: values,
+            },
+          },
+          {
+            Delete: {
+              TableName: table.tableName,
+              Key: keys.recoveryLock(job.endpointId),
+              // Only this job's lock: a lock already gone is fine, another job's is left alone.
+              ConditionExpression: 'attribute_not_exists(pk) OR jobId = :job',
+              ExpressionAttributeValues: { ':job': job.jobId },
+            },
+          },
+          auditPut(
+            table,
+            job.workspace,
+            { action: 'webhook.recovery_finished', actor, targetId: job.endpointId, detail: { jobId: job.jobId, status, ...(options.reason ? { reason: options.reason } : {}) } },
+            now,
+          ),
+        ],
+      }),
+    );
+  } catch (e) {
+    if (conditionFailedAt(e, 0)) return null;
+    throw e;
+  }
+  return getJobRecord(table, job.jobId);
+}
