@@ -139,7 +139,10 @@ describe('what each outcome adds', () => {
     );
     const [result] = await batch(held);
     expect(result).toMatchObject({ kind: 'ack', reason: 'endpoint_disabled' });
-    expect(await health(off.workspace, off.endpointId)).toMatchObject({ attempts: 0, failed: 0, failedPermanent: 0, successRate: null, byResponseStatus: {} });
+    // Published while disabled: held by the publisher, never dispatched, never counted.
+    const later = await publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock }, { workspace: off.workspace, type: 'order.shipped', payload: { orderId: 'held' } });
+    expect(later.heldDeliveryIds).toHaveLength(1);
+    expect(await health(off.workspace, off.endpointId)).toMatchObject({ attempts: 0, failed: 0, failedPermanent: 0, deadLettered: 0, successRate: null, byResponseStatus: {} });
   });
 
   it('has a null success rate and no latency with no attempts; 404 for an unknown endpoint', async () => {
