@@ -8,6 +8,7 @@
 import type { IConstruct } from 'constructs';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_RECOVERY_RATE_PER_SECOND, RECOVERY_RATE_BOUNDS } from '../lambdas/domain/recovery';
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '../lambdas/contract/rate-limits';
 
 /** Per-bucket quota overrides; omitted buckets and fields keep {@link DEFAULT_QUOTAS}. */
@@ -76,6 +77,13 @@ export interface WebhooksConfig {
    * @default ["*"]
    */
   readonly mcpAllowedOrigins: readonly string[];
+  /**
+   * Replays per second a recovery job writes at most (docs/behaviour.md#recovery-jobs), an
+   * integer from 1 to 200; handed to the job worker as `RECOVERY_RATE_PER_SECOND`. Interactive
+   * replay quotas (`rateLimits`) do not apply to jobs.
+   * @default 20
+   */
+  readonly recoveryRatePerSecond: number;
 }
 
 /** The configuration used for every key that the context does not set. */
@@ -89,6 +97,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   removalPolicy: 'retain',
   alarmEmail: null,
   mcpAllowedOrigins: ['*'],
+  recoveryRatePerSecond: DEFAULT_RECOVERY_RATE_PER_SECOND,
 };
 
 /** The context keys this app reads. */
@@ -220,6 +229,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   );
   const authorizerCacheTtlSeconds = integer('authorizerCacheTtlSeconds', 0, 3600);
   const throttlingBurstLimit = integer('throttlingBurstLimit', 0, 5000);
+  const recoveryRatePerSecond = integer('recoveryRatePerSecond', RECOVERY_RATE_BOUNDS.min, RECOVERY_RATE_BOUNDS.max);
 
   let throttlingRateLimit = DEFAULT_CONFIG.throttlingRateLimit;
   if (given('throttlingRateLimit')) {
@@ -252,6 +262,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     removalPolicy: removalPolicy as WebhooksConfig['removalPolicy'],
     alarmEmail: alarmEmail as string | null,
     mcpAllowedOrigins,
+    recoveryRatePerSecond,
   };
 }
 

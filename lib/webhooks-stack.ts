@@ -8,6 +8,7 @@ import { quotasOf, removalPolicyOf, retentionOf, type WebhooksConfig } from './c
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { McpEndpoint } from './constructs/mcp-endpoint';
 import { Monitoring } from './constructs/monitoring';
+import { RecoveryJobs } from './constructs/recovery-jobs';
 import { ServiceApi } from './constructs/rest-api';
 import { Schedules } from './constructs/schedules';
 import { ServiceTable } from './constructs/table';
@@ -28,6 +29,8 @@ export class WebhooksStack extends Stack {
   readonly table: ServiceTable;
   /** The bus, the queues, the publisher, the dispatcher and the dead-letter consumer. */
   readonly pipeline: DeliveryPipeline;
+  /** The jobs queue and the recovery job worker. */
+  readonly recovery: RecoveryJobs;
   /** The REST API. */
   readonly api: ServiceApi;
   /** The MCP server's function and its function URL. */
@@ -47,7 +50,8 @@ export class WebhooksStack extends Stack {
 
     this.table = new ServiceTable(this, 'Data', { removalPolicy });
     this.pipeline = new DeliveryPipeline(this, 'Delivery', { table: this.table, eventBusName: `webhooks-${config.stage}`, ...logs });
-    const operationResources = { deliveryQueue: this.pipeline.queue, eventBus: this.pipeline.eventBus };
+    this.recovery = new RecoveryJobs(this, 'Recovery', { table: this.table, deliveryQueue: this.pipeline.queue, ratePerSecond: config.recoveryRatePerSecond, ...logs });
+    const operationResources = { deliveryQueue: this.pipeline.queue, eventBus: this.pipeline.eventBus, jobQueue: this.recovery.queue };
     const quotas = quotasOf(config);
     this.api = new ServiceApi(this, 'Api', {
       table: this.table,

@@ -44,7 +44,7 @@ const PUBLISHER_TIMEOUT = Duration.seconds(30);
 const PUBLISH_MAX_EVENT_AGE = Duration.hours(2);
 
 /** Every queue: SQS-managed encryption at rest, TLS only. */
-const QUEUE_DEFAULTS = {
+export const QUEUE_DEFAULTS = {
   encryption: QueueEncryption.SQS_MANAGED,
   enforceSSL: true,
 } as const satisfies QueueProps;

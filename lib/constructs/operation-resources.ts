@@ -28,6 +28,12 @@ export interface OperationResources {
    * @default - none; synth fails if an operation uses it
    */
   readonly eventBus?: IEventBus;
+  /**
+   * The jobs queue, for the operations whose contract `uses` `jobQueue`
+   * (their function gets `JOB_QUEUE_URL` and `sqs:SendMessage`).
+   * @default - none; synth fails if an operation uses it
+   */
+  readonly jobQueue?: IQueue;
 }
 
 /** The environment variables and grants of a set of used resources. */
@@ -51,6 +57,10 @@ const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResour
   domainEvents: ({ eventBus }, need) => {
     const bus = eventBus ?? need('domain events', 'an eventBus');
     return { environment: { EVENT_BUS_NAME: bus.eventBusName }, grant: (grantee) => void bus.grantPutEventsTo(grantee) };
+  },
+  jobQueue: ({ jobQueue }, need) => {
+    const queue = jobQueue ?? need('the jobs queue', 'a jobQueue');
+    return { environment: { JOB_QUEUE_URL: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
   },
 };
 

@@ -17,6 +17,7 @@ describe('parseConfig', () => {
       removalPolicy: 'retain',
       alarmEmail: null,
       mcpAllowedOrigins: ['*'],
+      recoveryRatePerSecond: 20,
     });
   });
 
@@ -37,6 +38,7 @@ describe('parseConfig', () => {
       rateLimits: '{"rest_write":{"limit":10},"mcp":{"windowSeconds":30}}',
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'https://app.example.com, http://localhost:6274',
+      recoveryRatePerSecond: '50',
     });
     expect(config).toEqual({
       alarmEmail: 'ops@example.com',
@@ -48,6 +50,7 @@ describe('parseConfig', () => {
       throttlingBurstLimit: 25,
       removalPolicy: 'destroy',
       rateLimits: { rest_write: { limit: 10 }, mcp: { windowSeconds: 30 } },
+      recoveryRatePerSecond: 50,
     });
     expect(quotasOf(config)).toEqual({
       ...DEFAULT_QUOTAS,
@@ -69,18 +72,25 @@ describe('parseConfig', () => {
         rateLimits: { rest_reed: { limit: 1 }, rest_write: { limit: -1, burst: 3 } },
         alarmEmail: 'ops at example',
         mcpAllowedOrigins: ['https://app.example.com/'],
+        recoveryRatePerSecond: 0,
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins']) {
+    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'recoveryRatePerSecond']) {
       expect(problems).toContain(key);
     }
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
     expect(problems).toContain('rateLimits.rest_write.limit must be a positive integer');
     expect(problems).toContain('rateLimits.rest_write.burst: unknown field');
+  });
+
+  it('takes recoveryRatePerSecond as an integer from 1 to 200', () => {
+    expect(parseConfig({ recoveryRatePerSecond: 1 }).recoveryRatePerSecond).toBe(1);
+    expect(parseConfig({ recoveryRatePerSecond: '200' }).recoveryRatePerSecond).toBe(200);
+    for (const bad of [0, 201, 2.5, 'fast']) expect(() => parseConfig({ recoveryRatePerSecond: bad }), String(bad)).toThrow(/recoveryRatePerSecond must be an integer from 1 to 200/);
   });
 
   it('takes no alarm e-mail from null or an empty string (-c alarmEmail=), and refuses a non-string', () => {

@@ -26,6 +26,7 @@ beforeAll(() => {
       rateLimits: '{"rest_write":{"limit":10}}',
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'https://app.example.com,http://localhost:6274',
+      recoveryRatePerSecond: '50',
     },
   });
   template = Template.fromStack(built.stack);
@@ -61,6 +62,11 @@ describe('a configured stage', () => {
     const functions = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { RATE_LIMITS: quotas } } } });
     expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size + 1);
     expect(Object.keys(functions)).toContain(Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement));
+  });
+
+  it('hands recoveryRatePerSecond to the recovery job worker', () => {
+    const worker = Stack.of(built.stack).getLogicalId(built.stack.recovery.worker.function.node.defaultChild as CfnElement);
+    expect(template.toJSON().Resources[worker].Properties.Environment.Variables.RECOVERY_RATE_PER_SECOND).toBe('50');
   });
 
   it('lets browsers call the MCP URL only from mcpAllowedOrigins', () => {

@@ -26,8 +26,8 @@ import * as read from './template';
 import { actionsOf, logicalId, type Resource, type Statement } from './template';
 
 const ops = OPERATIONS as readonly OperationDef[];
-/** Publisher, dispatcher, dead-letter consumer and one function per scheduled job. */
-const PIPELINE_FUNCTIONS = 3 + SCHEDULED_JOBS.length;
+/** Publisher, dispatcher, dead-letter consumer, the recovery job worker and one function per scheduled job. */
+const PIPELINE_FUNCTIONS = 4 + SCHEDULED_JOBS.length;
 /** Every function of the stack: the operations, the authorizer, the docs function, the MCP function and the pipeline's. */
 const FUNCTION_COUNT = ops.length + 3 + PIPELINE_FUNCTIONS;
 
@@ -55,8 +55,8 @@ afterAll(() => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, the authorizer, the docs function, the MCP function, and the pipeline\'s (publisher, dispatcher, dead letters, three schedules)', () => {
-    expect(FUNCTION_COUNT).toBe(ops.length + 9);
+  it('are one per operation, the authorizer, the docs function, the MCP function, and the pipeline\'s (publisher, dispatcher, dead letters, recovery worker, three schedules)', () => {
+    expect(FUNCTION_COUNT).toBe(ops.length + 10);
     template.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(FUNCTION_COUNT);
   });
@@ -199,7 +199,7 @@ describe('grants beyond the table', () => {
   const opFunction = (operationId: string) => built.stack.api.operationFunctions.get(operationId)!;
   const variablesOf = (fn: ServiceFunction) => (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 
-  it('let exactly the test-send and replay operations (and the MCP function that runs them as tools, the publisher and stuck-pending repair) send delivery messages', () => {
+  it('let exactly the test-send and replay operations (and the MCP function that runs them as tools, the publisher, stuck-pending repair and the recovery worker) send delivery messages', () => {
     const senders = ops.filter((d) => d.uses?.includes('deliveryQueue')).map((d) => d.operationId);
     expect(senders.sort()).toEqual(['replayWebhookDelivery', 'sendWebhookTestEvent']);
     const queueId = logicalId(built.stack.pipeline.queue);
@@ -208,6 +208,7 @@ describe('grants beyond the table', () => {
       built.stack.mcp.handler,
       built.stack.pipeline.publisher,
       built.stack.schedules.functions.get('PendingRepair')!,
+      built.stack.recovery.worker,
     ]);
     for (const fn of allFunctions()) {
       expect(can(fn, 'sqs:SendMessage', queueId), fn.node.path).toBe(expected.has(fn));
@@ -216,6 +217,24 @@ describe('grants beyond the table', () => {
       expect(hasUrl, fn.node.path).toBe(expected.has(fn) || fn === built.stack.pipeline.dispatcher);
     }
     for (const id of senders) expect(variablesOf(opFunction(id)).DELIVERY_QUEUE_URL).toEqual({ Ref: queueId });
+  });
+
+  it('let exactly the recover operation (and the MCP function that runs it as a tool, and the worker re-enqueuing its job) send job messages', () => {
+    const starters = ops.filter((d) => d.uses?.includes('jobQueue')).map((d) => d.operationId);
+    expect(starters).toEqual(['recoverWebhookDeliveries']);
+    const queueId = logicalId(built.stack.recovery.queue);
+    const expected = new Set([...starters.map((id) => opFunction(id)), built.stack.mcp.handler, built.stack.recovery.worker]);
+    for (const fn of allFunctions()) {
+      expect(can(fn, 'sqs:SendMessage', queueId), fn.node.path).toBe(expected.has(fn));
+      expect(variablesOf(fn).JOB_QUEUE_URL !== undefined, fn.node.path).toBe(expected.has(fn));
+    }
+    // Only the worker consumes it; nobody may touch its dead-letter queue.
+    const dlqId = logicalId(built.stack.recovery.deadLetterQueue);
+    for (const fn of allFunctions()) {
+      expect(can(fn, 'sqs:ReceiveMessage', queueId), fn.node.path).toBe(fn === built.stack.recovery.worker);
+      expect(statementsOf(fn).some((s) => JSON.stringify(s.Resource).includes(`"${dlqId}"`)), fn.node.path).toBe(false);
+    }
+    expect(variablesOf(built.stack.recovery.worker).RECOVERY_RATE_PER_SECOND).toBe('20');
   });
 
   it('let exactly the operations that use domain events (and the MCP function that runs them, and the dispatcher, for webhook.disabled) put events on the bus', () => {
@@ -249,14 +268,17 @@ describe('grants beyond the table', () => {
   });
 
   it('give the MCP function every queue and bus statement a REST function gets (its tools run the same operations)', () => {
+    // Each grant as (effect, action, resource): IAM merges identical grants on the two queues into one statement.
     const beyondTable = (fn: ServiceFunction) =>
       statementsOf(fn)
         .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:')))
-        .map((s) => JSON.stringify(s));
+        .flatMap((s) => actionsOf(s).flatMap((action) => [s.Resource].flat().map((r) => JSON.stringify([s.Effect, action, r]))));
     const mcp = new Set(beyondTable(built.stack.mcp.handler));
-    expect(mcp.size).toBe(resourcesUsedBy(ops).size);
-    // Each REST function's resource statements are a subset of the MCP function's.
-    for (const fn of built.stack.api.operationFunctions.values()) for (const s of beyondTable(fn)) expect(mcp, fn.node.path).toContain(s);
+    // One target per used resource.
+    const targets = new Set([...mcp].map((g) => JSON.stringify((JSON.parse(g) as unknown[])[2])));
+    expect(targets.size).toBe(resourcesUsedBy(ops).size);
+    // Each REST function's resource grants are a subset of the MCP function's.
+    for (const fn of built.stack.api.operationFunctions.values()) for (const g of beyondTable(fn)) expect(mcp, fn.node.path).toContain(g);
   });
 });
 
@@ -305,10 +327,10 @@ describe('cdk-nag (AwsSolutions)', () => {
       'AwsSolutions-APIG6': 1,
       'AwsSolutions-COG4': 1,
       'AwsSolutions-IAM5[Resource::*]': FUNCTION_COUNT,
-      'AwsSolutions-SQS3': 2,
+      'AwsSolutions-SQS3': 3,
     });
-    // SQS3 (no dead-letter queue) only on the two queues that are dead-letter queues themselves.
-    expect(acknowledged.get('AwsSolutions-SQS3')!.sort()).toEqual([`${stackPath}/Delivery/DeadLetterQueue`, `${stackPath}/Delivery/PublishFailures`]);
+    // SQS3 (no dead-letter queue) only on the three queues that are dead-letter queues themselves.
+    expect(acknowledged.get('AwsSolutions-SQS3')!.sort()).toEqual([`${stackPath}/Delivery/DeadLetterQueue`, `${stackPath}/Delivery/PublishFailures`, `${stackPath}/Recovery/DeadLetterQueue`]);
     expect(acknowledged.get('AwsSolutions-APIG4')).toEqual(DOCS_PATHS.map((p) => `${stackPath}/Api/RestApi/Default${p}/GET`));
     // The X-Ray acknowledgement sits on each ServiceFunction, never on the stack or the API.
     for (const path of acknowledged.get('AwsSolutions-IAM5[Resource::*]')!) expect(path.split('/').length).toBeGreaterThan(2);

@@ -26,6 +26,7 @@ let built: TestStack;
 let table: ServiceTable;
 let queue: Queue;
 let eventBus: EventBus;
+let jobQueue: Queue;
 let mcp: McpEndpoint;
 let template: Template;
 let resources: Record<string, Resource>;
@@ -35,7 +36,8 @@ beforeAll(() => {
   table = new ServiceTable(built.stack, 'Data');
   queue = new Queue(built.stack, 'DeliveryQueue');
   eventBus = new EventBus(built.stack, 'EventBus');
-  mcp = new McpEndpoint(built.stack, 'Mcp', { table, deliveryQueue: queue, eventBus });
+  jobQueue = new Queue(built.stack, 'JobQueue');
+  mcp = new McpEndpoint(built.stack, 'Mcp', { table, deliveryQueue: queue, eventBus, jobQueue });
   template = Template.fromStack(built.stack);
   resources = resourcesOf(template);
 }, 120_000);
@@ -95,21 +97,24 @@ describe('the MCP endpoint', () => {
 
   it('gets every resource the contract\'s operations use', () => {
     const used = resourcesUsedBy(ops);
-    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents']);
+    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents', 'jobQueue']);
     expect(mcpVariables()).toMatchObject({
       DELIVERY_QUEUE_URL: { Ref: logicalId(queue) },
       EVENT_BUS_NAME: { Ref: logicalId(eventBus) },
+      JOB_QUEUE_URL: { Ref: logicalId(jobQueue) },
     });
     const beyondTable = (fn: ServiceFunction) =>
       statementsOf(template, fn)
         .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:')))
         .map((s) => JSON.stringify(s));
-    const statements = new Set(beyondTable(mcpFunction()));
-    expect(statements.size).toBe(used.size);
+    // One target per used resource (IAM merges the two queues' identical send grants into one statement).
+    const targets = new Set(beyondTable(mcpFunction()).flatMap((s) => [(JSON.parse(s) as { Resource: unknown }).Resource].flat().map((r) => JSON.stringify(r))));
+    expect(targets.size).toBe(used.size);
+    // The delivery queue (test sends, replays) and the jobs queue (recover_webhook_deliveries starts a job): exactly the send grant.
     expect(statementsOf(template, mcpFunction())).toContainEqual({
       Effect: 'Allow',
       Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
-      Resource: { 'Fn::GetAtt': [logicalId(queue), 'Arn'] },
+      Resource: [{ 'Fn::GetAtt': [logicalId(queue), 'Arn'] }, { 'Fn::GetAtt': [logicalId(jobQueue), 'Arn'] }],
     });
     expect(statementsOf(template, mcpFunction())).toContainEqual({
       Effect: 'Allow',

@@ -27,7 +27,7 @@ describe('operation resources', () => {
 
   it('bind nothing when nothing is used, whatever was given', () => {
     const s = stack();
-    const binding = bindOperationResources([], { deliveryQueue: new Queue(s, 'Q'), eventBus: new EventBus(s, 'B') }, 'listWebhooks', 'ServiceApi');
+    const binding = bindOperationResources([], { deliveryQueue: new Queue(s, 'Q'), eventBus: new EventBus(s, 'B'), jobQueue: new Queue(s, 'J') }, 'listWebhooks', 'ServiceApi');
     expect(binding.environment).toEqual({});
   });
 
@@ -36,12 +36,18 @@ describe('operation resources', () => {
     const table = new ServiceTable(s, 'Data');
     expect(() => new McpEndpoint(s, 'Mcp', { table, deliveryQueue: new Queue(s, 'Q') })).toThrow('An MCP tool uses domain events: give McpEndpoint an eventBus');
     expect(() => new McpEndpoint(s, 'Mcp2', { table, eventBus: new EventBus(s, 'B') })).toThrow('An MCP tool uses the delivery queue: give McpEndpoint a deliveryQueue');
+    expect(() => new McpEndpoint(s, 'Mcp3', { table, deliveryQueue: new Queue(s, 'Q3'), eventBus: new EventBus(s, 'B3') })).toThrow(
+      'An MCP tool uses the jobs queue: give McpEndpoint a jobQueue',
+    );
   });
 
   it('fail synth when the REST API lacks a resource an operation uses', () => {
     const s = stack();
     expect(() => new ServiceApi(s, 'Api', { table: new ServiceTable(s, 'Data'), eventBus: new EventBus(s, 'B') })).toThrow(
       /^\w+ uses the delivery queue: give ServiceApi a deliveryQueue$/,
+    );
+    expect(() => new ServiceApi(s, 'Api2', { table: new ServiceTable(s, 'Data2'), deliveryQueue: new Queue(s, 'Q2'), eventBus: new EventBus(s, 'B2') })).toThrow(
+      'recoverWebhookDeliveries uses the jobs queue: give ServiceApi a jobQueue',
     );
   });
 });

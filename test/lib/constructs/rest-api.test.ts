@@ -31,7 +31,12 @@ let resources: Record<string, Resource>;
 beforeAll(() => {
   built = buildTestStack();
   table = new ServiceTable(built.stack, 'Data');
-  api = new ServiceApi(built.stack, 'Api', { table, deliveryQueue: new Queue(built.stack, 'DeliveryQueue'), eventBus: new EventBus(built.stack, 'EventBus') });
+  api = new ServiceApi(built.stack, 'Api', {
+    table,
+    deliveryQueue: new Queue(built.stack, 'DeliveryQueue'),
+    eventBus: new EventBus(built.stack, 'EventBus'),
+    jobQueue: new Queue(built.stack, 'JobQueue'),
+  });
   template = Template.fromStack(built.stack);
   resources = resourcesOf(template);
 }, 120_000);

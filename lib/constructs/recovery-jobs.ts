@@ -1,0 +1,75 @@
+/**
+ * Recovery jobs, deployed (docs/architecture.md#recovery-jobs): the jobs queue
+ * (encrypted, TLS only) with its dead-letter queue, and the job worker it
+ * feeds. The worker reads and writes table items, sends each replay's message
+ * to the delivery queue and re-enqueues its job on the jobs queue: exactly
+ * those grants. The operations that start jobs get the jobs queue's send
+ * grant from the contract (`uses: ['jobQueue']`, lib/constructs/operation-resources.ts).
+ */
+import { Duration, Validations } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DEFAULT_RECOVERY_RATE_PER_SECOND, RECOVERY_RATE_ENV } from '../../lambdas/domain/recovery';
+import { JOB_WORKER_CONSUMER } from '../../lambdas/queue/job-queue';
+import { DEAD_LETTER_RETENTION, QUEUE_DEFAULTS } from './delivery-pipeline';
+import { functionEntry, ServiceFunction, type LogProps } from './service-function';
+import type { ServiceTable } from './table';
+
+/** Properties of {@link RecoveryJobs}. */
+export interface RecoveryJobsProps extends LogProps {
+  /** The service table (jobs, locks, markers, deliveries, audit). */
+  readonly table: ServiceTable;
+  /** The delivery queue: each replay's message. */
+  readonly deliveryQueue: IQueue;
+  /** Replays per second a job writes at most (the stage's `recoveryRatePerSecond`). @default DEFAULT_RECOVERY_RATE_PER_SECOND (20) */
+  readonly ratePerSecond?: number;
+}
+
+/** The jobs queue, its dead-letter queue and the job worker. */
+export class RecoveryJobs extends Construct {
+  /** One message per job slice (`{jobId}`), delayed between slices. */
+  readonly queue: Queue;
+  /** Job messages whose slice failed on every receive (the job is then marked failed). */
+  readonly deadLetterQueue: Queue;
+  /** Runs one paced slice of a job per message. */
+  readonly worker: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: RecoveryJobsProps) {
+    super(scope, id);
+    const logs = { logRetention: props.logRetention, logRemovalPolicy: props.logRemovalPolicy };
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { ...QUEUE_DEFAULTS, retentionPeriod: DEAD_LETTER_RETENTION });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter queue of the jobs queue: a job message lands here only after its slice failed on every receive, and the worker has then marked the job failed (its endpoint free for a new recovery). A dead-letter queue of it would only move the same messages once more; it keeps them 14 days for inspection.',
+    });
+    this.queue = new Queue(this, 'JobQueue', {
+      ...QUEUE_DEFAULTS,
+      visibilityTimeout: Duration.seconds(JOB_WORKER_CONSUMER.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: JOB_WORKER_CONSUMER.maxReceives },
+    });
+
+    this.worker = new ServiceFunction(this, 'Worker', {
+      entry: functionEntry('recovery-worker'),
+      description: 'Runs recovery jobs: one paced slice of replays per jobs-queue message',
+      environment: {
+        TABLE_NAME: props.table.table.tableName,
+        DELIVERY_QUEUE_URL: props.deliveryQueue.queueUrl,
+        JOB_QUEUE_URL: this.queue.queueUrl,
+        [RECOVERY_RATE_ENV]: String(props.ratePerSecond ?? DEFAULT_RECOVERY_RATE_PER_SECOND),
+      },
+      timeout: Duration.seconds(JOB_WORKER_CONSUMER.timeoutSeconds),
+      ...logs,
+    });
+    props.table.grantReadWriteItems(this.worker.role);
+    props.deliveryQueue.grantSendMessages(this.worker.role);
+    // The next slice: the worker re-enqueues its job with a delay.
+    this.queue.grantSendMessages(this.worker.role);
+    // The event source grants Receive, Delete, ChangeMessageVisibility and GetQueueAttributes on the jobs queue.
+    this.worker.function.addEventSource(
+      new SqsEventSource(this.queue, { batchSize: JOB_WORKER_CONSUMER.batchSize, maxConcurrency: JOB_WORKER_CONSUMER.maxConcurrency, reportBatchItemFailures: true }),
+    );
+  }
+}
