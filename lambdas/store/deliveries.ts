@@ -35,7 +35,8 @@ export function toDeliveryWire(r: DeliveryRecord): Delivery {
   };
 }
 
-function fromItem(item: Record<string, unknown>): DeliveryRecord {
+/** A stored summary item as a record. */
+export function fromItem(item: Record<string, unknown>): DeliveryRecord {
   return {
     deliveryId: item.deliveryId as string,
     workspace: item.workspace as string,
@@ -66,6 +67,9 @@ export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
     [TABLE.gsi2.sortKey]: `${record.createdAt}#${record.deliveryId}`,
     [TABLE.gsi3.partitionKey]: keys.pendingHour(record.createdAt),
     [TABLE.gsi3.sortKey]: `${record.createdAt}#${record.deliveryId}`,
+    // The workspace delivery log, in shards (docs/architecture.md#delivery-log-index).
+    [TABLE.deliveryLog.partitionKey]: keys.deliveryLogPk(record.workspace, keys.deliveryLogShard(record.deliveryId)),
+    [TABLE.deliveryLog.sortKey]: record.deliveryId,
   };
 }
 
