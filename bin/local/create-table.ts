@@ -1,24 +1,25 @@
 /** Creates the table with the key schema of the deployed one (local stack and tests; the deployed table is CDK's). */
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '../../lambdas/store/client';
 import { INDEXES, TABLE } from '../../lambdas/store/table-schema';
 
-/** Creates the table if absent; returns true when it was created. */
+type Index = (typeof INDEXES)[number];
+
+/**
+ * Creates the table if absent; returns true when it was created. A table kept
+ * from an earlier version (the local stack's `.local/dynamodb`) gets the
+ * schema's indexes it lacks, one at a time as DynamoDB allows; items written
+ * before an index existed are in it only if they carry its keys.
+ */
 export async function ensureTable(table: TableContext): Promise<boolean> {
   try {
-    await table.doc.send(new DescribeTableCommand({ TableName: table.tableName }));
+    const described = await table.doc.send(new DescribeTableCommand({ TableName: table.tableName }));
+    const present = new Set((described.Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName));
+    for (const g of INDEXES.filter((i) => !present.has(i.name))) await addIndex(table, g);
     return false;
   } catch (e) {
     if ((e as { name?: string }).name !== 'ResourceNotFoundException') throw e;
   }
-  const gsi = (g: (typeof INDEXES)[number]) => ({
-    IndexName: g.name,
-    KeySchema: [
-      { AttributeName: g.partitionKey, KeyType: 'HASH' as const },
-      { AttributeName: g.sortKey, KeyType: 'RANGE' as const },
-    ],
-    Projection: { ProjectionType: g.projection },
-  });
   try {
     await table.doc.send(
       new CreateTableCommand({
@@ -42,4 +43,33 @@ export async function ensureTable(table: TableContext): Promise<boolean> {
     new UpdateTimeToLiveCommand({ TableName: table.tableName, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }),
   );
   return true;
+}
+
+/** Adds one index to an existing table and waits (bounded) until it is active. */
+async function addIndex(table: TableContext, g: Index): Promise<void> {
+  await table.doc.send(
+    new UpdateTableCommand({
+      TableName: table.tableName,
+      AttributeDefinitions: [g.partitionKey, g.sortKey].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const })),
+      GlobalSecondaryIndexUpdates: [{ Create: gsi(g) }],
+    }),
+  );
+  for (let tries = 0; tries < 600; tries++) {
+    const out = await table.doc.send(new DescribeTableCommand({ TableName: table.tableName }));
+    if (out.Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === g.name)?.IndexStatus === 'ACTIVE') return;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`index ${g.name} of ${table.tableName} did not become active within 60 s`);
+}
+
+/** A schema index as CreateTable and UpdateTable take it. */
+function gsi(g: Index) {
+  return {
+    IndexName: g.name,
+    KeySchema: [
+      { AttributeName: g.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: g.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: g.projection, ...('nonKeyAttributes' in g ? { NonKeyAttributes: [...g.nonKeyAttributes] } : {}) },
+  };
 }

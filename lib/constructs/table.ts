@@ -42,7 +42,8 @@ export interface ServiceTableProps {
 /**
  * The table: on-demand, point-in-time recovery, TTL on the schema's TTL
  * attribute, and every GSI of the schema with its projection (gsi1 all
- * attributes; the retention and repair indexes keys only).
+ * attributes; the retention and repair indexes keys only; the delivery log
+ * keys and its filter attributes).
  */
 export class ServiceTable extends Construct {
   /** The table. */
@@ -65,7 +66,8 @@ export class ServiceTable extends Construct {
         indexName: gsi.name,
         partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
-        projectionType: gsi.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+        projectionType: ProjectionType[gsi.projection],
+        ...('nonKeyAttributes' in gsi ? { nonKeyAttributes: [...gsi.nonKeyAttributes] } : {}),
       });
     }
   }

@@ -44,7 +44,7 @@ describe('the table', () => {
           { AttributeName: g.partitionKey, KeyType: 'HASH' },
           { AttributeName: g.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: g.projection },
+        Projection: { ProjectionType: g.projection, ...('nonKeyAttributes' in g ? { NonKeyAttributes: [...g.nonKeyAttributes] } : {}) },
       })),
     });
   });
