@@ -151,7 +151,9 @@ describe('cross-workspace isolation', () => {
       // A's token on A's slug with B's ids: not found, never B's data.
       if (/\{(endpointId|tokenId)\}/.test(op.path)) {
         const onA = op.path.replace('{slug}', api.workspace).replace(/\{(\w+)\}/g, (_m, n: string) => ids[n] ?? 'x');
-        const resA = await api.call(op.method, onA, { ...(op.method === 'PATCH' ? { body: { enabled: false } } : {}) });
+        // A valid body where the operation needs one, so the 404 is about the id, not a 400 about the body.
+        const bodyA = op.method === 'PATCH' ? { enabled: false } : op.operationId === 'recoverWebhookDeliveries' ? { since: '2026-01-01T00:00:00Z', dryRun: true } : undefined;
+        const resA = await api.call(op.method, onA, { ...(bodyA ? { body: bodyA } : {}) });
         expect([op.operationId, resA.status]).toEqual([op.operationId, 404]);
         expect(resA.text).not.toContain('bravo.example.com');
       }
