@@ -225,21 +225,37 @@ describe('recovery jobs', () => {
     });
   });
 
-  it('skips a match that changed before the job reached it, and fails the job when its endpoint is disabled meanwhile', async () => {
+  it('skips a match that changed between the scan and its replay, and fails the job when its endpoint is disabled meanwhile', async () => {
     const { clock, jobQueue, worker, deps } = setup(2);
     const ep = await seedEndpoint(table, { workspace: 'rec-skip', url: 'https://a.example.com' }, clock.now());
     const at = new Date(clock.now().getTime() - 1000);
     const sources = await seedSources(ep, Array<DeliveryStatus>(5).fill('dead_lettered'), at);
     const job = (await recoverWebhookDeliveries(deps, caller('rec-skip'), { params: { slug: 'rec-skip', endpointId: ep.endpointId }, query: undefined, body: { since: at.toISOString() } })) as any;
-    // The first source is replayed by hand and delivered before the job gets to it: it no longer matches.
-    await batchWriteAll(table, [{ PutRequest: { Item: heldItem({ ...sources[0]!, status: 'delivered' }) } }]);
-    expect(await runRecoverySlice(worker, jobQueue.sent.shift()!.message.jobId)).toMatchObject({ kind: 'continued', replayed: 2 });
-    expect(await getDelivery(table, sources[0]!.deliveryId)).toMatchObject({ status: 'delivered' });
+    // The first match is delivered (say by an earlier replay of it) after the scan read it, just before its replay.
+    let changed: DeliveryRecord | undefined;
+    const racing: TableContext = {
+      tableName: table.tableName,
+      doc: {
+        send: async (command: unknown) => {
+          if (command instanceof TransactWriteCommand && !changed) {
+            const pk = command.input.TransactItems?.[0]?.ConditionCheck?.Key?.pk as string;
+            changed = sources.find((d) => `DLV#${d.deliveryId}` === pk)!;
+            await batchWriteAll(table, [{ PutRequest: { Item: heldItem({ ...changed, status: 'delivered' }) } }]);
+          }
+          return table.doc.send(command as never);
+        },
+      } as TableContext['doc'],
+    };
+    expect(await runRecoverySlice({ ...worker, table: racing }, jobQueue.sent.shift()!.message.jobId)).toMatchObject({ kind: 'continued', replayed: 1 });
+    expect(await getJob(deps, caller('rec-skip'), { params: { slug: 'rec-skip', jobId: job.jobId }, query: undefined, body: undefined })).toMatchObject({ replayed: 1, skipped: 1 });
+    expect((await replaysOf(ep.endpointId)).map((r) => r.replayedFrom)).not.toContain(changed!.deliveryId);
+    expect(await getDelivery(table, changed!.deliveryId)).toMatchObject({ status: 'delivered' });
 
     await updateEndpoint(table, 'rec-skip', ep.endpointId, { enabled: false }, clock.now(), { action: 'webhook.updated', actor: 'test', targetId: ep.endpointId });
     expect(await drain(worker, jobQueue)).toEqual([{ kind: 'finished', status: 'failed', replayed: 0 }]);
     const failed = (await getJob(deps, caller('rec-skip'), { params: { slug: 'rec-skip', jobId: job.jobId }, query: undefined, body: undefined })) as any;
-    expect(failed).toMatchObject({ status: 'failed', replayed: 2 });
-    expect(failed.skipped + failed.replayed).toBeLessThanOrEqual(failed.matched);
+    expect(failed).toMatchObject({ status: 'failed', matched: 5, replayed: 1, skipped: 1 });
+    const finished = (await listAuditEvents(table, 'rec-skip', 100)).items.find((a) => a.action === 'webhook.recovery_finished');
+    expect(finished?.detail).toMatchObject({ jobId: job.jobId, status: 'failed', reason: 'endpoint_disabled' });
   });
 });
