@@ -59,3 +59,16 @@ it('redrives to the dead-letter queue after 7 receives, with the ApproximateRece
   expect(counts).toEqual([1, 2, 3, 4, 5, 6, 7]);
   expect(JSON.parse(dead[0]!)).toEqual({ deliveryId: id(1) });
 });
+
+it('holds a message sent with a delay until the delay (divided by the time scale) is over, as SQS DelaySeconds does', async () => {
+  const q = queue({ name: 'jobs', timeScale: 10, batchSize: 1 });
+  const received: { body: string; at: number }[] = [];
+  q.consume(async (e) => (received.push(...e.Records.map((r) => ({ body: r.body, at: Date.now() }))), { batchItemFailures: [] }));
+  const sentAt = Date.now();
+  q.sendBody('{"jobId":"later"}', 3);
+  q.sendBody('{"jobId":"now"}');
+  await expect.poll(() => received.length, EVENTUALLY).toBe(2);
+  expect(received.map((r) => r.body)).toEqual(['{"jobId":"now"}', '{"jobId":"later"}']);
+  // 3 s at time scale 10: not before 300 ms.
+  expect(received[1]!.at - sentAt).toBeGreaterThanOrEqual(300);
+});
