@@ -2,9 +2,11 @@
  * The workspace delivery log (docs/architecture.md#delivery-log-index): pages
  * of a workspace's delivery summaries, newest first, filtered, with bounded
  * reads. Without `endpointId` it merges the workspace's log shards (index
- * entries carry the status and event type, so the filter runs in the index)
- * and then reads only the page's summaries from the table; with `endpointId`
- * it reads that endpoint's gsi1 partition, which holds whole summaries.
+ * entries carry the event type, so that filter runs in the index; the status
+ * changes, so it is not in the index and a status filter reads the summaries
+ * of the entries it looks at) and reads the page's summaries from the table;
+ * with `endpointId` it reads that endpoint's gsi1 partition, which holds whole
+ * summaries.
  */
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryLogReadBudget } from '../contract/delivery-log';
@@ -22,12 +24,15 @@ interface LogSource {
   readonly pk: string;
 }
 
-/** The filter as a FilterExpression on what the index entries hold (status, event type; on gsi1 the workspace too). */
-function filterExpression(filter: DeliveryLogFilter, workspace: string | null) {
+/**
+ * The filter as a FilterExpression on what the index entries hold: the event type; on gsi1 (whole
+ * items) the status and the workspace too.
+ */
+function filterExpression(filter: DeliveryLogFilter, whole: { workspace: string } | null) {
   const terms: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  if (filter.statuses) {
+  if (filter.statuses && whole) {
     names['#status'] = 'status';
     terms.push(`#status IN (${filter.statuses.map((s, i) => ((values[`:st${i}`] = s), `:st${i}`)).join(', ')})`);
   }
@@ -41,26 +46,31 @@ function filterExpression(filter: DeliveryLogFilter, workspace: string | null) {
       terms.push('begins_with(#et, :et)');
     }
   }
-  if (workspace !== null) {
+  if (whole) {
     names['#ws'] = 'workspace';
-    values[':ws'] = workspace;
+    values[':ws'] = whole.workspace;
     terms.push('#ws = :ws');
   }
   return terms.length === 0 ? {} : { FilterExpression: terms.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
 
-/** Reads one chunk of a source, newest first, strictly older than `after`, inside the filter's id range. */
+/**
+ * Reads one chunk of a source, newest first, strictly older than `after`, inside the filter's id
+ * range. `whole`: the source holds whole summaries of this workspace (gsi1). Otherwise (the log
+ * index, which holds no status) a status filter reads the chunk's summaries that pass the index
+ * filter and keeps those whose status matches: they are the matches, whole, and count as read.
+ */
 async function readSource(
   table: TableContext,
   source: LogSource,
   filter: DeliveryLogFilter,
-  workspaceFilter: string | null,
+  whole: { workspace: string } | null,
   after: string | null,
   limit: number,
 ): Promise<ShardRead<Record<string, unknown>>> {
   const range = deliveryIdRange(filter);
   if (after !== null && after <= range.low) return { matches: [], evaluated: 0, stoppedAt: null };
-  const { FilterExpression, ExpressionAttributeNames = {}, ExpressionAttributeValues = {} } = filterExpression(filter, workspaceFilter);
+  const { FilterExpression, ExpressionAttributeNames = {}, ExpressionAttributeValues = {} } = filterExpression(filter, whole);
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
@@ -78,11 +88,18 @@ async function readSource(
     }),
   );
   const position = (item: Record<string, unknown>) => String(item[source.index.sortKey]);
-  return {
-    matches: (out.Items ?? []).map((item) => ({ position: position(item), value: item })),
-    evaluated: out.ScannedCount ?? 0,
-    stoppedAt: out.LastEvaluatedKey ? position(out.LastEvaluatedKey) : null,
-  };
+  const stoppedAt = out.LastEvaluatedKey ? position(out.LastEvaluatedKey) : null;
+  const entries = (out.Items ?? []).map((item) => ({ position: position(item), value: item }));
+  if (whole || !filter.statuses) return { matches: entries, evaluated: out.ScannedCount ?? 0, stoppedAt };
+  const summaries = await getSummaries(
+    table,
+    entries.map((e) => e.position),
+  );
+  const matches = entries.flatMap((e) => {
+    const item = summaries.get(e.position);
+    return item && (filter.statuses as readonly unknown[]).includes(item.status) ? [{ position: e.position, value: item }] : [];
+  });
+  return { matches, evaluated: out.ScannedCount ?? 0, stoppedAt };
 }
 
 /** Reads the summaries of `ids` from the table (at most one page's worth), by id. */
@@ -109,7 +126,8 @@ async function endpointInWorkspace(table: TableContext, workspace: string, endpo
 /**
  * One page of the workspace's delivery log, newest first: at most `limit`
  * summaries matching `filter`, reading at most {@link deliveryLogReadBudget}
- * index entries and `limit` table items. A page may be short, even empty,
+ * items (index entries, and summaries a status filter checks) plus the page's
+ * own summaries. A page may be short, even empty,
  * with a `nextCursor` (a selective filter); a cursor of other filters, or one
  * that does not decode, gives an empty page.
  */
@@ -126,7 +144,7 @@ export async function listDeliveryLog(table: TableContext, workspace: string, fi
     if (!(await endpointInWorkspace(table, workspace, filter.endpointId))) return empty;
     const source = { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(filter.endpointId) };
     // gsi1 holds whole summaries (ALL), so the page is read from the index alone; the workspace check is kept in the filter too.
-    const page = await mergeNewestFirst((_shard, from, n) => readSource(table, source, filter, workspace, from, n), { shards: 1, limit, budget, after });
+    const page = await mergeNewestFirst((_shard, from, n) => readSource(table, source, filter, { workspace }, from, n), { shards: 1, limit, budget, after });
     return {
       items: page.entries.map((e) => toDeliveryWire(fromItem(e.value))),
       nextCursor: page.next === null ? null : encodeDeliveryLogCursor(filter, page.next),
@@ -134,15 +152,19 @@ export async function listDeliveryLog(table: TableContext, workspace: string, fi
   }
 
   const shards = keys.deliveryLogShards;
+  // A status filter reads a summary per index entry that passes the index filter: half the budget each.
+  const statusFromTable = filter.statuses !== null;
   const page = await mergeNewestFirst(
     (shard, from, n) => readSource(table, { index: TABLE.deliveryLog, pk: keys.deliveryLogPk(workspace, shard) }, filter, null, from, n),
-    { shards, limit, budget, after },
+    { shards, limit, budget: statusFromTable ? Math.floor(budget / 2) : budget, after },
   );
-  const summaries = await getSummaries(
-    table,
-    page.entries.map((e) => e.position),
-  );
-  // The index is eventually consistent: a summary gone since, or no longer matching (its status moved on), is left out.
+  const summaries = statusFromTable
+    ? new Map(page.entries.map((e) => [e.position, e.value]))
+    : await getSummaries(
+        table,
+        page.entries.map((e) => e.position),
+      );
+  // The index is eventually consistent: a summary gone since, or no longer matching, is left out.
   const items = page.entries
     .map((e) => summaries.get(e.position))
     .filter((item): item is Record<string, unknown> => item !== undefined && item.workspace === workspace)

@@ -2,7 +2,7 @@
  * docs/behaviour.md#workspace-delivery-log: every page of the delivery log does
  * bounded work. On a workspace of a few thousand deliveries (the bound does not
  * depend on the size), counted at the document client: no page reads more than
- * the published budget of index entries plus `limit` summaries, whatever the
+ * the published budget of items plus `limit` summaries, whatever the
  * filter; a selective filter gives short pages whose cursors still reach every
  * match; a small workspace reads no less and the big one no more.
  */
