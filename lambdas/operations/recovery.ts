@@ -24,19 +24,25 @@ export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'>
   if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before recovering its deliveries`);
   const now = deps.now();
   const window = recoveryWindow(body, now);
-  const matched = await countMatches(deps.table, { endpointId: endpoint.endpointId, ...window });
-  if (body.dryRun) return { matched };
+  const count = () => countMatches(deps.table, { endpointId: endpoint.endpointId, ...window });
+  if (body.dryRun) return { matched: await count() };
 
-  const running = await runningRecoveryOf(deps.table, endpoint.endpointId);
   const inProgress = (jobId: string | null) =>
     new AppError('RecoveryInProgress', `${jobId ? `Recovery job ${jobId}` : 'A recovery'} of endpoint ${endpoint.endpointId} is still running; cancel it or wait for it to finish`);
+  const running = await runningRecoveryOf(deps.table, endpoint.endpointId);
   if (running) throw inProgress(running);
-  if (!deps.jobQueue) throw new Error('This function has no jobs queue (JOB_QUEUE_URL)');
-  const job = newRecoveryJob({ workspace: caller.workspace, endpointId: endpoint.endpointId, actor: caller.tokenId, matched, window }, now);
+  const jobQueue = deps.jobQueue;
+  if (!jobQueue) throw new Error('This function has no jobs queue (JOB_QUEUE_URL)');
+  const job = newRecoveryJob({ workspace: caller.workspace, endpointId: endpoint.endpointId, actor: caller.tokenId, matched: await count(), window }, now);
   // The lock is taken in the same transaction as the job: two concurrent requests cannot both start one.
   if (!(await createRecoveryJob(deps.table, job, now))) throw inProgress(await runningRecoveryOf(deps.table, endpoint.endpointId));
-  // If this send is lost the job stays running with nothing done; cancelling it frees the endpoint.
-  await deps.jobQueue.send({ jobId: job.jobId });
+  try {
+    await jobQueue.send({ jobId: job.jobId });
+  } catch (error) {
+    // A job that can never run must not hold the endpoint: end it (failed), then report the error.
+    await finishJob(deps.table, job, 'failed', caller.tokenId, deps.now(), { reason: 'not_started' });
+    throw error;
+  }
   return toJobWire(job);
 };
 

@@ -146,6 +146,17 @@ describe('recovery jobs', () => {
     expect(second.jobId).not.toBe(first.jobId);
   });
 
+  it('ends a job whose first message cannot be sent (failed), so the endpoint is not held by a job that never runs', async () => {
+    const { clock, deps } = setup(20);
+    const ep = await seedEndpoint(table, { workspace: 'rec-lost', url: 'https://a.example.com' }, clock.now());
+    const input = { params: { slug: 'rec-lost', endpointId: ep.endpointId }, query: undefined, body: { since: '2026-01-01T00:00:00Z' } };
+    const broken = { ...deps, jobQueue: { send: () => Promise.reject(new Error('SQS is down')) } };
+    await expect(recoverWebhookDeliveries(broken, caller('rec-lost'), input)).rejects.toThrow('SQS is down');
+    const finished = (await listAuditEvents(table, 'rec-lost', 100)).items.find((a) => a.action === 'webhook.recovery_finished');
+    expect(finished?.detail).toMatchObject({ status: 'failed', reason: 'not_started' });
+    expect(await recoverWebhookDeliveries(deps, caller('rec-lost'), input)).toMatchObject({ status: 'running' });
+  });
+
   it('refuses a disabled endpoint (409 EndpointDisabled) and an unknown job (404 JobNotFound)', async () => {
     const { clock, deps } = setup(20);
     const ep = await seedEndpoint(table, { workspace: 'rec-off', url: 'https://a.example.com', enabled: false }, clock.now());
