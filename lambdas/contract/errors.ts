@@ -21,9 +21,11 @@ export const ERROR_STATUS = {
   EndpointDisabled: 409,
   DeliveryNotReplayable: 409,
   RecoveryInProgress: 409,
+  IdempotencyKeyInProgress: 409,
   Conflict: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
+  IdempotencyKeyReused: 422,
   RateLimited: 429,
   InternalError: 500,
 } as const;
@@ -47,9 +49,11 @@ const TITLES: Record<ErrorTag, string> = {
   EndpointDisabled: 'The webhook endpoint is disabled',
   DeliveryNotReplayable: 'The delivery cannot be replayed',
   RecoveryInProgress: 'A recovery of this endpoint is already running',
+  IdempotencyKeyInProgress: 'A request with this Idempotency-Key is still running',
   Conflict: 'Conflict',
   PayloadTooLarge: 'Payload too large',
   UnsupportedMediaType: 'Unsupported media type',
+  IdempotencyKeyReused: 'The Idempotency-Key was used for another request',
   RateLimited: 'Rate limit exceeded',
   InternalError: 'Internal error',
 };

@@ -12,11 +12,12 @@ import { operationById, type OperationDef, type OperationId } from '../contract/
 import { checkPermission, checkWorkspace, parseOperationInput } from '../operations/access';
 import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
 import { fromAuthorizerContext } from './authorizer';
+import { idempotency, type IdempotencyRequestContext } from './idempotency';
 import { jsonResponse, problemResponse } from './responses';
 
 type RestRequest = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext>;
 
-interface RestContext extends Context {
+interface RestContext extends Context, IdempotencyRequestContext {
   caller?: Caller;
   input?: { params: unknown; query: unknown; body: unknown };
 }
@@ -97,6 +98,8 @@ export function restHandler<K extends OperationId>(operationId: K, impl: Operati
     .use(problemErrors(logger))
     .use(guard(def, runtime))
     .use(parseInput(def))
+    // After the checks and the parsing: a refused or invalid request never claims a key.
+    .use(idempotency(def, runtime, logger))
     .handler(async (event, context) => {
       const { caller, input } = context;
       if (!caller || !input) throw new AppError('InternalError', 'request was not prepared');

@@ -30,6 +30,7 @@ import { signatureHeader } from '../../lambdas/domain/signing';
 import { type EventTypeInfo } from '../../lambdas/contract/events';
 import { OPERATIONS, declaredErrors, type OperationDef } from '../../lambdas/contract/operations';
 import { DeliveryIdSchema } from '../../lambdas/contract/schemas';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_HOURS, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiOptions {
@@ -110,6 +111,12 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
   Conflict: { detail: 'Another rotation of this secret happened at the same time; retry.' },
   PayloadTooLarge: { detail: `The payload is 300000 bytes; at most ${MAX_PAYLOAD_BYTES} are accepted` },
   UnsupportedMediaType: { detail: 'Send the body as application/json (got text/plain)' },
+  IdempotencyKeyInProgress: {
+    detail: `A request with ${IDEMPOTENCY_KEY_HEADER} "6f1c2a9e-3b7d-4e58-9a0c-2d4b8e7f1a36" is still running; retry when it has finished to get its answer`,
+  },
+  IdempotencyKeyReused: {
+    detail: `${IDEMPOTENCY_KEY_HEADER} "6f1c2a9e-3b7d-4e58-9a0c-2d4b8e7f1a36" was already used by this token for another request (another operation, path or body) in the last ${IDEMPOTENCY_WINDOW_HOURS} h; use a new key for a new request`,
+  },
   RateLimited: { detail: 'Too many rest_write requests for this token; retry after 12 s' },
   InternalError: { detail: 'Something went wrong on our side. Quote trace id 1-67a0c0de-4f1e2d3c4b5a69788796a5b4 to support.' },
 };
@@ -352,6 +359,17 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       def.successStatus === 204 || !def.response
         ? { description: 'Done; no content.' }
         : { description: def.summary, content: { 'application/json': { schema: def.response } } };
+    // An idempotent operation (docs/behaviour.md#idempotency-keys): the optional key, and the header of a replayed answer.
+    const replayed = def.idempotent
+      ? {
+          headers: {
+            [IDEMPOTENT_REPLAYED_HEADER]: {
+              description: `\`true\` when this is the stored answer of an earlier request with the same \`${IDEMPOTENCY_KEY_HEADER}\` (nothing was done again); absent otherwise.`,
+              schema: { type: 'string' as const, enum: ['true'] },
+            },
+          },
+        }
+      : {};
     registry.registerPath({
       operationId: def.operationId,
       method: def.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete',
@@ -365,12 +383,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       request: {
         params: def.params,
         ...(def.query ? { query: def.query } : {}),
+        ...(def.idempotent ? { headers: z.object({ [IDEMPOTENCY_KEY_HEADER]: IdempotencyKeySchema.optional() }) } : {}),
         ...(def.body ? { body: { required: true, content: { 'application/json': { schema: def.body } } } } : {}),
       },
       responses: {
-        [String(def.successStatus)]: success,
+        [String(def.successStatus)]: { ...success, ...replayed },
         ...(def.dryRun
-          ? { [String(def.dryRun.successStatus)]: { description: 'Dry run (`dryRun: true`): the count only; nothing is changed.', content: { 'application/json': { schema: def.dryRun.response } } } }
+          ? { [String(def.dryRun.successStatus)]: { description: 'Dry run (`dryRun: true`): the count only; nothing is changed.', content: { 'application/json': { schema: def.dryRun.response } }, ...replayed } }
           : {}),
         ...errorResponses(def),
       },
