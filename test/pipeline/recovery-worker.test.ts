@@ -211,7 +211,7 @@ describe('recovery jobs', () => {
           if (command instanceof TransactWriteCommand && ++transactions === 4) return Promise.reject(new Error('injected crash'));
           return table.doc.send(command as never);
         },
-      } as TableContext['doc'],
+      } as unknown as TableContext['doc'],
     };
     const message = jobQueue.sent.shift()!;
     await expect(runRecoverySlice({ ...worker, table: faulty }, message.message.jobId)).rejects.toThrow('injected crash');
@@ -255,7 +255,7 @@ describe('recovery jobs', () => {
           }
           return table.doc.send(command as never);
         },
-      } as TableContext['doc'],
+      } as unknown as TableContext['doc'],
     };
     expect(await runRecoverySlice({ ...worker, table: racing }, jobQueue.sent.shift()!.message.jobId)).toMatchObject({ kind: 'continued', replayed: 1 });
     expect(await getJob(deps, caller('rec-skip'), { params: { slug: 'rec-skip', jobId: job.jobId }, query: undefined, body: undefined })).toMatchObject({ replayed: 1, skipped: 1 });
