@@ -18,10 +18,13 @@ import { claimIdempotencyKey, completeIdempotencyRecord, releaseIdempotencyRecor
 export interface IdempotencyRequestContext extends Context {
   caller?: Caller;
   input?: { params: unknown; query: unknown; body: unknown };
-  idempotency?: Pick<IdempotencyClaim, 'tokenId' | 'key' | 'fingerprint'>;
 }
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, IdempotencyRequestContext>;
+type Claimed = Pick<IdempotencyClaim, 'tokenId' | 'key' | 'fingerprint'>;
+
+/** The claim each request holds, by request: never on the Lambda context, which a caller may reuse across invocations. */
+const claims = new WeakMap<Request, Claimed>();
 
 /** When the container's remaining time is unknown (tests, a context without it): the REST functions' timeout. */
 const DEFAULT_LOCK_SECONDS = 30;
@@ -107,11 +110,12 @@ export function idempotency(
           body: found.response.body,
         };
       }
-      request.context.idempotency = claim;
+      claims.set(request, claim);
       return undefined;
     },
     after: async (request: Request) => {
-      const claim = request.context.idempotency;
+      const claim = claims.get(request);
+      claims.delete(request);
       const response = request.response;
       if (!claim || !response) return;
       try {
@@ -126,9 +130,9 @@ export function idempotency(
       }
     },
     onError: async (request: Request) => {
-      const claim = request.context.idempotency;
+      const claim = claims.get(request);
+      claims.delete(request);
       if (!claim) return;
-      request.context.idempotency = undefined;
       try {
         await releaseIdempotencyRecord(runtime().deps.table, claim);
       } catch (error) {
