@@ -101,6 +101,21 @@ describe('create endpoint with an Idempotency-Key', () => {
   });
 });
 
+describe('recover with an Idempotency-Key', () => {
+  it('answers a repeated dry run from the first answer, and refuses another window under the key', async () => {
+    const created = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/idem-recover', eventTypes: ['webhook.test_event'] } });
+    const path = `${ws()}/webhooks/${created.body.endpointId}/recover`;
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const first = await api.call('POST', path, { body: { since, dryRun: true }, ...withKey('recover-1') });
+    expect(first.status).toBe(200);
+    const again = await api.call('POST', path, { body: { since, dryRun: true }, ...withKey('recover-1') });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expectProblem(await api.call('POST', path, { body: { since, dryRun: false }, ...withKey('recover-1') }), 422, 'IdempotencyKeyReused');
+  });
+});
+
 describe('test send with an Idempotency-Key', () => {
   it('queues one delivery for a repeated send', async () => {
     const r = await scriptedReceiver((_req, res) => res.writeHead(200).end('ok'));
