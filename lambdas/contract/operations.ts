@@ -5,10 +5,13 @@
  */
 import { z } from 'zod';
 import type { ErrorTag } from './errors';
+import { EndpointHealthSchema, HealthQuerySchema } from './health';
+import { JobIdSchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './jobs';
 import { SECRET_GRACE_HOURS, SEND_LIMITS } from './limits';
 import type { Permission } from './permissions';
 import type { RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './pagination';
+import { DELIVERY_LOG_DESCRIPTION, DeliveryLogQuerySchema } from './delivery-log';
 import {
   ApiTokenSchema,
   AuditEventSchema,
@@ -50,6 +53,8 @@ export interface OperationDef {
   /** Response body schema; undefined for 204. */
   readonly response?: z.ZodType;
   readonly successStatus: 200 | 201 | 202 | 204;
+  /** What the operation answers instead when its body says `dryRun: true` (nothing is changed). @default none */
+  readonly dryRun?: { readonly successStatus: 200; readonly response: z.ZodType };
   /** Error tags the operation can answer with (the common ones are added by {@link declaredErrors}). */
   readonly errors: readonly ErrorTag[];
   /** Permission the token needs; null: any token of the workspace may call it. */
@@ -64,13 +69,19 @@ export interface OperationDef {
   /**
    * Resources the operation uses beyond the table, so the stack grants exactly
    * these: `deliveryQueue` (sends delivery messages), `domainEvents` (puts the
-   * service's own events on the bus). @default none
+   * service's own events on the bus), `jobQueue` (starts background jobs). @default none
    */
   readonly uses?: readonly OperationResource[];
+  /**
+   * True for a POST that takes an `Idempotency-Key` (docs/behaviour.md#idempotency-keys): it then
+   * also declares `IdempotencyKeyReused` and `IdempotencyKeyInProgress`. Only for operations whose
+   * answer holds no secret, since the first answer is kept for a day. @default false
+   */
+  readonly idempotent?: boolean;
 }
 
 /** Resources an operation may use beyond the table. */
-export type OperationResource = 'deliveryQueue' | 'domainEvents';
+export type OperationResource = 'deliveryQueue' | 'domainEvents' | 'jobQueue';
 
 const Slug = z.object({ slug: SlugSchema });
 const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
@@ -121,6 +132,7 @@ export const OPERATIONS = [
     mcpTool: 'create_webhook',
     readOnly: false,
     uses: ['domainEvents'],
+    idempotent: true,
   }),
   op({
     operationId: 'getWebhook',
@@ -209,6 +221,7 @@ export const OPERATIONS = [
     mcpTool: 'send_webhook_test_event',
     readOnly: false,
     uses: ['deliveryQueue'],
+    idempotent: true,
   }),
   op({
     operationId: 'listWebhookDeliveries',
@@ -278,6 +291,7 @@ export const OPERATIONS = [
     mcpTool: 'replay_webhook_delivery',
     readOnly: false,
     uses: ['deliveryQueue'],
+    idempotent: true,
   }),
   op({
     operationId: 'listEventTypes',
@@ -417,8 +431,97 @@ export const OPERATIONS = [
     mcpTool: 'list_notifications',
     readOnly: true,
   }),
+  op({
+    operationId: 'listDeliveries',
+    method: 'GET',
+    path: '/workspaces/{slug}/deliveries',
+    summary: 'List the workspace delivery log',
+    description: DELIVERY_LOG_DESCRIPTION,
+    tag: 'Deliveries',
+    params: Slug,
+    query: DeliveryLogQuerySchema,
+    response: pageOf(DeliverySchema, 'DeliveryLogPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_deliveries',
+    readOnly: true,
+  }),
   // @ops:delivery-log
+  op({
+    operationId: 'getWebhookHealth',
+    method: 'GET',
+    path: '/workspaces/{slug}/webhooks/{endpointId}/health',
+    summary: 'Get endpoint health',
+    description:
+      "The endpoint's delivery health over `window` (`24h`, the default: hourly buckets; `7d`: daily buckets, UTC): HTTP attempts, delivered, failed (of which permanent) and dead-lettered counts, the success rate, p50/p95 attempt duration, attempts by response status (`timeout` and `network_error` for failures without a response), and a delivered/failed series. Read from counters the dispatcher and the dead-letter consumer add to after each batch, never by scanning deliveries: a duplicate or late receive never counts twice (only recorded observations count), a held or `endpoint_disabled` delivery is no attempt, and a crash (or a failed counter write) may drop at most the counts of the batch it interrupted.",
+    tag: 'Webhooks',
+    params: SlugEndpoint,
+    query: HealthQuerySchema,
+    response: EndpointHealthSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'EndpointNotFound'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'get_webhook_health',
+    readOnly: true,
+  }),
   // @ops:health
+  op({
+    operationId: 'recoverWebhookDeliveries',
+    method: 'POST',
+    path: '/workspaces/{slug}/webhooks/{endpointId}/recover',
+    summary: 'Recover deliveries of an endpoint',
+    description:
+      'Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage\'s recovery rate. With `dryRun: true` it answers 200 `{matched}` and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled or a recovery of it is already running. Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`.',
+    tag: 'Deliveries',
+    params: SlugEndpoint,
+    body: RecoverBodySchema,
+    response: JobSchema,
+    successStatus: 202,
+    dryRun: { successStatus: 200, response: RecoveryCountSchema },
+    errors: ['ValidationError', 'EndpointNotFound', 'EndpointDisabled', 'RecoveryInProgress'],
+    permission: 'webhook:replay',
+    rateLimit: 'rest_write',
+    mcpTool: 'recover_webhook_deliveries',
+    readOnly: false,
+    uses: ['jobQueue'],
+    idempotent: true,
+  }),
+  op({
+    operationId: 'getJob',
+    method: 'GET',
+    path: '/workspaces/{slug}/jobs/{jobId}',
+    summary: 'Get a job',
+    description: 'Returns a background job of the workspace (a recovery) with its progress: `matched`, `replayed`, `skipped`, and its status.',
+    tag: 'Deliveries',
+    params: z.object({ slug: SlugSchema, jobId: JobIdSchema }),
+    response: JobSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'JobNotFound'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'get_job',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'cancelJob',
+    method: 'POST',
+    path: '/workspaces/{slug}/jobs/{jobId}/cancel',
+    summary: 'Cancel a job',
+    description:
+      'Stops a running job: no replay is written after this answer (the ones already written stay and are delivered). A job that already finished is answered as it is. Writes audit `webhook.recovery_finished` (status `cancelled`).',
+    tag: 'Deliveries',
+    params: z.object({ slug: SlugSchema, jobId: JobIdSchema }),
+    response: JobSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'JobNotFound'],
+    permission: 'webhook:replay',
+    rateLimit: 'rest_write',
+    mcpTool: 'cancel_job',
+    readOnly: false,
+  }),
   // @ops:recovery
 ] as const satisfies readonly OperationDef[];
 
@@ -430,9 +533,14 @@ export function operationById(id: string): OperationDef | undefined {
   return OPERATIONS.find((o) => o.operationId === id);
 }
 
+/** Errors every operation taking an `Idempotency-Key` can answer with (docs/behaviour.md#idempotency-keys). */
+export const IDEMPOTENCY_ERRORS: readonly ErrorTag[] = ['ValidationError', 'IdempotencyKeyReused', 'IdempotencyKeyInProgress'];
+
 /** All error tags an operation can answer with, common ones included. */
 export function declaredErrors(def: OperationDef): ErrorTag[] {
-  return [...new Set<ErrorTag>([...COMMON_ERRORS, ...(def.permission ? (['Forbidden'] as const) : []), ...def.errors])];
+  return [
+    ...new Set<ErrorTag>([...COMMON_ERRORS, ...(def.permission ? (['Forbidden'] as const) : []), ...def.errors, ...(def.idempotent ? IDEMPOTENCY_ERRORS : [])]),
+  ];
 }
 
 /** kebab-case of an operation id: the name of its Lambda entry file. */

@@ -8,8 +8,11 @@ import type { OperationImpl } from './context';
 import { createApiToken, listApiTokens, revokeApiToken } from './api-tokens';
 import { getWebhookDelivery, listWebhookDeliveries, listWebhookDeliveryAttempts, replayWebhookDelivery, sendWebhookTestEvent } from './deliveries';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
+import { listDeliveries } from './delivery-log';
 // @imports:delivery-log
+import { getWebhookHealth } from './health';
 // @imports:health
+import { cancelJob, getJob, recoverWebhookDeliveries } from './recovery';
 // @imports:recovery
 import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, listNotifications } from './workspace';
 
@@ -34,7 +37,12 @@ export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } 
   revokeApiToken,
   listAuditEvents,
   listNotifications,
+  listDeliveries,
   // @impl:delivery-log
+  getWebhookHealth,
   // @impl:health
+  recoverWebhookDeliveries,
+  getJob,
+  cancelJob,
   // @impl:recovery
 };

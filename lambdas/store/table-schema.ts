@@ -18,10 +18,16 @@ export const TABLE = {
   gsi2: { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'KEYS_ONLY' },
   /** Sparse: deliveries still pending with no evidence, by creation hour (stuck-pending repair). Keys only. */
   gsi3: { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
+  /**
+   * The workspace delivery log (docs/architecture.md#delivery-log-index): deliveries of a workspace
+   * by id, newest first, in shards. Keys plus the event type, which never changes, so a summary
+   * update writes nothing to it; a page reads its summaries from the table.
+   */
+  deliveryLog: { name: 'deliveryLog', partitionKey: 'logpk', sortKey: 'logsk', projection: 'INCLUDE', nonKeyAttributes: ['eventType'] },
 } as const;
 
 /** Every GSI of the table. */
-export const INDEXES = [TABLE.gsi1, TABLE.gsi2, TABLE.gsi3] as const;
+export const INDEXES = [TABLE.gsi1, TABLE.gsi2, TABLE.gsi3, TABLE.deliveryLog] as const;
 
 /**
  * Sort-key prefixes of the lists that live in one partition: a workspace's
@@ -68,8 +74,34 @@ export const keys = {
   deliveryDay: (createdAt: string) => `DLVDAY#${createdAt.slice(0, 10)}`,
   /** Repair index partition: the delivery's creation hour. */
   pendingHour: (createdAt: string) => `PENDING#${createdAt.slice(0, 13)}`,
+  /** How many shards a workspace's delivery log is spread over (docs/architecture.md#delivery-log-index). */
+  deliveryLogShards: 16,
+  /** The log shard of a delivery: FNV-1a of its id, so a busy workspace's writes spread evenly. */
+  deliveryLogShard: (deliveryId: string): number => {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < deliveryId.length; i++) hash = Math.imul(hash ^ deliveryId.charCodeAt(i), 0x01000193);
+    return (hash >>> 0) % keys.deliveryLogShards;
+  },
+  /** Delivery-log partition of one shard of a workspace. */
+  deliveryLogPk: (slug: string, shard: number) => `DLVLOG#${slug}#${String(shard).padStart(2, '0')}`,
   // @keys:delivery-log
+  /** Health counters (docs/architecture.md#health-counters): one item per endpoint, or per workspace, and UTC hour (`YYYY-MM-DDTHH`). */
+  endpointHealthPk: (endpointId: string) => `HEALTH#EP#${endpointId}`,
+  endpointHealth: (endpointId: string, hour: string) => ({ pk: `HEALTH#EP#${endpointId}`, sk: hour }),
+  workspaceHealthPk: (slug: string) => `HEALTH#WS#${slug}`,
+  workspaceHealth: (slug: string, hour: string) => ({ pk: `HEALTH#WS#${slug}`, sk: hour }),
   // @keys:health
+  /** A recovery job (docs/architecture.md#recovery-jobs), by id alone: a job message carries only the id. */
+  job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'META' }),
+  /** The one running recovery of an endpoint: present while a job runs, so a second one is refused. */
+  recoveryLock: (endpointId: string) => ({ pk: `RECOVERY#${endpointId}`, sk: 'LOCK' }),
+  /** A job's marker that it replayed one source, so no source is replayed twice in one job. */
+  recoveryMarker: (jobId: string, sourceDeliveryId: string) => ({ pk: `JOB#${jobId}`, sk: `SRC#${sourceDeliveryId}` }),
   // @keys:recovery
+  /**
+   * An idempotency record (docs/architecture.md#idempotency-records): one partition per API token, so a
+   * key is scoped to its token and one busy token's records never share a partition with another's.
+   */
+  idempotency: (tokenId: string, key: string) => ({ pk: `IDEM#${tokenId}`, sk: `KEY#${key}` }),
   rateLimit: (bucket: string, clientKey: string, windowStart: number) => ({ pk: `RL#${bucket}#${clientKey}`, sk: String(windowStart) }),
 } as const;

@@ -95,6 +95,8 @@ describe('the OpenAPI document under Redocly lint', () => {
     const report = await redoclyLint(['--extends', 'recommended', 'synth/openapi.json'], dir);
     expect(report.problems.map((p) => [p.severity, p.ruleId, p.location[0]?.pointer])).toEqual([
       ['warn', 'no-ambiguous-paths', '#/paths/~1workspaces~1{slug}~1webhooks~1deliveries~1{deliveryId}'],
+      ['warn', 'no-ambiguous-paths', '#/paths/~1workspaces~1{slug}~1webhooks~1{endpointId}~1health'],
+      ['warn', 'no-ambiguous-paths', '#/paths/~1workspaces~1{slug}~1webhooks~1{endpointId}~1recover'],
     ]);
     expect(report.problems[0]!.message).toContain('`/workspaces/{slug}/webhooks/{endpointId}/rotate-secret` and `/workspaces/{slug}/webhooks/deliveries/{deliveryId}`');
     expect(readFileSync(CONFIG, 'utf8')).toMatch(/^\s+no-ambiguous-paths: off$/m);
