@@ -448,7 +448,6 @@ export const OPERATIONS = [
     mcpTool: 'list_deliveries',
     readOnly: true,
   }),
-  // @ops:delivery-log
   op({
     operationId: 'getWebhookHealth',
     method: 'GET',
@@ -467,7 +466,6 @@ export const OPERATIONS = [
     mcpTool: 'get_webhook_health',
     readOnly: true,
   }),
-  // @ops:health
   op({
     operationId: 'recoverWebhookDeliveries',
     method: 'POST',
@@ -522,7 +520,6 @@ export const OPERATIONS = [
     mcpTool: 'cancel_job',
     readOnly: false,
   }),
-  // @ops:recovery
 ] as const satisfies readonly OperationDef[];
 
 /** An operation id of the contract. */

@@ -9,11 +9,8 @@ import { createApiToken, listApiTokens, revokeApiToken } from './api-tokens';
 import { getWebhookDelivery, listWebhookDeliveries, listWebhookDeliveryAttempts, replayWebhookDelivery, sendWebhookTestEvent } from './deliveries';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
 import { listDeliveries } from './delivery-log';
-// @imports:delivery-log
 import { getWebhookHealth } from './health';
-// @imports:health
 import { cancelJob, getJob, recoverWebhookDeliveries } from './recovery';
-// @imports:recovery
 import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, listNotifications } from './workspace';
 
 /** The implementation of every operation. */
@@ -38,11 +35,8 @@ export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } 
   listAuditEvents,
   listNotifications,
   listDeliveries,
-  // @impl:delivery-log
   getWebhookHealth,
-  // @impl:health
   recoverWebhookDeliveries,
   getJob,
   cancelJob,
-  // @impl:recovery
 };

@@ -84,20 +84,17 @@ export const keys = {
   },
   /** Delivery-log partition of one shard of a workspace. */
   deliveryLogPk: (slug: string, shard: number) => `DLVLOG#${slug}#${String(shard).padStart(2, '0')}`,
-  // @keys:delivery-log
   /** Health counters (docs/architecture.md#health-counters): one item per endpoint, or per workspace, and UTC hour (`YYYY-MM-DDTHH`). */
   endpointHealthPk: (endpointId: string) => `HEALTH#EP#${endpointId}`,
   endpointHealth: (endpointId: string, hour: string) => ({ pk: `HEALTH#EP#${endpointId}`, sk: hour }),
   workspaceHealthPk: (slug: string) => `HEALTH#WS#${slug}`,
   workspaceHealth: (slug: string, hour: string) => ({ pk: `HEALTH#WS#${slug}`, sk: hour }),
-  // @keys:health
   /** A recovery job (docs/architecture.md#recovery-jobs), by id alone: a job message carries only the id. */
   job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'META' }),
   /** The one running recovery of an endpoint: present while a job runs, so a second one is refused. */
   recoveryLock: (endpointId: string) => ({ pk: `RECOVERY#${endpointId}`, sk: 'LOCK' }),
   /** A job's marker that it replayed one source, so no source is replayed twice in one job. */
   recoveryMarker: (jobId: string, sourceDeliveryId: string) => ({ pk: `JOB#${jobId}`, sk: `SRC#${sourceDeliveryId}` }),
-  // @keys:recovery
   /**
    * An idempotency record (docs/architecture.md#idempotency-records): one partition per API token, so a
    * key is scoped to its token and one busy token's records never share a partition with another's.

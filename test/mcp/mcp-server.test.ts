@@ -93,7 +93,6 @@ describe('tools', () => {
       const logPage = await ok('list_deliveries', { status: 'delivered', eventType: 'webhook.*', endpointId: created.endpointId, limit: 5 });
       expect(logPage.items.map((d: { deliveryId: string }) => d.deliveryId)).toEqual([sent.deliveryId]);
       expect((await ok('list_deliveries', { cursor: 'not-a-cursor' })).items).toEqual([]);
-      // @mcp-calls:delivery-log
       // The counters are added after the dispatcher's batch, so they may trail the delivered status briefly.
       await expect
         .poll(async () => await ok('get_webhook_health', { endpointId: created.endpointId, window: '7d' }), { timeout: 5_000, interval: 25 })
@@ -101,7 +100,6 @@ describe('tools', () => {
       expect((await ok('get_webhook', { endpointId: created.endpointId })).health).toMatchObject({ successRate24h: 1, lastAttemptAt: expect.any(String) });
       expect((await ok('list_webhooks', { limit: 200 })).items.find((e: { endpointId: string }) => e.endpointId === created.endpointId).health.successRate24h).toBe(1);
       expect((await ok('get_workspace_overview', {})).deliveries24h).toMatchObject({ delivered: 1 });
-      // @mcp-calls:health
       const since = new Date(Date.now() - 3_600_000).toISOString();
       expect(await ok('recover_webhook_deliveries', { endpointId: created.endpointId, since, dryRun: true })).toEqual({ matched: 0 });
       const job = await ok('recover_webhook_deliveries', { endpointId: created.endpointId, since, statuses: ['failed', 'dead_lettered'] });
@@ -109,7 +107,6 @@ describe('tools', () => {
       expect(await ok('get_job', { jobId: job.jobId })).toMatchObject({ jobId: job.jobId, kind: 'recover' });
       // Nothing matched, so the job may already be completed: cancel answers it either way.
       expect(['cancelled', 'completed']).toContain((await ok('cancel_job', { jobId: job.jobId })).status);
-      // @mcp-calls:recovery
       await ok('delete_webhook', { endpointId: created.endpointId });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
       expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());
