@@ -61,4 +61,5 @@ it('adds the indexes an existing table lacks, and leaves older items out of them
   const page = await listDeliveryLog(table, 'w', deliveryLogFilter({}), 50);
   expect(page.items.map((d) => d.deliveryId)).toEqual([fresh.deliveryId]);
   expect(await ensureTable(table)).toBe(false);
-});
+  // DynamoDB Local builds an index slowly while the rest of the suite loads it (seconds alone, tens of seconds in a full run).
+}, 90_000);
