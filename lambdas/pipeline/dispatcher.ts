@@ -11,6 +11,7 @@ import {
   bookkeepingEntry,
   classify,
   DISABLE_THRESHOLD,
+  ENDPOINT_DISABLED,
   isTerminal,
   refusedAtDispatch,
   retriesExhausted,
@@ -114,7 +115,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
 
   if (!endpoint.enabled) {
     // Terminal bookkeeping: no HTTP attempt, no streak change; replayable once re-enabled.
-    const entry = bookkeepingEntry(now, 'failed_permanent', 'endpoint_disabled');
+    const entry = bookkeepingEntry(now, 'failed_permanent', ENDPOINT_DISABLED);
     const outcome = await record(deps, delivery, endpoint, () => ({
       attempt: entry,
       status: 'failed_permanent',
@@ -124,7 +125,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
     }));
     return {
       kind: 'ack',
-      reason: outcome.kind === 'recorded' ? 'endpoint_disabled' : 'duplicate',
+      reason: outcome.kind === 'recorded' ? ENDPOINT_DISABLED : 'duplicate',
       ...(outcome.kind === 'recorded' ? { delivery: outcome.delivery, recorded: observed(delivery, false, entry) } : {}),
     };
   }

@@ -9,6 +9,7 @@
  * with its marker and the job's progress, so a crash resumes where it stopped.
  * The clock and the wait are adapters: tests pace without waiting.
  */
+import { ENDPOINT_DISABLED } from '../domain/delivery-lifecycle';
 import type { JobStatus } from '../contract/jobs';
 import { SLICE_INTERVAL_MS, sliceWaitMs } from '../domain/recovery';
 import { replayOf } from '../operations/deliveries';
@@ -62,7 +63,7 @@ export async function runRecoverySlice(deps: RecoveryWorkerDeps, jobId: string):
 
   const endpoint = await getEndpointRecord(deps.table, job.workspace, job.endpointId);
   if (!endpoint || !endpoint.enabled) {
-    const ended = await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), { expectedVersion: job.version, reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted' });
+    const ended = await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), { expectedVersion: job.version, reason: endpoint ? ENDPOINT_DISABLED : 'endpoint_deleted' });
     return ended ? { kind: 'finished', status: 'failed', replayed: 0 } : { kind: 'ignored', reason: 'moved' };
   }
 
