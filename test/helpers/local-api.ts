@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../bin/local/stack';
+import { scriptedReceiver } from './scripted-receiver';
 
 /** A response as tests look at it. */
 export interface ApiResponse<T = any> {
@@ -56,6 +57,48 @@ export async function startTestApi(options: Partial<LocalStackOptions> = {}): Pr
     async close() {
       await stack.stop();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What {@link usePipelineApi} gives a test file. */
+export interface PipelineApi {
+  /** The stack (set once the file's `beforeAll` ran). */
+  readonly api: TestApi;
+  /** Cleanups run after each test (receivers register theirs here). */
+  readonly stops: (() => Promise<void>)[];
+  /** A loopback receiver that stops after the test. */
+  readonly receiver: (respond: Parameters<typeof scriptedReceiver>[0]) => ReturnType<typeof scriptedReceiver>;
+}
+
+/**
+ * The local stack a pipeline test file runs against, fast: 30 s backoff steps
+ * become 30 ms (time scale 1000), no schedules, pipeline errors ignored (the
+ * tests look at outcomes). Registers the file's hooks: started before all
+ * tests, receivers stopped after each, the stack closed after all.
+ */
+export function usePipelineApi(options: Partial<LocalStackOptions> = {}): PipelineApi {
+  let api: TestApi | undefined;
+  const stops: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    api = await startTestApi({ timeScale: 1000, schedules: false, onPipelineError: () => undefined, ...options });
+  });
+  afterEach(async () => {
+    await Promise.all(stops.splice(0).map((s) => s()));
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+  return {
+    get api() {
+      if (!api) throw new Error('the pipeline stack is not started yet (use it inside a test or hook)');
+      return api;
+    },
+    stops,
+    receiver: async (respond) => {
+      const r = await scriptedReceiver(respond);
+      stops.push(() => r.stop());
+      return r;
     },
   };
 }

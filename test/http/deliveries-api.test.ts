@@ -5,30 +5,18 @@
  * retry ladder to dead_lettered with its Notification; replay; the 409s.
  */
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApi, type TestApi } from '../helpers/local-api';
-import { scriptedReceiver } from '../helpers/scripted-receiver';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { usePipelineApi, type TestApi } from '../helpers/local-api';
 
 let api: TestApi;
 const ws = () => `/workspaces/${api.workspace}`;
-const stops: (() => Promise<void>)[] = [];
+const pipeline = usePipelineApi();
 
-beforeAll(async () => {
-  // 30 s backoff steps become 30 ms; the visibility timeout 180 ms.
-  api = await startTestApi({ timeScale: 1000, schedules: false, onPipelineError: () => undefined });
-});
-afterEach(async () => {
-  await Promise.all(stops.splice(0).map((s) => s()));
-});
-afterAll(async () => {
-  await api?.close();
+beforeAll(() => {
+  api = pipeline.api;
 });
 
-async function receiver(respond: Parameters<typeof scriptedReceiver>[0]) {
-  const r = await scriptedReceiver(respond);
-  stops.push(() => r.stop());
-  return r;
-}
+const receiver = pipeline.receiver;
 
 /** How long the pipeline gets to reach a state, and how often it is looked at. */
 const EVENTUALLY = { timeout: 15_000, interval: 25 };

@@ -5,25 +5,20 @@
  * allowed, 400 naming the field on bad filters, and an empty page for a
  * cursor that does not decode or was made under other filters.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newPendingDelivery } from '../../lambdas/domain/delivery-lifecycle';
 import { issueToken } from '../../lambdas/operations/admin';
 import { putPendingDeliveries } from '../../lambdas/store/deliveries';
-import { startTestApi, type TestApi } from '../helpers/local-api';
+import { usePipelineApi, type TestApi } from '../helpers/local-api';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 
 let api: TestApi;
 const log = () => `/workspaces/${api.workspace}/deliveries`;
-const stops: (() => Promise<void>)[] = [];
+const pipeline = usePipelineApi();
+const { stops } = pipeline;
 
-beforeAll(async () => {
-  api = await startTestApi({ timeScale: 1000, schedules: false, onPipelineError: () => undefined });
-});
-afterEach(async () => {
-  await Promise.all(stops.splice(0).map((s) => s()));
-});
-afterAll(async () => {
-  await api?.close();
+beforeAll(() => {
+  api = pipeline.api;
 });
 
 async function endpointTo(url: string) {

@@ -3,32 +3,20 @@
  * dispatcher and dead-letter Lambda handlers over the in-process queue keep the counters;
  * REST shows them on `…/health`, on every endpoint and on the overview.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueToken } from '../../lambdas/operations/admin';
-import { startTestApi, type TestApi } from '../helpers/local-api';
-import { scriptedReceiver } from '../helpers/scripted-receiver';
+import { usePipelineApi, type TestApi } from '../helpers/local-api';
 
 let api: TestApi;
 const ws = () => `/workspaces/${api.workspace}`;
-const stops: (() => Promise<void>)[] = [];
+const pipeline = usePipelineApi();
 const EVENTUALLY = { timeout: 15_000, interval: 25 };
 
-beforeAll(async () => {
-  // 30 s backoff steps become 30 ms.
-  api = await startTestApi({ timeScale: 1000, schedules: false, onPipelineError: () => undefined });
-});
-afterEach(async () => {
-  await Promise.all(stops.splice(0).map((s) => s()));
-});
-afterAll(async () => {
-  await api?.close();
+beforeAll(() => {
+  api = pipeline.api;
 });
 
-async function receiver(respond: Parameters<typeof scriptedReceiver>[0]) {
-  const r = await scriptedReceiver(respond);
-  stops.push(() => r.stop());
-  return r;
-}
+const receiver = pipeline.receiver;
 
 async function endpointTo(url: string): Promise<string> {
   const created = await api.call('POST', `${ws()}/webhooks`, { body: { url, eventTypes: ['webhook.test_event'] } });

@@ -4,22 +4,17 @@
  * body under the key is 422; another token's key is its own; a bad key is 400; a failed first
  * attempt may be retried; a repeated test send queues one delivery.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApi, type ApiResponse, type TestApi } from '../helpers/local-api';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { usePipelineApi, type ApiResponse, type TestApi } from '../helpers/local-api';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 
 let api: TestApi;
 const ws = () => `/workspaces/${api.workspace}`;
-const stops: (() => Promise<void>)[] = [];
+const pipeline = usePipelineApi();
+const { stops } = pipeline;
 
-beforeAll(async () => {
-  api = await startTestApi({ timeScale: 1000, schedules: false, onPipelineError: () => undefined });
-});
-afterEach(async () => {
-  await Promise.all(stops.splice(0).map((s) => s()));
-});
-afterAll(async () => {
-  await api?.close();
+beforeAll(() => {
+  api = pipeline.api;
 });
 
 /** How long the pipeline gets to reach a state, and how often it is looked at. */
