@@ -82,30 +82,32 @@ export function defaultRuntime(): SurfaceRuntime {
   return cached;
 }
 
+/**
+ * The adapter of the resource named by the environment variable `name`, built
+ * on first use (a function that never sends never creates a client, and the
+ * local stack's `useAdapters` may come after the module loads); using it with
+ * the variable unset throws.
+ */
+function lazyAdapter<T>(env: NodeJS.ProcessEnv, name: string, make: (value: string) => T): () => T {
+  const value = env[name];
+  let adapter: T | undefined;
+  return () => {
+    if (!value) throw new Error(`${name} is not set`);
+    adapter ??= make(value);
+    return adapter;
+  };
+}
+
 /** The delivery queue of `DELIVERY_QUEUE_URL`; created on first send. */
 export function queueFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryQueue {
-  const url = env.DELIVERY_QUEUE_URL;
-  let queue: DeliveryQueue | undefined;
-  return {
-    send(messages) {
-      if (!url) throw new Error('DELIVERY_QUEUE_URL is not set');
-      queue ??= factories.deliveryQueue(url);
-      return queue.send(messages);
-    },
-  };
+  const queue = lazyAdapter(env, 'DELIVERY_QUEUE_URL', (url) => factories.deliveryQueue(url));
+  return { send: (messages) => queue().send(messages) };
 }
 
 /** The jobs queue of `JOB_QUEUE_URL`; created on first send. */
 export function jobQueueFromEnv(env: NodeJS.ProcessEnv = process.env): JobQueue {
-  const url = env.JOB_QUEUE_URL;
-  let queue: JobQueue | undefined;
-  return {
-    send(message, delaySeconds) {
-      if (!url) throw new Error('JOB_QUEUE_URL is not set');
-      queue ??= factories.jobQueue(url);
-      return queue.send(message, delaySeconds);
-    },
-  };
+  const queue = lazyAdapter(env, 'JOB_QUEUE_URL', (url) => factories.jobQueue(url));
+  return { send: (message, delaySeconds) => queue().send(message, delaySeconds) };
 }
 
 /** The job worker's adapters and rate, from the environment (docs/architecture.md#recovery-jobs). */
@@ -142,13 +144,6 @@ export function eventsFromEnv(env: NodeJS.ProcessEnv = process.env): DomainEvent
 
 /** The retry delayer of `DELIVERY_QUEUE_URL` (ChangeMessageVisibility on SQS). */
 export function delayerFromEnv(env: NodeJS.ProcessEnv = process.env): MessageDelayer {
-  const url = env.DELIVERY_QUEUE_URL;
-  let delayer: MessageDelayer | undefined;
-  return {
-    delay(receiptHandle, seconds) {
-      if (!url) throw new Error('DELIVERY_QUEUE_URL is not set');
-      delayer ??= factories.messageDelayer(url);
-      return delayer.delay(receiptHandle, seconds);
-    },
-  };
+  const delayer = lazyAdapter(env, 'DELIVERY_QUEUE_URL', (url) => factories.messageDelayer(url));
+  return { delay: (receiptHandle, seconds) => delayer().delay(receiptHandle, seconds) };
 }
