@@ -67,6 +67,23 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['./local/*', '**/bin/local/**'], message: 'The admin CLI must not import the local stack.' }] }] },
   },
   {
+    // The console is built for the browser: it shares the contract's types, never its code
+    // (zod would triple the bundle), and nothing of the server side (docs/architecture.md#console).
+    files: ['console/**/*.ts', 'console/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/lambdas/contract/*'], allowTypeImports: true, message: 'The console imports only types from the contract.' },
+            { group: ['**/lambdas/*/**', '!**/lambdas/contract/*', '**/bin/**', '**/lib/**', '**/test/**', '**/bench/**', 'node:*'], message: 'The console runs in the browser: no server code.' },
+            { group: ['zod'], allowTypeImports: true, message: 'The console uses zod types only.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -45,6 +45,7 @@ Webhook delivery service: local stack ready
   API         ${stack.apiUrl}
   OpenAPI     ${stack.apiUrl}/openapi.json
   Reference   ${stack.apiUrl}/reference
+  Console     ${stack.apiUrl}/console   (sign in with the workspace and token below)
   MCP         ${stack.mcpUrl}   (Streamable HTTP; Authorization: Bearer <token>)
   DynamoDB    ${stack.dynamoDbEndpoint} (pid ${stack.dynamoDbPid}, data in ${values['data-dir']}/dynamodb)
   Workspace   ${stack.workspace}

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
+import { writeConsoleBundle } from '../../lib/console/console-bundle';
 import { writeDocsBundle } from '../../lib/docs/docs-bundle';
 import { resolveCaller } from '../../lambdas/operations/access';
 import { createTableContext, type TableContext } from '../../lambdas/store/client';
@@ -73,6 +74,17 @@ function docsRoute(): ExtraRoute {
   return async (req, _body, url, requestId) => {
     if (req.method !== 'GET' || !(url.pathname === '/openapi.json' || url.pathname.startsWith('/reference'))) return null;
     const mod = (await import(new URL('../../lambdas/functions/serve-docs.ts', import.meta.url).href)) as {
+      handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+    };
+    return mod.handler({ path: url.pathname, headers: { host: req.headers.host }, requestContext: { requestId } } as unknown as APIGatewayProxyEvent);
+  };
+}
+
+/** `/console` and its assets: the console bundle built when the stack starts. */
+function consoleRoute(): ExtraRoute {
+  return async (req, _body, url, requestId) => {
+    if (req.method !== 'GET' || !(url.pathname === '/console' || url.pathname.startsWith('/console/'))) return null;
+    const mod = (await import(new URL('../../lambdas/functions/serve-console.ts', import.meta.url).href)) as {
       handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
     };
     return mod.handler({ path: url.pathname, headers: { host: req.headers.host }, requestContext: { requestId } } as unknown as APIGatewayProxyEvent);
@@ -183,12 +195,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       DYNAMODB_ENDPOINT: endpoint,
       ALLOW_LOOPBACK_TARGETS: 'true',
       DOCS_DIR: join(dataDir, 'docs'),
+      CONSOLE_DIR: join(dataDir, 'console'),
       POWERTOOLS_SERVICE_NAME: 'webhooks',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       AWS_REGION: process.env.AWS_REGION ?? 'local',
       ...(options.rateLimits ? { RATE_LIMITS: options.rateLimits } : {}),
     });
     writeDocsBundle(join(dataDir, 'docs'));
+    writeConsoleBundle(join(dataDir, 'console'));
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
     const { useAdapters } = await import('../../lambdas/composition/runtime');
     useAdapters({
@@ -226,7 +240,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             report,
           );
 
-    const server = createHttpFront({ extraRoutes: [docsRoute(), localEventsRoute(), mcpRoute()] });
+    const server = createHttpFront({ extraRoutes: [docsRoute(), consoleRoute(), localEventsRoute(), mcpRoute()] });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(port, '127.0.0.1', () => ok());

@@ -314,7 +314,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/workspaces/{slug}/overview',
     summary: 'Workspace overview',
-    description: 'Counts of the workspace endpoints, members and API tokens.',
+    description: 'Counts of the workspace endpoints, members and API tokens, the last 24 h of deliveries, and what the calling token may do (`caller`).',
     tag: 'Workspace',
     params: Slug,
     response: OverviewSchema,

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { idPattern, type IdPrefix } from './ids';
 import { SECRET_GRACE_HOURS, USER_AGENT } from './limits';
-import { SCOPES } from './permissions';
+import { PERMISSIONS, SCOPES } from './permissions';
 
 const timestamp = z.string().meta({ example: '2026-11-25T12:00:00.000Z', format: 'date-time' });
 
@@ -308,6 +308,13 @@ export const OverviewSchema = z
         description:
           'Over the last 24 hourly buckets, every endpoint of the workspace, from the same counters as `GET …/webhooks/{endpointId}/health` (docs: Endpoint health).',
       }),
+    caller: z
+      .object({
+        tokenId: z.string(),
+        scopes: z.array(z.string()),
+        permissions: z.array(z.enum(PERMISSIONS)).meta({ description: 'What the calling token may do: its scopes expanded to permissions.' }),
+      })
+      .meta({ description: 'The token making the request, so a client (the console) can offer only what the token may do.' }),
   })
   .meta({
     id: 'WorkspaceOverview',
@@ -317,6 +324,7 @@ export const OverviewSchema = z
       members: 4,
       apiTokens: 2,
       deliveries24h: { delivered: 1240, failed: 18, deadLettered: 1 },
+      caller: { tokenId: EXAMPLE.tokenId, scopes: ['read'], permissions: ['member:list', 'token:list', 'audit:list', 'notification:list', 'event-type:list', 'webhook:read', 'webhook:list'] },
     },
   });
 export type Overview = z.infer<typeof OverviewSchema>;

@@ -1,5 +1,6 @@
 /** Workspace reads: overview, members, audit trail, notifications, event types. */
 import { AppError } from '../contract/errors';
+import { permissionsOf } from '../contract/permissions';
 import { clampLimit } from '../contract/pagination';
 import { countApiTokens } from '../store/api-tokens';
 import { listAuditEvents as readAudit } from '../store/audit';
@@ -25,6 +26,7 @@ export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async
     members,
     apiTokens,
     deliveries24h: last24h,
+    caller: { tokenId: caller.tokenId, scopes: [...caller.scopes], permissions: [...permissionsOf(caller.scopes)] },
   };
 };
 

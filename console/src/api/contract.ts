@@ -1,0 +1,61 @@
+/**
+ * The console's view of the REST contract (docs/architecture.md#console). Types only: the
+ * request and response shapes are inferred from the contract's own schemas, and the route
+ * table below must match every operation's method and path, so a contract change that the
+ * console does not follow fails `npm run typecheck`. Nothing here reaches the bundle but the
+ * route table itself.
+ */
+import type { z } from 'zod';
+import type { OPERATIONS, OperationId } from '../../../lambdas/contract/operations';
+import type { Permission } from '../../../lambdas/contract/permissions';
+
+export type { OperationId, Permission };
+export type { ErrorTag } from '../../../lambdas/contract/errors';
+export type { Attempt, ApiToken, AuditEvent, CreatedApiToken, Delivery, DeliveryStatus, Endpoint, Member, Notification, Overview, RotatedSecret } from '../../../lambdas/contract/schemas';
+export type { EndpointHealth, HealthWindow } from '../../../lambdas/contract/health';
+export type { Job, JobStatus } from '../../../lambdas/contract/jobs';
+
+type OpDef<K extends OperationId> = Extract<(typeof OPERATIONS)[number], { operationId: K }>;
+type Output<T> = T extends z.ZodType ? z.output<T> : never;
+type Input<T> = T extends z.ZodType ? z.input<T> : never;
+
+/** What operation K answers (undefined for 204). */
+export type ResponseOf<K extends OperationId> = OpDef<K> extends { response: infer R } ? Output<R> : undefined;
+/** What operation K answers to a dry run (`{matched}` for recover). */
+export type DryRunOf<K extends OperationId> = OpDef<K> extends { dryRun: { response: infer D } } ? Output<D> : never;
+/** The body operation K takes. */
+export type BodyOf<K extends OperationId> = OpDef<K> extends { body: infer B } ? Input<B> : undefined;
+/** The query operation K takes. */
+export type QueryOf<K extends OperationId> = OpDef<K> extends { query: infer Q } ? Input<Q> : undefined;
+/** The path parameters of operation K besides the workspace slug (the client fills that in). */
+export type ParamsOf<K extends OperationId> = Omit<Input<OpDef<K>['params']>, 'slug'>;
+/** One entry of a paged list answer. */
+export type ItemOf<K extends OperationId> = ResponseOf<K> extends { items: readonly (infer I)[] } ? I : never;
+
+/** Method and path of every operation, checked against the contract. */
+export const ROUTES = {
+  listWebhooks: { method: 'GET', path: '/workspaces/{slug}/webhooks' },
+  createWebhook: { method: 'POST', path: '/workspaces/{slug}/webhooks' },
+  getWebhook: { method: 'GET', path: '/workspaces/{slug}/webhooks/{endpointId}' },
+  updateWebhook: { method: 'PATCH', path: '/workspaces/{slug}/webhooks/{endpointId}' },
+  deleteWebhook: { method: 'DELETE', path: '/workspaces/{slug}/webhooks/{endpointId}' },
+  rotateWebhookSecret: { method: 'POST', path: '/workspaces/{slug}/webhooks/{endpointId}/rotate-secret' },
+  sendWebhookTestEvent: { method: 'POST', path: '/workspaces/{slug}/webhooks/{endpointId}/test-event' },
+  listWebhookDeliveries: { method: 'GET', path: '/workspaces/{slug}/webhooks/{endpointId}/deliveries' },
+  getWebhookDelivery: { method: 'GET', path: '/workspaces/{slug}/webhooks/deliveries/{deliveryId}' },
+  listWebhookDeliveryAttempts: { method: 'GET', path: '/workspaces/{slug}/webhooks/deliveries/{deliveryId}/attempts' },
+  replayWebhookDelivery: { method: 'POST', path: '/workspaces/{slug}/webhooks/deliveries/{deliveryId}/replay' },
+  listEventTypes: { method: 'GET', path: '/workspaces/{slug}/event-types' },
+  getWorkspaceOverview: { method: 'GET', path: '/workspaces/{slug}/overview' },
+  listMembers: { method: 'GET', path: '/workspaces/{slug}/members' },
+  listApiTokens: { method: 'GET', path: '/workspaces/{slug}/api-tokens' },
+  createApiToken: { method: 'POST', path: '/workspaces/{slug}/api-tokens' },
+  revokeApiToken: { method: 'DELETE', path: '/workspaces/{slug}/api-tokens/{tokenId}' },
+  listAuditEvents: { method: 'GET', path: '/workspaces/{slug}/audit-events' },
+  listNotifications: { method: 'GET', path: '/workspaces/{slug}/notifications' },
+  listDeliveries: { method: 'GET', path: '/workspaces/{slug}/deliveries' },
+  getWebhookHealth: { method: 'GET', path: '/workspaces/{slug}/webhooks/{endpointId}/health' },
+  recoverWebhookDeliveries: { method: 'POST', path: '/workspaces/{slug}/webhooks/{endpointId}/recover' },
+  getJob: { method: 'GET', path: '/workspaces/{slug}/jobs/{jobId}' },
+  cancelJob: { method: 'POST', path: '/workspaces/{slug}/jobs/{jobId}/cancel' },
+} as const satisfies { readonly [K in OperationId]: { readonly method: OpDef<K>['method']; readonly path: OpDef<K>['path'] } };

@@ -1,0 +1,93 @@
+/** Data loading hooks: every page shows the same loading, error and empty states. */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiProblem } from '../api/client';
+
+/** The state of one load. */
+export type Load<T> =
+  | { readonly state: 'loading'; readonly data?: undefined; readonly problem?: undefined }
+  | { readonly state: 'ready'; readonly data: T; readonly problem?: undefined }
+  | { readonly state: 'error'; readonly data?: undefined; readonly problem: ApiProblem };
+
+/** Any thrown value as an {@link ApiProblem}. */
+export function asProblem(e: unknown): ApiProblem {
+  return e instanceof ApiProblem ? e : new ApiProblem({ status: 0, title: 'Something went wrong in the console', detail: e instanceof Error ? e.message : String(e), tag: 'UnexpectedResponse' });
+}
+
+/** Loads once per change of `deps`; `reload()` loads again (keeping the old data on screen until then). */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Load<T> & { reload(): void } {
+  const [state, setState] = useState<Load<T>>({ state: 'loading' });
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    let current = true;
+    load().then(
+      (data) => current && setState({ state: 'ready', data }),
+      (e: unknown) => current && setState({ state: 'error', problem: asProblem(e) }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [...deps, generation]);
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  return { ...state, reload };
+}
+
+/** A paged list (`{items, nextCursor}`) with "load more". */
+export interface Paged<T> {
+  readonly items: readonly T[];
+  readonly state: 'loading' | 'ready' | 'error';
+  readonly problem: ApiProblem | null;
+  /** True while a further page is loading. */
+  readonly loadingMore: boolean;
+  readonly hasMore: boolean;
+  loadMore(): void;
+  reload(): void;
+}
+
+/** Pages through a list; a change of `deps` starts from the first page again. */
+export function usePaged<T>(loadPage: (cursor: string | undefined) => Promise<{ items: readonly T[]; nextCursor: string | null }>, deps: readonly unknown[]): Paged<T> {
+  const [items, setItems] = useState<readonly T[]>([]);
+  const [state, setState] = useState<Paged<T>['state']>('loading');
+  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [generation, setGeneration] = useState(0);
+  const run = useRef(0);
+  useEffect(() => {
+    const id = ++run.current;
+    setState('loading');
+    setProblem(null);
+    loadPage(undefined).then(
+      (page) => {
+        if (id !== run.current) return;
+        setItems(page.items);
+        setCursor(page.nextCursor);
+        setState('ready');
+      },
+      (e: unknown) => {
+        if (id !== run.current) return;
+        setProblem(asProblem(e));
+        setState('error');
+      },
+    );
+  }, [...deps, generation]);
+  const loadMore = useCallback(() => {
+    if (!cursor || loadingMore) return;
+    const id = run.current;
+    setLoadingMore(true);
+    loadPage(cursor).then(
+      (page) => {
+        if (id !== run.current) return;
+        setItems((before) => [...before, ...page.items]);
+        setCursor(page.nextCursor);
+        setLoadingMore(false);
+      },
+      (e: unknown) => {
+        if (id !== run.current) return;
+        setProblem(asProblem(e));
+        setLoadingMore(false);
+      },
+    );
+  }, [cursor, loadingMore]);
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  return { items, state, problem, loadingMore, hasMore: cursor !== null, loadMore, reload };
+}

@@ -1,0 +1,7 @@
+/** Not built yet: replaced by its page. */
+import { PageHeader } from '../components/ui';
+
+/** Placeholder. */
+export function NotificationsPage() {
+  return <PageHeader title="NotificationsPage" />;
+}

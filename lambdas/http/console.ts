@@ -1,0 +1,66 @@
+/**
+ * `/console` and `/console/{asset}` (docs/architecture.md#console): the web console, built at
+ * synth into content-hashed files. The page is public (it holds no data); everything it shows
+ * comes from the REST API with the user's token.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+
+/** The page's file name in the console bundle. */
+export const CONSOLE_INDEX = 'index.html';
+
+/**
+ * The console's Content-Security-Policy: only this origin, no inline script or style, no
+ * framing, no third-party host. `img-src data:` is for the favicon.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const ASSET = /^\/console\/(console-[A-Za-z0-9]+\.(js|css))$/;
+const TYPES = { js: 'application/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
+
+/** Reads a file of the console bundle; undefined when absent. */
+export type ConsoleFileReader = (name: string) => Buffer | undefined;
+
+const securityHeaders = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+} as const;
+
+/**
+ * Serves a console path, or null when the path is not one. The page is never cached (it names
+ * the current assets); hashed assets are cached for a year, since a new build has new names.
+ */
+export function consoleResponse(path: string, read: ConsoleFileReader): APIGatewayProxyResult | null {
+  if (path === '/console' || path === '/console/') {
+    const page = read(CONSOLE_INDEX);
+    if (!page) return null;
+    // The page links its assets as `console/<file>`, relative to `/console`; from `/console/` they are siblings.
+    const html = path.endsWith('/') ? page.toString('utf8').replaceAll('"console/', '"') : page.toString('utf8');
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': CONSOLE_CSP, ...securityHeaders },
+      body: html,
+    };
+  }
+  const match = ASSET.exec(path);
+  if (!match?.[1]) return null;
+  const body = read(match[1]);
+  if (!body) return null;
+  return {
+    statusCode: 200,
+    headers: { 'content-type': TYPES[match[2] as keyof typeof TYPES], 'cache-control': 'public, max-age=31536000, immutable', ...securityHeaders },
+    body: body.toString('utf8'),
+  };
+}
