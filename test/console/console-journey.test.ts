@@ -1,0 +1,229 @@
+/**
+ * The console as a person uses it (issue 8's journey), in Debian's Chromium against the real
+ * local stack and a real loopback receiver: every step by role and accessible name (the names
+ * of docs/architecture.md#console), an axe-core scan and a screenshot of every page on the way.
+ * Screenshots go to `test-results/screenshots` (`npm run screenshots` refreshes the README's).
+ */
+import type { Page, Request } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usePipelineApi } from '../helpers/local-api';
+import { hasChromium, launchChromium, NO_CHROMIUM_REASON, saveScreenshot, seriousAxeFindings, type TestBrowser } from '../helpers/browser';
+
+describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REASON}`, () => {
+  const pipeline = usePipelineApi();
+  let browser: TestBrowser;
+  let page: Page;
+  let receiverMode: 'ok' | 'fail' = 'ok';
+  let receiver: Awaited<ReturnType<typeof pipeline.receiver>>;
+  const requests: string[] = [];
+  const pageErrors: string[] = [];
+  const startedAt = new Date();
+  let secret = '';
+  let readToken = '';
+
+  beforeAll(async () => {
+    receiver = await pipeline.receiver((_req, res) => {
+      res.writeHead(receiverMode === 'ok' ? 200 : 500, { 'content-type': 'application/json' });
+      res.end(receiverMode === 'ok' ? '{"ok":true}' : '{"error":"maintenance"}');
+    });
+    // The receiver lives for the whole journey, not one test.
+    pipeline.stops.splice(0);
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    page.on('request', (r: Request) => requests.push(r.url()));
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(m.text());
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.stop();
+  });
+
+  /** Screenshot and axe scan of the page as it is now. */
+  async function checkPage(name: string): Promise<void> {
+    await saveScreenshot(page, `console-${name}`);
+    expect(await seriousAxeFindings(page), `axe on ${name}`).toEqual([]);
+  }
+
+  async function signIn(token: string): Promise<void> {
+    await page.goto(`${pipeline.api.apiUrl}/console`);
+    await page.getByRole('textbox', { name: 'Workspace' }).fill(pipeline.api.workspace);
+    await page.getByLabel('API token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  }
+
+  it('signs in with the workspace and a token kept in sessionStorage only', async () => {
+    const response = await page.goto(`${pipeline.api.apiUrl}/console`);
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await checkPage('sign-in');
+
+    await page.getByRole('textbox', { name: 'Workspace' }).fill(pipeline.api.workspace);
+    await page.getByLabel('API token').fill('whk_not-a-real-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/./);
+
+    await page.getByLabel('API token').fill(pipeline.api.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Overview' }).waitFor();
+    await checkPage('overview');
+
+    const storage = await page.evaluate<{ session: string; local: number; url: string }>('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })');
+    expect(storage.session).toContain(pipeline.api.token);
+    expect(storage.local).toBe(0);
+    expect(storage.url).not.toContain(pipeline.api.token);
+  });
+
+  it('refuses a private URL on the URL field, then creates the endpoint', async () => {
+    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await page.getByRole('button', { name: 'New endpoint' }).waitFor();
+    await checkPage('endpoints-empty');
+    await page.getByRole('button', { name: 'New endpoint' }).click();
+
+    const url = page.getByRole('textbox', { name: 'URL' });
+    await url.fill('https://10.0.0.7/hook');
+    await page.getByRole('checkbox', { name: 'webhook.test_event' }).check();
+    await page.getByRole('textbox', { name: 'Description' }).fill('Orders receiver');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await expect.poll(() => url.getAttribute('aria-invalid')).toBe('true');
+    await checkPage('endpoint-new-refused');
+
+    await url.fill(receiver.url);
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.getByRole('button', { name: 'Rotate secret' }).waitFor();
+    await checkPage('endpoint');
+  });
+
+  it('rotates the secret: shown once, gone from the page after Done', async () => {
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('dialog').waitFor();
+    await page.getByRole('button', { name: 'Rotate', exact: true }).click();
+    const field = page.getByRole('textbox', { name: 'New signing secret' });
+    await field.waitFor();
+    secret = await field.inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    expect(await field.getAttribute('readonly')).not.toBeNull();
+    await page.getByRole('button', { name: 'Copy secret' }).waitFor();
+    await checkPage('rotate-secret');
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+    // Focus returns to what opened the dialog.
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Rotate secret');
+  });
+
+  it('sends a test event and shows it delivered with its attempt evidence, signed with the new secret', async () => {
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const link = page.getByRole('link', { name: /^whd_/ }).first();
+    await link.waitFor();
+    await link.click();
+    const attempts = page.getByRole('region', { name: 'Attempts' });
+    await expect.poll(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return attempts.textContent();
+    }, { timeout: 15_000 }).toMatch(/Delivered/);
+    await expect.poll(() => attempts.textContent()).toContain('200');
+    await checkPage('delivery');
+
+    const seen = receiver.seen.at(-1)!;
+    expect(() => new Webhook(secret).verify(seen.body, seen.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it('shows the retries and the dead letter while the receiver fails', async () => {
+    receiverMode = 'fail';
+    await page.goBack();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const link = page.getByRole('link', { name: /^whd_/ }).first();
+    await link.waitFor();
+    const deliveryId = (await link.textContent())!;
+    await link.click();
+    const attempts = page.getByRole('region', { name: 'Attempts' });
+    await expect.poll(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return page.getByText('Dead-lettered').count();
+    }, { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => attempts.getByRole('listitem').count()).toBe(7);
+    await checkPage('delivery-dead-lettered');
+
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await page.getByRole('group', { name: 'Status' }).getByRole('checkbox', { name: 'Dead-lettered' }).check();
+    await expect.poll(() => page.evaluate<string>('location.hash')).toContain('status=dead_lettered');
+    await page.getByRole('link', { name: deliveryId }).waitFor();
+    await checkPage('deliveries-dead-lettered');
+  });
+
+  it("recovers the endpoint's failures once the receiver is back, and shows them delivered", async () => {
+    receiverMode = 'ok';
+    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await page.getByRole('link', { name: receiver.url }).click();
+    await page.getByRole('button', { name: 'Recover deliveries' }).click();
+    const dialog = page.getByRole('dialog');
+    const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await dialog.getByRole('textbox', { name: 'From' }).fill(local(new Date(startedAt.getTime() - 60 * 60_000)));
+    await dialog.getByRole('button', { name: 'Count deliveries' }).click();
+    await expect.poll(() => dialog.textContent()).toMatch(/\b1 deliver/);
+    await checkPage('recover-count');
+    await dialog.getByRole('button', { name: 'Start recovery' }).click();
+    await expect.poll(() => dialog.textContent(), { timeout: 20_000 }).toMatch(/completed/i);
+    await checkPage('recover-done');
+    await dialog.getByRole('button', { name: /close|done/i }).first().click();
+
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await page.getByRole('group', { name: 'Status' }).getByRole('checkbox', { name: 'Delivered' }).check();
+    await expect.poll(() => page.getByRole('link', { name: /^whd_/ }).count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+  });
+
+  it('creates a read token (shown once) and revokes another', async () => {
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    for (const name of ['reader', 'to-revoke']) {
+      await page.getByRole('button', { name: 'New token' }).click();
+      await page.getByRole('textbox', { name: 'Name' }).fill(name);
+      await page.getByRole('checkbox', { name: 'read', exact: true }).check();
+      await page.getByRole('button', { name: 'Create token' }).click();
+      const field = page.getByRole('textbox', { name: 'New API token' });
+      await field.waitFor();
+      const token = await field.inputValue();
+      expect(token).toMatch(/^whk_/);
+      if (name === 'reader') {
+        readToken = token;
+        await checkPage('token-created');
+      }
+      await page.getByRole('button', { name: 'Done' }).click();
+      await expect.poll(() => page.getByRole('textbox', { name: 'New API token' }).count()).toBe(0);
+    }
+    await checkPage('tokens');
+    const row = page.getByRole('row', { name: /to-revoke/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: /revoke/i }).click();
+    await expect.poll(() => page.getByRole('row', { name: /to-revoke/ }).count()).toBe(0);
+  });
+
+  it('signs out and forgets the token; a read token sees no write buttons', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
+
+    await signIn(readToken);
+    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await page.getByRole('link', { name: receiver.url }).waitFor();
+    expect(await page.getByRole('button', { name: 'New endpoint' }).count()).toBe(0);
+    await page.getByRole('link', { name: receiver.url }).click();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    for (const name of ['Rotate secret', 'Send test event', 'Disable endpoint', 'Delete endpoint', 'Recover deliveries', 'Save changes']) {
+      expect(await page.getByRole('button', { name }).count(), name).toBe(0);
+    }
+    await checkPage('endpoint-read-only');
+  });
+
+  it('asked nothing of any host but the API, and logged no page error', () => {
+    const origin = new URL(pipeline.api.apiUrl).origin;
+    expect(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:'))).toEqual([]);
+    expect(pageErrors.filter((e) => !/status of (4\d\d)/.test(e))).toEqual([]);
+  });
+});
