@@ -80,10 +80,15 @@ function docsRoute(): ExtraRoute {
   };
 }
 
-/** `/console` and its assets: the console bundle built when the stack starts. */
-function consoleRoute(): ExtraRoute {
+/** `/console` and its assets: the console bundle, built into `dir` on the first request (API-only runs never pay for it). */
+function consoleRoute(dir: string): ExtraRoute {
+  let built = false;
   return async (req, _body, url, requestId) => {
     if (req.method !== 'GET' || !(url.pathname === '/console' || url.pathname.startsWith('/console/'))) return null;
+    if (!built) {
+      writeConsoleBundle(dir);
+      built = true;
+    }
     const mod = (await import(new URL('../../lambdas/functions/serve-console.ts', import.meta.url).href)) as {
       handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
     };
@@ -202,7 +207,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.rateLimits ? { RATE_LIMITS: options.rateLimits } : {}),
     });
     writeDocsBundle(join(dataDir, 'docs'));
-    writeConsoleBundle(join(dataDir, 'console'));
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
     const { useAdapters } = await import('../../lambdas/composition/runtime');
     useAdapters({
@@ -240,7 +244,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             report,
           );
 
-    const server = createHttpFront({ extraRoutes: [docsRoute(), consoleRoute(), localEventsRoute(), mcpRoute()] });
+    const server = createHttpFront({ extraRoutes: [docsRoute(), consoleRoute(join(dataDir, 'console')), localEventsRoute(), mcpRoute()] });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(port, '127.0.0.1', () => ok());

@@ -60,9 +60,15 @@ describe('permissions and tokens', () => {
   });
 
   it('a token with single permissions gets exactly those; the overview needs none', async () => {
-    const { token } = await issueToken(api.table, api.workspace, { name: 'narrow', scopes: ['webhook:list'] });
+    const { token, tokenId } = await issueToken(api.table, api.workspace, { name: 'narrow', scopes: ['webhook:list'] });
     expectProblem(await api.call('GET', `${ws()}/webhooks`, { token }), 403, 'Forbidden');
-    expect((await api.call('GET', `${ws()}/overview`, { token })).status).toBe(200);
+    const overview = await api.call('GET', `${ws()}/overview`, { token });
+    expect(overview.status).toBe(200);
+    // The overview tells a client (the console) what its token may do.
+    expect(overview.body.caller).toEqual({ tokenId, scopes: ['webhook:list'], permissions: ['webhook:list'] });
+    const admin = (await api.call('GET', `${ws()}/overview`)).body.caller;
+    expect(admin.scopes).toEqual(['admin']);
+    expect(admin.permissions).toEqual(expect.arrayContaining(['token:write', 'webhook:replay', 'webhook:write']));
   });
 
   it('creates a token shown once, refuses scopes beyond the caller, revokes it', async () => {
