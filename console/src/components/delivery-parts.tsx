@@ -1,0 +1,112 @@
+/** Pieces the delivery log and the delivery page share: the endpoint directory, links and failure reasons in words. */
+import type { DeliveryStatus, Endpoint } from '../api/contract';
+import { href } from '../router';
+import { useSession } from '../session';
+import { useLoad } from './load';
+import { Time } from './ui';
+
+/** At most this many endpoint pages are read for the directory (200 each). */
+const MAX_ENDPOINT_PAGES = 25;
+
+/** Every endpoint of the workspace (paged through), to name endpoints by URL and offer them as a filter. */
+export function useEndpointDirectory(enabled = true) {
+  const { client } = useSession();
+  return useLoad(async () => {
+    if (!enabled) return [] as Endpoint[];
+    const all: Endpoint[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_ENDPOINT_PAGES; page++) {
+      const answer = await client.call('listWebhooks', { query: { limit: 200, cursor } });
+      all.push(...answer.items);
+      if (!answer.nextCursor) break;
+      cursor = answer.nextCursor;
+    }
+    return all;
+  }, [client, enabled]);
+}
+
+/** A link to an endpoint, by its URL when known (else its id). */
+export function EndpointLink({ endpointId, url }: { endpointId: string; url?: string | null }) {
+  return (
+    <a href={href(`endpoints/${endpointId}`)} class={url ? 'delivery-url' : 'mono'}>
+      {url ?? endpointId}
+    </a>
+  );
+}
+
+/** A link to a delivery by its id (the log's rows, `replayedFrom`, a replay's new delivery). */
+export function DeliveryLink({ deliveryId }: { deliveryId: string }) {
+  return (
+    <a href={href(`deliveries/${deliveryId}`)} class="mono">
+      {deliveryId}
+    </a>
+  );
+}
+
+/** A failure reason or `lastError` code (docs/behaviour.md#failure-reasons) in words. */
+export function explainFailure(reason: string): string {
+  const http = /^http_(\d{3})$/.exec(reason);
+  if (http) return `The receiver answered HTTP ${http[1]}.`;
+  const redirect = /^redirect_not_followed_(\d{3})$/.exec(reason);
+  if (redirect) return `The receiver answered with a redirect (${redirect[1]}); redirects are never followed.`;
+  const [code = reason, detail] = reason.split(/:\s*(.*)/s, 2);
+  const more = detail ? ` (${detail})` : '';
+  switch (code) {
+    case 'timeout':
+      return 'The receiver did not answer in time.';
+    case 'connection_refused':
+      return 'The receiver refused the connection.';
+    case 'connection_reset':
+      return 'The connection was reset before an answer came.';
+    case 'tls_error':
+      return `The TLS handshake failed${more}.`;
+    case 'dns_failure':
+      return 'The host name did not resolve.';
+    case 'network_error':
+      return `A network error stopped the request${more}.`;
+    case 'invalid_url':
+      return `The URL was refused at dispatch${more}.`;
+    case 'endpoint_disabled':
+      return 'No request was sent: the endpoint was disabled.';
+    case 'retries_exhausted':
+      return 'Automatic retries were exhausted, so the delivery was dead-lettered.';
+    default:
+      return '';
+  }
+}
+
+/** A failure code with its explanation. */
+export function FailureReason({ reason }: { reason: string | null }) {
+  if (!reason) return <span class="muted">None</span>;
+  const words = explainFailure(reason);
+  return (
+    <span>
+      <code>{reason}</code>
+      {words ? <span class="delivery-reason"> {words}</span> : null}
+    </span>
+  );
+}
+
+/** A delivery's next attempt time, or why there is none. */
+export function NextAttempt({ status, at, short }: { status: DeliveryStatus; at: string | null; short?: boolean }) {
+  if (at) return short ? <ShortTime iso={at} /> : <Time iso={at} />;
+  if (status === 'pending') return <span class="muted">Queued</span>;
+  // The 7th retryable failure leaves the row failed with no next attempt until the dead-letter consumer marks it.
+  if (status === 'failed') return <span class="muted">None: retries exhausted</span>;
+  return <span class="muted">—</span>;
+}
+
+const thisYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+const otherYear = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A timestamp for a table cell: the year only when it is not this year (the full instant is in `title`). */
+export function ShortTime({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">—</span>;
+  const date = new Date(iso);
+  const format = date.getFullYear() === new Date().getFullYear() ? thisYear : otherYear;
+  return (
+    <time dateTime={iso} title={iso}>
+      {format.format(date)}
+    </time>
+  );
+}
