@@ -1,7 +1,216 @@
-/** Not built yet: replaced by its page. */
-import { PageHeader } from '../components/ui';
+/**
+ * The workspace at a glance: endpoint counts, the last 24 h of deliveries, and what needs
+ * someone to act (dead letters, disabled endpoints) with links to where to act.
+ */
+import type { ComponentChildren } from 'preact';
+import type { Notification, Overview } from '../api/contract';
+import { useLoad, type Load } from '../components/load';
+import { Empty, Loading, PageHeader, ProblemView, Time, percent } from '../components/ui';
+import { ACTION_KINDS, NotificationKind, NotificationLinks } from '../components/workspace-notification';
+import { href } from '../router';
+import { useCan, useSession } from '../session';
+import '../styles/workspace.css';
 
-/** Placeholder. */
+/** Notifications older than this no longer count as needing action on the overview. */
+const RECENT_DAYS = 7;
+/** At most this many notifications are listed under "Needs action". */
+const SHOWN = 5;
+
+/** The recent notifications, or null when the token may not list them. */
+type NotificationsLoad = Load<readonly Notification[] | null> & { reload(): void };
+
+/** The overview page. */
 export function OverviewPage() {
-  return <PageHeader title="OverviewPage" />;
+  const { client } = useSession();
+  const canList = useCan('notification:list');
+  // Fresh numbers on every visit (the session's copy is from sign-in).
+  const overview = useLoad(() => client.call('getWorkspaceOverview'), [client]);
+  const notifications = useLoad(
+    () => (canList ? client.call('listNotifications', { query: { limit: 50 } }).then((page) => page.items) : Promise.resolve(null)),
+    [client, canList],
+  );
+
+  let body;
+  if (overview.state === 'loading') body = <Loading label="Loading the overview…" />;
+  else if (overview.state === 'error') body = <ProblemView problem={overview.problem} onRetry={() => overview.reload()} />;
+  else {
+    body = (
+      <>
+        {overview.data.webhooks.total === 0 ? <FirstRun /> : null}
+        <Counts overview={overview.data} />
+        <NeedsAction overview={overview.data} notifications={notifications} />
+      </>
+    );
+  }
+
+  return (
+    <section>
+      <PageHeader title="Overview">
+        {overview.state === 'ready' ? (
+          <button type="button" class="button" onClick={() => {
+              overview.reload();
+              notifications.reload();
+            }}>
+            Refresh
+          </button>
+        ) : null}
+      </PageHeader>
+      {body}
+    </section>
+  );
+}
+
+/** No endpoint yet: what an endpoint is and how to create the first one. */
+function FirstRun() {
+  const canWrite = useCan('webhook:write');
+  return (
+    <div class="card ws-first-run">
+      <h2>Add your first endpoint</h2>
+      <p>
+        An endpoint is a URL of yours that receives a signed <span class="mono">POST</span> for every event of the types it subscribes to. Look through the{' '}
+        <a href={href('event-types')}>event types</a>, then create one and send it a test event.
+      </p>
+      {canWrite ? (
+        <p>
+          <a class="button button-primary" href={href('endpoints/new')}>
+            Create an endpoint
+          </a>
+        </p>
+      ) : (
+        <p class="muted">Your API token may not create endpoints: ask a workspace admin for a token with the write scope.</p>
+      )}
+    </div>
+  );
+}
+
+function Stat({ label, value, children }: { label: string; value: number | string; children?: ComponentChildren }) {
+  return (
+    <li class="card">
+      <span class="stat-label">{label}</span>
+      <span class="stat">{value}</span>
+      {children ? <span class="ws-stat-more">{children}</span> : null}
+    </li>
+  );
+}
+
+/** The counts, as cards. */
+function Counts({ overview }: { overview: Overview }) {
+  const { webhooks, deliveries24h: d } = overview;
+  const attempts = d.delivered + d.failed;
+  return (
+    <>
+      <h2 class="ws-cards-title">Endpoints and workspace</h2>
+      <ul class="cards ws-cards">
+        <Stat label="Endpoints" value={webhooks.total}>
+          <a href={href('endpoints')}>
+            {webhooks.enabled} enabled, {webhooks.disabled} disabled
+          </a>
+        </Stat>
+        <Stat label="Members" value={overview.members}>
+          <a href={href('members')}>View members</a>
+        </Stat>
+        <Stat label="API tokens" value={overview.apiTokens}>
+          <a href={href('tokens')}>View API tokens</a>
+        </Stat>
+      </ul>
+      <h2 class="ws-cards-title">Last 24 hours</h2>
+      <ul class="cards ws-cards">
+        <Stat label="Delivered attempts" value={d.delivered}>
+          {attempts > 0 ? `${percent(d.delivered / attempts)} of HTTP attempts` : 'No HTTP attempts yet'}
+        </Stat>
+        <Stat label="Failed attempts" value={d.failed}>
+          {d.failed > 0 ? <a href={href('deliveries', { status: ['failed', 'failed_permanent'] })}>View failed deliveries</a> : 'Retryable and permanent'}
+        </Stat>
+        <Stat label="Dead-lettered deliveries" value={d.deadLettered}>
+          {d.deadLettered > 0 ? <a href={href('deliveries', { status: ['dead_lettered'] })}>View dead-lettered deliveries</a> : 'None stopped retrying'}
+        </Stat>
+      </ul>
+    </>
+  );
+}
+
+/** What needs someone to act: disabled endpoints, dead letters, and the recent notifications about them. */
+function NeedsAction({ overview, notifications }: { overview: Overview; notifications: NotificationsLoad }) {
+  const disabled = overview.webhooks.disabled;
+  const dead = overview.deliveries24h.deadLettered;
+  const since = Date.now() - RECENT_DAYS * 24 * 3600 * 1000;
+  const recent =
+    notifications.state === 'ready' && notifications.data
+      ? notifications.data.filter(
+          (n) =>
+            ACTION_KINDS.has(n.kind) &&
+            Date.parse(n.createdAt) >= since &&
+            // With no endpoint disabled any more, "endpoint disabled" has been dealt with.
+            !(n.kind === 'endpoint.disabled' && disabled === 0),
+        )
+      : [];
+  const nothing = disabled === 0 && dead === 0 && recent.length === 0;
+
+  return (
+    <section class="section" aria-labelledby="needs-action">
+      <h2 id="needs-action">Needs action</h2>
+      {nothing && notifications.state !== 'loading' ? (
+        <Empty title="Nothing needs action">
+          No endpoint is disabled and no delivery was dead-lettered recently. Past changes are in the <a href={href('audit')}>audit log</a>.
+        </Empty>
+      ) : (
+        <>
+          {disabled > 0 || dead > 0 ? (
+            <ul class="ws-actions">
+              {disabled > 0 ? (
+                <li class="card ws-action">
+                  <span>
+                    <strong>
+                      {disabled} endpoint{disabled === 1 ? ' is' : 's are'} disabled
+                    </strong>{' '}
+                    and receive{disabled === 1 ? 's' : ''} nothing. Fix the receiver, enable the endpoint, then recover its failed deliveries.
+                  </span>
+                  <a href={href('endpoints')}>View disabled endpoints</a>
+                </li>
+              ) : null}
+              {dead > 0 ? (
+                <li class="card ws-action">
+                  <span>
+                    <strong>
+                      {dead} deliver{dead === 1 ? 'y was' : 'ies were'} dead-lettered
+                    </strong>{' '}
+                    in the last 24 hours: they stopped retrying. Replay them once the receiver is fixed.
+                  </span>
+                  <a href={href('deliveries', { status: ['dead_lettered'] })}>View dead-lettered deliveries</a>
+                </li>
+              ) : null}
+            </ul>
+          ) : null}
+          <RecentNotifications notifications={notifications} recent={recent} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function RecentNotifications({ notifications, recent }: { notifications: NotificationsLoad; recent: readonly Notification[] }) {
+  if (notifications.state === 'loading') return <Loading label="Loading notifications…" />;
+  if (notifications.state === 'error') return <ProblemView problem={notifications.problem} onRetry={() => notifications.reload()} />;
+  if (!notifications.data || recent.length === 0) return null;
+  return (
+    <>
+      <h3>Recent notifications</h3>
+      <ul class="ws-notifications">
+        {recent.slice(0, SHOWN).map((n) => (
+          <li key={n.notificationId} class="card">
+            <p class="ws-notification-head">
+              <NotificationKind kind={n.kind} /> <Time iso={n.createdAt} />
+            </p>
+            <p class="ws-message">{n.message}</p>
+            <NotificationLinks notification={n} />
+          </li>
+        ))}
+      </ul>
+      <p>
+        <a href={href('notifications')}>
+          {recent.length > SHOWN ? `All notifications (${recent.length - SHOWN} more from the last ${RECENT_DAYS} days)` : 'All notifications'}
+        </a>
+      </p>
+    </>
+  );
 }

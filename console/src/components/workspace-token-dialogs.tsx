@@ -1,0 +1,240 @@
+/**
+ * Creating and revoking API tokens (docs/behaviour.md#token-rules). A new token's scopes must
+ * grant nothing beyond the caller's (the API answers 403 listing `excessPermissions`), so only
+ * the bundles the caller's token fully holds are offered. The raw token is shown once and
+ * forgotten when the dialog closes.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApiProblem } from '../api/client';
+import type { ApiToken, CreatedApiToken, Permission } from '../api/contract';
+import { useSession } from '../session';
+import { asProblem } from './load';
+import { CopyButton, Dialog, ProblemView } from './ui';
+
+type Bundle = 'read' | 'write' | 'admin';
+
+/**
+ * The permissions of each scope bundle, as lambdas/contract/permissions.ts (SCOPE_BUNDLES)
+ * grants them: the console may not import that module's code, only its types.
+ */
+const READ: readonly Permission[] = ['member:list', 'token:list', 'audit:list', 'notification:list', 'event-type:list', 'webhook:read', 'webhook:list'];
+const WRITE: readonly Permission[] = [...READ, 'webhook:write', 'webhook:delete', 'webhook:rotate-secret', 'webhook:test', 'webhook:replay'];
+const BUNDLES: Record<Bundle, { permissions: readonly Permission[]; help: string }> = {
+  read: { permissions: READ, help: 'See endpoints, deliveries, event types, tokens, members, the audit log and notifications.' },
+  write: { permissions: WRITE, help: 'Also create, change and delete endpoints, rotate secrets, send test events, replay and recover deliveries.' },
+  admin: { permissions: [...WRITE, 'token:write'], help: 'Also create and revoke API tokens.' },
+};
+
+/** The authorizer cache TTL (docs/behaviour.md#limits: 60 s by default): how long REST may still accept a revoked token. */
+const AUTHORIZER_CACHE_SECONDS = 60;
+
+/** The "New token" dialog: name and scopes, then the raw token once. */
+export function NewTokenDialog({ onClose, onCreated }: { onClose: () => void; onCreated: () => void }) {
+  const { client, permissions } = useSession();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<ReadonlySet<Bundle>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const [errors, setErrors] = useState<{ name?: string; scopes?: string }>({});
+  const [created, setCreated] = useState<CreatedApiToken | null>(null);
+  const tokenRef = useRef<HTMLInputElement>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  const grantable = (bundle: Bundle) => BUNDLES[bundle].permissions.every((p) => permissions.has(p));
+
+  useEffect(() => {
+    // The form is replaced by the token: move focus onto it, selected for copying.
+    if (!created) return;
+    tokenRef.current?.focus();
+    tokenRef.current?.select();
+  }, [created]);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const trimmed = name.trim();
+    const next = {
+      name: trimmed ? undefined : 'Give the token a name, e.g. the client that will use it.',
+      scopes: scopes.size ? undefined : 'Choose at least one scope.',
+    };
+    setErrors(next);
+    setProblem(null);
+    if (next.name || next.scopes) {
+      if (next.name) nameRef.current?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      const token = await client.call('createApiToken', { body: { name: trimmed, scopes: [...scopes] } });
+      setCreated(token);
+      onCreated();
+    } catch (err) {
+      const p = asProblem(err);
+      // Validation issues go on the field they concern; anything else is shown whole.
+      const onName = p.issues.find((i) => i.path === 'name' || i.path.startsWith('name.'));
+      const onScopes = p.issues.find((i) => i.path === 'scopes' || i.path.startsWith('scopes.'));
+      if (onName || onScopes) setErrors({ name: onName?.message, scopes: onScopes?.message });
+      else setProblem(p);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (created) {
+    return (
+      <Dialog title="API token created" onClose={onClose} describedBy="new-token-warning">
+        <p id="new-token-warning" class="notice">
+          Copy the token now: it will not be shown again. Only its hash is stored; if it is lost, create a new one and revoke this one.
+        </p>
+        <div class="field">
+          <label class="field-label" for="new-api-token">
+            New API token
+          </label>
+          <input id="new-api-token" ref={tokenRef} class="secret" type="text" readOnly value={created.token} autoComplete="off" spellcheck={false} />
+        </div>
+        <p class="row">
+          <CopyButton text={created.token} label="Copy token" />
+        </p>
+        <p class="muted">
+          <strong>{created.name}</strong> ({created.tokenId}), scopes {created.scopes.join(', ')}.
+        </p>
+        <div class="dialog-actions">
+          <button type="button" class="button button-primary" onClick={onClose}>
+            Done
+          </button>
+        </div>
+      </Dialog>
+    );
+  }
+
+  return (
+    <Dialog title="New API token" onClose={onClose}>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <div class="field">
+          <label class="field-label" for="token-name">
+            Name
+          </label>
+          <input
+            id="token-name"
+            ref={nameRef}
+            type="text"
+            value={name}
+            maxLength={100}
+            autoComplete="off"
+            aria-invalid={errors.name ? 'true' : undefined}
+            aria-describedby={errors.name ? 'token-name-help token-name-error' : 'token-name-help'}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+          <span id="token-name-help" class="field-help">
+            Who or what will use it, e.g. “CI deploy bot”.
+          </span>
+          {errors.name ? (
+            <span id="token-name-error" class="field-error">
+              {errors.name}
+            </span>
+          ) : null}
+        </div>
+        <fieldset aria-describedby={errors.scopes ? 'token-scopes-error' : undefined}>
+          <legend>Scopes</legend>
+          <p class="field-help ws-tight">A token can be given only what your own token may do. admin includes write, and write includes read.</p>
+          {(Object.keys(BUNDLES) as Bundle[]).map((bundle) => {
+            const allowed = grantable(bundle);
+            return (
+              <div class="check" key={bundle}>
+                <input
+                  id={`scope-${bundle}`}
+                  type="checkbox"
+                  checked={scopes.has(bundle)}
+                  disabled={!allowed}
+                  aria-describedby={`scope-${bundle}-help`}
+                  onChange={(e) => {
+                    const next = new Set(scopes);
+                    if (e.currentTarget.checked) next.add(bundle);
+                    else next.delete(bundle);
+                    setScopes(next);
+                  }}
+                />
+                <span>
+                  <label for={`scope-${bundle}`} class="mono">
+                    {bundle}
+                  </label>
+                  <span id={`scope-${bundle}-help`} class="field-help ws-block">
+                    {BUNDLES[bundle].help}
+                    {allowed ? '' : ' Your token does not hold this scope, so it cannot grant it.'}
+                  </span>
+                </span>
+              </div>
+            );
+          })}
+          {errors.scopes ? (
+            <span id="token-scopes-error" class="field-error">
+              {errors.scopes}
+            </span>
+          ) : null}
+        </fieldset>
+        {problem ? (
+          <>
+            {problem.status === 403 && problem.tag === 'Forbidden' ? (
+              <p class="notice">The API refused these scopes: a new token may not do more than the token you are signed in with.</p>
+            ) : null}
+            <ProblemView problem={problem} />
+          </>
+        ) : null}
+        <div class="dialog-actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="button button-primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create token'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** The revoke confirmation: what stops working, and when; a clear warning for the token in use. */
+export function RevokeTokenDialog({ token, onClose, onRevoked }: { token: ApiToken; onClose: () => void; onRevoked: () => void }) {
+  const session = useSession();
+  const { client, caller } = session;
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const own = token.tokenId === caller.tokenId;
+
+  const revoke = async () => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await client.call('revokeApiToken', { params: { tokenId: token.tokenId } });
+      // The API may accept a revoked token for a while (authorizer cache): end the session now.
+      if (own) session.signOut('You revoked the API token you were signed in with. Sign in with another token.');
+      else onRevoked();
+    } catch (err) {
+      setProblem(asProblem(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title={`Revoke “${token.name}”?`} onClose={onClose} describedBy="revoke-token-what">
+      <div id="revoke-token-what">
+        {own ? (
+          <p class="problem ws-warning">
+            <strong>This is the token you are signed in with.</strong> Revoking it signs you out of the console now, and you will need another token to sign in again.
+          </p>
+        ) : null}
+        <p>
+          Every client using <span class="mono">{token.tokenId}</span> stops working: REST calls may still be accepted for up to {AUTHORIZER_CACHE_SECONDS} seconds (the authorizer
+          cache), MCP refuses it at once. This cannot be undone.
+        </p>
+      </div>
+      {problem ? <ProblemView problem={problem} /> : null}
+      <div class="dialog-actions">
+        <button type="button" class="button" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="button" class="button button-danger" disabled={busy} onClick={() => void revoke()}>
+          {busy ? 'Revoking…' : own ? 'Revoke and sign out' : 'Revoke token'}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
