@@ -1,7 +1,186 @@
-/** Not built yet: replaced by its page. */
-import { PageHeader } from '../components/ui';
+/**
+ * The endpoint page (#/endpoints/:id): summary, actions, settings, health chart and the
+ * endpoint's delivery log.
+ */
+import { useState } from 'preact/hooks';
+import type { Endpoint } from '../api/contract';
+import { EndpointActions } from '../components/endpoint-actions';
+import { EndpointForm } from '../components/endpoint-form';
+import { HealthPanel } from '../components/health-chart';
+import { useLoad } from '../components/load';
+import { CopyButton, Empty, Loading, PageHeader, ProblemView, Time, percent } from '../components/ui';
+import { href, navigate } from '../router';
+import { useCan, useSession } from '../session';
+import { DeliveryLog } from './deliveries';
+import { EnabledBadge, noteDeleted, Streak } from './endpoints';
+import { takeJustCreated } from './new-endpoint';
+import '../styles/endpoints.css';
 
-/** Placeholder. */
-export function EndpointPage({ endpointId }: { endpointId: string; query: URLSearchParams }) {
-  return <PageHeader title={endpointId} />;
+/** Consecutive failures that disable an endpoint (docs/behaviour.md). */
+const DISABLE_AFTER = 20;
+
+function Breadcrumb() {
+  return (
+    <nav class="breadcrumb" aria-label="Breadcrumb">
+      <a href={href('endpoints')}>Endpoints</a>
+    </nav>
+  );
+}
+
+/** One endpoint. */
+export function EndpointPage({ endpointId, query }: { endpointId: string; query: URLSearchParams }) {
+  const { client } = useSession();
+  const loaded = useLoad(() => client.call('getWebhook', { params: { endpointId } }), [client, endpointId]);
+  // The endpoint as the last answer about it said (a save or an enable/disable).
+  const [changed, setChanged] = useState<Endpoint | null>(null);
+  const [created] = useState(() => takeJustCreated(endpointId));
+  const [flash, setFlash] = useState('');
+  const [logGeneration, setLogGeneration] = useState(0);
+  const endpoint = changed ?? loaded.data;
+
+  if (!endpoint) {
+    if (loaded.state === 'error' && loaded.problem.tag === 'EndpointNotFound') {
+      return (
+        <section>
+          <Breadcrumb />
+          <PageHeader title="Endpoint not found" />
+          <Empty title="There is no endpoint with this id in the workspace">
+            <p>
+              It may have been deleted, or the link is mistyped (<span class="mono">{endpointId}</span>). <a href={href('endpoints')}>Back to the endpoints</a>
+            </p>
+          </Empty>
+        </section>
+      );
+    }
+    return (
+      <section>
+        <Breadcrumb />
+        <PageHeader title="Endpoint" />
+        {loaded.state === 'error' ? <ProblemView problem={loaded.problem} onRetry={() => loaded.reload()} /> : <Loading label="Loading the endpoint…" />}
+      </section>
+    );
+  }
+
+  return (
+    <section class="endpoint-page">
+      <Breadcrumb />
+      <PageHeader title="Endpoint" />
+      <p class="endpoint-heading-url mono">{endpoint.url}</p>
+      {created ? (
+        <p class="success" role="status">
+          Endpoint created. Its signing secret is never shown by itself: use “Rotate secret” to get one your receiver can verify signatures with, then “Send test event” to try it.
+        </p>
+      ) : null}
+      {!endpoint.enabled ? (
+        <p class="notice">
+          <strong>This endpoint is disabled.</strong> Nothing is sent to it; events for it are held as failed permanently (endpoint_disabled). Enable it, then recover the held deliveries.
+        </p>
+      ) : null}
+      <EndpointActions
+        endpoint={endpoint}
+        onChanged={(next) => {
+          setChanged(next);
+          setFlash(next.enabled ? 'Endpoint enabled: deliveries resume and the failure streak is 0.' : 'Endpoint disabled: events for it are now held, not sent.');
+        }}
+        onDeleted={() => {
+          noteDeleted(endpoint.url);
+          navigate(href('endpoints'));
+        }}
+        onDeliveries={() => setLogGeneration((g) => g + 1)}
+      />
+      <p role="status" class="flash">
+        {flash}
+      </p>
+      <EndpointSummary endpoint={endpoint} />
+      <Settings
+        endpoint={endpoint}
+        onSaved={(next) => {
+          setChanged(next);
+          setFlash('');
+        }}
+      />
+      <HealthPanel endpointId={endpoint.endpointId} />
+      <section class="section" aria-labelledby="endpoint-deliveries-title">
+        <h2 id="endpoint-deliveries-title">Deliveries</h2>
+        <DeliveryLog key={`log-${logGeneration}`} endpointId={endpoint.endpointId} query={query} />
+      </section>
+    </section>
+  );
+}
+
+function EndpointSummary({ endpoint }: { endpoint: Endpoint }) {
+  return (
+    <section class="section" aria-labelledby="endpoint-summary-title">
+      <h2 id="endpoint-summary-title">Summary</h2>
+      <div class="card">
+        <dl class="summary">
+          <dt>URL</dt>
+          <dd class="mono">{endpoint.url}</dd>
+          <dt>Endpoint id</dt>
+          <dd>
+            <span class="mono">{endpoint.endpointId}</span> <CopyButton text={endpoint.endpointId} label="Copy endpoint id" />
+          </dd>
+          <dt>State</dt>
+          <dd>
+            <EnabledBadge enabled={endpoint.enabled} />
+          </dd>
+          <dt>Failure streak</dt>
+          <dd>
+            <Streak count={endpoint.consecutiveFailures} /> <span class="muted">(consecutive failed attempts; {DISABLE_AFTER} disable the endpoint)</span>
+          </dd>
+          <dt>Success (24 h)</dt>
+          <dd>{percent(endpoint.health.successRate24h)}</dd>
+          <dt>Last attempt</dt>
+          <dd>
+            <Time iso={endpoint.health.lastAttemptAt} />
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Time iso={endpoint.createdAt} />
+          </dd>
+          <dt>Updated</dt>
+          <dd>
+            <Time iso={endpoint.updatedAt} />
+          </dd>
+        </dl>
+      </div>
+    </section>
+  );
+}
+
+/** The settings form with webhook:write; the values, read-only, without. */
+function Settings({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (endpoint: Endpoint) => void }) {
+  const canWrite = useCan('webhook:write');
+  return (
+    <section class="section" aria-labelledby="endpoint-settings-title">
+      <h2 id="endpoint-settings-title">Settings</h2>
+      <div class="card">
+        {canWrite ? (
+          <EndpointForm endpoint={endpoint} onSaved={onSaved} />
+        ) : (
+          <>
+            <dl class="summary">
+              <dt>URL</dt>
+              <dd class="mono">{endpoint.url}</dd>
+              <dt>Description</dt>
+              <dd>{endpoint.description ?? <span class="muted">—</span>}</dd>
+              <dt>Event types</dt>
+              <dd>
+                <ul class="type-chips">
+                  {endpoint.eventTypes.map((type) => (
+                    <li key={type} class="mono">
+                      {type}
+                    </li>
+                  ))}
+                </ul>
+              </dd>
+              <dt>Enabled</dt>
+              <dd>{endpoint.enabled ? 'Yes' : 'No'}</dd>
+            </dl>
+            <p class="field-help">This token can read the settings but not change them: that needs the webhook:write permission (write scope).</p>
+          </>
+        )}
+      </div>
+    </section>
+  );
 }

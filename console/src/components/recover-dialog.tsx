@@ -1,0 +1,356 @@
+/**
+ * Recover deliveries (docs/behaviour.md#recovery-jobs): choose a time window and statuses,
+ * count the matches with a dry run, then start the job and follow it (polling getJob about
+ * every second) with "Cancel recovery" while it runs.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { newIdempotencyKey, type ApiProblem } from '../api/client';
+import type { Endpoint, Job, JobStatus } from '../api/contract';
+import type { DEFAULT_RECOVERY_STATUSES, RECOVERABLE_STATUSES } from '../../../lambdas/contract/jobs';
+import { useSession } from '../session';
+import { asProblem } from './load';
+import { Dialog, ProblemView, Time } from './ui';
+
+type Recoverable = (typeof RECOVERABLE_STATUSES)[number];
+
+/** The statuses a recovery may select, with what each means for a replay. */
+const STATUSES = [
+  { status: 'failed_permanent', label: 'Failed permanently', help: 'Refused by the receiver, or held while the endpoint was disabled.' },
+  { status: 'dead_lettered', label: 'Dead-lettered', help: 'Every retry failed.' },
+  { status: 'failed', label: 'Failed, retrying', help: 'Still on their own retry schedule: a replay may arrive as well as a later retry.' },
+] as const satisfies readonly { status: Recoverable; label: string; help: string }[];
+
+/** The API's default when a request names no statuses (DEFAULT_RECOVERY_STATUSES in the contract). */
+const DEFAULT_STATUSES = ['failed_permanent', 'dead_lettered'] as const satisfies typeof DEFAULT_RECOVERY_STATUSES;
+
+const POLL_MS = 1000;
+
+const JOB_TEXT: Record<JobStatus, string> = {
+  running: 'Running',
+  completed: 'Completed',
+  cancelled: 'Cancelled',
+  failed: 'Failed',
+};
+
+/** A `datetime-local` value (local time, minutes) for an instant. */
+function toLocalInput(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** A `datetime-local` value as an ISO 8601 instant, or null when empty or invalid. */
+function toIso(value: string): string | null {
+  if (!value) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+function deliveries(n: number): string {
+  return `${n} ${n === 1 ? 'delivery' : 'deliveries'}`;
+}
+
+/** The recover request for the dialog's fields, or the errors that stop it. */
+function requestOf(from: string, to: string, statuses: readonly Recoverable[]) {
+  const since = toIso(from);
+  const until = to ? toIso(to) : undefined;
+  const errors: { from?: string; to?: string; statuses?: string } = {};
+  if (!since) errors.from = 'Enter the start of the window.';
+  if (until === null) errors.to = 'Enter a valid date and time, or leave it empty for now.';
+  if (since && until && since > until) errors.to = 'To must be after From.';
+  if (statuses.length === 0) errors.statuses = 'Choose at least one status.';
+  const request = Object.keys(errors).length > 0 || !since ? null : { since, ...(until ? { until } : {}), statuses: [...statuses] };
+  return { request, errors };
+}
+
+/** The recovery dialog of one endpoint. `onClose(started)` says whether a job was started. */
+export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClose: (started: boolean) => void }) {
+  const { client } = useSession();
+  const [from, setFrom] = useState(() => toLocalInput(new Date(Date.now() - 24 * 3600_000)));
+  const [to, setTo] = useState('');
+  const [statuses, setStatuses] = useState<readonly Recoverable[]>(DEFAULT_STATUSES);
+  const [fieldError, setFieldError] = useState<{ from?: string; to?: string; statuses?: string }>({});
+  const [count, setCount] = useState<{ matched: number; body: string } | null>(null);
+  const [busy, setBusy] = useState<'count' | 'start' | 'cancel' | null>(null);
+  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const [job, setJob] = useState<Job | null>(null);
+  const [pollProblem, setPollProblem] = useState<ApiProblem | null>(null);
+  const [pollGeneration, setPollGeneration] = useState(0);
+  const attempt = useRef<{ key: string; body: string } | null>(null);
+  const progressRef = useRef<HTMLDivElement>(null);
+
+  /** The request body for the current fields, or null (with field errors shown) when invalid. */
+  const body = () => {
+    const { request, errors } = requestOf(from, to, statuses);
+    setFieldError(errors);
+    return request;
+  };
+
+  const countMatches = async () => {
+    const request = body();
+    if (!request) return;
+    setBusy('count');
+    setProblem(null);
+    try {
+      const answer = await client.dryRun('recoverWebhookDeliveries', { params: { endpointId: endpoint.endpointId }, body: { ...request, dryRun: true } });
+      setCount({ matched: answer.matched, body: JSON.stringify(request) });
+    } catch (e) {
+      setProblem(asProblem(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const start = async () => {
+    const request = body();
+    if (!request) return;
+    const text = JSON.stringify(request);
+    if (attempt.current?.body !== text) attempt.current = { key: newIdempotencyKey(), body: text };
+    setBusy('start');
+    setProblem(null);
+    try {
+      const started = (await client.call('recoverWebhookDeliveries', { params: { endpointId: endpoint.endpointId }, body: request, idempotencyKey: attempt.current.key })) as Job;
+      setJob(started);
+    } catch (e) {
+      setProblem(asProblem(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  /** Follows a recovery that was already running (its id is in a RecoveryInProgress detail). */
+  const follow = async (jobId: string) => {
+    setProblem(null);
+    try {
+      setJob(await client.call('getJob', { params: { jobId } }));
+    } catch (e) {
+      setProblem(asProblem(e));
+    }
+  };
+
+  const cancel = async () => {
+    if (!job) return;
+    setBusy('cancel');
+    setPollProblem(null);
+    try {
+      setJob(await client.call('cancelJob', { params: { jobId: job.jobId } }));
+    } catch (e) {
+      setPollProblem(asProblem(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  // Poll while the job runs.
+  useEffect(() => {
+    if (!job || job.status !== 'running') return;
+    let live = true;
+    const timer = setTimeout(() => {
+      client.call('getJob', { params: { jobId: job.jobId } }).then(
+        (next) => {
+          if (!live) return;
+          setPollProblem(null);
+          setJob(next);
+        },
+        (e: unknown) => live && setPollProblem(asProblem(e)),
+      );
+    }, POLL_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [job, pollGeneration]);
+
+  // The button that was focused (Start, then Cancel) goes away: keep focus in the progress.
+  const jobShown = job !== null;
+  const finished = job !== null && job.status !== 'running';
+  useEffect(() => {
+    if (!jobShown) return;
+    const active = document.activeElement;
+    if (!active || active === document.body || !progressRef.current?.closest('dialog')?.contains(active) || (active as HTMLElement).offsetParent === null) progressRef.current?.focus();
+  }, [jobShown, finished]);
+
+  const current = requestOf(from, to, statuses).request;
+  const counted = count !== null && current !== null && count.body === JSON.stringify(current);
+  const runningId = problem?.tag === 'RecoveryInProgress' ? /whj_[0-9A-Za-z]+/.exec(problem.detail)?.[0] : undefined;
+
+  if (job) {
+    const done = job.replayed + job.skipped;
+    return (
+      <Dialog title="Recover deliveries" onClose={() => onClose(true)}>
+        <div ref={progressRef} tabIndex={-1} class="recover-progress" aria-live="polite">
+          <p>
+            Recovery <span class="mono">{job.jobId}</span>: <strong class={`job-status job-${job.status}`}>{JOB_TEXT[job.status]}</strong>
+          </p>
+          <label class="field-label" for="recover-progress-bar">
+            Progress
+          </label>
+          <progress id="recover-progress-bar" max={Math.max(job.matched, 1)} value={job.matched === 0 ? 1 : Math.min(done, job.matched)} />
+          <dl class="summary recover-counts">
+            <dt>Matched</dt>
+            <dd>{job.matched}</dd>
+            <dt>Replayed</dt>
+            <dd>{job.replayed}</dd>
+            <dt>Skipped</dt>
+            <dd>{job.skipped}</dd>
+            <dt>Window</dt>
+            <dd>
+              <Time iso={job.since} /> to <Time iso={job.until} />
+            </dd>
+            {job.finishedAt ? (
+              <>
+                <dt>Finished</dt>
+                <dd>
+                  <Time iso={job.finishedAt} />
+                </dd>
+              </>
+            ) : null}
+          </dl>
+          <p class={job.status === 'completed' ? 'success' : job.status === 'running' ? 'muted' : 'notice'}>
+            {job.status === 'running'
+              ? 'Each match is replayed as a new pending delivery. Closing this dialog does not stop the recovery.'
+              : job.status === 'completed'
+                ? `Done: ${deliveries(job.replayed)} replayed${job.skipped ? `, ${job.skipped} skipped (they changed meanwhile)` : ''}. The replays appear in the delivery log.`
+                : job.status === 'cancelled'
+                  ? `Cancelled after ${deliveries(job.replayed)} replayed. The rest were left as they were.`
+                  : 'The recovery stopped: the endpoint was disabled or deleted while it ran.'}
+          </p>
+        </div>
+        {pollProblem ? (
+          <ProblemView
+            problem={pollProblem}
+            onRetry={() => {
+              setPollProblem(null);
+              setPollGeneration((g) => g + 1);
+            }}
+          />
+        ) : null}
+        <div class="dialog-actions">
+          {job.status === 'running' ? (
+            <button type="button" class="button button-danger" onClick={() => void cancel()} disabled={busy === 'cancel'}>
+              Cancel recovery
+            </button>
+          ) : null}
+          <button type="button" class="button" onClick={() => onClose(true)}>
+            Close
+          </button>
+        </div>
+      </Dialog>
+    );
+  }
+
+  return (
+    <Dialog title="Recover deliveries" onClose={() => onClose(false)} describedBy="recover-explain">
+      <p id="recover-explain">
+        Replays this endpoint's deliveries created in a time window whose status you choose, each as a new delivery. Count them first, then start the recovery.
+      </p>
+      {!endpoint.enabled ? (
+        <p class="notice">This endpoint is disabled: enable it first. A recovery of a disabled endpoint is refused, since nothing would be sent.</p>
+      ) : null}
+      <form
+        class="recover-form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void countMatches();
+        }}
+      >
+        <div class="recover-window">
+          <div class="field">
+            <label class="field-label" for="recover-from">
+              From
+            </label>
+            <input
+              id="recover-from"
+              type="datetime-local"
+              value={from}
+              onInput={(e) => setFrom(e.currentTarget.value)}
+              aria-invalid={fieldError.from ? 'true' : undefined}
+              aria-describedby={fieldError.from ? 'recover-from-error' : 'recover-time-help'}
+            />
+            {fieldError.from ? (
+              <p id="recover-from-error" class="field-error">
+                {fieldError.from}
+              </p>
+            ) : null}
+          </div>
+          <div class="field">
+            <label class="field-label" for="recover-to">
+              To
+            </label>
+            <input
+              id="recover-to"
+              type="datetime-local"
+              value={to}
+              onInput={(e) => setTo(e.currentTarget.value)}
+              aria-invalid={fieldError.to ? 'true' : undefined}
+              aria-describedby={fieldError.to ? 'recover-to-error recover-time-help' : 'recover-time-help'}
+            />
+            {fieldError.to ? (
+              <p id="recover-to-error" class="field-error">
+                {fieldError.to}
+              </p>
+            ) : null}
+          </div>
+        </div>
+        <p id="recover-time-help" class="field-help">
+          In your local time, on when each delivery was created. Leave To empty for “now”.
+        </p>
+        <fieldset aria-describedby={fieldError.statuses ? 'recover-statuses-error' : undefined}>
+          <legend>Statuses</legend>
+          {fieldError.statuses ? (
+            <p id="recover-statuses-error" class="field-error">
+              {fieldError.statuses}
+            </p>
+          ) : null}
+          {STATUSES.map((s) => (
+            <div class="check" key={s.status}>
+              <input
+                id={`recover-status-${s.status}`}
+                type="checkbox"
+                checked={statuses.includes(s.status)}
+                onChange={(e) => {
+                  const on = e.currentTarget.checked;
+                  setStatuses((before) => (on ? [...before.filter((x) => x !== s.status), s.status] : before.filter((x) => x !== s.status)));
+                }}
+                aria-describedby={`recover-status-${s.status}-help`}
+              />
+              <span class="check-text">
+                <label for={`recover-status-${s.status}`}>{s.label}</label>
+                <span id={`recover-status-${s.status}-help`} class="field-help">
+                  {s.help}
+                </span>
+              </span>
+            </div>
+          ))}
+        </fieldset>
+        <div class="row">
+          <button type="submit" class="button" disabled={busy !== null}>
+            Count deliveries
+          </button>
+          <span role="status" class="recover-count">
+            {busy === 'count' ? 'Counting…' : counted ? <strong>{count.matched === 1 ? '1 delivery matches' : `${count.matched} deliveries match`}</strong> : count ? 'The choice changed: count again.' : ''}
+          </span>
+        </div>
+      </form>
+      {problem ? <ProblemView problem={problem} /> : null}
+      {runningId ? (
+        <p>
+          <button type="button" class="button button-small" onClick={() => void follow(runningId)}>
+            Show the running recovery
+          </button>
+        </p>
+      ) : null}
+      <div class="dialog-actions">
+        <button type="button" class="button" onClick={() => onClose(false)}>
+          Close
+        </button>
+        <button type="button" class="button button-primary" onClick={() => void start()} disabled={!counted || count.matched === 0 || busy !== null} aria-describedby="recover-start-help">
+          Start recovery
+        </button>
+      </div>
+      <p id="recover-start-help" class="field-help dialog-footnote">
+        {!counted ? 'Count the deliveries first.' : count.matched === 0 ? 'Nothing to recover with this choice.' : `Replays ${deliveries(count.matched)} as new deliveries.`}
+      </p>
+    </Dialog>
+  );
+}
