@@ -2,7 +2,7 @@
 import type { AuditEvent } from '../api/contract';
 import { usePaged } from '../components/load';
 import { PageHeader, Time } from '../components/ui';
-import { PAGE_SIZE, PagedTable } from '../components/workspace-paged-table';
+import { PAGE_SIZE, PagedTable, type Column } from '../components/workspace-paged-table';
 import { href } from '../router';
 import { useSession } from '../session';
 import '../styles/workspace.css';
@@ -34,9 +34,44 @@ function Target({ event }: { event: AuditEvent }) {
   return <span class="mono">{id}</span>;
 }
 
+/** The detail as compact `key=value` lines. */
+function Detail({ detail }: { detail: AuditEvent['detail'] }) {
+  const entries = Object.entries(detail);
+  if (entries.length === 0) return <span class="muted">—</span>;
+  return (
+    <ul class="ws-kv">
+      {entries.map(([key, value]) => (
+        <li key={key}>
+          <code>
+            {key}={compact(value)}
+          </code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** The audit log page. */
 export function AuditPage() {
   const { client, caller } = useSession();
+  const columns: readonly Column<AuditEvent>[] = [
+    { label: 'Time', cell: (event) => <Time iso={event.createdAt} /> },
+    { label: 'Action', class: 'mono', cell: (event) => event.action },
+    {
+      label: 'Actor',
+      cell: (event) =>
+        event.actor === 'system' ? (
+          'System'
+        ) : (
+          <>
+            <span class="mono">{event.actor}</span>
+            {event.actor === caller.tokenId ? <span class="muted"> (your token)</span> : null}
+          </>
+        ),
+    },
+    { label: 'Target', cell: (event) => <Target event={event} /> },
+    { label: 'Detail', class: 'wrap', cell: (event) => <Detail detail={event.detail} /> },
+  ];
   const paged = usePaged((cursor) => client.call('listAuditEvents', { query: { cursor, limit: PAGE_SIZE } }), [client]);
   return (
     <section>
@@ -45,7 +80,8 @@ export function AuditPage() {
       <PagedTable
         paged={paged}
         caption="Audit log"
-        columns={['Time', 'Action', 'Actor', 'Target', 'Detail']}
+        columns={columns}
+        rowKey={(event) => event.auditEventId}
         loadingLabel="Loading the audit log…"
         emptyTitle="Nothing has been changed yet"
         emptyNext={
@@ -53,45 +89,6 @@ export function AuditPage() {
             Changes appear here as they happen: start by <a href={href('endpoints')}>adding an endpoint</a>.
           </>
         }
-        row={(event) => {
-          const detail = Object.entries(event.detail);
-          return (
-            <tr key={event.auditEventId}>
-              <td>
-                <Time iso={event.createdAt} />
-              </td>
-              <td class="mono">{event.action}</td>
-              <td>
-                {event.actor === 'system' ? (
-                  'System'
-                ) : (
-                  <>
-                    <span class="mono">{event.actor}</span>
-                    {event.actor === caller.tokenId ? <span class="muted"> (your token)</span> : null}
-                  </>
-                )}
-              </td>
-              <td>
-                <Target event={event} />
-              </td>
-              <td class="wrap">
-                {detail.length === 0 ? (
-                  <span class="muted">—</span>
-                ) : (
-                  <ul class="ws-kv">
-                    {detail.map(([key, value]) => (
-                      <li key={key}>
-                        <code>
-                          {key}={compact(value)}
-                        </code>
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </td>
-            </tr>
-          );
-        }}
       />
     </section>
   );

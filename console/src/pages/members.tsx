@@ -1,11 +1,18 @@
 /** Workspace members, as a paged list. */
+import type { Member } from '../api/contract';
 import { usePaged } from '../components/load';
 import { PageHeader } from '../components/ui';
-import { PAGE_SIZE, PagedTable } from '../components/workspace-paged-table';
+import { PAGE_SIZE, PagedTable, type Column } from '../components/workspace-paged-table';
 import { useSession } from '../session';
 import '../styles/workspace.css';
 
 const ROLE_TEXT = { owner: 'Owner', admin: 'Admin', member: 'Member' } as const;
+
+const COLUMNS: readonly Column<Member>[] = [
+  { label: 'Email', class: 'wrap', cell: (member) => member.email },
+  { label: 'Role', cell: (member) => ROLE_TEXT[member.role] },
+  { label: 'Member id', class: 'mono', cell: (member) => member.memberId },
+];
 
 /** The members page. */
 export function MembersPage() {
@@ -20,7 +27,8 @@ export function MembersPage() {
       <PagedTable
         paged={paged}
         caption="Members"
-        columns={['Email', 'Role', 'Member id']}
+        columns={COLUMNS}
+        rowKey={(member) => member.memberId}
         loadingLabel="Loading members…"
         emptyTitle="No members yet"
         emptyNext={
@@ -28,13 +36,6 @@ export function MembersPage() {
             An operator adds them with <span class="mono">npm run admin -- member add &lt;slug&gt; &lt;email&gt;</span>.
           </>
         }
-        row={(member) => (
-          <tr key={member.memberId}>
-            <td class="wrap">{member.email}</td>
-            <td>{ROLE_TEXT[member.role]}</td>
-            <td class="mono">{member.memberId}</td>
-          </tr>
-        )}
       />
     </section>
   );

@@ -1,10 +1,18 @@
 /** Workspace notifications (dead letters, disabled endpoints), newest first, as a paged list. */
+import type { Notification } from '../api/contract';
 import { usePaged } from '../components/load';
 import { PageHeader, Time } from '../components/ui';
-import { PAGE_SIZE, PagedTable } from '../components/workspace-paged-table';
+import { PAGE_SIZE, PagedTable, type Column } from '../components/workspace-paged-table';
 import { NotificationKind, NotificationLinks } from '../components/workspace-notification';
 import { useSession } from '../session';
 import '../styles/workspace.css';
+
+const COLUMNS: readonly Column<Notification>[] = [
+  { label: 'Time', cell: (n) => <Time iso={n.createdAt} /> },
+  { label: 'Kind', cell: (n) => <NotificationKind kind={n.kind} /> },
+  { label: 'Message', class: 'wrap ws-message', cell: (n) => n.message },
+  { label: 'Where to act', cell: (n) => <NotificationLinks notification={n} /> },
+];
 
 /** The notifications page. */
 export function NotificationsPage() {
@@ -17,26 +25,11 @@ export function NotificationsPage() {
       <PagedTable
         paged={paged}
         caption="Notifications"
-        columns={['Time', 'Kind', 'Message', 'Where to act']}
+        columns={COLUMNS}
+        rowKey={(n) => n.notificationId}
         loadingLabel="Loading notifications…"
         emptyTitle="No notifications"
         emptyNext="Nothing has gone wrong: when a delivery is dead-lettered or an endpoint is disabled, it shows up here."
-        row={(n) => (
-            <tr key={n.notificationId}>
-              <td>
-                <Time iso={n.createdAt} />
-              </td>
-              <td>
-                <NotificationKind kind={n.kind} />
-              </td>
-              <td class="wrap ws-message">
-                {n.message}
-              </td>
-              <td>
-                <NotificationLinks notification={n} />
-              </td>
-            </tr>
-        )}
       />
     </section>
   );

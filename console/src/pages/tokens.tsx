@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiToken } from '../api/contract';
 import { usePaged } from '../components/load';
 import { PageHeader, Time } from '../components/ui';
-import { PAGE_SIZE, PagedTable } from '../components/workspace-paged-table';
+import { PAGE_SIZE, PagedTable, type Column } from '../components/workspace-paged-table';
 import { NewTokenDialog, RevokeTokenDialog } from '../components/workspace-token-dialogs';
 import { useCan, useSession } from '../session';
 import '../styles/workspace.css';
@@ -22,7 +22,48 @@ export function TokensPage() {
   }, [revoked]);
   const paged = usePaged((cursor) => client.call('listApiTokens', { query: { cursor, limit: PAGE_SIZE } }), [client]);
 
-  const columns = ['Name', 'Token id', 'Scopes', 'Created', ...(canWrite ? ['Actions'] : [])];
+  const columns: Column<ApiToken>[] = [
+    {
+      label: 'Name',
+      class: 'wrap',
+      cell: (token) => (
+        <>
+          {token.name}
+          {token.tokenId === caller.tokenId ? (
+            <>
+              {' '}
+              <span class="badge badge-pending">Signed in with this token</span>
+            </>
+          ) : null}
+        </>
+      ),
+    },
+    { label: 'Token id', class: 'mono', cell: (token) => token.tokenId },
+    {
+      label: 'Scopes',
+      cell: (token) => (
+        <ul class="ws-chips">
+          {token.scopes.map((s) => (
+            <li key={s} class="mono">
+              {s}
+            </li>
+          ))}
+        </ul>
+      ),
+    },
+    { label: 'Created', cell: (token) => <Time iso={token.createdAt} /> },
+  ];
+  if (canWrite) {
+    columns.push({
+      label: 'Actions',
+      cell: (token) => (
+        <button type="button" class="button button-small" onClick={() => setRevoking(token)}>
+          Revoke
+        </button>
+      ),
+    });
+  }
+
   return (
     <section>
       <PageHeader title="API tokens">
@@ -51,39 +92,7 @@ export function TokensPage() {
         loadingLabel="Loading API tokens…"
         emptyTitle="No API tokens"
         emptyNext={canWrite ? 'Create one with “New token”.' : 'Ask a workspace admin to create one.'}
-        row={(token) => (
-          <tr key={token.tokenId}>
-            <td class="wrap">
-              {token.name}
-              {token.tokenId === caller.tokenId ? (
-                <>
-                  {' '}
-                  <span class="badge badge-pending">Signed in with this token</span>
-                </>
-              ) : null}
-            </td>
-            <td class="mono">{token.tokenId}</td>
-            <td>
-              <ul class="ws-chips">
-                {token.scopes.map((s) => (
-                  <li key={s} class="mono">
-                    {s}
-                  </li>
-                ))}
-              </ul>
-            </td>
-            <td>
-              <Time iso={token.createdAt} />
-            </td>
-            {canWrite ? (
-              <td>
-                <button type="button" class="button button-small" onClick={() => setRevoking(token)}>
-                  Revoke
-                </button>
-              </td>
-            ) : null}
-          </tr>
-        )}
+        rowKey={(token) => token.tokenId}
       />
       {creating ? <NewTokenDialog onClose={() => setCreating(false)} onCreated={() => paged.reload()} /> : null}
       {revoking ? (
