@@ -85,12 +85,14 @@ interface FiltersProps {
   /** The endpoint list could not be loaded (the select then offers ids only). */
   readonly endpointsFailed?: boolean;
   readonly eventTypes: readonly string[];
+  /** Offer "Clear filters" (when filters are set); off while the log's own state offers it. */
+  readonly showClear?: boolean;
   /** Shown beside the filters (refresh). */
   readonly actions?: ComponentChildren;
 }
 
 /** The filter form of the delivery log. */
-export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed, eventTypes, actions }: FiltersProps) {
+export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed, eventTypes, showClear = true, actions }: FiltersProps) {
   const [eventType, setEventType] = useState(filters.eventType);
   const [from, setFrom] = useState(() => isoToLocalInput(filters.since));
   const [to, setTo] = useState(() => isoToLocalInput(filters.until));
@@ -174,7 +176,7 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
             ))}
           </datalist>
           <span id={`${id}-type-help`} class={eventTypeValid ? 'field-help' : 'field-error'}>
-            {eventTypeValid ? 'Exact, or a prefix such as order.*' : 'Use a type such as order.shipped, or a prefix ending in .* such as order.*'}
+            {eventTypeValid ? 'Exact, or a prefix such as order.*' : 'Not applied: use a type such as order.shipped, or a prefix ending in .* such as order.*'}
           </span>
         </div>
         {sortedEndpoints ? (
@@ -186,9 +188,9 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
               <option value="">All endpoints</option>
               {unknownEndpoint ? <option value={filters.endpointId}>{filters.endpointId}</option> : null}
               {sortedEndpoints.map((endpoint) => (
+                // The label is the URL alone, so a user (or a test) can pick an endpoint by its URL.
                 <option key={endpoint.endpointId} value={endpoint.endpointId}>
                   {endpoint.url}
-                  {endpoint.enabled ? '' : ' (disabled)'}
                 </option>
               ))}
             </select>
@@ -219,7 +221,7 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
         <button type="submit" class="button button-small">
           Apply filters
         </button>
-        {hasFilters({ ...filters, endpointId: endpoints ? filters.endpointId : '' }) ? (
+        {showClear && hasFilters({ ...filters, endpointId: endpoints ? filters.endpointId : '' }) ? (
           <button
             type="button"
             class="button button-small button-quiet"

@@ -29,9 +29,14 @@ export function useEndpointDirectory(enabled = true) {
 export function EndpointLink({ endpointId, url }: { endpointId: string; url?: string | null }) {
   return (
     <a href={href(`endpoints/${endpointId}`)} class={url ? 'delivery-url' : 'mono'}>
-      {url ?? endpointId}
+      {url ? breakable(url) : endpointId}
     </a>
   );
+}
+
+/** A URL that may wrap after its separators (not inside `://`), so a narrow column breaks it where it reads well. */
+function breakable(url: string) {
+  return url.split(/(?<=[^:/]\/|[.?&#=])/).map((part, i) => (i === 0 ? part : [<wbr key={i} />, part]));
 }
 
 /** A link to a delivery by its id (the log's rows, `replayedFrom`, a replay's new delivery). */

@@ -82,6 +82,8 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
   const filtered = hasFilters({ ...filters, endpointId: fixed ? '' : filters.endpointId });
 
   const change = (next: LogFilters) => writeFilters(next, fixed);
+  // The empty and the refused state offer "Clear filters" themselves: one button of that name at a time.
+  const stateClears = filtered && ((log.state === 'error' && log.problem?.status === 400) || (log.state === 'ready' && log.items.length === 0 && !log.hasMore));
   const clear = () => change({ statuses: [], eventType: '', endpointId: '', since: '', until: '' });
 
   return (
@@ -91,6 +93,7 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
         onChange={change}
         endpoints={fixed ? undefined : (directory.data ?? [])}
         endpointsFailed={directory.state === 'error'}
+        showClear={!stateClears}
         eventTypes={eventTypes.data?.items.map((t) => t.name) ?? []}
         actions={
           <button type="button" class="button button-small" onClick={() => log.reload()} disabled={log.state === 'loading'}>
@@ -102,15 +105,6 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
       {log.state === 'error' && log.problem ? (
         <div>
           <ProblemView problem={log.problem} onRetry={() => log.reload()} />
-          {log.problem.issues.length ? (
-            <ul class="delivery-issues" aria-label="What the API refused">
-              {log.problem.issues.map((issue) => (
-                <li key={`${issue.path}:${issue.message}`}>
-                  <code>{issue.path || 'query'}</code> {issue.message}
-                </li>
-              ))}
-            </ul>
-          ) : null}
           {filtered && log.problem.status === 400 ? (
             <button type="button" class="button" onClick={clear}>
               Clear filters

@@ -150,7 +150,7 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
         </dl>
       </section>
 
-      <section class="section" aria-labelledby="delivery-payload-title">
+      <section aria-labelledby="delivery-payload-title">
         <div class="delivery-section-head">
           <h2 id="delivery-payload-title">Payload</h2>
           <CopyButton text={payload} label="Copy payload" />
