@@ -21,8 +21,9 @@ export interface WebhooksStackProps extends StackProps {
 
 /**
  * The webhook delivery service: the table, the delivery pipeline (bus, rule,
- * publisher, queue, dispatcher, dead letters), the REST API with its functions,
- * the MCP endpoint (its own function URL), the scheduled jobs and the alarms.
+ * publisher, queue, dispatcher, dead letters), the REST API with its functions
+ * and its public docs and console routes, the MCP endpoint (its own function
+ * URL), the scheduled jobs and the alarms.
  */
 export class WebhooksStack extends Stack {
   /** The service table. */
@@ -85,6 +86,7 @@ export class WebhooksStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: url, description: 'Base URL of the REST API (the stage URL)' });
     new CfnOutput(this, 'OpenApiUrl', { value: `${url}openapi.json`, description: 'The OpenAPI document generated from the contract' });
     new CfnOutput(this, 'ReferenceUrl', { value: `${url}reference`, description: 'The interactive API reference' });
+    new CfnOutput(this, 'ConsoleUrl', { value: `${url}console`, description: 'The web console (sign in with the workspace slug and an API token)' });
     new CfnOutput(this, 'McpUrl', {
       value: this.mcp.functionUrl.url,
       description: 'The MCP server (Streamable HTTP, POST JSON-RPC) with Authorization: Bearer <workspace API token>',

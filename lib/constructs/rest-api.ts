@@ -23,6 +23,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import { ConsoleEndpoint } from './console-endpoint';
 import { DocsEndpoint } from './docs-endpoint';
 import { bindOperationResources, grantOperationTableAccess, operationEnvironment, type OperationResources } from './operation-resources';
 import { addProblemGatewayResponses } from './problem-responses';
@@ -53,7 +54,7 @@ export interface ServiceApiProps extends OperationResources, LogProps {
   readonly throttlingBurstLimit?: number;
 }
 
-/** The REST API, its authorizer, the operation functions and the docs routes. */
+/** The REST API, its authorizer, the operation functions, the docs routes and the console. */
 export class ServiceApi extends Construct {
   /** The API Gateway REST API. */
   readonly api: RestApi;
@@ -67,6 +68,8 @@ export class ServiceApi extends Construct {
   readonly authorizerFunction: ServiceFunction;
   /** The `/openapi.json` and `/reference` routes. */
   readonly docs: DocsEndpoint;
+  /** The web console's `/console` routes. */
+  readonly console: ConsoleEndpoint;
   /** The stage's access log group. */
   readonly accessLogs: LogGroup;
 
@@ -139,6 +142,7 @@ export class ServiceApi extends Construct {
     this.operationMethods = methods;
 
     this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logRetention, logRemovalPolicy });
+    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, logRetention, logRemovalPolicy });
 
     Validations.of(this.api).acknowledge(
       {
@@ -149,7 +153,7 @@ export class ServiceApi extends Construct {
       {
         id: 'AwsSolutions-COG4',
         reason:
-          'Clients are workspace API tokens (Authorization: Bearer <token>, docs/architecture.md#authorizer), verified by the Lambda TOKEN authorizer; the service has no Cognito users. The docs routes are public by design.',
+          'Clients are workspace API tokens (Authorization: Bearer <token>, docs/architecture.md#authorizer), verified by the Lambda TOKEN authorizer; the service has no Cognito users. The docs and console routes are public by design.',
       },
     );
     Validations.of(this.api.deploymentStage).acknowledge(

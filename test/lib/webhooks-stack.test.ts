@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { INDEXES } from '../../lambdas/store/table-schema';
 import type { WebhooksApp } from '../../lib/app';
+import { CONSOLE_PATHS } from '../../lib/constructs/console-endpoint';
 import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
 import { resourcesUsedBy } from '../../lib/constructs/operation-resources';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
@@ -28,8 +29,8 @@ import { actionsOf, logicalId, type Resource, type Statement } from './template'
 const ops = OPERATIONS as readonly OperationDef[];
 /** Publisher, dispatcher, dead-letter consumer, the recovery job worker and one function per scheduled job. */
 const PIPELINE_FUNCTIONS = 4 + SCHEDULED_JOBS.length;
-/** Every function of the stack: the operations, the authorizer, the docs function, the MCP function and the pipeline's. */
-const FUNCTION_COUNT = ops.length + 3 + PIPELINE_FUNCTIONS;
+/** Every function of the stack: the operations, the authorizer, the docs function, the console function, the MCP function and the pipeline's. */
+const FUNCTION_COUNT = ops.length + 4 + PIPELINE_FUNCTIONS;
 
 let built: WebhooksApp;
 let template: Template;
@@ -55,8 +56,8 @@ afterAll(() => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, the authorizer, the docs function, the MCP function, and the pipeline\'s (publisher, dispatcher, dead letters, recovery worker, three schedules)', () => {
-    expect(FUNCTION_COUNT).toBe(ops.length + 10);
+  it('are one per operation, the authorizer, the docs function, the console function, the MCP function, and the pipeline\'s (publisher, dispatcher, dead letters, recovery worker, three schedules)', () => {
+    expect(FUNCTION_COUNT).toBe(ops.length + 11);
     template.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(FUNCTION_COUNT);
   });
@@ -155,7 +156,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the authorizer only get token-hash items; the docs function touches no table', () => {
+  it('lets the authorizer only get token-hash items; the docs and console functions touch no table', () => {
     expect(dynamoStatements(built.stack.api.authorizerFunction)).toEqual([
       {
         Effect: 'Allow',
@@ -165,12 +166,13 @@ describe('least privilege', () => {
       },
     ]);
     expect(dynamoStatements(built.stack.api.docs.handler)).toEqual([]);
+    expect(dynamoStatements(built.stack.api.console.handler)).toEqual([]);
   });
 
   it('lets API Gateway (each method, the authorizer), EventBridge (each rule) and the MCP function URL invoke functions, nothing else', () => {
     const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com');
     // One per method and one for the authorizer (each for the deployed stage only: ./constructs/rest-api.test.ts).
-    expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + 1);
+    expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + CONSOLE_PATHS.length + 1);
     // The others: EventBridge invoking the publisher and the scheduled functions, each from its own rule,
     // and the MCP function URL's two public permissions (see the next test).
     const events = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'events.amazonaws.com');
@@ -283,8 +285,8 @@ describe('grants beyond the table', () => {
 });
 
 describe('outputs', () => {
-  it('are ApiUrl, OpenApiUrl, ReferenceUrl, McpUrl, TableName, EventBusName and DeliveryQueueUrl', () => {
-    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'DeliveryQueueUrl', 'EventBusName', 'McpUrl', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
+  it('are ApiUrl, OpenApiUrl, ReferenceUrl, ConsoleUrl, McpUrl, TableName, EventBusName and DeliveryQueueUrl', () => {
+    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'ConsoleUrl', 'DeliveryQueueUrl', 'EventBusName', 'McpUrl', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
     template.hasOutput('McpUrl', { Value: { 'Fn::GetAtt': [logicalId(built.stack.mcp.functionUrl), 'FunctionUrl'] } });
     template.hasOutput('TableName', { Value: { Ref: logicalId(built.stack.table.table) } });
     template.hasOutput('EventBusName', { Value: { Ref: logicalId(built.stack.pipeline.eventBus) } });
@@ -292,6 +294,17 @@ describe('outputs', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(JSON.stringify(outputs.OpenApiUrl!.Value)).toMatch(/\/openapi\.json"/);
     expect(JSON.stringify(outputs.ReferenceUrl!.Value)).toMatch(/\/reference"/);
+  });
+
+  it('give the console as ConsoleUrl: the stage URL (ApiUrl) followed by `console`', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: { 'Fn::Join': [string, unknown[]] }; Description?: string }>;
+    const api = outputs.ApiUrl!.Value['Fn::Join'];
+    const consoleUrl = outputs.ConsoleUrl!.Value['Fn::Join'];
+    expect(consoleUrl[0]).toBe(api[0]);
+    // The stage URL ends with '/', so the console is `<stage URL>console`, served by GET /console.
+    expect(consoleUrl[1]).toEqual([...api[1].slice(0, -1), `${String(api[1].at(-1))}console`]);
+    expect(String(api[1].at(-1))).toMatch(/\/$/);
+    expect(outputs.ConsoleUrl!.Description).toMatch(/console/i);
   });
 });
 
@@ -323,7 +336,7 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(Object.fromEntries([...acknowledged].map(([rule, paths]) => [rule, paths.length]))).toEqual({
       'AwsSolutions-APIG2': 1,
       'AwsSolutions-APIG3': 1,
-      'AwsSolutions-APIG4': DOCS_PATHS.length,
+      'AwsSolutions-APIG4': DOCS_PATHS.length + CONSOLE_PATHS.length,
       'AwsSolutions-APIG6': 1,
       'AwsSolutions-COG4': 1,
       'AwsSolutions-IAM5[Resource::*]': FUNCTION_COUNT,
@@ -331,7 +344,7 @@ describe('cdk-nag (AwsSolutions)', () => {
     });
     // SQS3 (no dead-letter queue) only on the three queues that are dead-letter queues themselves.
     expect(acknowledged.get('AwsSolutions-SQS3')!.sort()).toEqual([`${stackPath}/Delivery/DeadLetterQueue`, `${stackPath}/Delivery/PublishFailures`, `${stackPath}/Recovery/DeadLetterQueue`]);
-    expect(acknowledged.get('AwsSolutions-APIG4')).toEqual(DOCS_PATHS.map((p) => `${stackPath}/Api/RestApi/Default${p}/GET`));
+    expect(acknowledged.get('AwsSolutions-APIG4')).toEqual([...DOCS_PATHS, ...CONSOLE_PATHS].map((p) => `${stackPath}/Api/RestApi/Default${p}/GET`));
     // The X-Ray acknowledgement sits on each ServiceFunction, never on the stack or the API.
     for (const path of acknowledged.get('AwsSolutions-IAM5[Resource::*]')!) expect(path.split('/').length).toBeGreaterThan(2);
   });

@@ -1,7 +1,8 @@
 /**
  * The REST API (lib/constructs/rest-api.ts) on a bare stack with the siblings
  * it is given (the table, a delivery queue, a bus): its authorizer, one method
- * and function per operation, the docs routes (docs-endpoint.ts), the stage,
+ * and function per operation, the docs routes (docs-endpoint.ts), the console
+ * routes (console-endpoint.ts), the stage,
  * and the problem+json gateway responses (problem-responses.ts). The grants of
  * its functions are checked against every other role in ../webhooks-stack.test.ts.
  */
@@ -13,6 +14,7 @@ import { ProblemSchema } from '../../../lambdas/contract/errors';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
 import { bearerToken } from '../../../lambdas/domain/api-tokens';
+import { CONSOLE_PATHS } from '../../../lib/constructs/console-endpoint';
 import { DOCS_PATHS } from '../../../lib/constructs/docs-endpoint';
 import { GATEWAY_PROBLEMS, PROBLEM_CONTENT_TYPE } from '../../../lib/constructs/problem-responses';
 import { BEARER_HEADER_PATTERN, ServiceApi } from '../../../lib/constructs/rest-api';
@@ -45,11 +47,11 @@ afterAll(() => removeTestOutput(built?.app));
 
 describe('the REST functions', () => {
   it('give the API functions 256 MB and 10 s', () => {
-    const fns = [...api.operationFunctions.values(), api.authorizerFunction, api.docs.handler];
+    const fns = [...api.operationFunctions.values(), api.authorizerFunction, api.docs.handler, api.console.handler];
     for (const fn of fns) expect(resources[logicalId(fn.function)]!.Properties, fn.node.path).toMatchObject({ MemorySize: 256, Timeout: 10 });
   });
 
-  it('give each REST function the table, the rate-limit table and the quotas; the authorizer only the table; docs nothing', () => {
+  it('give each REST function the table, the rate-limit table and the quotas; the authorizer only the table; docs and console nothing', () => {
     const tableRef = { Ref: logicalId(table.table) };
     for (const def of ops) {
       const fn = api.operationFunctions.get(def.operationId)!;
@@ -62,8 +64,10 @@ describe('the REST functions', () => {
     const authorizer = resources[logicalId(api.authorizerFunction.function)]!;
     expect((authorizer.Properties.Environment as { Variables: object }).Variables).toMatchObject({ TABLE_NAME: tableRef });
     expect(Object.keys((authorizer.Properties.Environment as { Variables: object }).Variables)).not.toContain('RATE_LIMITS');
-    const docs = resources[logicalId(api.docs.handler.function)]!;
-    expect(Object.keys((docs.Properties.Environment as { Variables: object }).Variables)).not.toContain('TABLE_NAME');
+    for (const fn of [api.docs.handler, api.console.handler]) {
+      const variables = (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: object }).Variables;
+      expect(Object.keys(variables), fn.node.path).not.toContain('TABLE_NAME');
+    }
   });
 });
 
@@ -89,7 +93,7 @@ describe('the REST API', () => {
 
   it('has a method per operation, on its contract path, behind the authorizer, invoking its own function', () => {
     const authorizerId = logicalId(api.authorizer);
-    template.resourceCountIs('AWS::ApiGateway::Method', ops.length + DOCS_PATHS.length);
+    template.resourceCountIs('AWS::ApiGateway::Method', ops.length + DOCS_PATHS.length + CONSOLE_PATHS.length);
     for (const def of ops) {
       const method = api.operationMethods.get(def.operationId)!;
       expect(method.resource.path).toBe(def.path);
@@ -121,13 +125,30 @@ describe('the REST API', () => {
   it('serves /openapi.json, /reference and /reference/{asset} with no authorizer', () => {
     const docsId = logicalId(api.docs.handler.function);
     expect(api.docs.methods.map((m) => m.resource.path)).toEqual([...DOCS_PATHS]);
-    const docsMethods = template.findResources('AWS::ApiGateway::Method', { Properties: { AuthorizationType: 'NONE' } });
-    expect(Object.keys(docsMethods)).toHaveLength(DOCS_PATHS.length);
-    for (const method of Object.values(docsMethods)) {
-      expect(method.Properties).toMatchObject({ HttpMethod: 'GET', Integration: { Type: 'AWS_PROXY' } });
-      expect(method.Properties.AuthorizerId).toBeUndefined();
-      expect(JSON.stringify(method.Properties.Integration)).toContain(`"${docsId}"`);
+    for (const method of api.docs.methods) {
+      const props = resources[logicalId(method)]!.Properties;
+      expect(props).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', Integration: { Type: 'AWS_PROXY' } });
+      expect(props.AuthorizerId).toBeUndefined();
+      expect(JSON.stringify(props.Integration)).toContain(`"${docsId}"`);
     }
+  });
+
+  it('serves /console and /console/{asset} with no authorizer, from the console function (./console-endpoint.test.ts)', () => {
+    const consoleId = logicalId(api.console.handler.function);
+    expect(api.console.methods.map((m) => `${m.httpMethod} ${m.resource.path}`)).toEqual(CONSOLE_PATHS.map((p) => `GET ${p}`));
+    for (const method of api.console.methods) {
+      const props = resources[logicalId(method)]!.Properties;
+      expect(props).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'AWS_PROXY' } });
+      expect(JSON.stringify(props.Integration)).toContain(`"${consoleId}"`);
+    }
+    // No operation shares the console's (or the docs') paths.
+    for (const def of ops) expect(def.path, def.operationId).not.toMatch(/^\/(console|reference|openapi\.json)(\/|$)/);
+  });
+
+  it('has no other public method: only the docs and console routes skip the authorizer', () => {
+    const open = template.findResources('AWS::ApiGateway::Method', { Properties: { AuthorizationType: 'NONE' } });
+    const expected = [...api.docs.methods, ...api.console.methods].map((m) => logicalId(m));
+    expect(Object.keys(open).sort()).toEqual(expected.sort());
   });
 
   it('routes every operation of the generated OpenAPI document, and nothing it does not list', () => {
@@ -140,7 +161,7 @@ describe('the REST API', () => {
   it('gives API Gateway invoke permissions only for the deployed stage, no test-invoke', () => {
     const permissions = ofType(template, 'AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com');
     // One per method and one for the authorizer.
-    expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + 1);
+    expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + CONSOLE_PATHS.length + 1);
     for (const [id, p] of permissions) expect(JSON.stringify(p.Properties.SourceArn), id).not.toContain('test-invoke-stage');
     // Nothing but API Gateway may invoke the API's functions (the stack's other permissions: ../webhooks-stack.test.ts).
     expect(ofType(template, 'AWS::Lambda::Permission')).toHaveLength(permissions.length);
