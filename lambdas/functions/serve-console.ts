@@ -6,15 +6,17 @@ import { AppError } from '../contract/errors';
 import { consoleResponse } from '../http/console';
 import { problemResponse } from '../http/responses';
 
-const dir = process.env.CONSOLE_DIR ?? join(process.env.LAMBDA_TASK_ROOT ?? '.', 'console');
 const cache = new Map<string, Buffer | undefined>();
 
+/** The bundle's folder, read per call: the local stack may start again in one process with another folder. */
+function consoleDir(): string {
+  return process.env.CONSOLE_DIR ?? join(process.env.LAMBDA_TASK_ROOT ?? '.', 'console');
+}
+
 function read(name: string): Buffer | undefined {
-  if (!cache.has(name)) {
-    const path = join(dir, name);
-    cache.set(name, existsSync(path) ? readFileSync(path) : undefined);
-  }
-  return cache.get(name);
+  const path = join(consoleDir(), name);
+  if (!cache.has(path)) cache.set(path, existsSync(path) ? readFileSync(path) : undefined);
+  return cache.get(path);
 }
 
 /** Answers a console path, or a RouteNotFound problem. */

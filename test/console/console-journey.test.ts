@@ -6,7 +6,7 @@
  */
 import type { Page, Request } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { usePipelineApi } from '../helpers/local-api';
 import { hasChromium, launchChromium, NO_CHROMIUM_REASON, saveScreenshot, seriousAxeFindings, type TestBrowser } from '../helpers/browser';
 
@@ -36,6 +36,11 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     page.on('console', (m) => {
       if (m.type() === 'error') pageErrors.push(m.text());
     });
+  });
+
+  afterEach(async (ctx) => {
+    // What the page showed when a step failed: the first thing to look at.
+    if (ctx.task.result?.state === 'fail' && page) await saveScreenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
   });
 
   afterAll(async () => {
@@ -148,7 +153,10 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
       await page.getByRole('button', { name: 'Refresh' }).click();
       return page.getByText('Dead-lettered').count();
     }, { timeout: 30_000 }).toBeGreaterThan(0);
-    await expect.poll(() => attempts.getByRole('listitem').count()).toBe(7);
+    // Seven HTTP attempts (the first and six retries), then the recorded decision to dead-letter.
+    await expect.poll(() => attempts.getByRole('listitem').count()).toBe(8);
+    expect(await attempts.textContent()).toContain('Attempt 7');
+    expect(await attempts.textContent()).toContain('retries_exhausted');
     await checkPage('delivery-dead-lettered');
 
     await page.getByRole('link', { name: 'Deliveries' }).click();
