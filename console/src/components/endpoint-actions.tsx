@@ -13,6 +13,11 @@ import { RecoverDialog } from './recover-dialog';
 import { RotateDialog } from './rotate-dialog';
 import { Dialog, ProblemView, StatusBadge } from './ui';
 
+/** A failure worth retrying as it is: no answer, rate limited, or a server error. */
+function retryable(problem: ApiProblem): boolean {
+  return problem.status === 0 || problem.status === 429 || problem.status >= 500;
+}
+
 type Open = 'rotate' | 'toggle' | 'delete' | 'recover' | null;
 
 /** Props of {@link EndpointActions}. */
@@ -99,7 +104,7 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
           </p>
         ) : null}
       </div>
-      {test && 'problem' in test ? <ProblemView problem={test.problem} onRetry={() => void sendTest(true)} /> : null}
+      {test && 'problem' in test ? <ProblemView problem={test.problem} onRetry={retryable(test.problem) ? () => void sendTest(true) : undefined} /> : null}
       {open === 'rotate' ? <RotateDialog endpoint={endpoint} onClose={() => setOpen(null)} /> : null}
       {open === 'toggle' ? (
         <ToggleDialog

@@ -3,7 +3,7 @@
  * SVG bar chart of delivered and failed attempts per bucket, and the same facts in words and in
  * a table, so nothing is told by colour or shape alone.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { EndpointHealth, HealthWindow } from '../api/contract';
 import { useSession } from '../session';
 import { useLoad } from './load';
@@ -17,13 +17,14 @@ const WINDOWS: readonly { value: HealthWindow; label: string }[] = [
 const hourLabel = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 // Daily buckets are UTC days: labelled in UTC so a bucket is never shown as the day before.
 const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', timeZone: 'UTC' });
+const dayNumber = new Intl.DateTimeFormat(undefined, { day: 'numeric', timeZone: 'UTC' });
 const dayLong = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 const hourLong = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** A bucket's start, short (axis) or long (table). */
 function bucketLabel(start: string, window: HealthWindow, long = false): string {
   const date = new Date(start);
-  if (window === '7d') return long ? `${dayLong.format(date)} (UTC day)` : dayLabel.format(date);
+  if (window === '7d') return long ? dayLong.format(date) : dayLabel.format(date);
   return long ? hourLong.format(date) : hourLabel.format(date);
 }
 
@@ -56,7 +57,8 @@ export function healthSentence(health: EndpointHealth): string {
   const span = health.window === '24h' ? 'the last 24 hours' : 'the last 7 days';
   if (health.attempts === 0) return `No delivery attempts in ${span}.`;
   const worst = health.series.reduce((a, b) => (b.failed > a.failed ? b : a));
-  const peak = worst.failed > 0 ? ` Most failures (${worst.failed}) in the ${health.window === '24h' ? 'hour' : 'day'} starting ${bucketLabel(worst.start, health.window, true)}.` : '';
+  const when = health.window === '24h' ? `in the hour starting ${bucketLabel(worst.start, '24h', true)}` : `on ${bucketLabel(worst.start, '7d', true)} (UTC)`;
+  const peak = worst.failed > 0 ? ` Most failures (${worst.failed}) ${when}.` : '';
   return `${health.attempts} attempts in ${span}: ${health.delivered} delivered, ${health.failed} failed; success rate ${percent(health.successRate)}.${peak}`;
 }
 
@@ -99,7 +101,7 @@ export function HealthPanel({ endpointId }: { endpointId: string }) {
                 <caption class="visually-hidden">Attempts per {shown.window === '24h' ? 'hour' : 'day'}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">{shown.window === '24h' ? 'Hour starting' : 'Day'}</th>
+                    <th scope="col">{shown.window === '24h' ? 'Hour starting' : 'Day (UTC)'}</th>
                     <th scope="col">Delivered</th>
                     <th scope="col">Failed</th>
                   </tr>
@@ -154,10 +156,12 @@ function HealthSummary({ health }: { health: EndpointHealth }) {
           <dd class="stat">{health.deadLettered}</dd>
         </div>
         <div>
-          <dt>Latency p50 / p95</dt>
-          <dd class="stat stat-small">
-            {ms(health.latencyMs.p50)} / {ms(health.latencyMs.p95)}
-          </dd>
+          <dt>Latency p50</dt>
+          <dd class="stat stat-small">{ms(health.latencyMs.p50)}</dd>
+        </div>
+        <div>
+          <dt>Latency p95</dt>
+          <dd class="stat stat-small">{ms(health.latencyMs.p95)}</dd>
         </div>
       </dl>
       <div class="by-status">
@@ -178,7 +182,6 @@ function HealthSummary({ health }: { health: EndpointHealth }) {
   );
 }
 
-const W = 720;
 const H = 220;
 const PAD = { top: 12, right: 12, bottom: 40, left: 44 };
 
@@ -192,6 +195,18 @@ function niceMax(value: number): number {
 
 /** The bar chart: delivered (bottom) and failed (top) stacked per bucket. */
 export function HealthChart({ health }: { health: EndpointHealth }) {
+  // Drawn at the width it is shown at, so labels keep their size on a phone.
+  const figure = useRef<HTMLElement>(null);
+  const [W, setW] = useState(720);
+  useEffect(() => {
+    const el = figure.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(([entry]) => {
+      if (entry) setW(Math.max(280, Math.round(entry.contentRect.width)));
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
   const series = health.series;
   const max = niceMax(Math.max(0, ...series.map((b) => b.delivered + b.failed)));
   const plotW = W - PAD.left - PAD.right;
@@ -199,11 +214,11 @@ export function HealthChart({ health }: { health: EndpointHealth }) {
   const slot = plotW / Math.max(series.length, 1);
   const barW = Math.max(2, slot * 0.7);
   const y = (v: number) => PAD.top + plotH - (v / max) * plotH;
-  // Label every bucket of 7 days, every 4th hour of 24 (the last one always).
-  const labelEvery = series.length > 12 ? 4 : 1;
+  // Label every bucket of 7 days; of 24 hours, as many as fit, counted back from the latest.
+  const labelEvery = series.length > 12 ? (W < 520 ? 6 : 4) : 1;
   const unit = health.window === '24h' ? 'hour' : 'day (UTC)';
   return (
-    <figure class="health-figure">
+    <figure class="health-figure" ref={figure}>
       <div class="legend" aria-hidden="true">
         <span>
           <span class="legend-swatch swatch-delivered" />
@@ -215,11 +230,11 @@ export function HealthChart({ health }: { health: EndpointHealth }) {
         </span>
       </div>
       <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Attempts per ${unit}, delivered and failed. ${healthSentence(health)}`} preserveAspectRatio="xMidYMid meet">
-        {[0, max / 2, max].map((tick) => (
+        {(max >= 2 && max % 2 === 0 ? [0, max / 2, max] : [0, max]).map((tick) => (
           <g key={tick}>
             <line class="axis grid" x1={PAD.left} x2={W - PAD.right} y1={y(tick)} y2={y(tick)} />
             <text x={PAD.left - 6} y={y(tick) + 3} text-anchor="end">
-              {Number.isInteger(tick) ? tick : tick.toFixed(1)}
+              {tick}
             </text>
           </g>
         ))}
@@ -227,8 +242,9 @@ export function HealthChart({ health }: { health: EndpointHealth }) {
           const x = PAD.left + i * slot + (slot - barW) / 2;
           const dTop = y(b.delivered);
           const fTop = y(b.delivered + b.failed);
-          const label = bucketLabel(b.start, health.window);
-          const showLabel = i % labelEvery === 0 || i === series.length - 1;
+          // On a narrow chart a day is only its number (the axis title says what it is).
+          const label = health.window === '7d' && W < 520 ? dayNumber.format(new Date(b.start)) : bucketLabel(b.start, health.window);
+          const showLabel = (series.length - 1 - i) % labelEvery === 0;
           return (
             <g key={b.start}>
               {b.delivered > 0 ? <rect class="bar-delivered" x={x} y={dTop} width={barW} height={y(0) - dTop} /> : null}

@@ -1,6 +1,6 @@
 /**
- * The endpoint page (#/endpoints/:id): summary, actions, settings, health chart and the
- * endpoint's delivery log.
+ * The endpoint page (#/endpoints/:id): actions, summary, health chart, the endpoint's delivery
+ * log, then its settings.
  */
 import { useState } from 'preact/hooks';
 import type { Endpoint } from '../api/contract';
@@ -92,6 +92,11 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
         {flash}
       </p>
       <EndpointSummary endpoint={endpoint} />
+      <HealthPanel endpointId={endpoint.endpointId} />
+      <section class="section" aria-labelledby="endpoint-deliveries-title">
+        <h2 id="endpoint-deliveries-title">Deliveries</h2>
+        <DeliveryLog key={`log-${logGeneration}`} endpointId={endpoint.endpointId} query={query} />
+      </section>
       <Settings
         endpoint={endpoint}
         onSaved={(next) => {
@@ -99,11 +104,6 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
           setFlash('');
         }}
       />
-      <HealthPanel endpointId={endpoint.endpointId} />
-      <section class="section" aria-labelledby="endpoint-deliveries-title">
-        <h2 id="endpoint-deliveries-title">Deliveries</h2>
-        <DeliveryLog key={`log-${logGeneration}`} endpointId={endpoint.endpointId} query={query} />
-      </section>
     </section>
   );
 }

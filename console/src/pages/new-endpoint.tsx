@@ -21,12 +21,12 @@ export function NewEndpointPage() {
   const canWrite = useCan('webhook:write');
   return (
     <section>
-      <p class="breadcrumb">
+      <nav class="breadcrumb" aria-label="Breadcrumb">
         <a href={href('endpoints')}>Endpoints</a>
-      </p>
+      </nav>
       <PageHeader title="New endpoint" />
       {canWrite ? (
-        <div class="card">
+        <div class="card new-endpoint-card">
           <EndpointForm
             onSaved={(created) => {
               justCreated = created.endpointId;
