@@ -30,13 +30,21 @@ function isBookkeeping(attempt: Attempt): boolean {
 /** The [region] "Attempts": paged through, oldest first. `generation` changes on "Refresh". */
 export function DeliveryAttempts({ delivery, generation }: { delivery: Delivery; generation: number }) {
   const { client } = useSession();
-  const attempts = usePaged(
+  const paged = usePaged(
     (cursor) => client.call('listWebhookDeliveryAttempts', { params: { deliveryId: delivery.deliveryId }, query: { cursor, limit: 50 } }),
     [client, delivery.deliveryId, generation],
   );
+  // "Refresh" keeps the timeline on screen until the new evidence comes (no flash, no jump).
+  const refreshing = paged.state === 'loading' && paged.items.length > 0;
+  const attempts = refreshing ? { ...paged, state: 'ready' as const } : paged;
   return (
-    <section class="section delivery-attempts" aria-labelledby="delivery-attempts-title">
-      <h2 id="delivery-attempts-title">Attempts</h2>
+    <section class="delivery-attempts" aria-labelledby="delivery-attempts-title">
+      <div class="delivery-section-head">
+        <h2 id="delivery-attempts-title">Attempts</h2>
+        <span class="muted" role="status">
+          {refreshing ? 'Refreshing…' : ''}
+        </span>
+      </div>
       {attempts.state === 'loading' ? <Loading label="Loading attempts…" /> : null}
       {attempts.state === 'error' && attempts.problem ? <ProblemView problem={attempts.problem} onRetry={() => attempts.reload()} /> : null}
       {attempts.state === 'ready' && attempts.items.length === 0 ? <NoAttempts delivery={delivery} /> : null}

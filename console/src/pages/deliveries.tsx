@@ -3,7 +3,7 @@
  * on its page. Both read `GET /workspaces/{slug}/deliveries` (listDeliveries), the endpoint's with
  * `endpointId`, so the filters work the same in both places. Filters live in the page URL.
  */
-import { useMemo } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
 import type { QueryOf, ResponseOf } from '../api/contract';
 import { DeliveryFilters, FILTER_KEYS, hasFilters, readFilters, type LogFilters } from '../components/delivery-filters';
@@ -11,7 +11,7 @@ import { DeliveryLink, EndpointLink, NextAttempt, ShortTime, useEndpointDirector
 import { useLoad, usePaged } from '../components/load';
 import { Empty, Loading, LoadMore, PageHeader, ProblemView, StatusBadge } from '../components/ui';
 import { href, parseHash, replaceRoute } from '../router';
-import { useSession } from '../session';
+import { useCan, useSession } from '../session';
 import '../styles/deliveries.css';
 
 /** Deliveries per page. */
@@ -71,11 +71,23 @@ function writeFilters(filters: LogFilters, fixedEndpoint: boolean): void {
  */
 export function DeliveryLog({ endpointId, query }: { endpointId?: string; query: URLSearchParams }) {
   const { client } = useSession();
+  const canTest = useCan('webhook:test');
   const fixed = endpointId !== undefined;
   const filters = readFilters(query);
   const request = apiQuery(filters, endpointId);
   const requestKey = JSON.stringify(request);
-  const log = usePaged((cursor) => loadLogPage(client, request, cursor), [client, requestKey]);
+  // The view whose rows are on screen: a refresh of the same view keeps them until the new page comes.
+  const shownKey = useRef<string | null>(null);
+  const paged = usePaged(
+    (cursor) =>
+      loadLogPage(client, request, cursor).then((page) => {
+        if (cursor === undefined) shownKey.current = requestKey;
+        return page;
+      }),
+    [client, requestKey],
+  );
+  const refreshing = paged.state === 'loading' && shownKey.current === requestKey && paged.items.length > 0;
+  const log = refreshing ? { ...paged, state: 'ready' as const } : paged;
   const directory = useEndpointDirectory(!fixed);
   const eventTypes = useLoad(() => client.call('listEventTypes'), [client]);
   const urls = useMemo(() => new Map((directory.data ?? []).map((e) => [e.endpointId, e.url])), [directory.data]);
@@ -96,9 +108,14 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
         showClear={!stateClears}
         eventTypes={eventTypes.data?.items.map((t) => t.name) ?? []}
         actions={
-          <button type="button" class="button button-small" onClick={() => log.reload()} disabled={log.state === 'loading'}>
-            Refresh deliveries
-          </button>
+          <>
+            <button type="button" class="button button-small" onClick={() => log.reload()}>
+              Refresh deliveries
+            </button>
+            <span class="muted delivery-refreshing" role="status">
+              {refreshing ? 'Refreshing…' : ''}
+            </span>
+          </>
         }
       />
       {log.state === 'loading' ? <Loading label="Loading deliveries…" /> : null}
@@ -127,10 +144,16 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
         ) : (
           <Empty title="No deliveries yet">
             {fixed ? (
-              <p>Deliveries appear here when an event this endpoint subscribes to is published. Use “Send test event” to try it now.</p>
+              <p>Deliveries appear here when an event this endpoint subscribes to is published.{canTest ? ' Use “Send test event” to try it now.' : ''}</p>
             ) : (
               <p>
-                Deliveries appear here when an event is published to a subscribed endpoint. Open one of your <a href={href('endpoints')}>endpoints</a> and send a test event to try it.
+                Deliveries appear here when an event is published to a subscribed endpoint.
+                {canTest ? (
+                  <>
+                    {' '}
+                    Open one of your <a href={href('endpoints')}>endpoints</a> and send a test event to try it.
+                  </>
+                ) : null}
               </p>
             )}
           </Empty>

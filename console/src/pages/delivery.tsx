@@ -8,7 +8,7 @@ import type { Delivery } from '../api/contract';
 import { DeliveryAttempts } from '../components/delivery-attempts';
 import { DeliveryLink, EndpointLink, FailureReason, NextAttempt } from '../components/delivery-parts';
 import { asProblem, useLoad } from '../components/load';
-import { CopyButton, Empty, Loading, PageHeader, ProblemView, StatusBadge, Time } from '../components/ui';
+import { CopyButton, Loading, PageHeader, ProblemView, StatusBadge, Time } from '../components/ui';
 import { href } from '../router';
 import { useCan, useSession } from '../session';
 import '../styles/deliveries.css';
@@ -38,13 +38,9 @@ export function DeliveryPage({ deliveryId }: { deliveryId: string }) {
     return (
       <div class="delivery-page">
         <PageHeader title={notFound ? 'Delivery not found' : 'Delivery'} />
-        {notFound ? (
-          <Empty title={`There is no delivery ${deliveryId} in this workspace`}>
-            <p>Check the id, or look for the delivery in the log. A delivery is deleted with its endpoint and after its retention time.</p>
-          </Empty>
-        ) : (
-          <ProblemView problem={delivery.problem} onRetry={refresh} />
-        )}
+        {/* The API's problem (an alert, with its trace id), then what to do about a missing delivery. */}
+        <ProblemView problem={delivery.problem} onRetry={notFound ? undefined : refresh} />
+        {notFound ? <p>Check the id, or look for the delivery in the log: a delivery is deleted with its endpoint, and after its retention time.</p> : null}
         <p>
           <a href={href('deliveries')}>Back to the delivery log</a>
         </p>
@@ -64,6 +60,7 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
 
   const sendReplay = () => void replayNow();
   const replayNow = async () => {
+    if (replay.state === 'sending') return;
     replayKey.current ??= newIdempotencyKey();
     setReplay({ state: 'sending' });
     try {
@@ -84,7 +81,8 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
           Refresh
         </button>
         {canReplay && REPLAYABLE.has(delivery.status) ? (
-          <button type="button" class="button button-primary" onClick={sendReplay} disabled={replay.state === 'sending'}>
+          // Not `disabled` while sending: that would drop keyboard focus; a second click is ignored instead.
+          <button type="button" class="button button-primary" onClick={sendReplay} aria-disabled={replay.state === 'sending' ? 'true' : undefined}>
             {replay.state === 'sending' ? 'Replaying…' : 'Replay'}
           </button>
         ) : null}
