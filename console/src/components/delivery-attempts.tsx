@@ -138,7 +138,7 @@ function AttemptEntry({ attempt }: { attempt: Attempt }) {
                   <tbody>
                     {headers.map(([name, value]) => (
                       <tr key={name}>
-                        <td class="mono">{name}</td>
+                        <td class="mono delivery-header-name">{name}</td>
                         <td class="mono wrap">{value}</td>
                       </tr>
                     ))}
