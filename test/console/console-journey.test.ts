@@ -54,6 +54,19 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     expect(await seriousAxeFindings(page), `axe on ${name}`).toEqual([]);
   }
 
+  /** Follows a link of the console's navigation. */
+  async function nav(name: string): Promise<void> {
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
+  }
+
+  /** Clicks the delivery page's Refresh and waits for the reload to finish; answers the Attempts region's text. */
+  async function refreshedAttempts(): Promise<string> {
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const attempts = page.getByRole('region', { name: 'Attempts' });
+    await attempts.getByRole('status').filter({ hasText: /loading/i }).waitFor({ state: 'detached' });
+    return (await attempts.textContent()) ?? '';
+  }
+
   async function signIn(token: string): Promise<void> {
     await page.goto(`${pipeline.api.apiUrl}/console`);
     await page.getByRole('textbox', { name: 'Workspace' }).fill(pipeline.api.workspace);
@@ -85,7 +98,7 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
   });
 
   it('refuses a private URL on the URL field, then creates the endpoint', async () => {
-    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await nav('Endpoints');
     await page.getByRole('button', { name: 'New endpoint' }).waitFor();
     await checkPage('endpoints-empty');
     await page.getByRole('button', { name: 'New endpoint' }).click();
@@ -129,10 +142,7 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     await link.waitFor();
     await link.click();
     const attempts = page.getByRole('region', { name: 'Attempts' });
-    await expect.poll(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return attempts.textContent();
-    }, { timeout: 15_000 }).toMatch(/Delivered/);
+    await expect.poll(refreshedAttempts, { timeout: 15_000 }).toMatch(/Delivered/);
     await expect.poll(() => attempts.textContent()).toContain('200');
     await checkPage('delivery');
 
@@ -149,17 +159,14 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     const deliveryId = (await link.textContent())!;
     await link.click();
     const attempts = page.getByRole('region', { name: 'Attempts' });
-    await expect.poll(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return page.getByText('Dead-lettered').count();
-    }, { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(refreshedAttempts, { timeout: 30_000 }).toContain('retries_exhausted');
     // Seven HTTP attempts (the first and six retries), then the recorded decision to dead-letter.
     await expect.poll(() => attempts.getByRole('listitem').count()).toBe(8);
     expect(await attempts.textContent()).toContain('Attempt 7');
     expect(await attempts.textContent()).toContain('retries_exhausted');
     await checkPage('delivery-dead-lettered');
 
-    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await nav('Deliveries');
     await page.getByRole('group', { name: 'Status' }).getByRole('checkbox', { name: 'Dead-lettered' }).check();
     await expect.poll(() => page.evaluate<string>('location.hash')).toContain('status=dead_lettered');
     await page.getByRole('link', { name: deliveryId }).waitFor();
@@ -168,7 +175,7 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
 
   it("recovers the endpoint's failures once the receiver is back, and shows them delivered", async () => {
     receiverMode = 'ok';
-    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await nav('Endpoints');
     await page.getByRole('link', { name: receiver.url }).click();
     await page.getByRole('button', { name: 'Recover deliveries' }).click();
     const dialog = page.getByRole('dialog');
@@ -182,13 +189,13 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     await checkPage('recover-done');
     await dialog.getByRole('button', { name: /close|done/i }).first().click();
 
-    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await nav('Deliveries');
     await page.getByRole('group', { name: 'Status' }).getByRole('checkbox', { name: 'Delivered' }).check();
     await expect.poll(() => page.getByRole('link', { name: /^whd_/ }).count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
   });
 
   it('creates a read token (shown once) and revokes another', async () => {
-    await page.getByRole('link', { name: 'API tokens' }).click();
+    await nav('API tokens');
     for (const name of ['reader', 'to-revoke']) {
       await page.getByRole('button', { name: 'New token' }).click();
       await page.getByRole('textbox', { name: 'Name' }).fill(name);
@@ -208,7 +215,7 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     await checkPage('tokens');
     const row = page.getByRole('row', { name: /to-revoke/ });
     await row.getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: /revoke/i }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
     await expect.poll(() => page.getByRole('row', { name: /to-revoke/ }).count()).toBe(0);
   });
 
@@ -218,7 +225,7 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
 
     await signIn(readToken);
-    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await nav('Endpoints');
     await page.getByRole('link', { name: receiver.url }).waitFor();
     expect(await page.getByRole('button', { name: 'New endpoint' }).count()).toBe(0);
     await page.getByRole('link', { name: receiver.url }).click();

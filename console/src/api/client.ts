@@ -24,6 +24,8 @@ export class ApiProblem extends Error {
   readonly retryAfterSeconds: number | null;
   readonly unknownEventTypes: readonly string[];
   readonly requiredPermission: string | null;
+  /** Requested permissions beyond the caller's (Forbidden on token creation). */
+  readonly excessPermissions: readonly string[];
 
   constructor(fields: {
     status: number;
@@ -36,6 +38,7 @@ export class ApiProblem extends Error {
     retryAfterSeconds?: number | null;
     unknownEventTypes?: readonly string[];
     requiredPermission?: string | null;
+    excessPermissions?: readonly string[];
   }) {
     super(fields.detail);
     this.name = 'ApiProblem';
@@ -49,6 +52,7 @@ export class ApiProblem extends Error {
     this.retryAfterSeconds = fields.retryAfterSeconds ?? null;
     this.unknownEventTypes = fields.unknownEventTypes ?? [];
     this.requiredPermission = fields.requiredPermission ?? null;
+    this.excessPermissions = fields.excessPermissions ?? [];
   }
 }
 
@@ -149,6 +153,7 @@ function toProblem(response: Response, json: unknown): ApiProblem {
     retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
     unknownEventTypes: Array.isArray(body.unknownEventTypes) ? (body.unknownEventTypes as string[]) : [],
     requiredPermission: str(body.requiredPermission),
+    excessPermissions: Array.isArray(body.excessPermissions) ? (body.excessPermissions as string[]) : [],
   });
 }
 
