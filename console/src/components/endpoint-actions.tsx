@@ -48,6 +48,7 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
   const testKey = useRef<string | null>(null);
 
   const sendTest = async (retry = false) => {
+    if (testing) return;
     if (!retry || !testKey.current) testKey.current = newIdempotencyKey();
     setTesting(true);
     setTest(null);
@@ -71,7 +72,7 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
       </h2>
       <div class="row actions-row">
         {can.test ? (
-          <button type="button" class="button" onClick={() => void sendTest()} disabled={testing}>
+          <button type="button" class="button" onClick={() => void sendTest()} aria-disabled={testing}>
             Send test event
           </button>
         ) : null}
@@ -137,6 +138,7 @@ function ToggleDialog({ endpoint, onClose, onDone }: { endpoint: Endpoint; onClo
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const enabling = !endpoint.enabled;
   const confirm = async () => {
+    if (busy) return;
     setBusy(true);
     setProblem(null);
     try {
@@ -173,7 +175,7 @@ function ToggleDialog({ endpoint, onClose, onDone }: { endpoint: Endpoint; onClo
         <button type="button" class="button" onClick={onClose}>
           Cancel
         </button>
-        <button type="button" class={`button ${enabling ? 'button-primary' : 'button-danger'}`} onClick={() => void confirm()} disabled={busy}>
+        <button type="button" class={`button ${enabling ? 'button-primary' : 'button-danger'}`} onClick={() => void confirm()} aria-disabled={busy}>
           {enabling ? 'Enable' : 'Disable'}
         </button>
       </div>
@@ -189,7 +191,7 @@ function DeleteDialog({ endpoint, onClose, onDeleted }: { endpoint: Endpoint; on
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const matches = typed.trim() === endpoint.url;
   const confirm = async () => {
-    if (!matches) return;
+    if (!matches || busy) return;
     setBusy(true);
     setProblem(null);
     try {
@@ -230,7 +232,7 @@ function DeleteDialog({ endpoint, onClose, onDeleted }: { endpoint: Endpoint; on
           <button type="button" class="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" class="button button-danger" disabled={!matches || busy}>
+          <button type="submit" class="button button-danger" disabled={!matches} aria-disabled={busy}>
             Delete permanently
           </button>
         </div>

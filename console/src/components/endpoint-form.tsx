@@ -270,7 +270,7 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
       </div>
       {problem ? <ProblemView problem={problem} /> : null}
       <div class="row form-actions">
-        <button type="submit" class="button button-primary" disabled={saving}>
+        <button type="submit" class="button button-primary" aria-disabled={saving}>
           {editing ? 'Save changes' : 'Create endpoint'}
         </button>
         <span class="form-notice" role="status">

@@ -86,6 +86,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
   };
 
   const countMatches = async () => {
+    if (busy) return;
     const request = body();
     if (!request) return;
     setBusy('count');
@@ -101,6 +102,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
   };
 
   const start = async () => {
+    if (busy) return;
     const request = body();
     if (!request) return;
     const text = JSON.stringify(request);
@@ -128,7 +130,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
   };
 
   const cancel = async () => {
-    if (!job) return;
+    if (!job || busy) return;
     setBusy('cancel');
     setPollProblem(null);
     try {
@@ -226,7 +228,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
         ) : null}
         <div class="dialog-actions">
           {job.status === 'running' ? (
-            <button type="button" class="button button-danger" onClick={() => void cancel()} disabled={busy === 'cancel'}>
+            <button type="button" class="button button-danger" onClick={() => void cancel()} aria-disabled={busy === 'cancel'}>
               Cancel recovery
             </button>
           ) : null}
@@ -324,7 +326,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
           ))}
         </fieldset>
         <div class="row">
-          <button type="submit" class="button" disabled={busy !== null}>
+          <button type="submit" class="button" aria-disabled={busy !== null}>
             Count deliveries
           </button>
           <span role="status" class="recover-count">

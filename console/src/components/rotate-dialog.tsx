@@ -19,7 +19,7 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
   const [rotating, setRotating] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [rotated, setRotated] = useState<RotatedSecret | null>(null);
-  const secretRef = useRef<HTMLInputElement>(null);
+  const secretRef = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => {
     // The confirm button is gone: focus (and select) the secret so it can be copied at once.
@@ -29,6 +29,7 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
   }, [rotated]);
 
   const rotate = async () => {
+    if (rotating) return;
     setRotating(true);
     setProblem(null);
     try {
@@ -50,7 +51,8 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
           <label class="field-label" for="new-secret">
             New signing secret
           </label>
-          <input id="new-secret" ref={secretRef} class="secret" type="text" readOnly value={rotated.secret} spellcheck={false} autoComplete="off" aria-describedby="secret-warning secret-grace" />
+          {/* A textarea, so the whole secret shows (wrapped) even on a phone. */}
+          <textarea id="new-secret" ref={secretRef} class="secret secret-text" rows={2} readOnly value={rotated.secret} spellcheck={false} autoComplete="off" aria-describedby="secret-warning secret-grace" />
         </div>
         <div class="row">
           <CopyButton text={rotated.secret} label="Copy secret" />
@@ -89,7 +91,7 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
         <button type="button" class="button" onClick={onClose}>
           Cancel
         </button>
-        <button type="button" class="button button-primary" onClick={() => void rotate()} disabled={rotating}>
+        <button type="button" class="button button-primary" onClick={() => void rotate()} aria-disabled={rotating}>
           Rotate
         </button>
       </div>

@@ -39,7 +39,8 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
   const endpoint = changed ?? loaded.data;
 
   if (!endpoint) {
-    if (loaded.state === 'error' && loaded.problem.tag === 'EndpointNotFound') {
+    // A malformed id in the address is as good as an unknown one.
+    if (loaded.state === 'error' && (loaded.problem.tag === 'EndpointNotFound' || (loaded.problem.tag === 'ValidationError' && loaded.problem.issues.some((i) => i.path.startsWith('path.'))))) {
       return (
         <section>
           <Breadcrumb />
