@@ -138,7 +138,7 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
 
   it('sends a test event and shows it delivered with its attempt evidence, signed with the new secret', async () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
-    const link = page.getByRole('link', { name: /^whd_/ }).first();
+    const link = page.locator('.success').filter({ hasText: 'Test event queued' }).getByRole('link', { name: /^whd_/ });
     await link.waitFor();
     await link.click();
     const attempts = page.getByRole('region', { name: 'Attempts' });
@@ -153,8 +153,9 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
   it('shows the retries and the dead letter while the receiver fails', async () => {
     receiverMode = 'fail';
     await page.goBack();
+    // The message of the first send is gone once the page is left and opened again.
     await page.getByRole('button', { name: 'Send test event' }).click();
-    const link = page.getByRole('link', { name: /^whd_/ }).first();
+    const link = page.locator('.success').filter({ hasText: 'Test event queued' }).getByRole('link', { name: /^whd_/ });
     await link.waitFor();
     const deliveryId = (await link.textContent())!;
     await link.click();
