@@ -14,7 +14,7 @@ export function asProblem(e: unknown): ApiProblem {
 }
 
 /** Loads once per change of `deps`; `reload()` loads again (keeping the old data on screen until then). */
-export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Load<T> & { reload(): void } {
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Load<T> & { readonly reload: () => void } {
   const [state, setState] = useState<Load<T>>({ state: 'loading' });
   const [generation, setGeneration] = useState(0);
   useEffect(() => {
@@ -39,8 +39,8 @@ export interface Paged<T> {
   /** True while a further page is loading. */
   readonly loadingMore: boolean;
   readonly hasMore: boolean;
-  loadMore(): void;
-  reload(): void;
+  readonly loadMore: () => void;
+  readonly reload: () => void;
 }
 
 /** Pages through a list; a change of `deps` starts from the first page again. */
