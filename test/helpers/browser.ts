@@ -90,9 +90,13 @@ export function screenshotDir(): string {
   return dir;
 }
 
-/** Saves a full-page screenshot named `<name>.png` in {@link screenshotDir}. */
+/**
+ * Saves a screenshot named `<name>.png` in {@link screenshotDir}: the full page, or only the
+ * viewport while a modal dialog is open (its backdrop covers the viewport, not the page).
+ */
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
   const path = join(screenshotDir(), `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  const dialogOpen = (await page.locator('dialog[open]').count()) > 0;
+  await page.screenshot({ path, fullPage: !dialogOpen });
   return path;
 }
