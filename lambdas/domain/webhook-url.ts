@@ -62,17 +62,31 @@ export function checkWebhookUrl(raw: string, options: UrlCheckOptions = {}): Url
 /**
  * Classifies one resolved or literal IP address: true when it is a public
  * unicast address (embedded IPv4 forms checked too). With allowLoopback,
- * loopback addresses also pass. Anything that does not parse is not public.
+ * loopback addresses also pass. Anything that does not parse, and any IPv4
+ * that is not in canonical dotted-decimal form, is not public.
  */
 export function isPublicAddress(address: string, options: UrlCheckOptions = {}): boolean {
   try {
     if (typeof address !== 'string') return false;
     const text = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-    if (!ipaddr.isValid(text)) return false;
+    if (!isCanonicalAddress(text)) return false;
     return isAllowed(classify(ipaddr.parse(text)), options.allowLoopback === true);
   } catch {
     return false;
   }
+}
+
+/**
+ * True for an IPv4 address in canonical dotted decimal (four parts, no leading zeros), or an IPv6
+ * address whose embedded IPv4 tail (if any) is. Other IPv4 spellings are ambiguous: ipaddr.js reads
+ * `8.8.8.010` as octal (8.8.8.8) but `::ffff:8.8.8.010` as decimal, and other parsers (inet_aton,
+ * inet_pton) disagree again, so an address string that is not canonical is never trusted.
+ */
+function isCanonicalAddress(text: string): boolean {
+  if (!text.includes(':')) return ipaddr.IPv4.isValidFourPartDecimal(text);
+  if (!ipaddr.IPv6.isValid(text)) return false;
+  const tail = text.slice(text.lastIndexOf(':') + 1).split('%')[0]!;
+  return !tail.includes('.') || ipaddr.IPv4.isValidFourPartDecimal(tail);
 }
 
 function check(raw: string, allowLoopback: boolean): UrlCheck {

@@ -299,6 +299,23 @@ describe('isPublicAddress', () => {
     ['', false],
     ['08.0.0.1', false],
     ['127.0.0.1.', false],
+    // Non-canonical IPv4 spellings: ambiguous between parsers (octal or decimal?), never trusted.
+    ['8.8.8.010', false], // ipaddr.js reads 8.8.8.8, inet_pton refuses it
+    ['010.8.8.8', false],
+    ['8.8.8.08', false],
+    ['08.8.8.8', false],
+    ['0x8.8.8.8', false],
+    ['0x08080808', false],
+    ['8.8.2056', false], // short form of 8.8.8.8
+    ['8.526344', false],
+    ['134744072', false], // 8.8.8.8 as one number
+    ['0134.0.0.1', false],
+    ['8.8.8.8 ', false],
+    ['::ffff:8.8.8.010', false], // ipaddr.js reads the tail as decimal here
+    ['64:ff9b::8.8.8.010', false],
+    ['2606:4700::8.8.8.08', false],
+    ['2606:4700::8.8.8.8', true], // a canonical embedded tail is fine (a public 2000::/3 address)
+    ['2606:4700:0000:0000:0000:0000:0000:1111', true], // IPv6 zero padding is not ambiguous
   ])('isPublicAddress(%j) === %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
   });
