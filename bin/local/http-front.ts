@@ -4,7 +4,8 @@
  * product logic: errors come from the same problem builder.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import { AppError } from '../../lambdas/contract/errors';
 import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
@@ -62,19 +63,57 @@ function send(res: ServerResponse, result: APIGatewayProxyResult): void {
 /** Extra routes served before the REST operations (docs, MCP). */
 export type ExtraRoute = (req: IncomingMessage, body: Buffer, url: URL, requestId: string) => Promise<APIGatewayProxyResult | null>;
 
+/**
+ * A request Node's HTTP parser refused (bad method, header or chunk, headers over its 16 KiB
+ * limit, a request that timed out): answered as problem+json like every other refusal (API
+ * Gateway renders its own refusals the same way), instead of Node's bare status line.
+ */
+function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // Node's own guard: write only if the socket can take it and no response is under way on it.
+  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (error.code === 'ECONNRESET' || !socket.writable || inProgress) {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const refusal =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('PayloadTooLarge', 'The request line and headers exceed 16 KiB')
+      : new AppError('ValidationError', `The request is not valid HTTP/1.1 (${error.code ?? 'unparsable'})`);
+  const result = problemResponse(refusal, requestId);
+  const body = Buffer.from(result.body, 'utf8');
+  const headers = Object.entries({ ...(result.headers as Record<string, string>), 'content-length': String(body.length), connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ''}\r\n${headers}\r\n`, 'latin1'), body]));
+}
+
 /** Creates the local API server. */
 export function createHttpFront(options: { extraRoutes?: readonly ExtraRoute[] } = {}): Server {
-  return createServer((req, res) => {
+  // No Host header is not worth a bare 400 from Node: nothing here routes on the host.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     const requestId = randomUUID();
     handle(req, requestId, options.extraRoutes ?? [])
       .then((result) => send(res, result))
       .catch((error: unknown) => send(res, problemResponse(error, requestId)));
   });
+  server.on('clientError', refuseUnparsable);
+  return server;
+}
+
+/** The request target as a URL; null when it does not parse (`GET http://[ HTTP/1.1`). */
+function targetOf(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return null;
+  }
 }
 
 async function handle(req: IncomingMessage, requestId: string, extraRoutes: readonly ExtraRoute[]): Promise<APIGatewayProxyResult> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
   const body = await readBody(req);
+  const url = targetOf(req);
+  if (!url) return problemResponse(new AppError('ValidationError', 'The request target is not a valid path'), requestId);
   if (body === null) return problemResponse(new AppError('PayloadTooLarge', 'The request body exceeds 10 MiB'), requestId);
   for (const extra of extraRoutes) {
     const result = await extra(req, body, url, requestId);
