@@ -57,7 +57,11 @@ export type EndpointHealthSummary = z.infer<typeof EndpointHealthSummarySchema>;
 export const EndpointSchema = z
   .object({
     endpointId: EndpointIdSchema,
-    url: z.string().meta({ example: 'https://hooks.example.com/webhooks' }),
+    url: z.string().meta({
+      description:
+        'The receiver URL. In full only for callers whose token grants `webhook:write` (the `write` scope); any other caller sees it redacted to scheme and host, then `/…` (e.g. `https://hooks.example.com/…`), since a URL may carry a secret in its path or query. Audit entries, notifications and domain events always carry the redacted form.',
+      example: 'https://hooks.example.com/webhooks',
+    }),
     eventTypes: z.array(z.string()).meta({ example: ['webhook.test_event'] }),
     description: z.string().nullable(),
     enabled: z.boolean(),

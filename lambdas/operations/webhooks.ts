@@ -1,8 +1,15 @@
-/** Webhook endpoint operations (docs/behaviour.md#endpoint-rules, docs/behaviour.md#secret-rotation). */
+/**
+ * Webhook endpoint operations (docs/behaviour.md#endpoint-rules, docs/behaviour.md#secret-rotation).
+ * URLs are redacted everywhere but on endpoint resources shown to write-scope callers
+ * (docs/behaviour.md#url-redaction).
+ */
 import { AppError } from '../contract/errors';
 import { clampLimit } from '../contract/pagination';
+import { permissionsOf } from '../contract/permissions';
+import type { EndpointCore } from '../contract/schemas';
 import { newId } from '../domain/ids';
 import { mintSecret, rotateSecrets } from '../domain/secrets';
+import { redactUrl, urlAsSeenWith } from '../domain/url-redaction';
 import { checkWebhookUrl } from '../domain/webhook-url';
 import {
   deleteEndpoint,
@@ -15,8 +22,13 @@ import {
   type EndpointChanges,
   type EndpointRecord,
 } from '../store/endpoints';
-import type { OperationDeps, OperationImpl } from './context';
+import type { Caller, OperationDeps, OperationImpl } from './context';
 import { NO_HEALTH, withHealth } from './health';
+
+/** The endpoint as this caller may see it: the full URL needs write scope, anyone else sees it redacted. */
+function asSeenBy<T extends EndpointCore>(caller: Caller, endpoint: T): T {
+  return { ...endpoint, url: urlAsSeenWith(endpoint.url, permissionsOf(caller.scopes)) };
+}
 
 function validUrl(deps: OperationDeps, raw: string): string {
   const check = checkWebhookUrl(raw, deps.urlPolicy);
@@ -43,7 +55,7 @@ async function mustGet(deps: OperationDeps, slug: string, endpointId: string): P
 /** GET /workspaces/{slug}/webhooks: health is read for the page's endpoints only (at most `limit`). */
 export const listWebhooks: OperationImpl<'listWebhooks'> = async (deps, caller, { query }) => {
   const page = await listEndpoints(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
-  return { items: await Promise.all(page.items.map((e) => withHealth(deps, e))), nextCursor: page.nextCursor };
+  return { items: await Promise.all(page.items.map((e) => withHealth(deps, asSeenBy(caller, e)))), nextCursor: page.nextCursor };
 };
 
 /** POST /workspaces/{slug}/webhooks: the secret is minted and kept, never returned. */
@@ -68,16 +80,16 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     action: 'webhook.created',
     actor: caller.tokenId,
     targetId: record.endpointId,
-    detail: { url, eventTypes },
+    detail: { url: redactUrl(url), eventTypes },
   });
-  await deps.events.emit(caller.workspace, 'webhook.created', { endpointId: record.endpointId, url, eventTypes });
+  await deps.events.emit(caller.workspace, 'webhook.created', { endpointId: record.endpointId, url: redactUrl(url), eventTypes });
   // A new endpoint id has no counters yet.
-  return { ...toEndpointWire(record), health: NO_HEALTH };
+  return { ...asSeenBy(caller, toEndpointWire(record)), health: NO_HEALTH };
 };
 
 /** GET /workspaces/{slug}/webhooks/{endpointId} */
 export const getWebhook: OperationImpl<'getWebhook'> = async (deps, caller, { params }) =>
-  withHealth(deps, toEndpointWire(await mustGet(deps, caller.workspace, params.endpointId)));
+  withHealth(deps, asSeenBy(caller, toEndpointWire(await mustGet(deps, caller.workspace, params.endpointId))));
 
 /** PATCH /workspaces/{slug}/webhooks/{endpointId}: only the fields sent change. */
 export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller, { params, body }) => {
@@ -91,11 +103,11 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
     action: 'webhook.updated',
     actor: caller.tokenId,
     targetId: params.endpointId,
-    detail: { changed: Object.keys(changes), ...changes },
+    detail: { changed: Object.keys(changes), ...changes, ...(changes.url !== undefined ? { url: redactUrl(changes.url) } : {}) },
   });
   if (!updated) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
-  await deps.events.emit(caller.workspace, 'webhook.updated', { endpointId: updated.endpointId, url: updated.url, changed: Object.keys(changes) });
-  return withHealth(deps, toEndpointWire(updated));
+  await deps.events.emit(caller.workspace, 'webhook.updated', { endpointId: updated.endpointId, url: redactUrl(updated.url), changed: Object.keys(changes) });
+  return withHealth(deps, asSeenBy(caller, toEndpointWire(updated)));
 };
 
 /** DELETE /workspaces/{slug}/webhooks/{endpointId}: history cascades. */
@@ -107,7 +119,7 @@ export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller
     targetId: params.endpointId,
   });
   if (!deleted) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
-  await deps.events.emit(caller.workspace, 'webhook.deleted', { endpointId: params.endpointId, url: existing?.url ?? '' });
+  await deps.events.emit(caller.workspace, 'webhook.deleted', { endpointId: params.endpointId, url: existing ? redactUrl(existing.url) : '' });
 };
 
 /** POST .../rotate-secret: the new secret, shown once. */

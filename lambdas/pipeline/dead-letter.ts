@@ -6,6 +6,7 @@
  */
 import type { HealthObservation } from '../domain/delivery-health';
 import { bookkeepingEntry, isTerminal, type DeliveryRecord } from '../domain/delivery-lifecycle';
+import { redactUrl } from '../domain/url-redaction';
 import type { TableContext } from '../store/client';
 import { getDelivery, recordObservation } from '../store/deliveries';
 import { getEndpointRecord } from '../store/endpoints';
@@ -51,7 +52,8 @@ export async function deadLetterDelivery(
       delivery.workspace,
       {
         kind: 'delivery.dead_lettered',
-        message: `Delivery ${delivery.deliveryId} (${delivery.eventType}) to ${endpoint?.url ?? delivery.endpointId} stopped after ${delivery.attempts} attempts (last: ${delivery.lastError ?? 'unknown'}). The endpoint stopped receiving it; replay it once the receiver is fixed.`,
+        // Read-scope callers read notifications: the URL is redacted (docs/behaviour.md#url-redaction).
+        message: `Delivery ${delivery.deliveryId} (${delivery.eventType}) to ${endpoint ? redactUrl(endpoint.url) : delivery.endpointId} stopped after ${delivery.attempts} attempts (last: ${delivery.lastError ?? 'unknown'}). The endpoint stopped receiving it; replay it once the receiver is fixed.`,
         endpointId: delivery.endpointId,
         deliveryId: delivery.deliveryId,
       },
