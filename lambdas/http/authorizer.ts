@@ -1,4 +1,8 @@
-/** The API Gateway side of token authorization (docs/architecture.md#authorizer): the caller as authorizer context and policy. */
+/**
+ * The API Gateway side of token authorization (docs/architecture.md#authorizer): the caller as
+ * authorizer context and policy. API Gateway caches the decision, so the context may outlive a
+ * revocation: the REST handler re-checks it for every mutating route.
+ */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import type { Caller } from '../operations/context';
 

@@ -9,7 +9,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, isAppError } from '../contract/errors';
 import { operationById, type OperationDef, type OperationId } from '../contract/operations';
-import { checkPermission, checkWorkspace, parseOperationInput } from '../operations/access';
+import { checkPermission, checkWorkspace, confirmCaller, parseOperationInput } from '../operations/access';
 import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
 import { fromAuthorizerContext } from './authorizer';
 import { idempotency, type IdempotencyRequestContext } from './idempotency';
@@ -26,9 +26,14 @@ function traceIdOf(event: APIGatewayProxyEvent): string {
   return event.requestContext?.requestId ?? 'unknown';
 }
 
+/** A request header by its name, case-blind (API Gateway keeps the client's spelling). */
+function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
+  return Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
 function parseBody(def: OperationDef, event: APIGatewayProxyEvent): unknown {
   if (!def.body) return undefined;
-  const type = Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1]?.trim();
+  const type = headerOf(event, 'content-type')?.trim();
   const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
   if (raw.trim() === '') throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
   try {
@@ -52,12 +57,19 @@ function problemErrors(logger: Logger): middy.MiddlewareObj<APIGatewayProxyEvent
   };
 }
 
-/** Middleware: caller from the authorizer, slug ↔ token workspace (404, no oracle), rate limit, permission. */
+/**
+ * Middleware: caller from the authorizer (re-checked uncached for a mutating route, so a revoked
+ * token never changes anything: docs/architecture.md#authorizer), slug ↔ token workspace (404,
+ * no oracle), rate limit, permission.
+ */
 function guard(def: OperationDef, runtime: () => SurfaceRuntime): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
   return {
     before: async (request: RestRequest) => {
-      const caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
+      let caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
       if (!caller) throw new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`');
+      // Reads keep the authorizer's cache window; every other method pays one consistent read.
+      if (def.method !== 'GET') caller = await confirmCaller(runtime().deps.table, headerOf(request.event, 'authorization'), caller);
+      if (!caller) throw new AppError('Unauthorized', 'This API token is unknown or has been revoked');
       const slug = request.event.pathParameters?.slug;
       checkWorkspace(caller, slug);
       const decision = await runtime().rateLimiter.hit(def.rateLimit, caller.tokenId);

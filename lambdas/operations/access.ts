@@ -21,6 +21,19 @@ export async function resolveCaller(table: TableContext, authorization: string |
   return identity ? { workspace: identity.workspace, tokenId: identity.tokenId, scopes: identity.scopes } : null;
 }
 
+/**
+ * The caller of a mutating REST request, re-checked (docs/architecture.md#authorizer): API
+ * Gateway may answer from a cached authorizer decision, which a revoked token keeps passing
+ * until it expires. One strongly consistent read of the token's hash (the authorizer's own
+ * lookup, uncached) gives the current caller; null (401) when the token is gone or resolves to
+ * another identity than the cached one.
+ */
+export async function confirmCaller(table: TableContext, authorization: string | undefined | null, cached: Caller): Promise<Caller | null> {
+  const current = await resolveCaller(table, authorization);
+  if (!current || current.tokenId !== cached.tokenId || current.workspace !== cached.workspace) return null;
+  return current;
+}
+
 /** Throws WorkspaceNotFound unless `slug` is the caller's workspace (unknown and foreign look alike). */
 export function checkWorkspace(caller: Caller, slug: string | undefined): void {
   if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);
