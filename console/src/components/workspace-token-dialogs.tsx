@@ -4,12 +4,13 @@
  * the bundles the caller's token fully holds are offered. The raw token is shown once and
  * forgotten when the dialog closes.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { ApiProblem } from '../api/client';
 import type { ApiToken, CreatedApiToken, Permission } from '../api/contract';
 import { useSession } from '../session';
 import { asProblem } from './load';
-import { CopyButton, Dialog, ProblemView } from './ui';
+import { ShownOnceDialog } from './shown-once';
+import { Dialog, ProblemView } from './ui';
 
 type Bundle = 'read' | 'write' | 'admin';
 
@@ -37,16 +38,8 @@ export function NewTokenDialog({ onClose, onCreated }: { onClose: () => void; on
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [errors, setErrors] = useState<{ name?: string; scopes?: string }>({});
   const [created, setCreated] = useState<CreatedApiToken | null>(null);
-  const tokenRef = useRef<HTMLInputElement>(null);
   const nameRef = useRef<HTMLInputElement>(null);
   const grantable = (bundle: Bundle) => BUNDLES[bundle].permissions.every((p) => permissions.has(p));
-
-  useEffect(() => {
-    // The form is replaced by the token: move focus onto it, selected for copying.
-    if (!created) return;
-    tokenRef.current?.focus();
-    tokenRef.current?.select();
-  }, [created]);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -80,28 +73,18 @@ export function NewTokenDialog({ onClose, onCreated }: { onClose: () => void; on
 
   if (created) {
     return (
-      <Dialog title="API token created" onClose={onClose} describedBy="new-token-warning">
-        <p id="new-token-warning" class="notice">
-          Copy the token now: it will not be shown again. Only its hash is stored; if it is lost, create a new one and revoke this one.
-        </p>
-        <div class="field">
-          <label class="field-label" for="new-api-token">
-            New API token
-          </label>
-          <input id="new-api-token" ref={tokenRef} class="secret" type="text" readOnly value={created.token} autoComplete="off" spellcheck={false} />
-        </div>
-        <p class="row">
-          <CopyButton text={created.token} label="Copy token" />
-        </p>
+      <ShownOnceDialog
+        title="API token created"
+        label="New API token"
+        value={created.token}
+        copyLabel="Copy token"
+        advice="Only its hash is stored; if it is lost, create a new one and revoke this one."
+        onClose={onClose}
+      >
         <p class="muted">
           <strong>{created.name}</strong> ({created.tokenId}), scopes {created.scopes.join(', ')}.
         </p>
-        <div class="dialog-actions">
-          <button type="button" class="button button-primary" onClick={onClose}>
-            Done
-          </button>
-        </div>
-      </Dialog>
+      </ShownOnceDialog>
     );
   }
 
