@@ -6,13 +6,13 @@
 import { z } from 'zod';
 
 /** Example values of the payload examples below (documentation only). */
-const EXAMPLE_ENDPOINT = { endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', url: 'https://hooks.example.com/webhooks' } as const;
+const EXAMPLE_ENDPOINT = { endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', url: 'https://hooks.example.com/…' } as const;
 const EXAMPLE_TOKEN_ID = 'tok_01JD2YA1B2C3D4E5F6G7H8J9KM';
 const EXAMPLE_MEMBER_ID = 'mem_01JD2YB3C4D5E6F7G8H9J0K1MN';
 
 const endpointRef = {
   endpointId: z.string().meta({ example: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC' }),
-  url: z.string(),
+  url: z.string().meta({ description: 'The endpoint URL redacted to scheme and host, then `/…` (a receiver URL may hold a secret).' }),
 };
 
 /** Built-in event types and their payload schemas. */

@@ -11,18 +11,22 @@ import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
 import { restHandler } from '../../lambdas/http/rest-handler';
 import type { SurfaceRuntime } from '../../lambdas/operations/context';
+import { issueToken } from '../../lambdas/operations/admin';
 import { memoryRateLimiter } from '../../lambdas/operations/rate-limiter';
 import { freshTable } from '../helpers/table';
 
 const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
 let table: Awaited<ReturnType<typeof freshTable>>;
 let runtime: SurfaceRuntime;
+/** A real token: mutating routes re-read it (docs/architecture.md#authorizer). */
+let caller: { token: string; tokenId: string };
 beforeAll(async () => {
   table = await freshTable();
   runtime = {
     deps: { table, now: () => new Date(), eventTypes: createEventCatalogue(), urlPolicy: {}, queue: { send: async () => undefined }, events: { emit: async () => undefined } },
     rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
   };
+  caller = await issueToken(table, 'acme', { name: 'test', scopes: ['admin'] });
 });
 afterAll(async () => {
   await table?.drop();
@@ -33,12 +37,12 @@ function testSend(headers: Record<string, string>, requestId: string): APIGatewa
   return {
     path: `/workspaces/acme/webhooks/${ENDPOINT}/test-event`,
     httpMethod: 'POST',
-    headers,
+    headers: { authorization: `Bearer ${caller.token}`, ...headers },
     pathParameters: { slug: 'acme', endpointId: ENDPOINT },
     queryStringParameters: null,
     body: null,
     isBase64Encoded: false,
-    requestContext: { requestId, authorizer: { workspace: 'acme', tokenId: 'tok_1', scopes: 'admin' } },
+    requestContext: { requestId, authorizer: { workspace: 'acme', tokenId: caller.tokenId, scopes: 'admin' } },
   } as unknown as APIGatewayProxyEvent;
 }
 const context = { functionName: 'f', awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
