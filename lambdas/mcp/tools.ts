@@ -1,15 +1,17 @@
 /**
  * The MCP tools, generated from the contract (docs/architecture.md#one-contract): one per operation,
  * named by the contract, with its path, query and body schemas as the input,
- * its permission, and its errors as tool errors carrying the REST problem body.
+ * its permission, its rate-limit bucket, and its errors as tool errors carrying
+ * the REST problem body.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AppError, isAppError, toProblem } from '../contract/errors';
 import { OPERATIONS, type OperationDef, type OperationId } from '../contract/operations';
-import { checkAccess, parseOperationInput } from '../operations/access';
-import type { Caller, OperationDeps, OperationImpl } from '../operations/context';
+import { checkPermission, checkWorkspace, parseOperationInput } from '../operations/access';
+import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
+import { chargeRateLimit } from '../operations/rate-limiter';
 import { IMPLEMENTATIONS } from '../operations/index';
 
 /** Server name and version MCP clients see. */
@@ -34,14 +36,20 @@ export function splitToolArguments(def: OperationDef, args: Record<string, unkno
   };
 }
 
-/** Runs one tool call: the same access checks, parsing and implementation as REST. */
-export async function callTool(def: OperationDef, deps: OperationDeps, caller: Caller, args: Record<string, unknown>, traceId: string): Promise<CallToolResult> {
+/**
+ * Runs one tool call as REST runs the operation, in the same order: the workspace check, one hit
+ * in the operation's own rate-limit bucket (so a tool call costs what the REST call costs, on top
+ * of the gate's `mcp` hit), the permission, the parsing, the implementation.
+ */
+export async function callTool(def: OperationDef, runtime: SurfaceRuntime, caller: Caller, args: Record<string, unknown>, traceId: string): Promise<CallToolResult> {
   try {
     const raw = splitToolArguments(def, args);
-    checkAccess(def, caller, (raw.params as { slug?: string }).slug);
+    checkWorkspace(caller, (raw.params as { slug?: string }).slug);
+    await chargeRateLimit(runtime.rateLimiter, def.rateLimit, caller.tokenId);
+    checkPermission(def, caller);
     const input = parseOperationInput(def, raw);
     const impl = IMPLEMENTATIONS[def.operationId as OperationId] as OperationImpl<OperationId>;
-    const result = (await impl(deps, caller, input as never)) as unknown;
+    const result = (await impl(runtime.deps, caller, input as never)) as unknown;
     const structured = result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { done: true };
     return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   } catch (error) {
@@ -52,7 +60,7 @@ export async function callTool(def: OperationDef, deps: OperationDeps, caller: C
 }
 
 /** A server with every tool, for one authenticated caller (stateless: one per request). */
-export function createMcpServer(deps: OperationDeps, caller: Caller, traceId: string): McpServer {
+export function createMcpServer(runtime: SurfaceRuntime, caller: Caller, traceId: string): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
     instructions:
       'Tools of the webhook delivery service. Every tool takes the workspace `slug`; list tools take `limit` and `cursor` and return `items` and `nextCursor`. Errors carry an RFC 9457 problem with a `tag`.',
@@ -66,7 +74,7 @@ export function createMcpServer(deps: OperationDeps, caller: Caller, traceId: st
         inputSchema: toolInputShape(def),
         annotations: { title: def.summary, readOnlyHint: def.readOnly, destructiveHint: def.destructive ?? false, openWorldHint: false },
       },
-      (args: Record<string, unknown>) => callTool(def, deps, caller, args, traceId),
+      (args: Record<string, unknown>) => callTool(def, runtime, caller, args, traceId),
     );
   }
   return server;

@@ -2,6 +2,7 @@
  * Per-client rate limiting (docs/behaviour.md#rate-limits): a DynamoDB fixed-window counter when a
  * table is bound, an in-process token bucket when it is not.
  */
+import { AppError } from '../contract/errors';
 import { resolveQuotas, type Quota, type RateLimitBucket } from '../contract/rate-limits';
 import type { TableContext } from '../store/client';
 import { hitWindow, type RateDecision } from '../store/rate-limits';
@@ -9,6 +10,17 @@ import { hitWindow, type RateDecision } from '../store/rate-limits';
 /** Checks one request of a client against a bucket. */
 export interface RateLimiter {
   hit(bucket: RateLimitBucket, clientKey: string): Promise<RateDecision>;
+}
+
+/**
+ * Counts one request of `clientKey` in `bucket` and throws `RateLimited` (429, with the seconds to
+ * wait) when it is over the quota: the one refusal every surface gives (the MCP gate, each MCP tool call).
+ */
+export async function chargeRateLimit(limiter: RateLimiter, bucket: RateLimitBucket, clientKey: string): Promise<void> {
+  const decision = await limiter.hit(bucket, clientKey);
+  if (!decision.allowed) {
+    throw new AppError('RateLimited', `Too many ${bucket} requests for this token; retry after ${decision.retryAfterSeconds} s`, {}, decision.retryAfterSeconds);
+  }
 }
 
 /** The DynamoDB fixed-window limiter. */

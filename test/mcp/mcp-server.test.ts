@@ -148,4 +148,13 @@ describe('refusals', () => {
     expect(get.status).toBe(405);
     expect(await get.json()).toMatchObject({ status: 405, tag: 'MethodNotAllowed' });
   });
+
+  it('lets no browser origin in by default: a preflight gets no access-control-allow-origin (as the deployed URL)', async () => {
+    const res = await fetch(api.mcpUrl, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    // A real page's request gets no CORS grant either.
+    const post = await fetch(api.mcpUrl, { method: 'POST', headers: { origin: 'https://evil.example', authorization: `Bearer ${api.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(post.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });
