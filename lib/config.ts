@@ -10,6 +10,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND, RECOVERY_RATE_BOUNDS } from '../lambdas/domain/recovery';
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '../lambdas/contract/rate-limits';
+import { MCP_CORS } from '../lambdas/mcp/gate';
 
 /** Per-bucket quota overrides; omitted buckets and fields keep {@link DEFAULT_QUOTAS}. */
 export type RateLimitOverrides = Partial<Record<RateLimitBucket, Partial<Quota>>>;
@@ -69,14 +70,26 @@ export interface WebhooksConfig {
   readonly alarmEmail: string | null;
   /**
    * Origins whose browser pages may call the MCP endpoint (the function URL's CORS
-   * `AllowOrigins`): `["*"]` for any, or a list of origins such as
+   * `AllowOrigins`): `[]` for none (browsers off: MCP clients are programs, and CORS
+   * headers matter only to browsers), `["*"]` for any, or a list of origins such as
    * `["https://app.example.com", "http://localhost:6274"]` (scheme, host and an
    * optional port; no path). CORS only restrains browsers: every MCP request still
    * needs a workspace API token. On the command line, a JSON array or a
-   * comma-separated list (`-c mcpAllowedOrigins=https://a.example,https://b.example`).
-   * @default ["*"]
+   * comma-separated list (`-c mcpAllowedOrigins=https://a.example,https://b.example`;
+   * `-c mcpAllowedOrigins=` for none).
+   * @default [] (MCP_CORS.defaultAllowedOrigins of lambdas/mcp/gate.ts)
    */
   readonly mcpAllowedOrigins: readonly string[];
+  /**
+   * Reserved concurrency of the MCP function, an integer from 1 to 1000: the most MCP
+   * requests that run at once, so a flood on the public URL is throttled (HTTP 429 from
+   * Lambda) instead of growing the bill and starving the account's other functions.
+   * `null` leaves the function unreserved (needed in an account whose concurrency quota
+   * is too small to reserve any: Lambda keeps 100 unreserved). On the command line,
+   * `-c mcpReservedConcurrency=null` (or an empty value) for none.
+   * @default 10
+   */
+  readonly mcpReservedConcurrency: number | null;
   /**
    * Replays per second a recovery job writes at most (docs/behaviour.md#recovery-jobs), an
    * integer from 1 to 200; handed to the job worker as `RECOVERY_RATE_PER_SECOND`. Interactive
@@ -96,7 +109,8 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   throttlingBurstLimit: 200,
   removalPolicy: 'retain',
   alarmEmail: null,
-  mcpAllowedOrigins: ['*'],
+  mcpAllowedOrigins: MCP_CORS.defaultAllowedOrigins,
+  mcpReservedConcurrency: 10,
   recoveryRatePerSecond: DEFAULT_RECOVERY_RATE_PER_SECOND,
 };
 
@@ -180,8 +194,8 @@ function toList(value: unknown): unknown {
 
 function parseAllowedOrigins(value: unknown, problems: string[]): readonly string[] {
   const list = toList(value);
-  const shape = 'mcpAllowedOrigins must be ["*"] or a list of origins such as ["https://app.example.com"]';
-  if (!Array.isArray(list) || list.length === 0 || !list.every((item): item is string => typeof item === 'string')) {
+  const shape = 'mcpAllowedOrigins must be [] (none), ["*"] or a list of origins such as ["https://app.example.com"]';
+  if (!Array.isArray(list) || !list.every((item): item is string => typeof item === 'string')) {
     problems.push(shape);
     return DEFAULT_CONFIG.mcpAllowedOrigins;
   }
@@ -250,6 +264,15 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
 
   const rateLimits = given('rateLimits') ? parseRateLimits(raw.rateLimits, problems) : DEFAULT_CONFIG.rateLimits;
   const mcpAllowedOrigins = given('mcpAllowedOrigins') ? parseAllowedOrigins(raw.mcpAllowedOrigins, problems) : DEFAULT_CONFIG.mcpAllowedOrigins;
+  // Unlike the other keys, null here is a value (unreserved), not "use the default".
+  const unreserved = raw.mcpReservedConcurrency === null || raw.mcpReservedConcurrency === '' || raw.mcpReservedConcurrency === 'null';
+  let mcpReservedConcurrency = unreserved ? null : DEFAULT_CONFIG.mcpReservedConcurrency;
+  if (!unreserved && given('mcpReservedConcurrency')) {
+    const n = toNumber(raw.mcpReservedConcurrency);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) {
+      problems.push(`mcpReservedConcurrency must be an integer from 1 to 1000, or null for an unreserved function (got ${JSON.stringify(raw.mcpReservedConcurrency)})`);
+    } else mcpReservedConcurrency = n;
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -262,6 +285,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     removalPolicy: removalPolicy as WebhooksConfig['removalPolicy'],
     alarmEmail: alarmEmail as string | null,
     mcpAllowedOrigins,
+    mcpReservedConcurrency,
     recoveryRatePerSecond,
   };
 }

@@ -3,13 +3,16 @@
  * has no AWS auth (MCP clients send a workspace API token, not SigV4): the
  * function verifies the `Authorization: Bearer` token with the same token
  * store, scopes and permission checks as REST and counts each request in the
- * `mcp` rate-limit bucket (lambdas/mcp/gate.ts). Each tool runs a contract
+ * `mcp` rate-limit bucket (lambdas/mcp/gate.ts). Since anyone can invoke the URL,
+ * the function has reserved concurrency (`mcpReservedConcurrency`): a flood is
+ * throttled by Lambda rather than billed and spread over the account's
+ * concurrency, and no browser origin is allowed unless configured. Each tool runs a contract
  * operation, so the function gets the union of what the operations use, derived
  * from the contract exactly as the REST functions' needs are; nothing here
  * names an operation.
  */
 import { Duration } from 'aws-cdk-lib';
-import { FunctionUrlAuthType, HttpMethod, InvokeMode, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { FunctionUrlAuthType, HttpMethod, InvokeMode, type CfnFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { MCP_CORS } from '../../lambdas/mcp/gate';
@@ -47,8 +50,10 @@ export interface McpEndpointProps extends OperationResources, LogProps {
   readonly table: ServiceTable;
   /** Per-token quotas, handed to the function as `RATE_LIMITS` (its `mcp` bucket applies). @default DEFAULT_QUOTAS */
   readonly quotas?: Readonly<Record<RateLimitBucket, Quota>>;
-  /** Origins browsers may call the URL from (CORS). @default DEFAULT_CONFIG.mcpAllowedOrigins */
+  /** Origins browsers may call the URL from (CORS); `[]` for none. @default DEFAULT_CONFIG.mcpAllowedOrigins (none) */
   readonly allowedOrigins?: readonly string[];
+  /** The function's reserved concurrency; `null` for none. @default DEFAULT_CONFIG.mcpReservedConcurrency */
+  readonly reservedConcurrency?: number | null;
 }
 
 /** The MCP function and its public function URL. */
@@ -73,6 +78,9 @@ export class McpEndpoint extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
     });
+    const reserved = props.reservedConcurrency === undefined ? DEFAULT_CONFIG.mcpReservedConcurrency : props.reservedConcurrency;
+    // On the L1 resource: ServiceFunction has no such property, and only this public function needs one.
+    if (reserved !== null) (this.handler.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
     resources.grant(this.handler.role);
     // Token lookup by hash and the `mcp` counters are item reads and writes, and
     // so is every mutating tool; only an all-read contract would get less.
@@ -85,6 +93,7 @@ export class McpEndpoint extends Construct {
       authType: FunctionUrlAuthType.NONE,
       // The server answers each POST with one JSON body (enableJsonResponse), never a stream.
       invokeMode: InvokeMode.BUFFERED,
+      // An empty origin list is kept (not dropped): the URL then answers preflights itself, allowing no origin.
       cors: {
         allowedOrigins: [...(props.allowedOrigins ?? DEFAULT_CONFIG.mcpAllowedOrigins)],
         ...MCP_URL_CORS,

@@ -16,7 +16,8 @@ describe('parseConfig', () => {
       throttlingBurstLimit: 200,
       removalPolicy: 'retain',
       alarmEmail: null,
-      mcpAllowedOrigins: ['*'],
+      mcpAllowedOrigins: [],
+      mcpReservedConcurrency: 10,
       recoveryRatePerSecond: 20,
     });
   });
@@ -38,11 +39,13 @@ describe('parseConfig', () => {
       rateLimits: '{"rest_write":{"limit":10},"mcp":{"windowSeconds":30}}',
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'https://app.example.com, http://localhost:6274',
+      mcpReservedConcurrency: '25',
       recoveryRatePerSecond: '50',
     });
     expect(config).toEqual({
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: ['https://app.example.com', 'http://localhost:6274'],
+      mcpReservedConcurrency: 25,
       stage: 'prod-eu',
       logRetentionDays: 90,
       authorizerCacheTtlSeconds: 0,
@@ -72,6 +75,7 @@ describe('parseConfig', () => {
         rateLimits: { rest_reed: { limit: 1 }, rest_write: { limit: -1, burst: 3 } },
         alarmEmail: 'ops at example',
         mcpAllowedOrigins: ['https://app.example.com/'],
+        mcpReservedConcurrency: 0,
         recoveryRatePerSecond: 0,
       });
     } catch (e) {
@@ -79,7 +83,7 @@ describe('parseConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'recoveryRatePerSecond']) {
+    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'mcpReservedConcurrency', 'recoveryRatePerSecond']) {
       expect(problems).toContain(key);
     }
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
@@ -99,13 +103,32 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ alarmEmail: 42 })).toThrow(/alarmEmail must be an e-mail address/);
   });
 
+  it('takes mcpReservedConcurrency as an integer from 1 to 1000, or null / an empty value / "null" for an unreserved function', () => {
+    expect(parseConfig({}).mcpReservedConcurrency).toBe(10);
+    expect(parseConfig({ mcpReservedConcurrency: 1 }).mcpReservedConcurrency).toBe(1);
+    expect(parseConfig({ mcpReservedConcurrency: '1000' }).mcpReservedConcurrency).toBe(1000);
+    // null is a value here (cdk.json "mcpReservedConcurrency": null), not "use the default".
+    for (const none of [null, '', 'null']) expect(parseConfig({ mcpReservedConcurrency: none }).mcpReservedConcurrency, String(none)).toBeNull();
+    for (const bad of [0, 1001, 2.5, 'many', -1]) {
+      expect(() => parseConfig({ mcpReservedConcurrency: bad }), String(bad)).toThrow(/mcpReservedConcurrency must be an integer from 1 to 1000, or null/);
+    }
+  });
+
+  it('takes no MCP origin by default and from an empty list (-c mcpAllowedOrigins=), any from "*"', () => {
+    expect(parseConfig({}).mcpAllowedOrigins).toEqual([]);
+    expect(parseConfig({ mcpAllowedOrigins: [] }).mcpAllowedOrigins).toEqual([]);
+    expect(parseConfig({ mcpAllowedOrigins: '' }).mcpAllowedOrigins).toEqual([]);
+    expect(parseConfig({ mcpAllowedOrigins: '[]' }).mcpAllowedOrigins).toEqual([]);
+    expect(parseConfig({ mcpAllowedOrigins: ['*'] }).mcpAllowedOrigins).toEqual(['*']);
+  });
+
   it('takes mcpAllowedOrigins as a list, a JSON array or a comma-separated string, and refuses what is not an origin', () => {
     expect(parseConfig({ mcpAllowedOrigins: ['https://a.example'] }).mcpAllowedOrigins).toEqual(['https://a.example']);
     expect(parseConfig({ mcpAllowedOrigins: '["https://a.example","http://localhost:3000"]' }).mcpAllowedOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
     expect(parseConfig({ mcpAllowedOrigins: '*' }).mcpAllowedOrigins).toEqual(['*']);
     expect(parseConfig({ mcpAllowedOrigins: 'https://a.example,https://a.example' }).mcpAllowedOrigins).toEqual(['https://a.example']);
-    expect(() => parseConfig({ mcpAllowedOrigins: [] })).toThrow(/mcpAllowedOrigins must be/);
-    expect(() => parseConfig({ mcpAllowedOrigins: '' })).toThrow(/mcpAllowedOrigins must be/);
+    expect(() => parseConfig({ mcpAllowedOrigins: '[not json' })).toThrow(/mcpAllowedOrigins must be/);
+    expect(() => parseConfig({ mcpAllowedOrigins: [42] })).toThrow(/mcpAllowedOrigins must be/);
     expect(() => parseConfig({ mcpAllowedOrigins: ['*', 'https://a.example'] })).toThrow(/"\*" already allows every origin/);
     for (const bad of ['a.example', 'https://a.example/path', 'ftp://a.example', 'https://a.example:3000/']) {
       expect(() => parseConfig({ mcpAllowedOrigins: [bad] }), bad).toThrow(/is not an origin/);

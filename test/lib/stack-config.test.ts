@@ -26,6 +26,7 @@ beforeAll(() => {
       rateLimits: '{"rest_write":{"limit":10}}',
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'https://app.example.com,http://localhost:6274',
+      mcpReservedConcurrency: '25',
       recoveryRatePerSecond: '50',
     },
   });
@@ -74,6 +75,11 @@ describe('a configured stage', () => {
       AuthType: 'NONE',
       Cors: Match.objectLike({ AllowOrigins: ['https://app.example.com', 'http://localhost:6274'], AllowMethods: ['POST'] }),
     });
+  });
+
+  it('reserves mcpReservedConcurrency for the MCP function', () => {
+    const mcp = Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement);
+    expect(template.toJSON().Resources[mcp].Properties.ReservedConcurrentExecutions).toBe(25);
   });
 
   it('names the domain-events bus after the stage', () => {

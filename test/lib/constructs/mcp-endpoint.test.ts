@@ -11,7 +11,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
-import { MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
+import { MCP_CORS, MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
 import { McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
 import { resourcesUsedBy } from '../../../lib/constructs/operation-resources';
 import { FORBIDDEN_ENVIRONMENT, type ServiceFunction } from '../../../lib/constructs/service-function';
@@ -68,9 +68,29 @@ describe('the MCP endpoint', () => {
     expect(resources[logicalId(mcp.functionUrl)]!.Properties.Qualifier).toBeUndefined();
   });
 
-  it('answers CORS as MCP clients in browsers need: any origin by default, POST, the MCP headers, a 1-hour preflight cache', () => {
+  it('gives the public function reserved concurrency (10 by default), so a flood is throttled, not billed', () => {
+    expect(mcpProps().ReservedConcurrentExecutions).toBe(10);
+  });
+
+  it('takes another reservation, or none (null)', () => {
+    const other = buildTestStack();
+    try {
+      const t = new ServiceTable(other.stack, 'Data');
+      const siblings = { table: t, deliveryQueue: new Queue(other.stack, 'Q'), eventBus: new EventBus(other.stack, 'B'), jobQueue: new Queue(other.stack, 'J') };
+      const five = new McpEndpoint(other.stack, 'Five', { ...siblings, reservedConcurrency: 5 });
+      const none = new McpEndpoint(other.stack, 'None', { ...siblings, reservedConcurrency: null });
+      const all = resourcesOf(Template.fromStack(other.stack));
+      expect(all[logicalId(five.handler.function)]!.Properties.ReservedConcurrentExecutions).toBe(5);
+      expect(all[logicalId(none.handler.function)]!.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    } finally {
+      removeTestOutput(other.app);
+    }
+  }, 120_000);
+
+  it('allows no browser origin by default (an explicit empty list), POST, the MCP headers, a 1-hour preflight cache', () => {
+    expect(MCP_CORS.defaultAllowedOrigins).toEqual([]);
     expect(resources[logicalId(mcp.functionUrl)]!.Properties.Cors).toEqual({
-      AllowOrigins: ['*'],
+      AllowOrigins: [],
       AllowMethods: ['POST'],
       AllowHeaders: ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
       ExposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'x-trace-id'],
