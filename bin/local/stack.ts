@@ -99,8 +99,20 @@ function consoleRoute(dir: string): ExtraRoute {
 /**
  * `POST /local/events`: the local stand-in for EventBridge PutEvents on the
  * domain-events bus (`npm run admin -- publish` uses it). Local stack only.
+ * `{id?, workspace, type, payload}`: `id` stands in for the EventBridge event id, so
+ * posting an id again is a redelivery of that event (same id, same `time`: nothing new).
  */
 function localEventsRoute(): ExtraRoute {
+  // EventBridge retries an event with its original `time`; the stand-in remembers it per id (bounded).
+  const firstSeen = new Map<string, string>();
+  const timeOf = (id: string): string => {
+    const known = firstSeen.get(id);
+    if (known) return known;
+    if (firstSeen.size >= 10_000) firstSeen.delete(firstSeen.keys().next().value!);
+    const time = new Date().toISOString();
+    firstSeen.set(id, time);
+    return time;
+  };
   return async (req, body, url, requestId) => {
     if (url.pathname !== '/local/events') return null;
     const json = (status: number, value: unknown): APIGatewayProxyResult => ({
@@ -109,17 +121,31 @@ function localEventsRoute(): ExtraRoute {
       body: JSON.stringify(value),
     });
     if (req.method !== 'POST') return json(404, { type: 'urn:problem:webhooks:RouteNotFound', title: 'No such route', status: 404, detail: 'POST only', tag: 'RouteNotFound', traceId: requestId });
-    let event: { workspace?: unknown; type?: unknown; payload?: unknown };
+    let event: { id?: unknown; workspace?: unknown; type?: unknown; payload?: unknown };
     try {
-      event = JSON.parse(body.toString('utf8')) as typeof event;
+      const parsed = JSON.parse(body.toString('utf8')) as unknown;
+      // Anything but an object is an event with no fields: refused below as an unknown type.
+      event = parsed !== null && typeof parsed === 'object' ? parsed : {};
     } catch {
       return json(400, { type: 'urn:problem:webhooks:ValidationError', title: 'The request is not valid', status: 400, detail: 'Body is not JSON', tag: 'ValidationError', traceId: requestId });
     }
     const { publishEvent } = await import('../../lambdas/pipeline/publisher');
     const { defaultRuntime } = await import('../../lambdas/composition/runtime');
     const { problemResponse } = await import('../../lambdas/http/responses');
+    const { AppError } = await import('../../lambdas/contract/errors');
     try {
-      const result = await publishEvent(defaultRuntime().deps, { workspace: typeof event.workspace === 'string' ? event.workspace : '', type: typeof event.type === 'string' ? event.type : '', payload: event.payload });
+      if (event.id !== undefined && (typeof event.id !== 'string' || event.id.length === 0 || event.id.length > 256)) {
+        const message = 'id must be a string of 1 to 256 characters';
+        throw new AppError('ValidationError', message, { issues: [{ path: 'body.id', message }] });
+      }
+      const id = typeof event.id === 'string' ? event.id : null;
+      const result = await publishEvent(defaultRuntime().deps, {
+        id: id ?? randomUUID(),
+        time: id ? timeOf(id) : new Date().toISOString(),
+        workspace: typeof event.workspace === 'string' ? event.workspace : '',
+        type: typeof event.type === 'string' ? event.type : '',
+        payload: event.payload,
+      });
       return json(202, result);
     } catch (e) {
       return problemResponse(e, requestId, url.pathname);

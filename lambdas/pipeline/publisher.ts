@@ -2,17 +2,22 @@
  * The publisher (docs/architecture.md#publisher, docs/behaviour.md#event-publishing): validates a domain event against the
  * catalogue, writes one `pending` row per enabled subscribed endpoint (and a
  * held row, never queued, per disabled one: docs/behaviour.md#held-deliveries), then
- * enqueues one message per pending row. A row whose message was never sent is found
- * by the stuck-pending repair; an invalid or oversized event writes nothing.
+ * enqueues one message per pending row. Row ids derive from the event's id, so
+ * EventBridge's at-least-once invocations never deliver one event twice under
+ * two ids. A row whose message was never sent is re-sent by the event's next
+ * invocation or found by the stuck-pending repair; an invalid or oversized event writes nothing.
  */
+import { randomUUID } from 'node:crypto';
+import { TIME_MAX } from 'ulid';
 import { AppError } from '../contract/errors';
 import { MAX_PAYLOAD_BYTES } from '../contract/limits';
 import type { EventCatalogue } from '../domain/event-catalogue';
 import { newHeldDelivery, newPendingDelivery } from '../domain/delivery-lifecycle';
+import { eventDeliveryId } from '../domain/ids';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
-import { putPendingDeliveries } from '../store/deliveries';
-import { subscribers } from '../store/endpoints';
+import { putDeliveriesIfAbsent } from '../store/deliveries';
+import { subscribers, type EndpointRecord } from '../store/endpoints';
 import { getWorkspace } from '../store/workspaces';
 
 /** Adapters of the publisher. */
@@ -25,14 +30,22 @@ export interface PublishDeps {
 
 /** A domain event to publish. */
 export interface DomainEvent {
+  /**
+   * The EventBridge event id (`POST /local/events`: the body's `id`). Deliveries are derived
+   * from it, so a redelivered or retried event creates nothing new. Absent: a fresh one
+   * (every call is then a new event).
+   */
+  readonly id?: string;
+  /** The event's time (EventBridge `time`, ISO 8601): the time part of its delivery ids. @default now */
+  readonly time?: string;
   readonly workspace: string;
   readonly type: string;
   readonly payload: unknown;
 }
 
-/** What a publish did: the deliveries it created, and whether their messages were sent. */
+/** What a publish did: the event's deliveries, and whether the messages of those still pending were sent. */
 export interface PublishResult {
-  /** The pending deliveries, one per enabled subscribed endpoint. */
+  /** The deliveries to enabled subscribed endpoints, one per endpoint (the same ids for a redelivered event). */
   readonly deliveryIds: string[];
   /** The held deliveries, one per disabled subscribed endpoint: recorded, not queued. */
   readonly heldDeliveryIds: string[];
@@ -40,10 +53,20 @@ export interface PublishResult {
   readonly queued: boolean;
 }
 
+/** The time an event's delivery ids carry: its own when it has a usable one (a redelivery has the same), else now. */
+function eventTime(event: DomainEvent, now: Date): Date {
+  const at = event.time === undefined ? Number.NaN : Date.parse(event.time);
+  return Number.isFinite(at) && at >= 0 && at <= TIME_MAX ? new Date(at) : now;
+}
+
 /**
- * Publishes one event. Once the rows are written it never fails: a failed
- * enqueue is left to the repair, because a retry of the whole publish would
- * mint new ids and deliver the event twice.
+ * Publishes one event, idempotently (docs/architecture.md#publisher): each
+ * delivery's id is derived from (event id, endpoint id) and its row is written
+ * put-if-absent, so a redelivered event, or a re-run after a crash anywhere in
+ * here, writes only the rows still missing and re-sends only the messages of
+ * rows still `pending` (at worst a second message for the same id; the
+ * dispatcher records one observation). Once the rows are written it never
+ * fails: a failed enqueue is left to the stuck-pending repair.
  */
 export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promise<PublishResult> {
   const problems = deps.eventTypes.validate(event.type, event.payload);
@@ -57,17 +80,22 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
 
   const endpoints = await subscribers(deps.table, event.workspace, event.type);
   if (endpoints.length === 0) return { deliveryIds: [], heldDeliveryIds: [], queued: true };
-  const now = deps.now();
-  const input = (endpointId: string) => ({ workspace: event.workspace, endpointId, eventType: event.type, payload: event.payload });
-  const rows = endpoints.filter((ep) => ep.enabled).map((ep) => newPendingDelivery(input(ep.endpointId), now));
+  const eventId = event.id ?? randomUUID();
+  // Every row of the event is stamped with the event's time, so a re-run builds byte-identical rows.
+  const at = eventTime(event, deps.now());
+  const input = (ep: EndpointRecord) => ({ workspace: event.workspace, endpointId: ep.endpointId, eventType: event.type, payload: event.payload });
+  const id = (ep: EndpointRecord) => ({ deliveryId: eventDeliveryId(eventId, ep.endpointId, at) });
+  const rows = endpoints.filter((ep) => ep.enabled).map((ep) => ({ ...newPendingDelivery(input(ep), at), ...id(ep) }));
   // Nothing published during an outage is lost from the record: a disabled endpoint's event is held.
-  const held = endpoints.filter((ep) => !ep.enabled).map((ep) => newHeldDelivery(input(ep.endpointId), now));
-  await putPendingDeliveries(deps.table, rows, held);
+  const held = endpoints.filter((ep) => !ep.enabled).map((ep) => ({ ...newHeldDelivery(input(ep), at), ...id(ep) }));
+  const { created, existing } = await putDeliveriesIfAbsent(deps.table, rows, held);
   const deliveryIds = rows.map((r) => r.deliveryId);
   const heldDeliveryIds = held.map((r) => r.deliveryId);
-  if (deliveryIds.length === 0) return { deliveryIds, heldDeliveryIds, queued: true };
+  // New pending rows, and rows of an earlier run still pending (their message may never have been sent).
+  const toSend = [...created, ...existing].filter((r) => r.status === 'pending').map((r) => r.deliveryId);
+  if (toSend.length === 0) return { deliveryIds, heldDeliveryIds, queued: true };
   try {
-    await deps.queue.send(deliveryIds.map((deliveryId) => ({ deliveryId })));
+    await deps.queue.send(toSend.map((deliveryId) => ({ deliveryId })));
     return { deliveryIds, heldDeliveryIds, queued: true };
   } catch {
     return { deliveryIds, heldDeliveryIds, queued: false };

@@ -5,6 +5,7 @@
  * being terminal) and the endpoint's streak, so a duplicate or late observation
  * can never regress the summary or repeat a streak change or an audit.
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
@@ -85,6 +86,49 @@ export function heldItem(record: DeliveryRecord): Record<string, unknown> {
 /** Writes new pending summaries, and held ones when given, in batches. */
 export async function putPendingDeliveries(table: TableContext, records: readonly DeliveryRecord[], held: readonly DeliveryRecord[] = []): Promise<void> {
   await batchWriteAll(table, [...records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })), ...held.map((r) => ({ PutRequest: { Item: heldItem(r) } }))]);
+}
+
+/** What {@link putDeliveriesIfAbsent} found: the rows it wrote, and the rows that were already there (as they are now). */
+export interface PutPendingOutcome {
+  readonly created: readonly DeliveryRecord[];
+  /** Rows with an id already taken, read back (strongly consistent); a row deleted meanwhile is left out. */
+  readonly existing: readonly DeliveryRecord[];
+}
+
+/** Conditional puts in flight at once: enough for a large fan-out, few enough to stay polite to the table. */
+const PUT_CONCURRENCY = 16;
+
+/**
+ * The publisher's write (docs/architecture.md#publisher): new pending summaries, and held ones when given, each put-if-absent:
+ * a row that already exists is never overwritten (it may have moved on: evidence,
+ * a terminal status), only read back. A publisher re-run after a partial write
+ * thus completes the missing rows and learns which of the others are still pending.
+ */
+export async function putDeliveriesIfAbsent(table: TableContext, records: readonly DeliveryRecord[], held: readonly DeliveryRecord[] = []): Promise<PutPendingOutcome> {
+  const writes = [...records.map((r) => ({ record: r, item: pendingItem(r) })), ...held.map((r) => ({ record: r, item: heldItem(r) }))];
+  const created: DeliveryRecord[] = [];
+  const taken: string[] = [];
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    // After a failure no worker starts another put: the caller's retry completes them.
+    while (!failed && next < writes.length) {
+      const { record, item } = writes[next++]!;
+      try {
+        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+        created.push(record);
+      } catch (e) {
+        if (!(e instanceof ConditionalCheckFailedException)) {
+          failed = true;
+          throw e;
+        }
+        taken.push(record.deliveryId);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, writes.length) }, worker));
+  const existing = (await Promise.all(taken.map((id) => getDelivery(table, id)))).filter((r): r is DeliveryRecord => r !== null);
+  return { created, existing };
 }
 
 /** Writes one pending summary (replay, test send) with an optional audit event, atomically. */

@@ -1,12 +1,19 @@
-/** The publisher: fan-out to enabled subscribers, held rows for disabled ones, validation, size limit, nothing half-written. */
+/**
+ * The publisher: fan-out to enabled subscribers, held rows for disabled ones, validation, size limit, nothing half-written,
+ * and idempotence on the EventBridge event id (a redelivered or re-run event creates nothing new).
+ */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeTime } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAYLOAD_BYTES } from '../../lambdas/contract/limits';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
-import { getDelivery } from '../../lambdas/store/deliveries';
+import { idPattern } from '../../lambdas/contract/ids';
+import { eventDeliveryId } from '../../lambdas/domain/ids';
+import { getDelivery, listAttempts, listDeliveriesOfEndpoint, recordObservation } from '../../lambdas/store/deliveries';
 import { keys, TABLE } from '../../lambdas/store/table-schema';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
+import { injectDynamoFaults } from '../faults/dynamo-faults';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
 beforeAll(async () => {
@@ -85,5 +92,112 @@ describe('publishEvent', () => {
 
   it('refuses an unknown workspace', async () => {
     await expect(publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'nobody', type: 'order.shipped', payload: { orderId: 'x' } })).rejects.toMatchObject({ tag: 'WorkspaceNotFound' });
+  });
+});
+
+describe('idempotent publishing (EventBridge delivers an event at least once)', () => {
+  const deps = (queue = capturingQueue(), now = new Date()) => ({ table, queue, eventTypes: testCatalogue, now: () => now });
+  const at = '2026-03-01T10:00:00Z';
+
+  it('derives each delivery id from (event id, endpoint): whd_ + a ULID whose time part is the event time', async () => {
+    const a = await seedEndpoint(table, { workspace: 'ids', url: 'https://a.example.com', eventTypes: ['order.shipped'] });
+    const result = await publishEvent(deps(), { id: 'evt-ids-1', time: at, workspace: 'ids', type: 'order.shipped', payload: { orderId: 'i1' } });
+    expect(result.deliveryIds).toEqual([eventDeliveryId('evt-ids-1', a.endpointId, new Date(at))]);
+    const id = result.deliveryIds[0]!;
+    expect(id).toMatch(idPattern('whd'));
+    expect(decodeTime(id.slice(4))).toBe(Date.parse(at));
+    expect(await getDelivery(table, id)).toMatchObject({ createdAt: new Date(at).toISOString(), status: 'pending' });
+    // Another event, or another endpoint, gets another id.
+    expect(eventDeliveryId('evt-ids-2', a.endpointId, new Date(at))).not.toBe(id);
+    expect(eventDeliveryId('evt-ids-1', 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', new Date(at))).not.toBe(id);
+  });
+
+  it('a redelivered event creates nothing new: same ids, no new rows, no message for a delivery already made', async () => {
+    const a = await seedEndpoint(table, { workspace: 'redeliver', url: 'https://a.example.com', eventTypes: ['order.shipped'] });
+    const b = await seedEndpoint(table, { workspace: 'redeliver', url: 'https://b.example.com', eventTypes: ['order.shipped'] });
+    const off = await seedEndpoint(table, { workspace: 'redeliver', url: 'https://c.example.com', eventTypes: ['order.shipped'], enabled: false });
+    const event = { id: 'evt-redeliver', time: at, workspace: 'redeliver', type: 'order.shipped', payload: { orderId: 'r1' } };
+    const first = await publishEvent(deps(), event);
+    // The dispatcher delivers the first one before EventBridge redelivers the event, a minute later.
+    const row = (await getDelivery(table, first.deliveryIds[0]!))!;
+    await recordObservation(
+      table,
+      { delivery: row, endpoint: null, attempt: { outcome: 'delivered', timestamp: at, durationMs: 3, failureReason: null, requestHeaders: {}, responseStatus: 204, responseBody: null }, status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' },
+      new Date(at),
+    );
+    const queue = capturingQueue();
+    const again = await publishEvent(deps(queue, new Date(Date.parse(at) + 60_000)), event);
+    expect(again).toEqual(first);
+    for (const ep of [a, b, off]) expect(await deliveryCount(ep.endpointId)).toBe(1);
+    // Only the one still pending is sent again (its first message may have been lost); the delivered one is untouched.
+    expect(queue.sent).toEqual([{ deliveryId: first.deliveryIds[1] }]);
+    expect(await getDelivery(table, row.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, evidenceCount: 1 });
+    expect((await listAttempts(table, row.deliveryId, 10)).items).toHaveLength(1);
+    expect(await getDelivery(table, first.heldDeliveryIds[0]!)).toMatchObject({ status: 'failed_permanent', lastError: 'endpoint_disabled' });
+  });
+
+  it('a re-run after a crash between the rows and the enqueue sends the messages, under the same ids', async () => {
+    await seedEndpoint(table, { workspace: 'crash-enqueue', url: 'https://a.example.com', eventTypes: ['order.shipped'] });
+    await seedEndpoint(table, { workspace: 'crash-enqueue', url: 'https://b.example.com', eventTypes: ['order.shipped'] });
+    const event = { id: 'evt-crash-enqueue', time: at, workspace: 'crash-enqueue', type: 'order.shipped', payload: { orderId: 'c1' } };
+    const lost = await publishEvent({ ...deps(), queue: { send: () => Promise.reject(new Error('container died')) } }, event);
+    expect(lost.queued).toBe(false);
+    const queue = capturingQueue();
+    const retried = await publishEvent(deps(queue), event);
+    expect(retried).toEqual({ ...lost, queued: true });
+    expect(queue.sent.map((m) => m.deliveryId).sort()).toEqual([...lost.deliveryIds].sort());
+  });
+
+  it('a re-run after a crash halfway through the rows writes only the missing ones and never overwrites one that moved on', async () => {
+    const eps = [];
+    for (const n of [1, 2, 3, 4]) eps.push(await seedEndpoint(table, { workspace: 'crash-rows', url: `https://h${n}.example.com`, eventTypes: ['order.shipped'] }));
+    const event = { id: 'evt-crash-rows', time: at, workspace: 'crash-rows', type: 'order.shipped', payload: { orderId: 'p1' } };
+    const faults = injectDynamoFaults(table.doc);
+    let puts = 0;
+    // The third row's write fails (a 500 from DynamoDB, or the container dying): the invocation fails.
+    faults.fail({ command: 'PutItemCommand', when: () => ++puts === 3, times: 1, kind: '5xx' });
+    const queue = capturingQueue();
+    try {
+      await expect(publishEvent(deps(queue), event)).rejects.toThrow(/injected server error/);
+    } finally {
+      faults.remove();
+    }
+    expect(queue.sent).toEqual([]);
+    const written = (await Promise.all(eps.map((ep) => deliveryCount(ep.endpointId)))).reduce((x, y) => x + y, 0);
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThan(4);
+    // Meanwhile one written row was dispatched (the stuck-pending repair found it): its evidence must survive the re-run.
+    const ids = eps.map((ep) => eventDeliveryId(event.id, ep.endpointId, new Date(at)));
+    const moved = (await Promise.all(ids.map((id) => getDelivery(table, id)))).find((r) => r !== null)!;
+    await recordObservation(
+      table,
+      { delivery: moved, endpoint: null, attempt: { outcome: 'failed', timestamp: at, durationMs: 3, failureReason: 'http_503', requestHeaders: {}, responseStatus: 503, responseBody: null }, status: 'failed', http: true, nextAttemptAt: at, streak: 'none' },
+      new Date(at),
+    );
+
+    const retried = await publishEvent(deps(queue), event);
+    expect(retried.deliveryIds.sort()).toEqual([...ids].sort());
+    for (const ep of eps) expect(await deliveryCount(ep.endpointId)).toBe(1);
+    // Every row still pending is (re-)sent; the one with evidence has its own retry message and is left alone.
+    expect(queue.sent.map((m) => m.deliveryId).sort()).toEqual(ids.filter((id) => id !== moved.deliveryId).sort());
+    expect(await getDelivery(table, moved.deliveryId)).toMatchObject({ status: 'failed', attempts: 1, evidenceCount: 1 });
+  });
+
+  it('the same event published twice at once still makes one row per endpoint', async () => {
+    const eps = [];
+    for (const n of [1, 2, 3]) eps.push(await seedEndpoint(table, { workspace: 'twice', url: `https://t${n}.example.com`, eventTypes: ['order.shipped'] }));
+    const event = { id: 'evt-twice', time: at, workspace: 'twice', type: 'order.shipped', payload: { orderId: 't1' } };
+    const [x, y] = await Promise.all([publishEvent(deps(), event), publishEvent(deps(), event)]);
+    expect(x.deliveryIds).toEqual(y.deliveryIds);
+    for (const ep of eps) expect(await deliveryCount(ep.endpointId)).toBe(1);
+  });
+
+  it('distinct events are distinct deliveries, listed newest first by event time', async () => {
+    const ep = await seedEndpoint(table, { workspace: 'order', url: 'https://o.example.com', eventTypes: ['order.shipped'] });
+    const times = ['2026-03-01T10:00:00Z', '2026-03-01T10:00:01Z', '2026-03-01T10:00:02Z'];
+    // Published out of order (a retry can arrive after a later event): the list still follows the event times.
+    for (const i of [2, 0, 1]) await publishEvent(deps(), { id: `evt-order-${i}`, time: times[i]!, workspace: 'order', type: 'order.shipped', payload: { orderId: `o${i}` } });
+    const page = await listDeliveriesOfEndpoint(table, ep.endpointId, 10);
+    expect(page.items.map((d) => (d.payload as { orderId: string }).orderId)).toEqual(['o2', 'o1', 'o0']);
   });
 });
