@@ -52,9 +52,37 @@ export interface Classified {
   readonly reason: string | null;
 }
 
-/** 2xx delivered; 5xx, 408, 429, network error and timeout retried; any other status (3xx included) permanent. */
+/**
+ * Prefix of the failure reasons that are the service's own fault, not the receiver's
+ * (docs/behaviour.md#service-faults): out of file descriptors or sockets, our DNS resolver failing
+ * or not answering in time. Such an attempt is retried like a network error but never moves the
+ * endpoint's streak, so one tenant exhausting a container cannot disable another tenant's endpoint.
+ */
+export const SERVICE_FAULT = 'service_error';
+
+/** The failure reason of a service fault: `service_error: <cause>` (a short code, never a resolver's answer). */
+export function serviceFaultReason(cause: string): string {
+  return `${SERVICE_FAULT}: ${cause}`;
+}
+
+/** True when a failure reason names the service's own fault (see {@link SERVICE_FAULT}). */
+export function isServiceFault(reason: string | null): boolean {
+  return reason === SERVICE_FAULT || (reason?.startsWith(`${SERVICE_FAULT}:`) ?? false);
+}
+
+/**
+ * Why a delivery was refused at dispatch because its host resolved to an address that is not
+ * public. Deliberately generic: evidence is tenant-visible and must not say what the service's
+ * resolver answers (the name and address are logged instead).
+ */
+export const DESTINATION_NOT_PUBLIC = 'destination_not_public';
+
+/**
+ * 2xx delivered; 5xx, 408, 429, network error and timeout retried; any other status (3xx included)
+ * permanent. Every failure moves the streak except a service fault (retried, streak unchanged).
+ */
 export function classify(outcome: HttpOutcome): Classified {
-  if (outcome.kind === 'error') return { status: 'failed', streak: 'increment', reason: outcome.reason };
+  if (outcome.kind === 'error') return { status: 'failed', streak: isServiceFault(outcome.reason) ? 'none' : 'increment', reason: outcome.reason };
   const s = outcome.status;
   if (s >= 200 && s < 300) return { status: 'delivered', streak: 'reset', reason: null };
   if (s >= 500 || s === 408 || s === 429) return { status: 'failed', streak: 'increment', reason: `http_${s}` };

@@ -4,17 +4,19 @@
  * Pure of AWS: the queue's ack / retry is the caller's, from the result.
  */
 import { randomUUID } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { nextAttemptAt, retryDelaySeconds } from '../domain/backoff';
 import {
   bookkeepingEntry,
   classify,
+  DESTINATION_NOT_PUBLIC,
   DISABLE_THRESHOLD,
   ENDPOINT_DISABLED,
+  isServiceFault,
   isTerminal,
   refusedAtDispatch,
   retriesExhausted,
+  serviceFaultReason,
   type Classified,
   type DeliveryRecord,
 } from '../domain/delivery-lifecycle';
@@ -28,14 +30,22 @@ import { getDelivery, recordObservation, type Observation } from '../store/deliv
 import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
+import { createDnsResolver, DnsLookupError } from './dns-resolver';
 import type { DomainEventSink } from '../queue/domain-events';
 
-/** Resolves a host name to its addresses. */
+/**
+ * Resolves a host name to its addresses; a failure is a {@link DnsLookupError} naming whose fault
+ * it is (any other error counts as the service's own).
+ */
 export type Resolver = (hostname: string) => Promise<PinnedAddress[]>;
 
-/** The system resolver (every address, v4 and v6). */
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+/** The production resolver: c-ares, A and AAAA, under its own short deadline (docs/behaviour.md#name-resolution). */
+export const systemResolver: Resolver = createDnsResolver();
+
+/** Where the dispatcher writes what evidence must not show (Powertools' logger fits). */
+export interface DispatchLog {
+  warn(message: string, attributes: Record<string, unknown>): void;
+}
 
 /** Adapters of the dispatcher. */
 export interface DispatchDeps {
@@ -48,6 +58,8 @@ export interface DispatchDeps {
   readonly traceId?: () => string;
   /** Domain events (`webhook.disabled`). @default none */
   readonly events?: DomainEventSink;
+  /** The function's logger: refused addresses and service faults, in detail. @default none */
+  readonly log?: DispatchLog;
 }
 
 /**
@@ -72,22 +84,41 @@ function observed(delivery: DeliveryRecord, http: boolean, attempt: Omit<Observa
   };
 }
 
-/** Resolves and checks the URL's host; the address to pin, or the reason it is refused / failed. */
-async function checkedAddress(deps: DispatchDeps, url: URL): Promise<{ ok: true; pinned: PinnedAddress } | { ok: false; permanent: boolean; reason: string }> {
+/** The address to pin and the time resolving it took, or why the attempt stops here. */
+type AddressCheck = { ok: true; pinned: PinnedAddress; spentMs: number } | { ok: false; permanent: boolean; reason: string; spentMs: number };
+
+/**
+ * Resolves and checks the URL's host; the address to pin, or the reason it is refused / failed.
+ * A refused address is stored as the generic {@link DESTINATION_NOT_PUBLIC} and logged in detail:
+ * evidence is tenant-visible and must not tell what the service's resolver answers.
+ */
+async function checkedAddress(deps: DispatchDeps, url: URL, delivery: DeliveryRecord): Promise<AddressCheck> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const started = performance.now();
+  const spent = () => Math.round(performance.now() - started);
   let addresses: PinnedAddress[];
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
   else {
     try {
       addresses = await deps.resolve(host);
-    } catch {
-      return { ok: false, permanent: false, reason: 'dns_failure' };
+    } catch (error) {
+      const reason = error instanceof DnsLookupError ? error.reason : serviceFaultReason('dns_unavailable');
+      if (isServiceFault(reason)) deps.log?.warn('Name resolution failed on our side; the delivery is retried, its endpoint streak unchanged', { ...about(delivery), host, reason, error: String(error) });
+      return { ok: false, permanent: false, reason, spentMs: spent() };
     }
   }
-  if (addresses.length === 0) return { ok: false, permanent: false, reason: 'dns_failure' };
+  if (addresses.length === 0) return { ok: false, permanent: false, reason: 'dns_failure', spentMs: spent() };
   const bad = addresses.find((a) => !isPublicAddress(a.address, deps.urlPolicy));
-  if (bad) return { ok: false, permanent: true, reason: `invalid_url: ${url.hostname} resolves to ${bad.address}, not a public address` };
-  return { ok: true, pinned: addresses[0]! };
+  if (bad) {
+    deps.log?.warn('Delivery refused: its host resolves to an address that is not public', { ...about(delivery), host, address: bad.address, addresses: addresses.map((a) => a.address) });
+    return { ok: false, permanent: true, reason: DESTINATION_NOT_PUBLIC, spentMs: spent() };
+  }
+  return { ok: true, pinned: addresses[0]!, spentMs: spent() };
+}
+
+/** The log attributes naming a delivery. */
+function about(delivery: DeliveryRecord): Record<string, string> {
+  return { deliveryId: delivery.deliveryId, workspace: delivery.workspace, endpointId: delivery.endpointId };
 }
 
 /** Records an observation, re-reading the endpoint when a concurrent change moved its streak (bounded). */
@@ -132,7 +163,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
 
   // Dispatch-time URL check: the endpoint rules again, then every resolved address.
   const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
-  const address = check.ok ? await checkedAddress(deps, check.url) : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}` } as const);
+  const address = check.ok ? await checkedAddress(deps, check.url, delivery) : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}`, spentMs: 0 } as const);
 
   const timestamp = Math.floor(now.getTime() / 1000);
   const body = JSON.stringify({ deliveryId: delivery.deliveryId, eventType: delivery.eventType, payload: delivery.payload });
@@ -148,11 +179,15 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   let result: SendResult;
   let classified: Classified;
   if (!address.ok) {
-    result = { kind: 'error', reason: address.reason, durationMs: 0 };
+    result = { kind: 'error', reason: address.reason, durationMs: address.spentMs };
     classified = address.permanent ? refusedAtDispatch(address.reason) : classify(result);
   } else {
-    result = await deps.sender({ url: check.ok ? check.url : new URL(endpoint.url), headers, body, pinned: address.pinned });
+    // Resolution is part of the attempt's deadline: the POST gets what is left of it.
+    result = await deps.sender({ url: check.ok ? check.url : new URL(endpoint.url), headers, body, pinned: address.pinned, spentMs: address.spentMs });
     classified = classify(result);
+    if (result.kind === 'error' && isServiceFault(result.reason)) {
+      deps.log?.warn('Delivery attempt failed on our side; it is retried, its endpoint streak unchanged', { ...about(delivery), reason: result.reason });
+    }
   }
 
   const attempts = delivery.attempts + 1;

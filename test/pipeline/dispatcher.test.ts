@@ -6,12 +6,14 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchDelivery, type DispatchDeps } from '../../lambdas/pipeline/dispatcher';
+import { createDnsResolver } from '../../lambdas/pipeline/dns-resolver';
 import { createHttpSender } from '../../lambdas/pipeline/http-sender';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
 import { getDelivery, listAttempts } from '../../lambdas/store/deliveries';
 import { getEndpointRecord } from '../../lambdas/store/endpoints';
 import { listAuditEvents } from '../../lambdas/store/audit';
 import { listNotifications } from '../../lambdas/store/notifications';
+import { RCODE, scriptedDnsServer, type DnsAnswer } from '../helpers/dns-server';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
@@ -170,9 +172,17 @@ describe('permanent failures', () => {
 
   it('a host that resolves to a private address is refused; a public one is pinned (no second lookup)', async () => {
     const { deliveryId } = await published('https://hooks.example.test/x');
-    const refused = await dispatchDelivery(deps({ resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.1.1', family: 4 }] }), deliveryId);
+    const logged: unknown[] = [];
+    const log = { warn: (message: string, attributes: Record<string, unknown>) => void logged.push({ message, ...attributes }) };
+    const refused = await dispatchDelivery(deps({ log, resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.1.1', family: 4 }] }), deliveryId);
     expect(refused).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
-    expect((await getDelivery(table, deliveryId))!.lastError).toContain('10.1.1.1');
+    // The evidence is the tenant's: it says the destination was refused, never what our resolver answered.
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed_permanent', lastError: 'destination_not_public' });
+    const evidence = (await listAttempts(table, deliveryId, 10)).items;
+    expect(evidence).toEqual([expect.objectContaining({ outcome: 'failed_permanent', failureReason: 'destination_not_public', responseStatus: null })]);
+    expect(JSON.stringify(evidence)).not.toContain('10.1.1.1');
+    // The operator's log has the detail.
+    expect(logged).toEqual([expect.objectContaining({ deliveryId, host: 'hooks.example.test', address: '10.1.1.1' })]);
 
     // Pinning: the connection goes to the checked address, whatever the name resolves to later.
     const r = await receiver((_req, res) => res.writeHead(200).end());
@@ -319,6 +329,92 @@ describe('the failure streak', () => {
     expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'already_terminal' });
     expect(await getDelivery(table, deliveryId)).toEqual(before);
     expect(r.seen).toHaveLength(1);
+  });
+});
+
+describe('the service’s own faults (docs/behaviour.md#service-faults)', () => {
+  const emfile = () =>
+    createHttpSender(
+      { deadlineMs: 1500, bodyReadMs: 300, bodyCapBytes: 2048 },
+      { connector: () => (_opts, callback) => callback(Object.assign(new Error('connect EMFILE'), { code: 'EMFILE' }), null) },
+    );
+
+  it('a container out of file descriptors (EMFILE) retries the delivery and never counts in the endpoint’s streak', async () => {
+    const r = await receiver((_req, res) => res.writeHead(204).end());
+    // One more counted failure would disable the endpoint.
+    const { endpoint, deliveryId, workspace } = await published(r.url, { consecutiveFailures: 19 });
+    const logged: unknown[] = [];
+    const log = { warn: (message: string, attributes: Record<string, unknown>) => void logged.push({ message, ...attributes }) };
+    for (let receive = 1; receive <= 3; receive++) {
+      expect(await dispatchDelivery(deps({ sender: emfile(), log }), deliveryId, receive)).toMatchObject({ kind: 'retry', delaySeconds: receive * 30 });
+    }
+    expect(r.seen).toHaveLength(0);
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 3, lastError: 'service_error: EMFILE', nextAttemptAt: expect.any(String) });
+    expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({ enabled: true, consecutiveFailures: 19 });
+    expect(logged).toHaveLength(3);
+    expect(logged[0]).toMatchObject({ deliveryId, reason: 'service_error: EMFILE' });
+
+    // Once the container recovers, the retry is delivered and the streak resets.
+    expect(await dispatchDelivery(deps(), deliveryId, 4)).toMatchObject({ kind: 'ack', reason: 'delivered' });
+    expect(r.seen).toHaveLength(1);
+    expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({ enabled: true, consecutiveFailures: 0 });
+    const evidence = (await listAttempts(table, deliveryId, 10)).items;
+    expect(evidence.map((a) => [a.outcome, a.failureReason])).toEqual([
+      ['failed', 'service_error: EMFILE'],
+      ['failed', 'service_error: EMFILE'],
+      ['failed', 'service_error: EMFILE'],
+      ['delivered', null],
+    ]);
+  });
+
+  /** A real c-ares resolver asking a loopback DNS server scripted by the test. */
+  async function dnsAnswering(answer: DnsAnswer, deadlineMs = 300) {
+    const server = await scriptedDnsServer(() => answer);
+    stops.push(() => server.stop());
+    return createDnsResolver({ servers: [server.server], deadlineMs, queryTimeoutMs: 1_000, tries: 3 });
+  }
+
+  it('a resolver that never answers fails the attempt as a timeout within its deadline: retried, streak unchanged', async () => {
+    const { endpoint, deliveryId, workspace } = await published('https://hooks.example.test/x', { consecutiveFailures: 19 });
+    const sent: unknown[] = [];
+    const started = performance.now();
+    const result = await dispatchDelivery(deps({ resolve: await dnsAnswering('silent'), sender: async (x) => (sent.push(x), { kind: 'response', status: 200, body: null, durationMs: 1 }) }), deliveryId);
+    // Bounded by the resolver's deadline (300 ms here), not by c-ares' retries (several seconds).
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(result).toMatchObject({ kind: 'retry', delaySeconds: 30 });
+    expect(sent).toHaveLength(0);
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', lastError: 'service_error: dns_timeout' });
+    const [attempt] = (await listAttempts(table, deliveryId, 1)).items;
+    expect(attempt!.durationMs).toBeGreaterThanOrEqual(250);
+    expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({ enabled: true, consecutiveFailures: 19 });
+  });
+
+  it('a resolver failing (SERVFAIL) is the service’s fault too', async () => {
+    const { endpoint, deliveryId, workspace } = await published('https://hooks.example.test/x', { consecutiveFailures: 4 });
+    expect(await dispatchDelivery(deps({ resolve: await dnsAnswering({ rcode: RCODE.SERVFAIL }) }), deliveryId)).toMatchObject({ kind: 'retry' });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', lastError: 'service_error: dns_unavailable' });
+    expect((await getEndpointRecord(table, workspace, endpoint.endpointId))!.consecutiveFailures).toBe(4);
+  });
+
+  it('a name that does not exist (NXDOMAIN) is the receiver’s fault: retried and counted', async () => {
+    const { endpoint, deliveryId, workspace } = await published('https://gone.example.test/x', { consecutiveFailures: 4 });
+    expect(await dispatchDelivery(deps({ resolve: await dnsAnswering({ rcode: RCODE.NXDOMAIN }) }), deliveryId)).toMatchObject({ kind: 'retry' });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', lastError: 'dns_failure' });
+    expect((await getEndpointRecord(table, workspace, endpoint.endpointId))!.consecutiveFailures).toBe(5);
+  });
+
+  it('resolution is part of the attempt’s deadline: the POST gets what is left', async () => {
+    const r = await receiver(() => undefined); // never answers
+    const { deliveryId } = await published(`http://localhost:${r.port}/slow`);
+    const slowResolve = async () => {
+      await new Promise((ok) => setTimeout(ok, 1_000));
+      return [{ address: '127.0.0.1', family: 4 as const }];
+    };
+    expect(await dispatchDelivery(deps({ resolve: slowResolve }), deliveryId)).toMatchObject({ kind: 'retry' });
+    const [attempt] = (await listAttempts(table, deliveryId, 1)).items;
+    expect(attempt).toMatchObject({ failureReason: 'timeout' });
+    // 1.5 s deadline, 1 s of it spent resolving: the POST had about 0.5 s, not another 1.5 s.
+    expect(attempt!.durationMs).toBeLessThan(1_200);
   });
 });
 
