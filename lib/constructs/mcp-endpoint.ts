@@ -89,15 +89,14 @@ export class McpEndpoint extends Construct {
       rateLimit: MCP_RATE_LIMIT_BUCKET,
     });
 
+    const allowedOrigins = [...(props.allowedOrigins ?? DEFAULT_CONFIG.mcpAllowedOrigins)];
     this.functionUrl = this.handler.function.addFunctionUrl({
       authType: FunctionUrlAuthType.NONE,
       // The server answers each POST with one JSON body (enableJsonResponse), never a stream.
       invokeMode: InvokeMode.BUFFERED,
-      // An empty origin list is kept (not dropped): the URL then answers preflights itself, allowing no origin.
-      cors: {
-        allowedOrigins: [...(props.allowedOrigins ?? DEFAULT_CONFIG.mcpAllowedOrigins)],
-        ...MCP_URL_CORS,
-      },
+      // No origins: the CORS configuration stays, without AllowOrigins (CloudFormation refuses an
+      // empty list), so no answer carries access-control-allow-origin and browsers refuse to call.
+      cors: { ...(allowedOrigins.length > 0 ? { allowedOrigins } : {}), ...MCP_URL_CORS },
     });
   }
 }

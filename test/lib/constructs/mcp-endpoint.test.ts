@@ -72,25 +72,26 @@ describe('the MCP endpoint', () => {
     expect(mcpProps().ReservedConcurrentExecutions).toBe(10);
   });
 
-  it('takes another reservation, or none (null)', () => {
+  it('takes another reservation, or none (null), and any origin when asked (["*"])', () => {
     const other = buildTestStack();
     try {
       const t = new ServiceTable(other.stack, 'Data');
       const siblings = { table: t, deliveryQueue: new Queue(other.stack, 'Q'), eventBus: new EventBus(other.stack, 'B'), jobQueue: new Queue(other.stack, 'J') };
-      const five = new McpEndpoint(other.stack, 'Five', { ...siblings, reservedConcurrency: 5 });
+      const five = new McpEndpoint(other.stack, 'Five', { ...siblings, reservedConcurrency: 5, allowedOrigins: ['*'] });
       const none = new McpEndpoint(other.stack, 'None', { ...siblings, reservedConcurrency: null });
       const all = resourcesOf(Template.fromStack(other.stack));
       expect(all[logicalId(five.handler.function)]!.Properties.ReservedConcurrentExecutions).toBe(5);
       expect(all[logicalId(none.handler.function)]!.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+      expect(all[logicalId(five.functionUrl)]!.Properties.Cors).toMatchObject({ AllowOrigins: ['*'], AllowMethods: ['POST'] });
+      expect(all[logicalId(none.functionUrl)]!.Properties.Cors).not.toHaveProperty('AllowOrigins');
     } finally {
       removeTestOutput(other.app);
     }
   }, 120_000);
 
-  it('allows no browser origin by default (an explicit empty list), POST, the MCP headers, a 1-hour preflight cache', () => {
+  it('allows no browser origin by default (no AllowOrigins: CloudFormation takes no empty list), POST, the MCP headers, a 1-hour preflight cache', () => {
     expect(MCP_CORS.defaultAllowedOrigins).toEqual([]);
     expect(resources[logicalId(mcp.functionUrl)]!.Properties.Cors).toEqual({
-      AllowOrigins: [],
       AllowMethods: ['POST'],
       AllowHeaders: ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
       ExposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'x-trace-id'],
