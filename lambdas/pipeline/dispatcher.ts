@@ -179,7 +179,8 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   let result: SendResult;
   let classified: Classified;
   if (!address.ok) {
-    result = { kind: 'error', reason: address.reason, durationMs: address.spentMs };
+    // A refusal sent nothing (duration 0, docs/behaviour.md#status-transitions); a failed resolution took its time.
+    result = { kind: 'error', reason: address.reason, durationMs: address.permanent ? 0 : address.spentMs };
     classified = address.permanent ? refusedAtDispatch(address.reason) : classify(result);
   } else {
     // Resolution is part of the attempt's deadline: the POST gets what is left of it.
