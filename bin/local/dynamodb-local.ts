@@ -78,6 +78,10 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   if (options.port) await assertPortFree(port, 'DynamoDB Local');
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
+  // DynamoDB Local listens on every interface, not only 127.0.0.1: its jar (3.3.0) has no bind
+  // option (`-help` lists -port, -inMemory, -dbPath, -sharedDb, -cors, -delayTransientStatuses,
+  // -disableTelemetry, -optimizeDbBeforeStartup) and it starts Jetty with `new Server(port)`, the
+  // wildcard address. Keep the machine's firewall closed to this port on shared networks.
   const child = spawn({ port, sharedDb: true, ...(path ? { path } : {}) });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
