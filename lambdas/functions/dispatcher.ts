@@ -30,7 +30,7 @@ async function handleRecord(record: SQSRecord, health: BatchHealth): Promise<voi
   const { deps } = defaultRuntime();
   const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
   const result = await dispatchDelivery(
-    { table: deps.table, now: deps.now, urlPolicy: deps.urlPolicy, sender: httpSender, resolve: systemResolver, events: deps.events },
+    { table: deps.table, now: deps.now, urlPolicy: deps.urlPolicy, sender: httpSender, resolve: systemResolver, events: deps.events, log: logger },
     message.deliveryId,
     receiveCount,
   );

@@ -24,6 +24,7 @@ import { USER_AGENT } from '../contract/limits';
 import type { HealthObservation } from '../domain/delivery-health';
 import { activeSecrets } from '../domain/secrets';
 import { signatureHeader } from '../domain/signing';
+import { redactUrl } from '../domain/url-redaction';
 import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
 import { getDelivery, recordObservation, type Observation } from '../store/deliveries';
@@ -221,14 +222,14 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
       delivery.workspace,
       {
         kind: 'endpoint.disabled',
-        message: `Webhook endpoint ${endpoint.url} was disabled after ${outcome.consecutiveFailures} consecutive failed deliveries. Fix the receiver, re-enable it, then replay the failed deliveries.`,
+        message: `Webhook endpoint ${redactUrl(endpoint.url)} was disabled after ${outcome.consecutiveFailures} consecutive failed deliveries. Fix the receiver, re-enable it, then replay the failed deliveries.`,
         endpointId: endpoint.endpointId,
         deliveryId: delivery.deliveryId,
       },
       deps.now(),
     ).catch(() => undefined);
     await deps.events
-      ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: endpoint.url, consecutiveFailures: outcome.consecutiveFailures ?? DISABLE_THRESHOLD })
+      ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: redactUrl(endpoint.url), consecutiveFailures: outcome.consecutiveFailures ?? DISABLE_THRESHOLD })
       .catch(() => undefined);
   }
   if (classified.status === 'failed') return { kind: 'retry', delaySeconds: exhausted ? 0 : retryDelaySeconds(attempts), delivery: outcome.delivery, recorded };
