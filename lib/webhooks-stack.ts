@@ -69,6 +69,7 @@ export class WebhooksStack extends Stack {
       ...operationResources,
       quotas,
       allowedOrigins: config.mcpAllowedOrigins,
+      reservedConcurrency: config.mcpReservedConcurrency,
       ...logs,
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.table, deliveryQueue: this.pipeline.queue, ...logs });
