@@ -59,6 +59,10 @@ export function explainFailure(reason: string): string {
   switch (code) {
     case 'timeout':
       return 'The receiver did not answer in time.';
+    case 'destination_not_public':
+      return 'The host resolved to an address that is not public, so nothing was sent.';
+    case 'service_error':
+      return `The attempt failed on the service's side${more}; it is retried and does not count toward auto-disable.`;
     case 'connection_refused':
       return 'The receiver refused the connection.';
     case 'connection_reset':
