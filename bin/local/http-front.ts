@@ -63,6 +63,16 @@ function send(res: ServerResponse, result: APIGatewayProxyResult): void {
 /** Extra routes served before the REST operations (docs, MCP). */
 export type ExtraRoute = (req: IncomingMessage, body: Buffer, url: URL, requestId: string) => Promise<APIGatewayProxyResult | null>;
 
+/** Writes a refusal straight to the socket (no response object exists here) and closes it. */
+function refuseOnSocket(socket: Duplex, refusal: AppError): void {
+  const result = problemResponse(refusal, randomUUID());
+  const body = Buffer.from(result.body, 'utf8');
+  const headers = Object.entries({ ...(result.headers as Record<string, string>), 'content-length': String(body.length), connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ''}\r\n${headers}\r\n`, 'latin1'), body]));
+}
+
 /**
  * A request Node's HTTP parser refused (bad method, header or chunk, headers over its 16 KiB
  * limit, a request that timed out): answered as problem+json like every other refusal (API
@@ -75,17 +85,18 @@ function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const requestId = randomUUID();
-  const refusal =
+  refuseOnSocket(
+    socket,
     error.code === 'HPE_HEADER_OVERFLOW'
       ? new AppError('PayloadTooLarge', 'The request line and headers exceed 16 KiB')
-      : new AppError('ValidationError', `The request is not valid HTTP/1.1 (${error.code ?? 'unparsable'})`);
-  const result = problemResponse(refusal, requestId);
-  const body = Buffer.from(result.body, 'utf8');
-  const headers = Object.entries({ ...(result.headers as Record<string, string>), 'content-length': String(body.length), connection: 'close' })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ''}\r\n${headers}\r\n`, 'latin1'), body]));
+      : new AppError('ValidationError', `The request is not valid HTTP/1.1 (${error.code ?? 'unparsable'})`),
+  );
+}
+
+/** CONNECT (a tunnel): no route takes it (without this Node just closes the connection). */
+function refuseTunnel(req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  refuseOnSocket(socket, new AppError('RouteNotFound', `No route ${req.method ?? ''} ${req.url ?? ''}`));
 }
 
 /** Creates the local API server. */
@@ -98,6 +109,7 @@ export function createHttpFront(options: { extraRoutes?: readonly ExtraRoute[] }
       .catch((error: unknown) => send(res, problemResponse(error, requestId)));
   });
   server.on('clientError', refuseUnparsable);
+  server.on('connect', refuseTunnel);
   return server;
 }
 

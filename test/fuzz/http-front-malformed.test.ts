@@ -39,6 +39,18 @@ describe('requests the local front cannot parse', () => {
     expect([res.status, verdict.tag]).toEqual([status, tag]);
   });
 
+  it('CONNECT: a RouteNotFound refusal, not a closed connection', async () => {
+    const res = await send('CONNECT', '127.0.0.1:443', [['authorization', `Bearer ${api.token}`]]);
+    const verdict = judge({ method: 'CONNECT' }, res);
+    expect(verdict.violations).toEqual([]);
+    expect([res.status, verdict.tag]).toEqual([404, 'RouteNotFound']);
+  });
+
+  it('an Upgrade header is ignored: the request is routed like any other', async () => {
+    const res = await send('GET', `${ws()}/webhooks`, [['authorization', `Bearer ${api.token}`], ['upgrade', 'websocket']]);
+    expect(res.status).toBe(200);
+  });
+
   it('a request without Host is routed like any other', async () => {
     const res = await rawRequest(port, buildRawRequest({ method: 'GET', target: `${ws()}/webhooks`, headers: [['authorization', `Bearer ${api.token}`], ['connection', 'close']] }));
     expect(res.status).toBe(200);

@@ -27,6 +27,24 @@ export const UNROUTED_ERRORS: readonly ErrorTag[] = ['RouteNotFound', 'Validatio
  */
 export const UNDECLARED_BUT_SENSIBLE: readonly ErrorTag[] = ['UnsupportedMediaType'];
 
+/**
+ * Broken promises found by the fuzz in code this suite's owner may not change; each is
+ * reported to its owner, counted by the run instead of failing it, and pinned by an `it.fails`
+ * test in contract-fuzz.test.ts that starts passing once it is fixed.
+ */
+export const KNOWN_FINDINGS: readonly { readonly id: string; readonly reason: string; readonly matches: (asked: Asked, path: string, v: Violation) => boolean }[] = [
+  {
+    id: 'mcp-problem-cache-control',
+    reason: 'lambdas/mcp/gate.ts problem(): MCP refusals (405, 401, 429, 400) carry no `cache-control: no-store`',
+    matches: (_a, path, v) => path === '/mcp' && v.rule === 'problem-headers',
+  },
+  {
+    id: 'local-events-problem-cache-control',
+    reason: 'bin/local/stack.ts localEventsRoute json(): `/local/events` refusals carry no `cache-control: no-store`',
+    matches: (_a, path, v) => path === '/local/events' && v.rule === 'problem-headers',
+  },
+];
+
 /** What the request was, as far as the oracle needs it. */
 export interface Asked {
   readonly method: string;
@@ -34,6 +52,8 @@ export interface Asked {
   readonly op?: OperationDef;
   /** A dry run of an operation that has one (`dryRun: true` in a valid body). */
   readonly dryRun?: boolean;
+  /** One of the local stack's own routes beside the contract (`/mcp`, `/local/events`): any tag, success allowed. */
+  readonly extraRoute?: boolean;
 }
 
 /** One broken promise of the API. */
@@ -63,6 +83,7 @@ function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false } {
 
 /** The tags a request may be refused with: the operation's declared ones and the gateway's; RouteNotFound without a route. */
 export function allowedTags(asked: Asked): ReadonlySet<ErrorTag> {
+  if (asked.extraRoute) return new Set((Object.keys(ERROR_STATUS) as ErrorTag[]).filter((t) => t !== 'InternalError'));
   if (!asked.op) return new Set<ErrorTag>(UNROUTED_ERRORS);
   return new Set<ErrorTag>([...declaredErrors(asked.op), ...GATEWAY_ERRORS]);
 }
@@ -81,6 +102,7 @@ export function judge(asked: Asked, res: WireResponse): Verdict {
   if (res.status >= 200 && res.status < 300) {
     const op = asked.op;
     if (!op) {
+      if (asked.extraRoute) return { violations, tag: null, undeclared: false, json };
       bad('success-without-route', `status ${res.status} for a request that matches no operation`);
       return { violations, tag: null, undeclared: false, json };
     }
@@ -102,6 +124,11 @@ export function judge(asked: Asked, res: WireResponse): Verdict {
     return { violations, tag: null, undeclared: false, json };
   }
 
+  // The MCP transport answers protocol errors in JSON-RPC (a 406 without an event-stream Accept):
+  // its own protocol, outside the REST contract. Its problem+json refusals are checked below.
+  if (asked.extraRoute && /^application\/json\b/.test(contentType) && (json as { jsonrpc?: unknown } | undefined)?.jsonrpc === '2.0') {
+    return { violations, tag: null, undeclared: false, json };
+  }
   // A refusal: problem+json, consistent in itself and with the header, and declared.
   if (contentType !== 'application/problem+json') bad('problem-content-type', `content-type ${contentType || '(none)'} on a ${res.status}`);
   if (res.headers['cache-control'] !== 'no-store') bad('problem-headers', `cache-control ${res.headers['cache-control'] ?? '(none)'}`);

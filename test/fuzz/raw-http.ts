@@ -56,6 +56,8 @@ function parseResponse(data: Buffer): (WireResponse & { complete: boolean }) | n
   const lines = data.subarray(0, end).toString('latin1').split('\r\n');
   const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '');
   if (!m) return null;
+  // An interim answer (100 Continue): the final one follows.
+  if (m[1]!.startsWith('1')) return parseResponse(data.subarray(end + 4));
   const headers: Record<string, string> = {};
   for (const line of lines.slice(1)) {
     const i = line.indexOf(':');
