@@ -151,11 +151,12 @@ describe('DynamoDB faults on every kind of call (an SDK middleware fails the fir
       const h = await harness();
       const eps = await endpoints(h, [{ respond: ok }, { respond: ok }, { respond: unavailable, end: 'dead_lettered' }]);
       arm(h);
-      for (const e of ['e1', 'e2', 'e3']) await h.publish(h.event(e));
+      // Two events: the always-503 endpoint fails 2 × 7 times, under the 20 that would disable it.
+      for (const e of ['e1', 'e2']) await h.publish(h.event(e));
       await h.settle();
       const kinds = [...h.faults.injected.keys()];
       for (const kind of ['GetItemCommand', 'QueryCommand', 'PutItemCommand', 'TransactWriteItemsCommand']) expect(kinds).toContain(kind);
-      await verify(label, h, expectations(['e1', 'e2', 'e3'], eps));
+      await verify(label, h, expectations(['e1', 'e2'], eps));
     });
   }
 });

@@ -34,7 +34,7 @@ const MAX_INVOCATIONS = 12;
 const MAX_STEPS = 400;
 
 /** Short sender limits, so a receiver that never answers costs a fraction of a second. */
-export const FAULT_SEND_LIMITS = { deadlineMs: 400, bodyReadMs: 150, bodyCapBytes: 2048 } as const;
+export const FAULT_SEND_LIMITS = { deadlineMs: 1500, bodyReadMs: 300, bodyCapBytes: 2048 } as const;
 
 interface SimMessage {
   readonly messageId: number;
