@@ -9,6 +9,7 @@
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { MAX_RETRIES } from './backoff';
 import { newId } from './ids';
+import { DISABLE_THRESHOLD } from '../contract/limits';
 
 /** A delivery summary as stored: the wire form plus its workspace and evidence count. */
 export interface DeliveryRecord extends Delivery {
@@ -33,8 +34,9 @@ export function isReplayable(status: DeliveryStatus): boolean {
   return (REPLAYABLE_STATUSES as readonly DeliveryStatus[]).includes(status);
 }
 
-/** Consecutive failures that disable an endpoint. */
-export const DISABLE_THRESHOLD = 20;
+// Consecutive failures that disable an endpoint: a published number (the console states it too),
+// so its home is the contract's limits.
+export { DISABLE_THRESHOLD };
 
 /** Receives of one queue message before it moves to the dead-letter queue: the first attempt and every retry. */
 export const MAX_RECEIVES = MAX_RETRIES + 1;

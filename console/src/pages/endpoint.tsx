@@ -14,10 +14,8 @@ import { useCan, useSession } from '../session';
 import { DeliveryLog } from './deliveries';
 import { EnabledBadge, noteDeleted, Streak } from './endpoints';
 import { takeJustCreated } from './new-endpoint';
+import { DISABLE_THRESHOLD } from '../../../lambdas/contract/limits';
 import '../styles/endpoints.css';
-
-/** Consecutive failures that disable an endpoint (docs/behaviour.md). */
-const DISABLE_AFTER = 20;
 
 function Breadcrumb() {
   return (
@@ -127,7 +125,7 @@ function EndpointSummary({ endpoint }: { endpoint: Endpoint }) {
           </dd>
           <dt>Failure streak</dt>
           <dd>
-            <Streak count={endpoint.consecutiveFailures} /> <span class="muted">(consecutive failed attempts; {DISABLE_AFTER} disable the endpoint)</span>
+            <Streak count={endpoint.consecutiveFailures} /> <span class="muted">(consecutive failed attempts; {DISABLE_THRESHOLD} disable the endpoint)</span>
           </dd>
           <dt>Success (24 h)</dt>
           <dd>{percent(endpoint.health.successRate24h)}</dd>
