@@ -117,7 +117,7 @@ function localEventsRoute(): ExtraRoute {
     if (url.pathname !== '/local/events') return null;
     const json = (status: number, value: unknown): APIGatewayProxyResult => ({
       statusCode: status,
-      headers: { 'content-type': status < 300 ? 'application/json' : 'application/problem+json', 'x-trace-id': requestId },
+      headers: { 'content-type': status < 300 ? 'application/json' : 'application/problem+json', 'x-trace-id': requestId, 'cache-control': 'no-store' },
       body: JSON.stringify(value),
     });
     if (req.method !== 'POST') return json(404, { type: 'urn:problem:webhooks:RouteNotFound', title: 'No such route', status: 404, detail: 'POST only', tag: 'RouteNotFound', traceId: requestId });

@@ -304,6 +304,21 @@ describe('receivers that misbehave (first request misbehaves, the next one answe
 describe('the local stack (real handlers, in-process queues)', () => {
   const pipeline = usePipelineApi();
 
+  it('POST /local/events refusals are problem+json that no cache keeps', async () => {
+    const { api } = pipeline;
+    for (const [init, status] of [
+      [{ method: 'POST', body: '{not json' }, 400],
+      [{ method: 'GET' }, 404],
+      [{ method: 'POST', body: JSON.stringify({ id: '', workspace: api.workspace, type: 'order.shipped', payload: { orderId: 'x' } }) }, 400],
+    ] as const) {
+      const res = await fetch(`${api.apiUrl}/local/events`, init);
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      await res.body?.cancel();
+    }
+  });
+
   it('a redelivered event on POST /local/events (the same id) creates nothing new', async () => {
     const { api } = pipeline;
     const r = await pipeline.receiver((_req, res) => res.writeHead(204).end());
