@@ -9,6 +9,7 @@ import type { Page } from '../contract/pagination';
 import type { TableContext } from './client';
 import { writeAudited, type AuditInput } from './audit';
 import { countItems, queryPage } from './pages';
+import { conditionFailedAt } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
 
 /** What the authorizer learns from a token hash. */
@@ -56,16 +57,22 @@ export async function findTokenByHash(table: TableContext, hash: string): Promis
 export async function deleteApiToken(table: TableContext, slug: string, tokenId: string, now: Date, audit: AuditInput): Promise<boolean> {
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.token(slug, tokenId), ConsistentRead: true }));
   if (!out.Item) return false;
-  await writeAudited(
-    table,
-    [
-      { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: 'attribute_exists(pk)' } },
-      { Delete: { TableName: table.tableName, Key: keys.tokenHash(out.Item.hash as string) } },
-    ],
-    slug,
-    audit,
-    now,
-  );
+  try {
+    await writeAudited(
+      table,
+      [
+        { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: 'attribute_exists(pk)' } },
+        { Delete: { TableName: table.tableName, Key: keys.tokenHash(out.Item.hash as string) } },
+      ],
+      slug,
+      audit,
+      now,
+    );
+  } catch (e) {
+    // A concurrent revocation deleted it between the read and the write: gone, as for the first.
+    if (conditionFailedAt(e, 0)) return false;
+    throw e;
+  }
   return true;
 }
 

@@ -30,7 +30,7 @@ const REQUIRE_ALL = process.env.FUZZ_REQUIRE_ALL === '1';
 /** Requests per batch: the unit of the "a refusal changes nothing" check. */
 const BATCH = 20;
 /** Requests in flight at once within a batch. */
-const CONCURRENCY = 4;
+const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
 /** Bodies over the gateway's 10 MiB limit cost 10 MiB each: a few per run. */
 const OVERSIZE_BUDGET = 12;
 
