@@ -12,7 +12,7 @@ export async function handler(event: EventBridgeEvent<string, { workspace?: unkn
   const { deps } = defaultRuntime();
   try {
     const workspace = typeof event.detail?.workspace === 'string' ? event.detail.workspace : '';
-    const result = await publishEvent(deps, { workspace, type: event['detail-type'], payload: event.detail?.payload });
+    const result = await publishEvent(deps, { id: event.id, time: event.time, workspace, type: event['detail-type'], payload: event.detail?.payload });
     if (!result.queued) logger.warn('Rows written, enqueue failed: the stuck-pending repair will send them', { deliveryIds: result.deliveryIds });
     else logger.info('Published', { type: event['detail-type'], workspace, deliveries: result.deliveryIds.length, held: result.heldDeliveryIds.length });
     return result;

@@ -204,11 +204,9 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
 });
 
 describe('the Lambda entry (EventBridge target)', () => {
-  // Known gap, reported to the lead: lambdas/functions/publisher.ts does not pass the bus
-  // event's `id` and `time` to publishEvent, so on Lambda every invocation is a new event and
-  // a redelivery is delivered again under new ids. Fix: `publishEvent(deps, { id: event.id,
-  // time: event.time, workspace, ... })`; then drop `.fails`.
-  it.fails('passes the EventBridge id and time: a redelivered bus event maps to the same deliveries', async () => {
+  // EventBridge invokes at least once: the entry passes the bus event's id and time, so a
+  // redelivery maps to the deliveries the first invocation made.
+  it('passes the EventBridge id and time: a redelivered bus event maps to the same deliveries', async () => {
     const env = { ...process.env };
     const queue = capturingQueue();
     const { useAdapters, awsAdapters } = await import('../../lambdas/composition/runtime');
