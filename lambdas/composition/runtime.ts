@@ -7,8 +7,10 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { deploymentCatalogue } from '../domain/configured-event-types';
+import type { SecretSealer } from '../domain/secrets';
 import type { SurfaceRuntime } from '../operations/context';
 import { rateLimiterFor } from '../operations/rate-limiter';
 import type { DeliveryQueue, MessageDelayer } from '../queue/delivery-queue';
@@ -19,6 +21,7 @@ import { sqsJobQueue } from '../queue/sqs-job-queue';
 import { recoveryRateFrom } from '../domain/recovery';
 import type { RecoveryWorkerDeps } from '../pipeline/recovery-worker';
 import { tableFromEnv } from '../store/client';
+import { kmsSecretSealer } from '../store/secret-sealing';
 
 /** The service's logger (Powertools; `POWERTOOLS_*` env configures it). */
 export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'webhooks' });
@@ -35,6 +38,17 @@ export interface AdapterFactories {
   jobQueue(url: string): JobQueue;
   /** The job worker's wait between slices. @default a timer */
   sleep?(ms: number): Promise<void>;
+  /**
+   * The secret sealer (docs/architecture.md#secrets) of the KMS key `keyId` (`SECRETS_KEY_ID`,
+   * set only on the functions the key lets seal or open); none when unset.
+   * @default KMS, when `keyId` is set
+   */
+  secretSealer?(keyId: string | undefined): SecretSealer | undefined;
+}
+
+/** The deployed secret sealer: the stack's KMS key, when the function was given it. */
+function kmsSealer(keyId: string | undefined): SecretSealer | undefined {
+  return keyId ? kmsSecretSealer(new KMSClient({}), keyId) : undefined;
 }
 
 /** SQS and EventBridge: what every deployed function runs with. */
@@ -43,10 +57,12 @@ export const awsAdapters: AdapterFactories = {
   messageDelayer: (url) => sqsMessageDelayer(new SQSClient({}), url),
   domainEvents: (name) => eventBridgeSink(new EventBridgeClient({}), name),
   jobQueue: (url) => sqsJobQueue(new SQSClient({}), url),
+  secretSealer: kmsSealer,
 };
 
 let factories: AdapterFactories = awsAdapters;
 let cached: SurfaceRuntime | undefined;
+let cachedSealer: { sealer: SecretSealer | undefined } | undefined;
 
 /**
  * The injection seam of the local stack (and tests): every adapter built after
@@ -55,6 +71,17 @@ let cached: SurfaceRuntime | undefined;
 export function useAdapters(replacement: AdapterFactories): void {
   factories = replacement;
   cached = undefined;
+  cachedSealer = undefined;
+}
+
+/**
+ * The container's secret sealer, built once so its data-key caches live as long as the container
+ * (a delivery then pays no KMS call after the first for its data key); none where
+ * `SECRETS_KEY_ID` is unset and no local factory is in use.
+ */
+export function secretSealerFromEnv(env: NodeJS.ProcessEnv = process.env): SecretSealer | undefined {
+  cachedSealer ??= { sealer: (factories.secretSealer ?? kmsSealer)(env.SECRETS_KEY_ID) };
+  return cachedSealer.sealer;
 }
 
 /** Builds a runtime from environment variables. */

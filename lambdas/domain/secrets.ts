@@ -1,5 +1,6 @@
 /**
- * Signing secrets and their rotation (docs/behaviour.md#secret-rotation).
+ * Signing secrets and their rotation (docs/behaviour.md#secret-rotation), and
+ * the port that seals them at rest (docs/architecture.md#secrets).
  */
 import { randomBytes } from 'node:crypto';
 import { SECRET_GRACE_HOURS } from '../contract/limits';
@@ -7,11 +8,35 @@ import { SECRET_GRACE_HOURS } from '../contract/limits';
 /** Grace window of a replaced secret. */
 export const SECRET_GRACE_MS = SECRET_GRACE_HOURS * 3600_000;
 
-/** A secret as stored on the endpoint; `expiresAt` set only on a replaced one. */
+/**
+ * A secret sealed by envelope encryption: AES-256-GCM under a data key, stored
+ * with the data key as the key service encrypted it (docs/architecture.md#secrets).
+ * All fields base64.
+ */
+export interface SealedSecret {
+  readonly ciphertext: string;
+  readonly iv: string;
+  readonly tag: string;
+  /** The data key, encrypted by the key service (KMS `CiphertextBlob`). */
+  readonly dataKey: string;
+}
+
+/**
+ * A secret as stored on the endpoint; `expiresAt` set only on a replaced one.
+ * New secrets are `sealed`; a plaintext `secret` is a legacy one, written before
+ * sealing, and is read until the endpoint's next rotation replaces it.
+ */
 export interface StoredSecret {
-  readonly secret: string;
+  readonly secret?: string;
+  readonly sealed?: SealedSecret;
   readonly createdAt: string;
   readonly expiresAt: string | null;
+}
+
+/** Seals and opens secrets; the only way a secret reaches or leaves the table. */
+export interface SecretSealer {
+  seal(secret: string): Promise<SealedSecret>;
+  open(sealed: SealedSecret): Promise<string>;
 }
 
 /** Mints a signing secret: `whsec_` + base64 of 32 random bytes. */
@@ -22,21 +47,41 @@ export function mintSecret(): string {
 /**
  * Rotation: the new secret becomes current; the replaced current one stays for
  * the grace window; anything older (the original, when rotating inside a window)
- * is dropped, so at most two secrets are ever active.
+ * is dropped, so at most two secrets are ever active. `newSecret` is sealed, or
+ * plaintext where no sealer is configured.
  */
 export function rotateSecrets(
   secrets: readonly StoredSecret[],
-  newSecret: string,
+  newSecret: string | SealedSecret,
   now: Date,
 ): { secrets: StoredSecret[]; previousSecretExpiresAt: string | null } {
   const current = secrets[0];
-  const next: StoredSecret = { secret: newSecret, createdAt: now.toISOString(), expiresAt: null };
+  const next: StoredSecret = { ...(typeof newSecret === 'string' ? { secret: newSecret } : { sealed: newSecret }), createdAt: now.toISOString(), expiresAt: null };
   if (!current) return { secrets: [next], previousSecretExpiresAt: null };
   const expiresAt = new Date(now.getTime() + SECRET_GRACE_MS).toISOString();
   return { secrets: [next, { ...current, expiresAt }], previousSecretExpiresAt: expiresAt };
 }
 
 /** Secrets that sign at `now`, newest first; an expired one is never used, even before the expiry schedule drops it. */
-export function activeSecrets(secrets: readonly StoredSecret[], now: Date): string[] {
-  return secrets.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime()).map((s) => s.secret);
+export function activeSecrets(secrets: readonly StoredSecret[], now: Date): StoredSecret[] {
+  return secrets.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime());
+}
+
+/** Raised when a sealed secret must be opened and no sealer is configured (a deployment fault, retried). */
+export class SecretSealerMissing extends Error {
+  override readonly name = 'SecretSealerMissing';
+}
+
+/** The plaintext of stored secrets, in order: a legacy plaintext one as is, a sealed one opened by `sealer`. */
+export async function openSecrets(secrets: readonly StoredSecret[], sealer: SecretSealer | undefined): Promise<string[]> {
+  return Promise.all(
+    secrets.map(async (s) => {
+      if (s.sealed) {
+        if (!sealer) throw new SecretSealerMissing('a sealed signing secret needs a secret sealer (SECRETS_KEY_ID)');
+        return sealer.open(s.sealed);
+      }
+      if (s.secret === undefined) throw new Error('a stored secret has neither a sealed nor a plaintext value');
+      return s.secret;
+    }),
+  );
 }

@@ -22,7 +22,7 @@ import {
 } from '../domain/delivery-lifecycle';
 import { USER_AGENT } from '../contract/limits';
 import type { HealthObservation } from '../domain/delivery-health';
-import { activeSecrets } from '../domain/secrets';
+import { activeSecrets, openSecrets, type SecretSealer } from '../domain/secrets';
 import { signatureHeader } from '../domain/signing';
 import { redactUrl } from '../domain/url-redaction';
 import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
@@ -61,6 +61,12 @@ export interface DispatchDeps {
   readonly events?: DomainEventSink;
   /** The function's logger: refused addresses and service faults, in detail. @default none */
   readonly log?: DispatchLog;
+  /**
+   * Opens the endpoint's sealed secrets (docs/architecture.md#secrets); the dispatcher is the one
+   * function allowed to. @default none: only legacy plaintext secrets sign, a sealed one throws
+   * (the message is received again)
+   */
+  readonly secrets?: SecretSealer;
 }
 
 /**
@@ -166,6 +172,8 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
   const address = check.ok ? await checkedAddress(deps, check.url, delivery) : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}`, spentMs: 0 } as const);
 
+  // Before any attempt is recorded: a secret that cannot be opened is the service's fault, and the message comes back.
+  const signingSecrets = await openSecrets(activeSecrets(endpoint.secrets, now), deps.secrets);
   const timestamp = Math.floor(now.getTime() / 1000);
   const body = JSON.stringify({ deliveryId: delivery.deliveryId, eventType: delivery.eventType, payload: delivery.payload });
   const headers: Record<string, string> = {
@@ -173,7 +181,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
     'user-agent': USER_AGENT,
     'webhook-id': delivery.deliveryId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(activeSecrets(endpoint.secrets, now), delivery.deliveryId, timestamp, body),
+    'webhook-signature': signatureHeader(signingSecrets, delivery.deliveryId, timestamp, body),
     'x-trace-id': (deps.traceId ?? randomUUID)(),
   };
 

@@ -8,7 +8,7 @@ import { activeSecrets } from '../domain/secrets';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import { deliveriesCreatedBefore, getRetentionWatermark, pendingCreatedBefore, putRetentionWatermark } from '../store/deliveries';
-import { dropExpiredSecrets, endpointsWithEndedGrace } from '../store/endpoints';
+import { dropExpiredSecrets, endpointsWithEndedGrace, getEndpointRecord } from '../store/endpoints';
 import { deletePartition } from '../store/table-io';
 import { keys } from '../store/table-schema';
 
@@ -42,13 +42,18 @@ export async function runRetention(
   return { deleted, watermark: current };
 }
 
-/** Drops replaced secrets whose grace window ended. */
+/**
+ * Drops replaced secrets whose grace window ended. The grace index holds keys only
+ * (docs/architecture.md#secrets): each endpoint is read from the table, and its
+ * secrets stay sealed (expiry needs only their dates).
+ */
 export async function runSecretExpiry(deps: { table: TableContext; now: () => Date }, limit = 500): Promise<{ expired: number }> {
   const now = deps.now();
   let expired = 0;
-  for (const endpoint of await endpointsWithEndedGrace(deps.table, now, limit)) {
-    const keep = endpoint.secrets.filter((s) => activeSecrets([s], now).length > 0);
-    if (await dropExpiredSecrets(deps.table, endpoint, keep)) expired++;
+  for (const ended of await endpointsWithEndedGrace(deps.table, now, limit)) {
+    const endpoint = await getEndpointRecord(deps.table, ended.workspace, ended.endpointId);
+    const keep = activeSecrets(endpoint?.secrets ?? [], now);
+    if (await dropExpiredSecrets(deps.table, ended, endpoint, keep)) expired++;
   }
   return { expired };
 }

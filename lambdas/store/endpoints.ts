@@ -1,9 +1,10 @@
 /**
- * Webhook endpoints. The stored record carries the signing secrets; only
- * {@link toEndpointWire} turns it into what responses show, and it drops them.
+ * Webhook endpoints. The stored record carries the signing secrets, sealed
+ * (docs/architecture.md#secrets); only {@link toEndpointWire} turns it into what
+ * responses show, and it drops them. The endpoint item is in no index: a
+ * replaced secret's grace window is tracked by a small item of its own.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointCore } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
@@ -141,8 +142,38 @@ export async function updateEndpoint(
 export type SecretWrite = 'ok' | 'not_found' | 'conflict';
 
 /**
+ * The grace entry of an endpoint with a replaced secret: its own item, in the
+ * grace index (gsi1) by grace end, holding the endpoint's keys and nothing else,
+ * so no index ever carries a secret (docs/architecture.md#secrets).
+ */
+function graceEntryKey(endpointId: string) {
+  return { pk: keys.secretGracePk, sk: endpointId };
+}
+
+/** The grace entry's write: present while a replaced secret is in its window, absent otherwise. */
+function graceEntryWrite(table: TableContext, slug: string, endpointId: string, graceEnd: string | null): TransactItem {
+  return graceEnd
+    ? {
+        Put: {
+          TableName: table.tableName,
+          Item: {
+            ...graceEntryKey(endpointId),
+            type: 'secret_grace',
+            workspace: slug,
+            endpointId,
+            [TABLE.gsi1.partitionKey]: keys.secretGracePk,
+            [TABLE.gsi1.sortKey]: keys.secretGraceSk(graceEnd, endpointId),
+          },
+        },
+      }
+    : { Delete: { TableName: table.tableName, Key: graceEntryKey(endpointId) } };
+}
+
+/**
  * Stores rotated secrets if no other rotation happened since `expectedVersion`
- * was read. The replaced secret's expiry is indexed for the expiry schedule.
+ * was read, and the grace entry of the replaced one, in one transaction. The
+ * endpoint item leaves the grace index (where endpoints rotated before secrets
+ * were sealed still sit).
  */
 export async function writeEndpointSecrets(
   table: TableContext,
@@ -159,21 +190,13 @@ export async function writeEndpointSecrets(
       Update: {
         TableName: table.tableName,
         Key: keys.endpoint(slug, endpointId),
-        UpdateExpression: graceEnd
-          ? 'SET secrets = :s, secretVersion = :next, updatedAt = :now, #g1pk = :g1pk, #g1sk = :g1sk'
-          : 'SET secrets = :s, secretVersion = :next, updatedAt = :now REMOVE #g1pk, #g1sk',
+        UpdateExpression: 'SET secrets = :s, secretVersion = :next, updatedAt = :now REMOVE #g1pk, #g1sk',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(secretVersion) OR secretVersion = :expected)',
         ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
-        ExpressionAttributeValues: {
-          ':s': secrets,
-          ':next': expectedVersion + 1,
-          ':expected': expectedVersion,
-          ':now': now.toISOString(),
-          ...(graceEnd ? { ':g1pk': keys.secretGracePk, ':g1sk': keys.secretGraceSk(graceEnd, endpointId) } : {}),
-        },
+        ExpressionAttributeValues: { ':s': secrets, ':next': expectedVersion + 1, ':expected': expectedVersion, ':now': now.toISOString() },
       },
     };
-    await writeAudited(table, [update], slug, audit, now);
+    await writeAudited(table, [update, graceEntryWrite(table, slug, endpointId, graceEnd)], slug, audit, now);
     return 'ok';
   } catch (e) {
     if (conditionFailedAt(e, 0)) {
@@ -186,7 +209,16 @@ export async function writeEndpointSecrets(
 /** Deletes an endpoint (with its audit event), then its deliveries and their attempts. */
 export async function deleteEndpoint(table: TableContext, slug: string, endpointId: string, now: Date, audit: AuditInput): Promise<boolean> {
   try {
-    await writeAudited(table, [{ Delete: { TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConditionExpression: 'attribute_exists(pk)' } }], slug, audit, now);
+    await writeAudited(
+      table,
+      [
+        { Delete: { TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
+        graceEntryWrite(table, slug, endpointId, null),
+      ],
+      slug,
+      audit,
+      now,
+    );
   } catch (e) {
     if (conditionFailedAt(e, 0)) return false;
     throw e;
@@ -245,37 +277,61 @@ export async function subscribers(table: TableContext, slug: string, eventType: 
   return out;
 }
 
-/** Endpoints whose replaced secret's grace window ended before `now` (sparse GSI1 entries). */
-export async function endpointsWithEndedGrace(table: TableContext, now: Date, limit: number): Promise<EndpointRecord[]> {
+/** An endpoint whose replaced secret's grace window ended: keys only. */
+export interface EndedGrace {
+  readonly workspace: string;
+  readonly endpointId: string;
+}
+
+/**
+ * Endpoints whose replaced secret's grace window ended before `now` (sparse gsi1 entries: the
+ * grace items, and endpoint items rotated before secrets were sealed). Reads keys only.
+ */
+export async function endpointsWithEndedGrace(table: TableContext, now: Date, limit: number): Promise<EndedGrace[]> {
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
       IndexName: TABLE.gsi1.name,
       KeyConditionExpression: '#pk = :pk AND #sk < :now',
-      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
+      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey, '#ws': 'workspace', '#id': 'endpointId' },
       ExpressionAttributeValues: { ':pk': keys.secretGracePk, ':now': now.toISOString() },
+      ProjectionExpression: '#ws, #id',
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map(fromItem);
+  return (out.Items ?? []).map((item) => ({ workspace: item.workspace as string, endpointId: item.endpointId as string }));
 }
 
-/** Keeps only `secrets` (the still-active ones) if no rotation happened since `expectedVersion`; drops the grace index entry. */
-export async function dropExpiredSecrets(table: TableContext, record: EndpointRecord, secrets: StoredSecret[]): Promise<boolean> {
+/**
+ * Keeps only `secrets` (the still-active ones) if no rotation happened since the record was read,
+ * and drops the grace entry (and a legacy grace key on the endpoint item). An endpoint that is
+ * gone (`record` null) only loses its grace entry.
+ */
+export async function dropExpiredSecrets(table: TableContext, ended: EndedGrace, record: EndpointRecord | null, secrets: StoredSecret[]): Promise<boolean> {
+  const dropEntry = graceEntryWrite(table, ended.workspace, ended.endpointId, null);
   try {
     await table.doc.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: keys.endpoint(record.workspace, record.endpointId),
-        UpdateExpression: 'SET secrets = :s, secretVersion = :next REMOVE #g1pk, #g1sk',
-        ConditionExpression: 'secretVersion = :expected',
-        ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
-        ExpressionAttributeValues: { ':s': secrets, ':next': record.secretVersion + 1, ':expected': record.secretVersion },
+      new TransactWriteCommand({
+        TransactItems: record
+          ? [
+              {
+                Update: {
+                  TableName: table.tableName,
+                  Key: keys.endpoint(record.workspace, record.endpointId),
+                  UpdateExpression: 'SET secrets = :s, secretVersion = :next REMOVE #g1pk, #g1sk',
+                  ConditionExpression: 'secretVersion = :expected',
+                  ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
+                  ExpressionAttributeValues: { ':s': secrets, ':next': record.secretVersion + 1, ':expected': record.secretVersion },
+                },
+              },
+              dropEntry,
+            ]
+          : [dropEntry],
       }),
     );
     return true;
   } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) return false;
+    if (conditionFailedAt(e, 0)) return false;
     throw e;
   }
 }

@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
 import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
+import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
 
 /**
@@ -55,6 +56,12 @@ export interface DeliveryPipelineProps extends LogProps {
   readonly table: ServiceTable;
   /** Name of the domain-events bus. @default - a unique name CDK derives from the construct path */
   readonly eventBusName?: string;
+  /**
+   * The key sealing signing secrets: the dispatcher, which signs every delivery, is the one
+   * function allowed to open them (docs/architecture.md#secrets).
+   * @default - none: the dispatcher signs with plaintext (legacy) secrets only
+   */
+  readonly secretsKey?: SecretsKey;
 }
 
 /** The bus, the queues and the functions that turn domain events into signed deliveries. */
@@ -116,6 +123,7 @@ export class DeliveryPipeline extends Construct {
         DELIVERY_QUEUE_URL: this.queue.queueUrl,
         // The dispatcher emits `webhook.disabled` when a failure streak disables an endpoint.
         EVENT_BUS_NAME: this.eventBus.eventBusName,
+        ...props.secretsKey?.environment,
       },
       timeout: DISPATCHER_TIMEOUT,
       // Up to 25 concurrent TLS requests and HMAC signatures per invocation: more memory is more CPU.
@@ -124,6 +132,7 @@ export class DeliveryPipeline extends Construct {
     });
     table.grantReadWriteItems(this.dispatcher.role);
     this.eventBus.grantPutEventsTo(this.dispatcher.role);
+    props.secretsKey?.grantOpen(this.dispatcher.role);
     // The event source grants what the poller needs: Receive, Delete, ChangeMessageVisibility (the backoff), GetQueueAttributes.
     this.dispatcher.function.addEventSource(
       new SqsEventSource(this.queue, {

@@ -17,6 +17,8 @@ import { RCODE, scriptedDnsServer, type DnsAnswer } from '../helpers/dns-server'
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
+import { mintSecret, rotateSecrets, SecretSealerMissing } from '../../lambdas/domain/secrets';
+import { localSecretSealer } from '../../lambdas/store/secret-sealing';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
 const stops: (() => Promise<void>)[] = [];
@@ -76,7 +78,7 @@ describe('a 2xx', () => {
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['user-agent']).toMatch(/webhook-delivery-service/);
     expect(req.headers['x-trace-id']).toBeTruthy();
-    const verified = new Webhook(endpoint.secrets[0]!.secret).verify(req.body, {
+    const verified = new Webhook(endpoint.secrets[0]!.secret!).verify(req.body, {
       'webhook-id': String(req.headers['webhook-id']),
       'webhook-timestamp': String(req.headers['webhook-timestamp']),
       'webhook-signature': String(req.headers['webhook-signature']),
@@ -91,7 +93,33 @@ describe('a 2xx', () => {
       expect.objectContaining({ ordinal: 1, outcome: 'delivered', responseStatus: 204, failureReason: null, requestHeaders: expect.objectContaining({ 'webhook-id': deliveryId }) }),
     ]);
     expect(attempts.items[0]!.durationMs).toBeGreaterThanOrEqual(0);
-    expect(JSON.stringify(attempts)).not.toContain(endpoint.secrets[0]!.secret);
+    expect(JSON.stringify(attempts)).not.toContain(endpoint.secrets[0]!.secret!);
+  });
+});
+
+describe('sealed secrets (docs/architecture.md#secrets)', () => {
+  it('signs with both secrets of a grace window, opened from their sealed form; a receiver holding either verifies', async () => {
+    const sealer = localSecretSealer();
+    const legacy = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    const fresh = mintSecret();
+    // A legacy plaintext secret replaced by a sealed one: both sign during the window.
+    const secrets = rotateSecrets(rotateSecrets([], legacy, clock).secrets, await sealer.seal(fresh), clock).secrets;
+    const r = await receiver((_req, res) => res.writeHead(204).end());
+    const { deliveryId } = await published(r.url, { secrets });
+    expect(await dispatchDelivery(deps({ secrets: sealer }), deliveryId)).toMatchObject({ kind: 'ack', reason: 'delivered' });
+    const req = r.seen[0]!;
+    const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    for (const secret of [fresh, legacy]) expect(new Webhook(secret).verify(req.body, headers)).toEqual(JSON.parse(req.body));
+  });
+
+  it('a sealed secret and no sealer: nothing is sent, nothing recorded, the message comes back', async () => {
+    const secrets = rotateSecrets([], await localSecretSealer().seal(mintSecret()), clock).secrets;
+    const r = await receiver((_req, res) => res.writeHead(204).end());
+    const { deliveryId } = await published(r.url, { secrets });
+    await expect(dispatchDelivery(deps(), deliveryId)).rejects.toBeInstanceOf(SecretSealerMissing);
+    expect(r.seen).toHaveLength(0);
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'pending', attempts: 0 });
   });
 });
 

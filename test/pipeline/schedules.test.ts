@@ -6,7 +6,9 @@ import { runPendingRepair, runRetention, runSecretExpiry } from '../../lambdas/p
 import { publishEvent } from '../../lambdas/pipeline/publisher';
 import type { DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
 import { getDelivery, listAttempts, putPendingDeliveries } from '../../lambdas/store/deliveries';
-import { getEndpointRecord } from '../../lambdas/store/endpoints';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getEndpointRecord, writeEndpointSecrets } from '../../lambdas/store/endpoints';
+import { keys, TABLE } from '../../lambdas/store/table-schema';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
@@ -94,13 +96,68 @@ describe('grace-window expiry', () => {
       ],
     });
     // Index entries as rotation writes them.
-    const { writeEndpointSecrets } = await import('../../lambdas/store/endpoints');
     for (const ep of [ended, open]) await writeEndpointSecrets(table, 'grace', ep.endpointId, ep.secrets, ep.secretVersion, now, { action: 'webhook.secret_rotated', actor: 't', targetId: ep.endpointId });
     const result = await runSecretExpiry({ table, now: () => now });
     expect(result.expired).toBe(1);
     expect((await getEndpointRecord(table, 'grace', ended.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new']);
     expect((await getEndpointRecord(table, 'grace', open.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new2', 'whsec_old2']);
     expect((await runSecretExpiry({ table, now: () => now })).expired).toBe(0);
+  });
+
+  /** Everything the grace index holds, whole items as a query of it reads them. */
+  async function graceIndex() {
+    const out = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        IndexName: TABLE.gsi1.name,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
+        ExpressionAttributeValues: { ':pk': keys.secretGracePk },
+      }),
+    );
+    return out.Items ?? [];
+  }
+
+  it('keeps secrets out of the index: a grace entry holds keys only (docs/architecture.md#secrets)', async () => {
+    const now = new Date();
+    const ep = await seedEndpoint(table, {
+      workspace: 'grace-idx',
+      url: 'https://c.example.com',
+      secrets: [
+        { secret: 'whsec_current', createdAt: now.toISOString(), expiresAt: null },
+        { secret: 'whsec_replaced', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + SECRET_GRACE_MS).toISOString() },
+      ],
+    });
+    await writeEndpointSecrets(table, 'grace-idx', ep.endpointId, ep.secrets, ep.secretVersion, now, { action: 'webhook.secret_rotated', actor: 't', targetId: ep.endpointId });
+    const entries = (await graceIndex()).filter((i) => i.endpointId === ep.endpointId);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).not.toHaveProperty('secrets');
+    expect(JSON.stringify(entries)).not.toContain('whsec_');
+  });
+
+  it('expires an endpoint rotated before sealing (its item itself in the index) and takes it out of the index', async () => {
+    const now = new Date();
+    const legacy = await seedEndpoint(table, {
+      workspace: 'grace-legacy',
+      url: 'https://d.example.com',
+      secrets: [
+        { secret: 'whsec_new', createdAt: now.toISOString(), expiresAt: null },
+        { secret: 'whsec_old', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() - 1000).toISOString() },
+      ],
+    });
+    // As the previous release's rotation left it: the endpoint item, secrets and all, keyed into gsi1.
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.endpoint('grace-legacy', legacy.endpointId),
+        UpdateExpression: 'SET #pk = :pk, #sk = :sk',
+        ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
+        ExpressionAttributeValues: { ':pk': keys.secretGracePk, ':sk': keys.secretGraceSk(legacy.secrets[1]!.expiresAt!, legacy.endpointId) },
+      }),
+    );
+    expect((await runSecretExpiry({ table, now: () => now })).expired).toBe(1);
+    expect((await getEndpointRecord(table, 'grace-legacy', legacy.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new']);
+    expect((await graceIndex()).filter((i) => i.endpointId === legacy.endpointId)).toEqual([]);
   });
 });
 
