@@ -5,6 +5,7 @@
  * untouched), then a workspace Notification is recorded, best effort.
  */
 import type { HealthObservation } from '../domain/delivery-health';
+import { derivedId } from '../domain/ids';
 import { bookkeepingEntry, isTerminal, type DeliveryRecord } from '../domain/delivery-lifecycle';
 import { redactUrl } from '../domain/url-redaction';
 import type { TableContext } from '../store/client';
@@ -28,7 +29,11 @@ export async function deadLetterDelivery(
 ): Promise<{ kind: 'dead_lettered'; delivery: DeliveryRecord; recorded: HealthObservation } | { kind: 'ignored'; reason: string }> {
   const delivery = await getDelivery(deps.table, deliveryId);
   if (!delivery) return { kind: 'ignored', reason: 'delivery_gone' };
-  if (isTerminal(delivery.status)) return { kind: 'ignored', reason: 'already_terminal' };
+  if (isTerminal(delivery.status)) {
+    // A retry after the marking committed (a lost answer, a crash): the notification may be missing.
+    if (delivery.status === 'dead_lettered') await notifyDeadLettered(deps, delivery);
+    return { kind: 'ignored', reason: 'already_terminal' };
+  }
   const now = deps.now();
   const entry = bookkeepingEntry(now, 'dead_lettered', 'retries_exhausted');
   const outcome = await recordObservation(
@@ -45,23 +50,7 @@ export async function deadLetterDelivery(
     now,
   );
   if (outcome.kind !== 'recorded') return { kind: 'ignored', reason: 'duplicate' };
-  try {
-    const endpoint = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
-    await putNotification(
-      deps.table,
-      delivery.workspace,
-      {
-        kind: 'delivery.dead_lettered',
-        // Read-scope callers read notifications: the URL is redacted (docs/behaviour.md#url-redaction).
-        message: `Delivery ${delivery.deliveryId} (${delivery.eventType}) to ${endpoint ? redactUrl(endpoint.url) : delivery.endpointId} stopped after ${delivery.attempts} attempts (last: ${delivery.lastError ?? 'unknown'}). The endpoint stopped receiving it; replay it once the receiver is fixed.`,
-        endpointId: delivery.endpointId,
-        deliveryId: delivery.deliveryId,
-      },
-      deps.now(),
-    );
-  } catch {
-    // Notifications are best effort, after persistence (docs/behaviour.md#notifications).
-  }
+  await notifyDeadLettered(deps, outcome.delivery);
   const recorded: HealthObservation = {
     workspace: delivery.workspace,
     endpointId: delivery.endpointId,
@@ -73,4 +62,31 @@ export async function deadLetterDelivery(
     failureReason: entry.failureReason,
   };
   return { kind: 'dead_lettered', delivery: outcome.delivery, recorded };
+}
+
+/**
+ * The workspace notification of a dead letter, best effort after persistence
+ * (docs/behaviour.md#notifications). Its id is derived from the delivery and the marking time,
+ * and the write is put-if-absent, so a retried consumer records it exactly once.
+ */
+async function notifyDeadLettered(deps: DeadLetterDeps, delivery: DeliveryRecord): Promise<void> {
+  const markedAt = new Date(delivery.updatedAt);
+  try {
+    const endpoint = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
+    await putNotification(
+      deps.table,
+      delivery.workspace,
+      {
+        notificationId: derivedId('ntf', markedAt, ['dead-lettered', delivery.deliveryId]),
+        kind: 'delivery.dead_lettered',
+        // Read-scope callers read notifications: the URL is redacted (docs/behaviour.md#url-redaction).
+        message: `Delivery ${delivery.deliveryId} (${delivery.eventType}) to ${endpoint ? redactUrl(endpoint.url) : delivery.endpointId} stopped after ${delivery.attempts} attempts (last: ${delivery.lastError ?? 'unknown'}). The endpoint stopped receiving it; replay it once the receiver is fixed.`,
+        endpointId: delivery.endpointId,
+        deliveryId: delivery.deliveryId,
+      },
+      markedAt,
+    );
+  } catch {
+    // Best effort: a failed write never undoes the marking.
+  }
 }

@@ -1,4 +1,5 @@
 /** Workspace notifications (e.g. a delivery dead-lettered). */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
@@ -8,24 +9,36 @@ import type { TableContext } from './client';
 import { queryPage } from './pages';
 import { keys, SK_PREFIX } from './table-schema';
 
-/** Records a notification. */
+/**
+ * Records a notification. With a `notificationId` (derived from what it is about) the write is
+ * put-if-absent, so a retried writer records it once.
+ */
 export async function putNotification(
   table: TableContext,
   slug: string,
-  input: { kind: string; message: string; endpointId?: string | null; deliveryId?: string | null },
+  input: { kind: string; message: string; endpointId?: string | null; deliveryId?: string | null; notificationId?: string },
   now: Date,
 ): Promise<Notification> {
   const notification: Notification = {
-    notificationId: newId('ntf', now),
+    notificationId: input.notificationId ?? newId('ntf', now),
     kind: input.kind,
     message: input.message,
     endpointId: input.endpointId ?? null,
     deliveryId: input.deliveryId ?? null,
     createdAt: now.toISOString(),
   };
-  await table.doc.send(
-    new PutCommand({ TableName: table.tableName, Item: { ...keys.notification(slug, notification.notificationId), type: 'notification', ...notification } }),
-  );
+  try {
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.notification(slug, notification.notificationId), type: 'notification', ...notification },
+        ...(input.notificationId ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+      }),
+    );
+  } catch (e) {
+    // Already recorded by an earlier run of the same writer: that one stands.
+    if (!(input.notificationId && e instanceof ConditionalCheckFailedException)) throw e;
+  }
   return notification;
 }
 

@@ -209,10 +209,9 @@ describe('SQS and the dead-letter consumer', () => {
     expect(await notificationsAbout(h, eps[0]!.endpoint.workspace, id)).toBe(1);
   });
 
-  // Known gap, reported to the lead: when the dead-letter consumer's marking commits but the
-  // invocation fails before the notification (a lost answer, a crash), the retry finds the
-  // delivery already dead_lettered and returns without notifying, so members never hear of it.
-  it.fails('the dead-letter consumer failing after its marking still records the notification', async () => {
+  // The marking commits but the invocation fails before the notification (a lost answer, a
+  // crash): the retry finds the delivery already dead_lettered and records the notification once.
+  it('the dead-letter consumer failing after its marking still records the notification', async () => {
     const h = await harness();
     const eps = await endpoints(h, [{ respond: unavailable, end: 'dead_lettered' }]);
     h.faults.fail({ command: 'TransactWriteItemsCommand', when: (input) => JSON.stringify(input).includes('dead_lettered'), times: 1, kind: '5xx', phase: 'after' });
