@@ -11,16 +11,15 @@
  * the wall-time bound; `npm run fuzz` runs 10,000 and requires all of them.
  */
 import fc from 'fast-check';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../lambdas/contract/errors';
 import { declaredErrors, operationById } from '../../lambdas/contract/operations';
 import { ensureWorkspace } from '../../lambdas/operations/admin';
-import { keys, TABLE } from '../../lambdas/store/table-schema';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { judge, KNOWN_FINDINGS, UNDECLARED_BUT_SENSIBLE, type Asked, type Violation } from './oracle';
 import { NoAnswerError, rawRequest, type WireResponse } from './raw-http';
+import { diff, workspaceState, type WorkspaceState } from './workspace-state';
 import { caseArbitrary, expectationOf, materialize, routeOf, type FuzzCase, type FuzzEnv, type Pool, type TokenRef, type WireRequest } from './requests';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
@@ -41,6 +40,9 @@ let receiver: Awaited<ReturnType<typeof scriptedReceiver>>;
 let env: FuzzEnv & { pools: Record<Pool, string[]> };
 let port: number;
 const pipelineErrors: string[] = [];
+let state: WorkspaceState;
+const snapshot = () => state.snapshot();
+const settle = () => state.settle();
 
 /** One finding of the run, with the request that caused it. */
 interface Finding extends Violation {
@@ -82,85 +84,6 @@ async function send(wire: WireRequest): Promise<WireResponse> {
   return { status: res.status, headers: out, body: Buffer.from(await res.arrayBuffer()) };
 }
 
-// ——— the workspace's state, to check that a refusal changes nothing ———
-
-interface Snapshot {
-  readonly items: Map<string, string>;
-  readonly idempotencyRecords: number;
-  readonly deliveries: number;
-}
-
-async function queryAll(input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await api.table.doc.send(new QueryCommand({ TableName: api.table.tableName, ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
-    items.push(...((out.Items ?? []) as Record<string, unknown>[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-async function countAll(input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName' | 'ExclusiveStartKey' | 'Select'>): Promise<number> {
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await api.table.doc.send(new QueryCommand({ TableName: api.table.tableName, ...input, Select: 'COUNT', ...(start ? { ExclusiveStartKey: start } : {}) }));
-    count += out.Count ?? 0;
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return count;
-}
-
-let adminTokenId = '';
-
-/** The workspace partition item by item (members, tokens, endpoints, audit, notifications), the admin token's idempotency records, the delivery log. */
-async function snapshot(): Promise<Snapshot> {
-  const [workspaceItems, idempotencyRecords, ...shards] = await Promise.all([
-    queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.workspacePk(api.workspace) } }),
-    countAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `IDEM#${adminTokenId}` } }),
-    ...Array.from({ length: keys.deliveryLogShards }, (_, shard) =>
-      countAll({
-        IndexName: TABLE.deliveryLog.name,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': TABLE.deliveryLog.partitionKey },
-        ExpressionAttributeValues: { ':pk': keys.deliveryLogPk(api.workspace, shard) },
-      }),
-    ),
-  ]);
-  const items = new Map<string, string>();
-  for (const item of workspaceItems) items.set(String(item.sk), JSON.stringify(item, Object.keys(item).sort()));
-  return { items, idempotencyRecords: idempotencyRecords, deliveries: shards.reduce((a, b) => a + b, 0) };
-}
-
-function diff(before: Snapshot, after: Snapshot): string | null {
-  const changes: string[] = [];
-  for (const [sk, v] of after.items) if (!before.items.has(sk)) changes.push(`+${sk}`);
-  else if (before.items.get(sk) !== v) changes.push(`~${sk}`);
-  for (const sk of before.items.keys()) if (!after.items.has(sk)) changes.push(`-${sk}`);
-  if (before.idempotencyRecords !== after.idempotencyRecords) changes.push(`idempotency records ${before.idempotencyRecords} → ${after.idempotencyRecords}`);
-  if (before.deliveries !== after.deliveries) changes.push(`deliveries ${before.deliveries} → ${after.deliveries}`);
-  return changes.length ? changes.slice(0, 10).join(', ') : null;
-}
-
-/** Waits until the pipeline is idle and the workspace stops changing (bounded). */
-async function settle(): Promise<Snapshot> {
-  const deadline = Date.now() + 15_000;
-  let last = await snapshot();
-  while (Date.now() < deadline) {
-    const { deliveries, deadLetters, jobs } = api.queues;
-    if (deliveries.depth + deadLetters.depth + jobs.depth === 0) {
-      await new Promise((r) => setTimeout(r, 30));
-      const next = await snapshot();
-      if (!diff(last, next)) return next;
-      last = next;
-    } else {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-  return snapshot();
-}
-
 // ——— setup ———
 
 beforeAll(async () => {
@@ -181,7 +104,7 @@ beforeAll(async () => {
     if (res.status >= 300) throw new Error(`setup ${method} ${path}: ${res.status} ${res.text}`);
     return res.body;
   };
-  adminTokenId = (await ok('GET', '/overview')).caller.tokenId;
+  state = workspaceState(api, (await ok('GET', '/overview')).caller.tokenId);
   await ensureWorkspace(api.table, 'other', 'Another workspace');
   const tokens = {} as Record<TokenRef, string>;
   tokens.admin = api.token;
@@ -430,5 +353,13 @@ describe('known findings (each flips to passing when fixed: then drop `.fails`)'
     const res = await api.call('POST', `/workspaces/${env.slug}/webhooks`, { rawBody: 'url=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);
     expect(declaredErrors(def)).toContain(res.body.tag);
+  });
+
+  // Known finding: MCP refusals (lambdas/mcp/gate.ts problem()) carry no `cache-control: no-store`,
+  // which docs/behaviour.md#problem-documents promises on every error.
+  it.fails('an MCP refusal carries cache-control: no-store', async () => {
+    const res = await fetch(api.mcpUrl, { method: 'PUT', headers: { authorization: `Bearer ${api.token}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('cache-control')).toBe('no-store');
   });
 });

@@ -38,11 +38,6 @@ export const KNOWN_FINDINGS: readonly { readonly id: string; readonly reason: st
     reason: 'lambdas/mcp/gate.ts problem(): MCP refusals (405, 401, 429, 400) carry no `cache-control: no-store`',
     matches: (_a, path, v) => path === '/mcp' && v.rule === 'problem-headers',
   },
-  {
-    id: 'local-events-problem-cache-control',
-    reason: 'bin/local/stack.ts localEventsRoute json(): `/local/events` refusals carry no `cache-control: no-store`',
-    matches: (_a, path, v) => path === '/local/events' && v.rule === 'problem-headers',
-  },
 ];
 
 /** What the request was, as far as the oracle needs it. */
