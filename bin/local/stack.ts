@@ -235,6 +235,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     writeDocsBundle(join(dataDir, 'docs'));
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
     const { useAdapters } = await import('../../lambdas/composition/runtime');
+    const { localSecretSealer } = await import('../../lambdas/store/secret-sealing');
     useAdapters({
       deliveryQueue: () => deliveries,
       messageDelayer: () => deliveries,
@@ -242,6 +243,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       jobQueue: () => jobQueue,
       // The pacing between a job's slices, shortened like every other delay.
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms / timeScale)),
+      // LOCAL ONLY: real envelope encryption under a fixed in-process key, no KMS (docs/architecture.md#secrets).
+      secretSealer: () => localSecretSealer(),
     });
 
     const stackFile = join(dataDir, 'stack.json');
