@@ -250,7 +250,7 @@ function hostileBodyArbitrary(ctx: GeneratorContext): fc.Arbitrary<BodySpec> {
     { weight: 6, arbitrary: text.map<BodySpec>((t) => ({ kind: 'text', text: t })) },
     { weight: 3, arbitrary: bytes.map<BodySpec>((b) => ({ kind: 'bytes', bytes: b })) },
     { weight: 2, arbitrary: fc.record({ depth: fc.integer({ min: 100, max: 100_000 }), shape: fc.constantFrom<'array' | 'object'>('array', 'object') }).map<BodySpec>((d) => ({ kind: 'deep', ...d })) },
-    { weight: 1, arbitrary: fc.constantFrom(...(ctx.allowOversize ? [1_000_000, 4_000_000, 10 * 1024 * 1024 + 1] : [1_000_000, 4_000_000])).map<BodySpec>((n) => ({ kind: 'big', bytes: n })) },
+    { weight: 1, arbitrary: fc.constantFrom(...(ctx.allowOversize ? [10 * 1024 * 1024 + 1, 1_000_000, 4_000_000] : [1_000_000, 4_000_000])).map<BodySpec>((n) => ({ kind: 'big', bytes: n })) },
     { weight: 1, arbitrary: fc.constant<BodySpec>({ kind: 'utf16', value: { enabled: true } }) },
   );
 }
@@ -509,8 +509,11 @@ function bodyBytes(spec: BodySpec): Buffer {
       return Buffer.from(spec.bytes);
     case 'deep':
       return Buffer.from(spec.shape === 'array' ? `${'['.repeat(spec.depth)}${']'.repeat(spec.depth)}` : `${'{"a":'.repeat(spec.depth)}1${'}'.repeat(spec.depth)}`);
-    case 'big':
-      return Buffer.from(`{"name":"${'n'.repeat(Math.max(0, spec.bytes - 30))}","scopes":["read"]}`);
+    case 'big': {
+      // Exactly `bytes` long: one past the gateway's limit is the boundary that matters.
+      const frame = ['{"name":"', '","scopes":["read"]}'] as const;
+      return Buffer.from(`${frame[0]}${'n'.repeat(Math.max(0, spec.bytes - frame[0].length - frame[1].length))}${frame[1]}`);
+    }
     case 'utf16':
       return Buffer.from(JSON.stringify(spec.value), 'utf16le');
   }
@@ -665,25 +668,29 @@ export function expectationOf(c: FuzzCase, wire: WireRequest, env: FuzzEnv, def:
   if (logical.params.slug !== env.slug) return { tags: ['WorkspaceNotFound'], successAllowed: false, why: 'another workspace' };
   const scopes = token === 'admin' ? ['admin'] : token === 'read' ? ['read'] : ['webhook:list'];
   if (def.permission && !permissionsOf(scopes).has(def.permission)) return { tags: ['Forbidden'], successAllowed: false, why: `${token} token lacks ${def.permission}` };
-  // Input, as the contract's own schemas parse it.
-  const params = def.params.safeParse(logical.params);
-  if (!params.success) return { tags: ['ValidationError'], successAllowed: false, why: 'path fails its schema' };
-  const query = def.query?.safeParse(logical.query);
-  if (query && !query.success) return { tags: ['ValidationError'], successAllowed: false, why: 'query fails its schema' };
+  // Input, as the contract's own schemas parse it. Path, query and body are one step of the
+  // check order ("input parsing: 400, 415"): a body refused as not JSON may come before a bad path.
+  let body: { tag: ErrorTag; why: string } | null = null;
   if (def.body) {
     const text = logical.body?.toString('utf8') ?? '';
-    if (text.trim() === '') return { tags: ['ValidationError'], successAllowed: false, why: 'no body' };
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      const type = wire.headers.find(([k]) => k === 'content-type')?.[1];
-      const typeText = typeof type === 'string' ? type.trim() : undefined;
-      const json = !typeText || /^application\/([a-z.+-]*\+)?json\b/i.test(typeText);
-      return { tags: [json ? 'ValidationError' : 'UnsupportedMediaType'], successAllowed: false, why: 'body is not JSON' };
+    if (text.trim() === '') body = { tag: 'ValidationError', why: 'no body' };
+    else {
+      try {
+        if (!def.body.safeParse(JSON.parse(text)).success) body = { tag: 'ValidationError', why: 'body fails its schema' };
+      } catch {
+        const type = wire.headers.find(([k]) => k === 'content-type')?.[1];
+        const typeText = typeof type === 'string' ? type.trim() : undefined;
+        const json = !typeText || /^application\/([a-z.+-]*\+)?json\b/i.test(typeText);
+        body = { tag: json ? 'ValidationError' : 'UnsupportedMediaType', why: 'body is not JSON' };
+      }
     }
-    if (!def.body.safeParse(parsed).success) return { tags: ['ValidationError'], successAllowed: false, why: 'body fails its schema' };
   }
+  const params = def.params.safeParse(logical.params);
+  const query = def.query?.safeParse(logical.query);
+  if (!params.success || (query && !query.success)) {
+    return { tags: ['ValidationError', ...(body ? [body.tag] : [])], successAllowed: false, why: `${params.success ? 'query' : 'path'} fails its schema` };
+  }
+  if (body) return { tags: [body.tag], successAllowed: false, why: body.why };
   if (def.idempotent && c.idempotencyKey !== undefined && !IdempotencyKeySchema.safeParse(c.idempotencyKey).success) {
     return { tags: ['ValidationError'], successAllowed: false, why: 'Idempotency-Key fails its schema' };
   }
