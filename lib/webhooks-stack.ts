@@ -11,6 +11,7 @@ import { Monitoring } from './constructs/monitoring';
 import { RecoveryJobs } from './constructs/recovery-jobs';
 import { ServiceApi } from './constructs/rest-api';
 import { Schedules } from './constructs/schedules';
+import { SecretsKey } from './constructs/secrets-key';
 import { ServiceTable } from './constructs/table';
 
 /** Properties of a {@link WebhooksStack}. */
@@ -28,6 +29,8 @@ export interface WebhooksStackProps extends StackProps {
 export class WebhooksStack extends Stack {
   /** The service table. */
   readonly table: ServiceTable;
+  /** The KMS key sealing endpoint signing secrets (docs/architecture.md#secrets). */
+  readonly secretsKey: SecretsKey;
   /** The bus, the queues, the publisher, the dispatcher and the dead-letter consumer. */
   readonly pipeline: DeliveryPipeline;
   /** The jobs queue and the recovery job worker. */
@@ -50,9 +53,11 @@ export class WebhooksStack extends Stack {
     const logs = { logRetention, logRemovalPolicy: removalPolicy };
 
     this.table = new ServiceTable(this, 'Data', { removalPolicy });
-    this.pipeline = new DeliveryPipeline(this, 'Delivery', { table: this.table, eventBusName: `webhooks-${config.stage}`, ...logs });
+    // Kept as long as the table: its sealed secrets are unreadable without the key.
+    this.secretsKey = new SecretsKey(this, 'Secrets', { removalPolicy });
+    this.pipeline = new DeliveryPipeline(this, 'Delivery', { table: this.table, eventBusName: `webhooks-${config.stage}`, secretsKey: this.secretsKey, ...logs });
     this.recovery = new RecoveryJobs(this, 'Recovery', { table: this.table, deliveryQueue: this.pipeline.queue, ratePerSecond: config.recoveryRatePerSecond, ...logs });
-    const operationResources = { deliveryQueue: this.pipeline.queue, eventBus: this.pipeline.eventBus, jobQueue: this.recovery.queue };
+    const operationResources = { deliveryQueue: this.pipeline.queue, eventBus: this.pipeline.eventBus, jobQueue: this.recovery.queue, secretsKey: this.secretsKey };
     const quotas = quotasOf(config);
     this.api = new ServiceApi(this, 'Api', {
       table: this.table,

@@ -98,6 +98,7 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRun
       queue: queueFromEnv(env),
       events: eventsFromEnv(env),
       jobQueue: jobQueueFromEnv(env),
+      secretSealer: secretSealerFromEnv(env),
     },
     rateLimiter: rateLimiterFor(rateTable, env.RATE_LIMITS),
   };

@@ -69,7 +69,8 @@ export interface OperationDef {
   /**
    * Resources the operation uses beyond the table, so the stack grants exactly
    * these: `deliveryQueue` (sends delivery messages), `domainEvents` (puts the
-   * service's own events on the bus), `jobQueue` (starts background jobs). @default none
+   * service's own events on the bus), `jobQueue` (starts background jobs), `secretSealing` (mints
+   * signing secrets, sealed with the stack's key: docs/architecture.md#secrets). @default none
    */
   readonly uses?: readonly OperationResource[];
   /**
@@ -81,7 +82,7 @@ export interface OperationDef {
 }
 
 /** Resources an operation may use beyond the table. */
-export type OperationResource = 'deliveryQueue' | 'domainEvents' | 'jobQueue';
+export type OperationResource = 'deliveryQueue' | 'domainEvents' | 'jobQueue' | 'secretSealing';
 
 const Slug = z.object({ slug: SlugSchema });
 const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
@@ -131,7 +132,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'create_webhook',
     readOnly: false,
-    uses: ['domainEvents'],
+    uses: ['domainEvents', 'secretSealing'],
     idempotent: true,
   }),
   op({
@@ -202,7 +203,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'rotate_webhook_secret',
     readOnly: false,
-    uses: ['domainEvents'],
+    uses: ['domainEvents', 'secretSealing'],
   }),
   op({
     operationId: 'sendWebhookTestEvent',

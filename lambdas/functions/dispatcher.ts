@@ -7,7 +7,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { defaultRuntime, delayerFromEnv, logger } from '../composition/runtime';
+import { defaultRuntime, delayerFromEnv, logger, secretSealerFromEnv } from '../composition/runtime';
 import { BatchHealth } from '../pipeline/batch-health';
 import { dispatchDelivery, systemResolver } from '../pipeline/dispatcher';
 import { httpSender } from '../pipeline/http-sender';
@@ -30,7 +30,7 @@ async function handleRecord(record: SQSRecord, health: BatchHealth): Promise<voi
   const { deps } = defaultRuntime();
   const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
   const result = await dispatchDelivery(
-    { table: deps.table, now: deps.now, urlPolicy: deps.urlPolicy, sender: httpSender, resolve: systemResolver, events: deps.events, log: logger },
+    { table: deps.table, now: deps.now, urlPolicy: deps.urlPolicy, sender: httpSender, resolve: systemResolver, events: deps.events, log: logger, secrets: secretSealerFromEnv() },
     message.deliveryId,
     receiveCount,
   );

@@ -10,6 +10,7 @@ import type { TableContext } from '../store/client';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { DomainEventSink } from '../queue/domain-events';
 import type { JobQueue } from '../queue/job-queue';
+import type { SecretSealer } from '../domain/secrets';
 import type { RateLimiter } from './rate-limiter';
 
 /** Adapters and configuration of the operations. */
@@ -26,6 +27,11 @@ export interface OperationDeps {
   readonly events: DomainEventSink;
   /** The jobs queue (recovery jobs); absent where no operation starts a job. */
   readonly jobQueue?: JobQueue;
+  /**
+   * Seals new signing secrets (docs/architecture.md#secrets); absent where no operation mints one,
+   * and then a minted secret is stored in plaintext (the legacy form).
+   */
+  readonly secretSealer?: SecretSealer;
 }
 
 /** What a request surface (a REST function, the MCP function) runs with: the operations' adapters and the rate limiter. */

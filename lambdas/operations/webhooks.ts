@@ -8,7 +8,7 @@ import { clampLimit } from '../contract/pagination';
 import { permissionsOf } from '../contract/permissions';
 import type { EndpointCore } from '../contract/schemas';
 import { newId } from '../domain/ids';
-import { mintSecret, rotateSecrets } from '../domain/secrets';
+import { mintSecret, rotateSecrets, type SealedSecret } from '../domain/secrets';
 import { redactUrl, urlAsSeenWith } from '../domain/url-redaction';
 import { checkWebhookUrl } from '../domain/webhook-url';
 import {
@@ -58,7 +58,15 @@ export const listWebhooks: OperationImpl<'listWebhooks'> = async (deps, caller, 
   return { items: await Promise.all(page.items.map((e) => withHealth(deps, asSeenBy(caller, e)))), nextCursor: page.nextCursor };
 };
 
-/** POST /workspaces/{slug}/webhooks: the secret is minted and kept, never returned. */
+/**
+ * A minted secret as it is stored: sealed (docs/architecture.md#secrets); in plaintext only where
+ * no sealer is configured.
+ */
+async function sealed(deps: OperationDeps, secret: string): Promise<string | SealedSecret> {
+  return deps.secretSealer ? deps.secretSealer.seal(secret) : secret;
+}
+
+/** POST /workspaces/{slug}/webhooks: the secret is minted and kept (sealed), never returned. */
 export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller, { body }) => {
   const url = validUrl(deps, body.url);
   const eventTypes = knownEventTypes(deps, body.eventTypes);
@@ -73,7 +81,7 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     consecutiveFailures: 0,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
-    secrets: [{ secret: mintSecret(), createdAt: now.toISOString(), expiresAt: null }],
+    secrets: rotateSecrets([], await sealed(deps, mintSecret()), now).secrets,
     secretVersion: 1,
   };
   await putEndpoint(deps.table, record, now, {
@@ -127,7 +135,7 @@ export const rotateWebhookSecret: OperationImpl<'rotateWebhookSecret'> = async (
   const record = await mustGet(deps, caller.workspace, params.endpointId);
   const now = deps.now();
   const secret = mintSecret();
-  const rotated = rotateSecrets(record.secrets, secret, now);
+  const rotated = rotateSecrets(record.secrets, await sealed(deps, secret), now);
   const outcome = await writeEndpointSecrets(deps.table, caller.workspace, record.endpointId, rotated.secrets, record.secretVersion, now, {
     action: 'webhook.secret_rotated',
     actor: caller.tokenId,

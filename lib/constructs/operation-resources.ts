@@ -12,6 +12,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { OperationDef, OperationResource } from '../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
 
 /** The resources beyond the table that operations may use (see `OperationDef.uses`). */
@@ -34,6 +35,12 @@ export interface OperationResources {
    * @default - none; synth fails if an operation uses it
    */
   readonly jobQueue?: IQueue;
+  /**
+   * The key sealing signing secrets, for the operations whose contract `uses` `secretSealing`
+   * (their function gets `SECRETS_KEY_ID` and `kms:GenerateDataKey` only: it seals, it never opens).
+   * @default - none; synth fails if an operation uses it
+   */
+  readonly secretsKey?: SecretsKey;
 }
 
 /** The environment variables and grants of a set of used resources. */
@@ -61,6 +68,10 @@ const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResour
   jobQueue: ({ jobQueue }, need) => {
     const queue = jobQueue ?? need('the jobs queue', 'a jobQueue');
     return { environment: { JOB_QUEUE_URL: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
+  },
+  secretSealing: ({ secretsKey }, need) => {
+    const key = secretsKey ?? need('secret sealing', 'a secretsKey');
+    return { environment: key.environment, grant: (grantee) => void key.grantSeal(grantee) };
   },
 };
 

@@ -271,6 +271,25 @@ describe('grants beyond the table', () => {
     }
   });
 
+  it('let only the dispatcher open signing secrets, and only the functions minting them seal (docs/architecture.md#secrets)', () => {
+    const kmsByRole = new Map<string, string[]>();
+    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+      const actions = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement.flatMap(actionsOf).filter((a) => a.startsWith('kms:'));
+      for (const role of policy.Properties.Roles as { Ref: string }[]) if (actions.length) kmsByRole.set(role.Ref, [...(kmsByRole.get(role.Ref) ?? []), ...actions]);
+    }
+    const roleOf = (fn: ServiceFunction) => read.logicalId(fn.role);
+    const minting = (OPERATIONS as readonly OperationDef[]).filter((d) => d.uses?.includes('secretSealing')).map((d) => d.operationId);
+    expect(minting.sort()).toEqual(['createWebhook', 'rotateWebhookSecret']);
+    expect(Object.fromEntries(kmsByRole)).toEqual({
+      [roleOf(built.stack.pipeline.dispatcher)]: ['kms:Decrypt'],
+      [roleOf(built.stack.mcp.handler)]: ['kms:GenerateDataKey'],
+      ...Object.fromEntries(minting.map((id) => [roleOf(built.stack.api.operationFunctions.get(id)!), ['kms:GenerateDataKey']])),
+    });
+    const keys = ofType('AWS::KMS::Key');
+    expect(keys).toHaveLength(1);
+    expect(keys[0]![1].Properties).toMatchObject({ EnableKeyRotation: true });
+  });
+
   it('give the MCP function every queue and bus statement a REST function gets (its tools run the same operations)', () => {
     // Each grant as (effect, action, resource): IAM merges identical grants on the two queues into one statement.
     const beyondTable = (fn: ServiceFunction) =>

@@ -5,6 +5,7 @@
  * That it gets what each REST function gets, and that it is the only function
  * anyone may invoke, needs the whole stack: ../webhooks-stack.test.ts.
  */
+import { SecretsKey } from '../../../lib/constructs/secrets-key';
 import { Template } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -37,7 +38,7 @@ beforeAll(() => {
   queue = new Queue(built.stack, 'DeliveryQueue');
   eventBus = new EventBus(built.stack, 'EventBus');
   jobQueue = new Queue(built.stack, 'JobQueue');
-  mcp = new McpEndpoint(built.stack, 'Mcp', { table, deliveryQueue: queue, eventBus, jobQueue });
+  mcp = new McpEndpoint(built.stack, 'Mcp', { table, deliveryQueue: queue, eventBus, jobQueue, secretsKey: new SecretsKey(built.stack, 'Secrets') });
   template = Template.fromStack(built.stack);
   resources = resourcesOf(template);
 }, 120_000);
@@ -76,7 +77,7 @@ describe('the MCP endpoint', () => {
     const other = buildTestStack();
     try {
       const t = new ServiceTable(other.stack, 'Data');
-      const siblings = { table: t, deliveryQueue: new Queue(other.stack, 'Q'), eventBus: new EventBus(other.stack, 'B'), jobQueue: new Queue(other.stack, 'J') };
+      const siblings = { table: t, deliveryQueue: new Queue(other.stack, 'Q'), eventBus: new EventBus(other.stack, 'B'), jobQueue: new Queue(other.stack, 'J'), secretsKey: new SecretsKey(other.stack, 'K') };
       const five = new McpEndpoint(other.stack, 'Five', { ...siblings, reservedConcurrency: 5, allowedOrigins: ['*'] });
       const none = new McpEndpoint(other.stack, 'None', { ...siblings, reservedConcurrency: null });
       const all = resourcesOf(Template.fromStack(other.stack));
@@ -118,7 +119,7 @@ describe('the MCP endpoint', () => {
 
   it('gets every resource the contract\'s operations use', () => {
     const used = resourcesUsedBy(ops);
-    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents', 'jobQueue']);
+    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents', 'jobQueue', 'secretSealing']);
     expect(mcpVariables()).toMatchObject({
       DELIVERY_QUEUE_URL: { Ref: logicalId(queue) },
       EVENT_BUS_NAME: { Ref: logicalId(eventBus) },
@@ -126,8 +127,11 @@ describe('the MCP endpoint', () => {
     });
     const beyondTable = (fn: ServiceFunction) =>
       statementsOf(template, fn)
-        .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:')))
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:') || a.startsWith('kms:')))
         .map((s) => JSON.stringify(s));
+    // Its rotate and create tools mint secrets: seal only, never open (docs/architecture.md#secrets).
+    const kms = statementsOf(template, mcpFunction()).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
+    expect(kms.flatMap(actionsOf)).toEqual(['kms:GenerateDataKey']);
     // One target per used resource (IAM merges the two queues' identical send grants into one statement).
     const targets = new Set(beyondTable(mcpFunction()).flatMap((s) => [(JSON.parse(s) as { Resource: unknown }).Resource].flat().map((r) => JSON.stringify(r))));
     expect(targets.size).toBe(used.size);

@@ -3,6 +3,7 @@
  * function: a resource an operation uses but the construct was not given fails
  * synth with a message naming both.
  */
+import { SecretsKey } from '../../../lib/constructs/secrets-key';
 import { App, Stack } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -43,11 +44,14 @@ describe('operation resources', () => {
 
   it('fail synth when the REST API lacks a resource an operation uses', () => {
     const s = stack();
-    expect(() => new ServiceApi(s, 'Api', { table: new ServiceTable(s, 'Data'), eventBus: new EventBus(s, 'B') })).toThrow(
+    expect(() => new ServiceApi(s, 'Api', { table: new ServiceTable(s, 'Data'), eventBus: new EventBus(s, 'B'), secretsKey: new SecretsKey(s, 'K') })).toThrow(
       /^\w+ uses the delivery queue: give ServiceApi a deliveryQueue$/,
     );
-    expect(() => new ServiceApi(s, 'Api2', { table: new ServiceTable(s, 'Data2'), deliveryQueue: new Queue(s, 'Q2'), eventBus: new EventBus(s, 'B2') })).toThrow(
+    expect(() => new ServiceApi(s, 'Api2', { table: new ServiceTable(s, 'Data2'), deliveryQueue: new Queue(s, 'Q2'), eventBus: new EventBus(s, 'B2'), secretsKey: new SecretsKey(s, 'K2') })).toThrow(
       'recoverWebhookDeliveries uses the jobs queue: give ServiceApi a jobQueue',
+    );
+    expect(() => new ServiceApi(s, 'Api3', { table: new ServiceTable(s, 'Data3'), deliveryQueue: new Queue(s, 'Q3'), eventBus: new EventBus(s, 'B3'), jobQueue: new Queue(s, 'J3') })).toThrow(
+      'createWebhook uses secret sealing: give ServiceApi a secretsKey',
     );
   });
 });

@@ -6,6 +6,7 @@
  * and the problem+json gateway responses (problem-responses.ts). The grants of
  * its functions are checked against every other role in ../webhooks-stack.test.ts.
  */
+import { SecretsKey } from '../../../lib/constructs/secrets-key';
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -38,6 +39,7 @@ beforeAll(() => {
     deliveryQueue: new Queue(built.stack, 'DeliveryQueue'),
     eventBus: new EventBus(built.stack, 'EventBus'),
     jobQueue: new Queue(built.stack, 'JobQueue'),
+    secretsKey: new SecretsKey(built.stack, 'Secrets'),
   });
   template = Template.fromStack(built.stack);
   resources = resourcesOf(template);
