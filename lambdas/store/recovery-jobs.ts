@@ -135,8 +135,18 @@ function selectionQuery(table: TableContext, s: RecoverySelection): QueryCommand
   };
 }
 
+/**
+ * True when the window holds no instant: `until` is capped at the job's creation time, so a
+ * `since` in the future leaves nothing to match (and DynamoDB refuses a BETWEEN whose bounds
+ * are reversed).
+ */
+function emptyWindow(s: Pick<RecoverySelection, 'since' | 'until'>): boolean {
+  return Date.parse(s.since) > Date.parse(s.until);
+}
+
 /** How many deliveries a recovery would replay now (the dry run). */
 export async function countMatches(table: TableContext, s: RecoverySelection): Promise<number> {
+  if (emptyWindow(s)) return 0;
   let count = 0;
   let start: Record<string, unknown> | undefined;
   do {
@@ -161,6 +171,7 @@ export interface MatchBatch {
 
 /** Up to `want` matches of a job past its cursor, reading a bounded number of index pages. */
 export async function matchesAfter(table: TableContext, job: JobRecord, want: number): Promise<MatchBatch> {
+  if (emptyWindow(job)) return { items: [], exhausted: true, scannedTo: null };
   const endpointPk = keys.deliveriesOfEndpoint(job.endpointId);
   let start: Record<string, unknown> | undefined = job.cursor
     ? { ...keys.delivery(job.cursor), [TABLE.gsi1.partitionKey]: endpointPk, [TABLE.gsi1.sortKey]: job.cursor }
