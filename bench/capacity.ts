@@ -82,6 +82,8 @@ function label(command: string, input: Record<string, unknown>): { stage: string
   }
   if (op === 'Query') return { stage: 'publisher', operation: 'Query subscribed endpoints' };
   if (op === 'BatchWriteItem') return { stage: 'publisher', operation: 'BatchWriteItem pending rows' };
+  // The publisher writes each pending row put-if-absent (docs/architecture.md#publisher).
+  if (op === 'PutItem' && str(((input.Item ?? {}) as Record<string, unknown>).pk).startsWith('DLV#')) return { stage: 'publisher', operation: 'PutItem pending row (if absent)' };
   if (op === 'TransactWriteItems') return { stage: 'dispatcher', operation: 'TransactWriteItems record attempt' };
   return { stage: 'other', operation: op };
 }
