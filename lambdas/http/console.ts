@@ -4,26 +4,13 @@
  * comes from the REST API with the user's token.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { PAGE_CSP, PAGE_SECURITY_HEADERS } from './page-security';
 
 /** The page's file name in the console bundle. */
 export const CONSOLE_INDEX = 'index.html';
 
-/**
- * The console's Content-Security-Policy: only this origin, no inline script or style, no
- * framing, no third-party host. `img-src data:` is for the favicon.
- */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The console's Content-Security-Policy: the pages' one policy. */
+export const CONSOLE_CSP = PAGE_CSP;
 
 const ASSET = /^\/console\/(console-[A-Za-z0-9]+\.(js|css))$/;
 const TYPES = { js: 'application/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
@@ -31,12 +18,7 @@ const TYPES = { js: 'application/javascript; charset=utf-8', css: 'text/css; cha
 /** Reads a file of the console bundle; undefined when absent. */
 export type ConsoleFileReader = (name: string) => Buffer | undefined;
 
-const securityHeaders = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-} as const;
+const securityHeaders = PAGE_SECURITY_HEADERS;
 
 /**
  * Serves a console path, or null when the path is not one. The page is never cached (it names

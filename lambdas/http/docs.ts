@@ -3,6 +3,7 @@
  * and an interactive reference page whose assets are self-hosted.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { PAGE_CSP, PAGE_SECURITY_HEADERS } from './page-security';
 
 /** Files of the reference UI served under `/reference/`. */
 export const REFERENCE_ASSETS = {
@@ -12,34 +13,11 @@ export const REFERENCE_ASSETS = {
   'reference-init.js': 'application/javascript; charset=utf-8',
 } as const;
 
-/**
- * The Content-Security-Policy of `/reference`, its assets and `/openapi.json`: only this origin,
- * no inline script or style, no framing. Swagger UI needs nothing looser: its style props are set
- * through the CSSOM (which `style-src` does not govern), `img-src data:` is for the icons in its
- * stylesheet and the favicon, and `connect-src 'self'` lets it fetch the document and send
- * "Try it out" requests to this API.
- */
-export const REFERENCE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The Content-Security-Policy of `/reference`, its assets and `/openapi.json`: the pages' one policy (Swagger UI needs nothing looser). */
+export const REFERENCE_CSP = PAGE_CSP;
 
 /** Headers of every docs response besides its type and caching. */
-const SECURITY_HEADERS = {
-  'content-security-policy': REFERENCE_CSP,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-} as const;
+const SECURITY_HEADERS = { 'content-security-policy': REFERENCE_CSP, ...PAGE_SECURITY_HEADERS } as const;
 
 /**
  * The reference page: Swagger UI rendering `/openapi.json`, all assets from this host. Our theme
