@@ -122,6 +122,11 @@ beforeAll(async () => {
   const e3 = await ok('POST', '/webhooks', { url: `${hook}/gone`, eventTypes: ['webhook.test_event'] });
   const d1 = await ok('POST', `/webhooks/${e1.endpointId}/test-event`);
   const d3 = await ok('POST', `/webhooks/${e3.endpointId}/test-event`);
+  // An endpoint the fuzz cannot address (not in its pool), so its failed deliveries stay replayable
+  // until their replays' failures disable it.
+  const e4 = await ok('POST', '/webhooks', { url: `${hook}/gone/kept`, eventTypes: ['webhook.test_event'] });
+  const failed = [];
+  for (let i = 0; i < 3; i++) failed.push((await ok('POST', `/webhooks/${e4.endpointId}/test-event`)).deliveryId as string);
   await settle();
   const job = await ok('POST', `/webhooks/${e3.endpointId}/recover`, { since: '2020-01-01T00:00:00Z' });
   await settle();
@@ -130,7 +135,7 @@ beforeAll(async () => {
     tokens,
     pools: {
       endpoint: [e1.endpointId, e2.endpointId, e3.endpointId],
-      delivery: [d1.deliveryId, d3.deliveryId],
+      delivery: [d1.deliveryId, d3.deliveryId, ...failed],
       token: [minted.tokenId, revoked.tokenId],
       job: [job.jobId],
       cursor: [],
