@@ -77,6 +77,8 @@ function problem(error: AppError, traceId: string, extra: Record<string, string>
     status: error.status,
     headers: {
       'content-type': 'application/problem+json',
+      // A refusal is about this request only: never cached (as REST's problems).
+      'cache-control': 'no-store',
       'x-trace-id': traceId,
       ...(error.retryAfterSeconds !== undefined ? { 'retry-after': String(error.retryAfterSeconds) } : {}),
       ...extra,

@@ -362,7 +362,7 @@ describe('known findings (each flips to passing when fixed: then drop `.fails`)'
 
   // Known finding: MCP refusals (lambdas/mcp/gate.ts problem()) carry no `cache-control: no-store`,
   // which docs/behaviour.md#problem-documents promises on every error.
-  it.fails('an MCP refusal carries cache-control: no-store', async () => {
+  it('an MCP refusal carries cache-control: no-store', async () => {
     const res = await fetch(api.mcpUrl, { method: 'PUT', headers: { authorization: `Bearer ${api.token}` } });
     expect(res.status).toBe(405);
     expect(res.headers.get('cache-control')).toBe('no-store');

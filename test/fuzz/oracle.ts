@@ -33,11 +33,6 @@ export const UNDECLARED_BUT_SENSIBLE: readonly ErrorTag[] = ['UnsupportedMediaTy
  * test in contract-fuzz.test.ts that starts passing once it is fixed.
  */
 export const KNOWN_FINDINGS: readonly { readonly id: string; readonly reason: string; readonly matches: (asked: Asked, path: string, v: Violation) => boolean }[] = [
-  {
-    id: 'mcp-problem-cache-control',
-    reason: 'lambdas/mcp/gate.ts problem(): MCP refusals (405, 401, 429, 400) carry no `cache-control: no-store`',
-    matches: (_a, path, v) => path === '/mcp' && v.rule === 'problem-headers',
-  },
 ];
 
 /** What the request was, as far as the oracle needs it. */
