@@ -537,7 +537,14 @@ export const IDEMPOTENCY_ERRORS: readonly ErrorTag[] = ['ValidationError', 'Idem
 /** All error tags an operation can answer with, common ones included. */
 export function declaredErrors(def: OperationDef): ErrorTag[] {
   return [
-    ...new Set<ErrorTag>([...COMMON_ERRORS, ...(def.permission ? (['Forbidden'] as const) : []), ...def.errors, ...(def.idempotent ? IDEMPOTENCY_ERRORS : [])]),
+    ...new Set<ErrorTag>([
+      ...COMMON_ERRORS,
+      ...(def.permission ? (['Forbidden'] as const) : []),
+      // A body that is not JSON, sent with a type that is not JSON either (lambdas/http/rest-handler.ts).
+      ...(def.body ? (['UnsupportedMediaType'] as const) : []),
+      ...def.errors,
+      ...(def.idempotent ? IDEMPOTENCY_ERRORS : []),
+    ]),
   ];
 }
 

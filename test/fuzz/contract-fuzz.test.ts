@@ -349,11 +349,11 @@ describe(`contract fuzz (seed ${SEED}, ${RUNS} requests, ${TIME_MS / 1000} s)`, 
   }, TIME_MS + 120_000);
 });
 
-describe('known findings (each flips to passing when fixed: then drop `.fails`)', () => {
-  // Known finding: the REST handler answers 415 UnsupportedMediaType for a non-JSON body sent
-  // with a non-JSON content type (lambdas/http/rest-handler.ts), but no operation declares it
-  // (lambdas/contract/operations.ts declaredErrors; so the OpenAPI document lists no 415).
-  it.fails('a refusal for a body sent as a form is one the operation declares', async () => {
+describe('former findings (each failed until fixed; a new finding joins here as `it.fails`)', () => {
+  // Was a finding: the REST handler answers 415 UnsupportedMediaType for a non-JSON body sent
+  // with a non-JSON content type (lambdas/http/rest-handler.ts), and now every operation with a
+  // body declares it (lambdas/contract/operations.ts declaredErrors; so does the OpenAPI document).
+  it('a refusal for a body sent as a form is one the operation declares', async () => {
     const def = operationById('createWebhook')!;
     const res = await api.call('POST', `/workspaces/${env.slug}/webhooks`, { rawBody: 'url=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);
