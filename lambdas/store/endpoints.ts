@@ -4,7 +4,8 @@
  * responses show, and it drops them. The endpoint item is in no index: a
  * replaced secret's grace window is tracked by a small item of its own.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointCore } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
@@ -21,6 +22,8 @@ export interface EndpointRecord extends EndpointCore {
   readonly secrets: StoredSecret[];
   /** Bumped by each rotation; rotations are conditional on it. */
   readonly secretVersion: number;
+  /** Until when the endpoint counts as slow (docs/behaviour.md#delivery-lanes); absent: never marked. */
+  readonly slowUntil?: string | null;
 }
 
 /** The wire form without its health (the operations add it): never a secret. */
@@ -50,7 +53,28 @@ function fromItem(item: Record<string, unknown>): EndpointRecord {
     updatedAt: item.updatedAt as string,
     secrets: (item.secrets as StoredSecret[]) ?? [],
     secretVersion: (item.secretVersion as number) ?? 0,
+    slowUntil: (item.slowUntil as string | null | undefined) ?? null,
   };
+}
+
+/**
+ * Marks an endpoint slow until `until` (docs/behaviour.md#delivery-lanes): one small update,
+ * only of an endpoint that still exists (a deleted one is not brought back).
+ */
+export async function markEndpointSlow(table: TableContext, workspace: string, endpointId: string, until: string): Promise<void> {
+  try {
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.endpoint(workspace, endpointId),
+        UpdateExpression: 'SET slowUntil = :until',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':until': until },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
 /** Stores a new endpoint with its audit event. */
