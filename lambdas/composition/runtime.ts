@@ -126,9 +126,12 @@ function lazyAdapter<T>(env: NodeJS.ProcessEnv, name: string, make: (value: stri
   };
 }
 
-/** The delivery queue of `DELIVERY_QUEUE_URL`; created on first send. */
-export function queueFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryQueue {
-  const queue = lazyAdapter(env, 'DELIVERY_QUEUE_URL', (url) => factories.deliveryQueue(url));
+/**
+ * The delivery queue whose URL is in `name` (`DELIVERY_QUEUE_URL`; the slow lane's
+ * `SLOW_DELIVERY_QUEUE_URL`, the dead letters' `DEAD_LETTER_QUEUE_URL`); created on first send.
+ */
+export function queueFromEnv(env: NodeJS.ProcessEnv = process.env, name = 'DELIVERY_QUEUE_URL'): DeliveryQueue {
+  const queue = lazyAdapter(env, name, (url) => factories.deliveryQueue(url));
   return { send: (messages) => queue().send(messages) };
 }
 
