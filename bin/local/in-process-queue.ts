@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
-import { DISPATCHER_CONSUMER, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from '../../lambdas/queue/delivery-queue';
+import { deliveryMessageBody, DISPATCHER_CONSUMER, messageDelay, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from '../../lambdas/queue/delivery-queue';
 
 /** Consumes a batch, as a Lambda on an SQS event source does. */
 export type BatchConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -63,7 +63,7 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
 
   /** Enqueues delivery messages. */
   async send(messages: readonly DeliveryMessage[]): Promise<void> {
-    for (const m of messages) this.sendBody(JSON.stringify({ deliveryId: m.deliveryId }));
+    for (const m of messages) this.sendBody(deliveryMessageBody(m), messageDelay(m));
   }
 
   /**

@@ -104,6 +104,14 @@ export function retriesExhausted(attempts: number, receiveCount: number): boolea
   return attempts > MAX_RETRIES || receiveCount >= MAX_RECEIVES;
 }
 
+/**
+ * True for a delivery whose retries are spent and that the dead-letter consumer has not marked
+ * yet: `failed` with no next attempt. Nothing attempts it again; it goes to the dead-letter queue.
+ */
+export function awaitsDeadLetter(delivery: Pick<DeliveryRecord, 'status' | 'nextAttemptAt'>): boolean {
+  return delivery.status === 'failed' && delivery.nextAttemptAt === null;
+}
+
 /** The streak an endpoint had when the attempt was read. */
 export interface StreakState {
   readonly enabled: boolean;

@@ -4,15 +4,18 @@
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import { isAppError } from '../contract/errors';
-import { defaultRuntime, logger } from '../composition/runtime';
+import { defaultRuntime, logger, queueFromEnv } from '../composition/runtime';
 import { publishEvent, type PublishResult } from '../pipeline/publisher';
+
+/** The slow lane (docs/behaviour.md#delivery-lanes), where the stage has one. */
+const slowQueue = process.env.SLOW_DELIVERY_QUEUE_URL ? queueFromEnv(process.env, 'SLOW_DELIVERY_QUEUE_URL') : undefined;
 
 /** Publishes one bus event; an invalid event is logged and dropped (retrying cannot fix it). */
 export async function handler(event: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>): Promise<PublishResult> {
   const { deps } = defaultRuntime();
   try {
     const workspace = typeof event.detail?.workspace === 'string' ? event.detail.workspace : '';
-    const result = await publishEvent(deps, { id: event.id, time: event.time, workspace, type: event['detail-type'], payload: event.detail?.payload });
+    const result = await publishEvent({ ...deps, slowQueue }, { id: event.id, time: event.time, workspace, type: event['detail-type'], payload: event.detail?.payload });
     if (!result.queued) logger.warn('Rows written, enqueue failed: the stuck-pending repair will send them', { deliveryIds: result.deliveryIds });
     else logger.info('Published', { type: event['detail-type'], workspace, deliveries: result.deliveryIds.length, held: result.heldDeliveryIds.length });
     return result;

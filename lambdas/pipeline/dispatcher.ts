@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { nextAttemptAt, retryDelaySeconds } from '../domain/backoff';
+import { laneOf, slowMarkAfter, type LaneRole } from '../domain/delivery-lanes';
 import {
+  awaitsDeadLetter,
   bookkeepingEntry,
   classify,
   DESTINATION_NOT_PUBLIC,
@@ -28,7 +30,7 @@ import { redactUrl } from '../domain/url-redaction';
 import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
 import { getDelivery, recordObservation, type Observation } from '../store/deliveries';
-import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
+import { getEndpointRecord, markEndpointSlow, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
 import { createDnsResolver, DnsLookupError } from './dns-resolver';
@@ -71,11 +73,19 @@ export interface DispatchDeps {
 
 /**
  * What the queue should do with the message, and what this dispatch recorded (absent when it
- * recorded nothing: a duplicate, a gone or terminal row), for the batch's health counts.
+ * recorded nothing: a duplicate, a gone or terminal row), for the batch's health counts:
+ * - `ack`: delete it;
+ * - `retry`: receive it again in `delaySeconds` (the backoff), in the same lane;
+ * - `move`: send it to the slow lane, due in `delaySeconds`, and delete this one
+ *   (docs/behaviour.md#delivery-lanes): a move is no receive of the new message, so it uses up
+ *   neither a retry nor a step toward the dead-letter queue;
+ * - `dead_letter`: its retries are spent: send it to the dead-letter queue and delete this one.
  */
 export type DispatchResult =
   | { kind: 'ack'; reason: string; delivery?: DeliveryRecord; recorded?: HealthObservation }
-  | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation };
+  | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation }
+  | { kind: 'move'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation }
+  | { kind: 'dead_letter'; delivery: DeliveryRecord; recorded?: HealthObservation };
 
 /** The observation as health counts it (docs/behaviour.md#endpoint-health). */
 function observed(delivery: DeliveryRecord, http: boolean, attempt: Omit<Observation['attempt'], 'requestHeaders' | 'responseBody'>): HealthObservation {
@@ -139,14 +149,23 @@ async function record(deps: DispatchDeps, delivery: DeliveryRecord, endpoint: En
   throw new Error(`endpoint ${delivery.endpointId} kept changing while recording ${delivery.deliveryId}`);
 }
 
+/** Whole seconds from `now` until `at` (ISO 8601), at least 0. */
+function secondsUntil(at: string | null, now: Date): number {
+  return at ? Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000)) : 0;
+}
+
 /**
  * Dispatches one delivery. `receiveCount` is the queue's count for the
  * message: on the last allowed receive a retryable failure has no next attempt.
+ * `lane` is the queue it came from (docs/behaviour.md#delivery-lanes); `only` when the
+ * stage has no slow lane, and then nothing moves.
  */
-export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, receiveCount = 1): Promise<DispatchResult> {
+export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, receiveCount = 1, lane: LaneRole = 'only'): Promise<DispatchResult> {
   const delivery = await getDelivery(deps.table, deliveryId);
   if (!delivery) return { kind: 'ack', reason: 'delivery_gone' };
   if (isTerminal(delivery.status)) return { kind: 'ack', reason: 'already_terminal', delivery };
+  // Spent, but not marked yet (its dead-letter send failed): never an eighth attempt.
+  if (awaitsDeadLetter(delivery)) return { kind: 'dead_letter', delivery };
   const endpoint = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
   if (!endpoint) return { kind: 'ack', reason: 'endpoint_gone', delivery };
   const now = deps.now();
@@ -167,6 +186,9 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
       ...(outcome.kind === 'recorded' ? { delivery: outcome.delivery, recorded: observed(delivery, false, entry) } : {}),
     };
   }
+
+  // A failing or slow endpoint's delivery waits in the slow lane, not in a fast batch.
+  if (lane === 'fast' && laneOf(endpoint, now) === 'slow') return { kind: 'move', delaySeconds: secondsUntil(delivery.nextAttemptAt, now), delivery };
 
   // Dispatch-time URL check: the endpoint rules again, then every resolved address.
   const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
@@ -223,6 +245,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   }));
   if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
   const recorded = observed(delivery, true, attempt);
+  const marked = lane === 'only' ? null : await markSlow(deps, endpoint, result.durationMs, finishedAt);
   if (outcome.disabled) {
     // Best effort, after persistence (docs/behaviour.md#notifications).
     await putNotification(
@@ -240,8 +263,27 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
       ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: redactUrl(endpoint.url), consecutiveFailures: outcome.consecutiveFailures ?? DISABLE_THRESHOLD })
       .catch(() => undefined);
   }
-  if (classified.status === 'failed') return { kind: 'retry', delaySeconds: exhausted ? 0 : retryDelaySeconds(attempts), delivery: outcome.delivery, recorded };
-  return { kind: 'ack', reason: classified.status, delivery: outcome.delivery, recorded };
+  if (classified.status !== 'failed') return { kind: 'ack', reason: classified.status, delivery: outcome.delivery, recorded };
+  if (exhausted) return { kind: 'dead_letter', delivery: outcome.delivery, recorded };
+  const delaySeconds = retryDelaySeconds(attempts);
+  // The retry of an endpoint that just failed (its streak moved) or was slow waits in the slow lane.
+  if (lane === 'fast' && (classified.streak === 'increment' || marked)) return { kind: 'move', delaySeconds, delivery: outcome.delivery, recorded };
+  return { kind: 'retry', delaySeconds, delivery: outcome.delivery, recorded };
+}
+
+/**
+ * Marks the endpoint slow after a slow attempt (docs/behaviour.md#delivery-lanes); true when it
+ * is marked now. Best effort: a lost mark only leaves the endpoint in the fast lane a while longer.
+ */
+async function markSlow(deps: DispatchDeps, endpoint: EndpointRecord, durationMs: number | null, now: Date): Promise<boolean> {
+  const until = slowMarkAfter(endpoint, durationMs, now);
+  if (!until) return false;
+  try {
+    await markEndpointSlow(deps.table, endpoint.workspace, endpoint.endpointId, until);
+  } catch (error) {
+    deps.log?.warn('Could not mark a slow endpoint; it stays in the fast lane until its next slow attempt', { workspace: endpoint.workspace, endpointId: endpoint.endpointId, error: String(error) });
+  }
+  return true;
 }
 
 /**
@@ -252,6 +294,6 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
 async function afterDuplicate(deps: DispatchDeps, deliveryId: string): Promise<DispatchResult> {
   const current = await getDelivery(deps.table, deliveryId);
   if (!current || isTerminal(current.status)) return { kind: 'ack', reason: 'duplicate' };
-  const wait = current.nextAttemptAt ? Math.max(0, Math.ceil((Date.parse(current.nextAttemptAt) - deps.now().getTime()) / 1000)) : 0;
-  return { kind: 'retry', delaySeconds: wait, delivery: current };
+  if (awaitsDeadLetter(current)) return { kind: 'dead_letter', delivery: current };
+  return { kind: 'retry', delaySeconds: secondsUntil(current.nextAttemptAt, deps.now()), delivery: current };
 }

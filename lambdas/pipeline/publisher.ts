@@ -12,9 +12,10 @@ import { TIME_MAX } from 'ulid';
 import { AppError } from '../contract/errors';
 import { MAX_PAYLOAD_BYTES } from '../contract/limits';
 import type { EventCatalogue } from '../domain/event-catalogue';
+import { laneOf } from '../domain/delivery-lanes';
 import { newHeldDelivery, newPendingDelivery } from '../domain/delivery-lifecycle';
 import { eventDeliveryId } from '../domain/ids';
-import type { DeliveryQueue } from '../queue/delivery-queue';
+import type { DeliveryMessage, DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import { putDeliveriesIfAbsent } from '../store/deliveries';
 import { subscribers, type EndpointRecord } from '../store/endpoints';
@@ -24,6 +25,11 @@ import { getWorkspace } from '../store/workspaces';
 export interface PublishDeps {
   readonly table: TableContext;
   readonly queue: DeliveryQueue;
+  /**
+   * The slow lane (docs/behaviour.md#delivery-lanes): a failing or slow endpoint's deliveries are
+   * queued there. @default none: every delivery goes to `queue`
+   */
+  readonly slowQueue?: DeliveryQueue;
   readonly eventTypes: EventCatalogue;
   readonly now: () => Date;
 }
@@ -92,10 +98,19 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   const deliveryIds = rows.map((r) => r.deliveryId);
   const heldDeliveryIds = held.map((r) => r.deliveryId);
   // New pending rows, and rows of an earlier run still pending (their message may never have been sent).
-  const toSend = [...created, ...existing].filter((r) => r.status === 'pending').map((r) => r.deliveryId);
+  const toSend = [...created, ...existing].filter((r) => r.status === 'pending');
   if (toSend.length === 0) return { deliveryIds, heldDeliveryIds, queued: true };
+  const byId = new Map(endpoints.map((ep) => [ep.endpointId, ep]));
+  const now = deps.now();
+  const fast: DeliveryMessage[] = [];
+  const slow: DeliveryMessage[] = [];
+  for (const r of toSend) {
+    const ep = byId.get(r.endpointId);
+    (deps.slowQueue && ep && laneOf(ep, now) === 'slow' ? slow : fast).push({ deliveryId: r.deliveryId, endpointId: r.endpointId, workspace: r.workspace });
+  }
   try {
-    await deps.queue.send(toSend.map((deliveryId) => ({ deliveryId })));
+    if (fast.length > 0) await deps.queue.send(fast);
+    if (slow.length > 0) await deps.slowQueue!.send(slow);
     return { deliveryIds, heldDeliveryIds, queued: true };
   } catch {
     return { deliveryIds, heldDeliveryIds, queued: false };

@@ -1,16 +1,16 @@
 /** The SQS adapter of the delivery queue. */
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryMessage, DeliveryQueue, MessageDelayer } from './delivery-queue';
+import { deliveryMessageBody, messageDelay, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from './delivery-queue';
 
 /** SQS's batch limit. */
 const BATCH = 10;
 
-/** A delivery queue on SQS (SendMessageBatch, 10 per call, failed entries retried then reported). */
+/** A delivery queue on SQS (SendMessageBatch, 10 per call, each with its delay; failed entries retried then reported). */
 export function sqsDeliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
   return {
     async send(messages: readonly DeliveryMessage[]) {
       for (let i = 0; i < messages.length; i += BATCH) {
-        let entries = messages.slice(i, i + BATCH).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify({ deliveryId: m.deliveryId }) }));
+        let entries = messages.slice(i, i + BATCH).map((m, j) => ({ Id: String(j), MessageBody: deliveryMessageBody(m), ...(messageDelay(m) > 0 ? { DelaySeconds: messageDelay(m) } : {}) }));
         for (let tries = 0; entries.length > 0 && tries < 3; tries++) {
           const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
           const failed = new Set((out.Failed ?? []).map((f) => f.Id));

@@ -255,7 +255,11 @@ export async function startHarness(options: { dispatch?: Partial<DispatchDeps> }
               try {
                 const result = await dispatchDelivery(dispatchDeps, m.deliveryId, m.receiveCount);
                 if (result.kind === 'ack') queue.delete(m);
-                else queue.delay(m, result.delaySeconds);
+                else if (result.kind === 'dead_letter') {
+                  // As the handler does: to the dead-letter queue, then deleted here.
+                  dlq.put(m.deliveryId);
+                  queue.delete(m);
+                } else queue.delay(m, result.delaySeconds);
               } catch (e) {
                 crashes.push(`dispatch of ${m.deliveryId} (receive ${m.receiveCount}): ${(e as Error).message}`);
               }

@@ -59,7 +59,7 @@ async function published(url: string, extra: Parameters<typeof seedEndpoint>[1] 
   const queue = capturingQueue();
   const { deliveryIds } = await publishEvent({ table, queue, eventTypes: testCatalogue, now: () => clock }, { workspace, type: 'order.shipped', payload: { orderId: `o-${n}` } });
   expect(deliveryIds).toHaveLength(1);
-  expect(queue.sent).toEqual([{ deliveryId: deliveryIds[0] }]);
+  expect(queue.sent).toEqual([{ deliveryId: deliveryIds[0], endpointId: endpoint.endpointId, workspace }]);
   return { endpoint, deliveryId: deliveryIds[0]!, workspace };
 }
 
@@ -165,10 +165,14 @@ describe('retries', () => {
       if (res.kind === 'retry') delays.push(res.delaySeconds);
     }
     expect(delays).toEqual([30, 60, 90, 120, 150, 180]);
-    // The 7th attempt is the last: no next attempt; the queue redrives it to the DLQ.
+    // The 7th attempt is the last: no next attempt; the message goes to the dead-letter queue.
     const last = await dispatchDelivery(deps(), deliveryId, 7);
-    expect(last).toMatchObject({ kind: 'retry', delaySeconds: 0 });
+    expect(last).toMatchObject({ kind: 'dead_letter' });
     expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 7, nextAttemptAt: null });
+    // Received again before the dead-letter consumer marked it (its send failed): no eighth attempt.
+    const seen = r.seen.length;
+    expect(await dispatchDelivery(deps(), deliveryId, 1)).toMatchObject({ kind: 'dead_letter' });
+    expect(r.seen).toHaveLength(seen);
   });
 });
 

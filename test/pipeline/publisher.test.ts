@@ -131,7 +131,7 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
     expect(again).toEqual(first);
     for (const ep of [a, b, off]) expect(await deliveryCount(ep.endpointId)).toBe(1);
     // Only the one still pending is sent again (its first message may have been lost); the delivered one is untouched.
-    expect(queue.sent).toEqual([{ deliveryId: first.deliveryIds[1] }]);
+    expect(queue.sent).toEqual([{ deliveryId: first.deliveryIds[1], endpointId: b.endpointId, workspace: 'redeliver' }]);
     expect(await getDelivery(table, row.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, evidenceCount: 1 });
     expect((await listAttempts(table, row.deliveryId, 10)).items).toHaveLength(1);
     expect(await getDelivery(table, first.heldDeliveryIds[0]!)).toMatchObject({ status: 'failed_permanent', lastError: 'endpoint_disabled' });
