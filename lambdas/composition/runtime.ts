@@ -173,8 +173,8 @@ export function eventsFromEnv(env: NodeJS.ProcessEnv = process.env): DomainEvent
   };
 }
 
-/** The retry delayer of `DELIVERY_QUEUE_URL` (ChangeMessageVisibility on SQS). */
-export function delayerFromEnv(env: NodeJS.ProcessEnv = process.env): MessageDelayer {
-  const delayer = lazyAdapter(env, 'DELIVERY_QUEUE_URL', (url) => factories.messageDelayer(url));
+/** The retry delayer of the queue whose URL is in `name` (ChangeMessageVisibility on SQS). */
+export function delayerFromEnv(env: NodeJS.ProcessEnv = process.env, name = 'DELIVERY_QUEUE_URL'): MessageDelayer {
+  const delayer = lazyAdapter(env, name, (url) => factories.messageDelayer(url));
   return { delay: (receiptHandle, seconds) => delayer().delay(receiptHandle, seconds) };
 }
