@@ -9,6 +9,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { resolveWorkspaceLimits, WORKSPACE_LIMITS_ENV, type WorkspaceLimits } from '../contract/limits';
 import { deploymentCatalogue } from '../domain/configured-event-types';
 import type { SecretSealer } from '../domain/secrets';
 import type { SurfaceRuntime } from '../operations/context';
@@ -99,9 +100,21 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRun
       events: eventsFromEnv(env),
       jobQueue: jobQueueFromEnv(env),
       secretSealer: secretSealerFromEnv(env),
+      workspaceLimits: workspaceLimitsFromEnv(env),
     },
     rateLimiter: rateLimiterFor(rateTable, env.RATE_LIMITS),
   };
+}
+
+/** The workspace limits of `WORKSPACE_LIMITS` (JSON, as the stack sets it), over the defaults; the defaults when unset or unreadable. */
+export function workspaceLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkspaceLimits {
+  let overrides: unknown;
+  try {
+    overrides = env[WORKSPACE_LIMITS_ENV] ? JSON.parse(env[WORKSPACE_LIMITS_ENV]) : undefined;
+  } catch {
+    overrides = undefined;
+  }
+  return resolveWorkspaceLimits(overrides);
 }
 
 /** The container's runtime, built on first use. */

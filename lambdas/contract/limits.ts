@@ -20,3 +20,47 @@ export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /** Consecutive failed attempts that disable an endpoint (docs/behaviour.md#failure-streak-and-auto-disable). */
 export const DISABLE_THRESHOLD = 20;
+
+/**
+ * Per-workspace limits (docs/behaviour.md#rate-limits), shared by every token of a workspace,
+ * REST and MCP alike: interactive test sends and replays per minute (recovery jobs are paced by
+ * their own setting instead), and how many endpoints and API tokens a workspace may have.
+ */
+export interface WorkspaceLimits {
+  /** Test events sent per minute. */
+  readonly testSendsPerMinute: number;
+  /** Interactive (single) replays per minute. */
+  readonly replaysPerMinute: number;
+  /** Webhook endpoints a workspace may have. */
+  readonly endpoints: number;
+  /** API tokens a workspace may have (revoking one frees its slot). */
+  readonly apiTokens: number;
+}
+
+/** The names of {@link WorkspaceLimits}, in the order they are documented. */
+export const WORKSPACE_LIMIT_NAMES = ['testSendsPerMinute', 'replaysPerMinute', 'endpoints', 'apiTokens'] as const satisfies readonly (keyof WorkspaceLimits)[];
+
+/** The limits of a workspace unless the stage's `workspaceLimits` setting overrides them: generous, so only a runaway client meets them. */
+export const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = { testSendsPerMinute: 60, replaysPerMinute: 600, endpoints: 1000, apiTokens: 100 };
+
+/** The bounds of each workspace limit setting (an integer). */
+export const WORKSPACE_LIMIT_BOUNDS = { min: 1, max: 100_000 } as const;
+
+/** The environment variable that carries the complete limits (JSON) to the functions running operations. */
+export const WORKSPACE_LIMITS_ENV = 'WORKSPACE_LIMITS';
+
+/**
+ * Merges partial overrides (e.g. parsed from {@link WORKSPACE_LIMITS_ENV}) over the defaults;
+ * entries that are not integers within {@link WORKSPACE_LIMIT_BOUNDS} are ignored (the stage
+ * configuration refuses them at synth).
+ */
+export function resolveWorkspaceLimits(overrides: unknown): WorkspaceLimits {
+  const out: Record<keyof WorkspaceLimits, number> = { ...DEFAULT_WORKSPACE_LIMITS };
+  if (overrides && typeof overrides === 'object') {
+    for (const name of WORKSPACE_LIMIT_NAMES) {
+      const n = (overrides as Record<string, unknown>)[name];
+      if (typeof n === 'number' && Number.isInteger(n) && n >= WORKSPACE_LIMIT_BOUNDS.min && n <= WORKSPACE_LIMIT_BOUNDS.max) out[name] = n;
+    }
+  }
+  return out;
+}

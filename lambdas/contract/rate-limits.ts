@@ -1,7 +1,9 @@
 /**
  * Rate-limit buckets (docs/behaviour.md#rate-limits). Each route declares one; quotas are
- * configuration (cdk context `rateLimits`, env `RATE_LIMITS`) over these defaults.
+ * configuration (cdk context `rateLimits`, env `RATE_LIMITS`) over these defaults. The per-workspace
+ * quotas' numbers are in lambdas/contract/limits.ts (`workspaceLimits`).
  */
+import type { WorkspaceLimits } from './limits';
 
 /** The buckets a route can declare. */
 export const RATE_LIMIT_BUCKETS = ['rest_read', 'rest_write', 'assistant', 'mcp'] as const;
@@ -36,4 +38,26 @@ export function resolveQuotas(overrides: unknown): Record<RateLimitBucket, Quota
     }
   }
   return out;
+}
+
+/**
+ * Quotas counted per workspace rather than per token (every token of the workspace, REST and MCP
+ * alike, shares them): interactive test sends and single replays. Recovery jobs are not charged:
+ * the stage's `recoveryRatePerSecond` paces them.
+ */
+export const WORKSPACE_QUOTA_BUCKETS = ['workspace_test_send', 'workspace_replay'] as const;
+export type WorkspaceQuotaBucket = (typeof WORKSPACE_QUOTA_BUCKETS)[number];
+
+/** What each workspace quota counts, as its refusal names it. */
+export const WORKSPACE_QUOTA_NOUNS: Readonly<Record<WorkspaceQuotaBucket, string>> = {
+  workspace_test_send: 'test sends',
+  workspace_replay: 'replays',
+};
+
+/** The per-minute workspace quotas of a workspace's limits. */
+export function workspaceQuotas(limits: WorkspaceLimits): Record<WorkspaceQuotaBucket, Quota> {
+  return {
+    workspace_test_send: { limit: limits.testSendsPerMinute, windowSeconds: 60 },
+    workspace_replay: { limit: limits.replaysPerMinute, windowSeconds: 60 },
+  };
 }

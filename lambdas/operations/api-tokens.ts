@@ -6,12 +6,13 @@ import { hashApiToken, mintApiToken } from '../domain/api-tokens';
 import { newId } from '../domain/ids';
 import { deleteApiToken, listApiTokens as readTokens, putApiToken } from '../store/api-tokens';
 import type { OperationImpl } from './context';
+import { workspaceLimitsOf } from './rate-limiter';
 
 /** GET /workspaces/{slug}/api-tokens */
 export const listApiTokens: OperationImpl<'listApiTokens'> = (deps, caller, { query }) =>
   readTokens(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
 
-/** POST /workspaces/{slug}/api-tokens: scopes within the caller's; the raw token shown once. */
+/** POST /workspaces/{slug}/api-tokens: scopes within the caller's; the raw token shown once; 409 when the workspace has its most tokens (docs/behaviour.md#rate-limits). */
 export const createApiToken: OperationImpl<'createApiToken'> = async (deps, caller, { body }) => {
   const excess = excessPermissions(caller.scopes, body.scopes);
   if (excess.length > 0) {
@@ -20,12 +21,16 @@ export const createApiToken: OperationImpl<'createApiToken'> = async (deps, call
   const now = deps.now();
   const token = mintApiToken();
   const meta = { tokenId: newId('tok', now), name: body.name, scopes: [...new Set(body.scopes)], createdAt: now.toISOString() };
-  await putApiToken(deps.table, caller.workspace, { ...meta, hash: hashApiToken(token) }, now, {
-    action: 'api_token.created',
-    actor: caller.tokenId,
-    targetId: meta.tokenId,
-    detail: { name: meta.name, scopes: meta.scopes },
-  });
+  const { apiTokens: limit } = workspaceLimitsOf(deps);
+  const stored = await putApiToken(
+    deps.table,
+    caller.workspace,
+    { ...meta, hash: hashApiToken(token) },
+    now,
+    { action: 'api_token.created', actor: caller.tokenId, targetId: meta.tokenId, detail: { name: meta.name, scopes: meta.scopes } },
+    limit,
+  );
+  if (!stored) throw new AppError('Conflict', `This workspace has ${limit} API tokens, the most it may have; revoke one first`);
   await deps.events.emit(caller.workspace, 'api_token.created', { tokenId: meta.tokenId, name: meta.name, scopes: meta.scopes });
   return { ...meta, token };
 };

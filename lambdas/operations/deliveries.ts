@@ -7,6 +7,7 @@ import type { Caller, OperationDeps, OperationImpl } from './context';
 import { getDelivery, listAttempts, listDeliveriesOfEndpoint, putPendingDelivery, toDeliveryWire } from '../store/deliveries';
 import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
 import type { AuditInput } from '../store/audit';
+import { chargeWorkspaceQuota } from './rate-limiter';
 
 async function endpointOf(deps: OperationDeps, caller: Caller, endpointId: string): Promise<EndpointRecord> {
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, endpointId);
@@ -58,7 +59,7 @@ export const listWebhookDeliveryAttempts: OperationImpl<'listWebhookDeliveryAtte
   return listAttempts(deps.table, params.deliveryId, clampLimit(query.limit), query.cursor);
 };
 
-/** POST .../webhooks/deliveries/{deliveryId}/replay: a new pending row; the source is unchanged. */
+/** POST .../webhooks/deliveries/{deliveryId}/replay: a new pending row; the source is unchanged; within the workspace's replay quota (docs/behaviour.md#rate-limits). */
 export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = async (deps, caller, { params }) => {
   const source = await deliveryOf(deps, caller, params.deliveryId);
   if (!isReplayable(source.status)) {
@@ -67,15 +68,18 @@ export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = asy
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, source.endpointId);
   if (!endpoint) throw new AppError('EndpointNotFound', `The endpoint ${source.endpointId} of this delivery no longer exists`);
   if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before replaying`);
+  // Charged here, after every other check, and only here: recovery jobs replay through replayOf, paced by their own rate.
+  await chargeWorkspaceQuota(deps, 'workspace_replay', caller.workspace);
   const now = deps.now();
   const { record, audit } = replayOf(source, caller.tokenId, now);
   return toDeliveryWire(await queueNew(deps, record, now, audit));
 };
 
-/** POST .../webhooks/{endpointId}/test-event: a synthetic `webhook.test_event` to this endpoint only. */
+/** POST .../webhooks/{endpointId}/test-event: a synthetic `webhook.test_event` to this endpoint only, within the workspace's test-send quota (docs/behaviour.md#rate-limits). */
 export const sendWebhookTestEvent: OperationImpl<'sendWebhookTestEvent'> = async (deps, caller, { params }) => {
   const endpoint = await endpointOf(deps, caller, params.endpointId);
   if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it before sending a test event`);
+  await chargeWorkspaceQuota(deps, 'workspace_test_send', caller.workspace);
   const now = deps.now();
   const payload = { message: 'This is a test event from the webhook delivery service.', sentAt: now.toISOString(), endpointId: endpoint.endpointId };
   const record = newPendingDelivery({ workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: TEST_EVENT_TYPE, payload, replayedFrom: null }, now);

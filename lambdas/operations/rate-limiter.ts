@@ -1,11 +1,26 @@
 /**
- * Per-client rate limiting (docs/behaviour.md#rate-limits): a DynamoDB fixed-window counter when a
- * table is bound, an in-process token bucket when it is not.
+ * Rate limiting (docs/behaviour.md#rate-limits): per client (API token), a DynamoDB fixed-window
+ * counter when a table is bound, an in-process token bucket when it is not; per workspace (test
+ * sends, replays), always the fixed window in the operations' table, since every container of
+ * every function shares the quota.
  */
 import { AppError } from '../contract/errors';
-import { resolveQuotas, type Quota, type RateLimitBucket } from '../contract/rate-limits';
+import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '../contract/limits';
+import { resolveQuotas, WORKSPACE_QUOTA_NOUNS, workspaceQuotas, type Quota, type RateLimitBucket, type WorkspaceQuotaBucket } from '../contract/rate-limits';
 import type { TableContext } from '../store/client';
 import { hitWindow, type RateDecision } from '../store/rate-limits';
+import type { OperationDeps } from './context';
+
+declare module './context' {
+  interface OperationDeps {
+    /**
+     * The workspace limits (docs/behaviour.md#rate-limits): quotas of test sends and replays,
+     * most endpoints and tokens.
+     * @default DEFAULT_WORKSPACE_LIMITS
+     */
+    readonly workspaceLimits?: WorkspaceLimits;
+  }
+}
 
 /** Checks one request of a client against a bucket. */
 export interface RateLimiter {
@@ -18,8 +33,33 @@ export interface RateLimiter {
  */
 export async function chargeRateLimit(limiter: RateLimiter, bucket: RateLimitBucket, clientKey: string): Promise<void> {
   const decision = await limiter.hit(bucket, clientKey);
+  if (!decision.allowed) throw rateLimited(`Too many ${bucket} requests for this token; retry after ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
+}
+
+/** The one refusal of every quota, per token or per workspace: 429 `RateLimited` with `Retry-After`. */
+export function rateLimited(detail: string, retryAfterSeconds: number): AppError {
+  return new AppError('RateLimited', detail, {}, retryAfterSeconds);
+}
+
+/** The workspace limits an operation runs with: its deps' own, else the defaults. */
+export function workspaceLimitsOf(deps: Pick<OperationDeps, 'workspaceLimits'>): WorkspaceLimits {
+  return deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS;
+}
+
+/**
+ * Counts one test send or interactive replay of `workspace` against the workspace's per-minute
+ * quota and throws `RateLimited` when it is used up. Charged by the operation just before it writes
+ * anything, so a refused call changes nothing and a call refused for another reason (404, 409)
+ * costs no quota; an idempotent repeat never reaches the operation, so it is not charged either.
+ */
+export async function chargeWorkspaceQuota(deps: Pick<OperationDeps, 'table' | 'now' | 'workspaceLimits'>, bucket: WorkspaceQuotaBucket, workspace: string): Promise<void> {
+  const quota = workspaceQuotas(workspaceLimitsOf(deps))[bucket];
+  const decision = await hitWindow(deps.table, bucket, workspace, quota, deps.now());
   if (!decision.allowed) {
-    throw new AppError('RateLimited', `Too many ${bucket} requests for this token; retry after ${decision.retryAfterSeconds} s`, {}, decision.retryAfterSeconds);
+    throw rateLimited(
+      `This workspace's quota of ${quota.limit} ${WORKSPACE_QUOTA_NOUNS[bucket]} per minute, shared by all its tokens, is used up; retry after ${decision.retryAfterSeconds} s`,
+      decision.retryAfterSeconds,
+    );
   }
 }
 

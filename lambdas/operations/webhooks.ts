@@ -24,6 +24,7 @@ import {
 } from '../store/endpoints';
 import type { Caller, OperationDeps, OperationImpl } from './context';
 import { NO_HEALTH, withHealth } from './health';
+import { workspaceLimitsOf } from './rate-limiter';
 
 /** The endpoint as this caller may see it: the full URL needs write scope, anyone else sees it redacted. */
 function asSeenBy<T extends EndpointCore>(caller: Caller, endpoint: T): T {
@@ -66,7 +67,10 @@ async function sealed(deps: OperationDeps, secret: string): Promise<string | Sea
   return deps.secretSealer ? deps.secretSealer.seal(secret) : secret;
 }
 
-/** POST /workspaces/{slug}/webhooks: the secret is minted and kept (sealed), never returned. */
+/**
+ * POST /workspaces/{slug}/webhooks: the secret is minted and kept (sealed), never returned; 409 when
+ * the workspace has its most endpoints (docs/behaviour.md#rate-limits).
+ */
 export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller, { body }) => {
   const url = validUrl(deps, body.url);
   const eventTypes = knownEventTypes(deps, body.eventTypes);
@@ -84,12 +88,15 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     secrets: rotateSecrets([], await sealed(deps, mintSecret()), now).secrets,
     secretVersion: 1,
   };
-  await putEndpoint(deps.table, record, now, {
-    action: 'webhook.created',
-    actor: caller.tokenId,
-    targetId: record.endpointId,
-    detail: { url: redactUrl(url), eventTypes },
-  });
+  const { endpoints: limit } = workspaceLimitsOf(deps);
+  const stored = await putEndpoint(
+    deps.table,
+    record,
+    now,
+    { action: 'webhook.created', actor: caller.tokenId, targetId: record.endpointId, detail: { url: redactUrl(url), eventTypes } },
+    limit,
+  );
+  if (!stored) throw new AppError('Conflict', `This workspace has ${limit} webhook endpoints, the most it may have; delete one first`);
   await deps.events.emit(caller.workspace, 'webhook.created', { endpointId: record.endpointId, url: redactUrl(url), eventTypes });
   // A new endpoint id has no counters yet.
   return { ...asSeenBy(caller, toEndpointWire(record)), health: NO_HEALTH };

@@ -7,10 +7,11 @@ import type { ApiToken } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { TableContext } from './client';
-import { writeAudited, type AuditInput } from './audit';
+import type { AuditInput } from './audit';
 import { countItems, queryPage } from './pages';
 import { conditionFailedAt } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
+import { writeCounted } from './workspace-counts';
 
 /** What the authorizer learns from a token hash. */
 export interface TokenIdentity {
@@ -19,17 +20,25 @@ export interface TokenIdentity {
   readonly scopes: string[];
 }
 
-/** Stores a new token (its hash only) with an optional audit event. */
+/**
+ * Stores a new token (its hash only) with an optional audit event, counted
+ * (lambdas/store/workspace-counts.ts): with `limit`, false (and nothing written) when the workspace
+ * already has that many tokens. Tokens issued by the system (the admin CLI, the local stack's seed)
+ * are counted but not limited.
+ */
 export async function putApiToken(
   table: TableContext,
   slug: string,
   token: ApiToken & { hash: string },
   now: Date,
   audit?: AuditInput,
-): Promise<void> {
+  limit?: number,
+): Promise<boolean> {
   const { hash, ...meta } = token;
-  await writeAudited(
+  const outcome = await writeCounted(
     table,
+    slug,
+    { kind: 'apiTokens', delta: 1, ...(limit === undefined ? {} : { limit }) },
     [
       {
         Put: {
@@ -40,10 +49,10 @@ export async function putApiToken(
       },
       { Put: { TableName: table.tableName, Item: { ...keys.token(slug, meta.tokenId), type: 'token', ...meta, hash } } },
     ],
-    slug,
     audit,
     now,
   );
+  return outcome === 'written';
 }
 
 /** Resolves a token hash to its identity, or null. */
@@ -58,13 +67,15 @@ export async function deleteApiToken(table: TableContext, slug: string, tokenId:
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.token(slug, tokenId), ConsistentRead: true }));
   if (!out.Item) return false;
   try {
-    await writeAudited(
+    // Counted: the revocation frees a slot of the workspace's token limit.
+    await writeCounted(
       table,
+      slug,
+      { kind: 'apiTokens', delta: -1 },
       [
         { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: 'attribute_exists(pk)' } },
         { Delete: { TableName: table.tableName, Key: keys.tokenHash(out.Item.hash as string) } },
       ],
-      slug,
       audit,
       now,
     );

@@ -15,6 +15,7 @@ import { writeAudited, type AuditInput, type TransactItem } from './audit';
 import { queryPage } from './pages';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
 import { conditionFailedAt, deletePartition, queryPages } from './table-io';
+import { writeCounted } from './workspace-counts';
 
 /** An endpoint as stored, secrets included (its health lives in the health counters). */
 export interface EndpointRecord extends EndpointCore {
@@ -77,15 +78,20 @@ export async function markEndpointSlow(table: TableContext, workspace: string, e
   }
 }
 
-/** Stores a new endpoint with its audit event. */
-export async function putEndpoint(table: TableContext, record: EndpointRecord, now: Date, audit: AuditInput): Promise<void> {
-  await writeAudited(
+/**
+ * Stores a new endpoint with its audit event, counted (lambdas/store/workspace-counts.ts): with
+ * `limit`, false (and nothing written) when the workspace already has that many endpoints.
+ */
+export async function putEndpoint(table: TableContext, record: EndpointRecord, now: Date, audit: AuditInput, limit?: number): Promise<boolean> {
+  const outcome = await writeCounted(
     table,
-    [{ Put: { TableName: table.tableName, Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } }],
     record.workspace,
+    { kind: 'endpoints', delta: 1, ...(limit === undefined ? {} : { limit }) },
+    [{ Put: { TableName: table.tableName, Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } }],
     audit,
     now,
   );
+  return outcome === 'written';
 }
 
 /** Reads an endpoint of a workspace (secrets included: internal use only). */
@@ -233,13 +239,15 @@ export async function writeEndpointSecrets(
 /** Deletes an endpoint (with its audit event), then its deliveries and their attempts. */
 export async function deleteEndpoint(table: TableContext, slug: string, endpointId: string, now: Date, audit: AuditInput): Promise<boolean> {
   try {
-    await writeAudited(
+    // Counted: the delete frees a slot of the workspace's endpoint limit.
+    await writeCounted(
       table,
+      slug,
+      { kind: 'endpoints', delta: -1 },
       [
         { Delete: { TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
         graceEntryWrite(table, slug, endpointId, null),
       ],
-      slug,
       audit,
       now,
     );
