@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { EVENT_SOURCE, type DomainEventSink } from '../../lambdas/queue/domain-events';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
-import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
+import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { JOB_WORKER_CONSUMER, type JobQueue } from '../../lambdas/queue/job-queue';
 import { InProcessQueue } from './in-process-queue';
 import { lambdaContext, loadHandler } from './lambda-loader';
@@ -65,8 +65,8 @@ export interface LocalStack {
   readonly dynamoDbEndpoint: string;
   /** PID of DynamoDB Local when this stack started it. */
   readonly dynamoDbPid: number | null;
-  /** The delivery queue and its dead-letter queue, and the jobs queue (in-process, SQS semantics). */
-  readonly queues: { readonly deliveries: InProcessQueue; readonly deadLetters: InProcessQueue; readonly jobs: InProcessQueue };
+  /** The delivery queue, the slow lane's, their dead-letter queue, and the jobs queue (in-process, SQS semantics). */
+  readonly queues: { readonly deliveries: InProcessQueue; readonly slowDeliveries: InProcessQueue; readonly deadLetters: InProcessQueue; readonly jobs: InProcessQueue };
   stop(): Promise<void>;
 }
 
@@ -195,6 +195,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
     const deadLetters = new InProcessQueue({ name: 'deliveries-dlq', batchSize: DEAD_LETTER_CONSUMER.batchSize, timeScale, onError: (e) => report('dead-letter', e) });
     const deliveries = new InProcessQueue({ name: 'deliveries', ...DISPATCHER_CONSUMER, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('dispatcher', e) });
+    // The slow lane (docs/behaviour.md#delivery-lanes): its own queue and consumer, the same dead-letter queue.
+    const slowDeliveries = new InProcessQueue({ name: 'deliveries-slow', ...SLOW_LANE_CONSUMER, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('slow-dispatcher', e) });
+    const deliveryQueues: Record<string, InProcessQueue> = { 'local:deliveries': deliveries, 'local:deliveries-slow': slowDeliveries, 'local:deliveries-dlq': deadLetters };
+    const deliveryQueueAt = (url: string) => {
+      const queue = deliveryQueues[url];
+      if (!queue) throw new Error(`No local delivery queue ${url}`);
+      return queue;
+    };
     // Recovery jobs run the same way: their own queue (one message per slice, delayed between slices), the same worker handler.
     const jobDeadLetters = new InProcessQueue({ name: 'jobs-dlq', timeScale, onError: (e) => report('jobs-dlq', e) });
     const jobs = new InProcessQueue({
@@ -219,6 +227,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // names only say that one is bound: the adapters behind them are the in-process ones.
     Object.assign(process.env, {
       DELIVERY_QUEUE_URL: 'local:deliveries',
+      SLOW_DELIVERY_QUEUE_URL: 'local:deliveries-slow',
+      DEAD_LETTER_QUEUE_URL: 'local:deliveries-dlq',
       JOB_QUEUE_URL: 'local:jobs',
       EVENT_BUS_NAME: 'local:events',
       TABLE_NAME: tableName,
@@ -237,8 +247,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { useAdapters } = await import('../../lambdas/composition/runtime');
     const { localSecretSealer } = await import('../../lambdas/store/secret-sealing');
     useAdapters({
-      deliveryQueue: () => deliveries,
-      messageDelayer: () => deliveries,
+      deliveryQueue: deliveryQueueAt,
+      messageDelayer: deliveryQueueAt,
       domainEvents: () => events,
       jobQueue: () => jobQueue,
       // The pacing between a job's slices, shortened like every other delay.
@@ -259,8 +269,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     type SqsHandler = (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>;
     const dispatcher = await loadHandler<SqsHandler>('dispatcher');
+    const slowDispatcher = await loadHandler<SqsHandler>('slow-dispatcher');
     const deadLetter = await loadHandler<SqsHandler>('dead-letter');
     deliveries.consume((e) => dispatcher(e, lambdaContext('dispatcher', randomUUID())));
+    slowDeliveries.consume((e) => slowDispatcher(e, lambdaContext('slow-dispatcher', randomUUID())));
     deadLetters.consume((e) => deadLetter(e, lambdaContext('dead-letter', randomUUID())));
     const recoveryWorker = await loadHandler<SqsHandler>('recovery-worker');
     jobs.consume((e) => recoveryWorker(e, lambdaContext('recovery-worker', randomUUID())));
@@ -290,10 +302,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       table,
       dynamoDbEndpoint: endpoint,
       dynamoDbPid: dynamo?.pid ?? null,
-      queues: { deliveries, deadLetters, jobs },
+      queues: { deliveries, slowDeliveries, deadLetters, jobs },
       async stop() {
         await stopSchedules();
         await deliveries.stop();
+        await slowDeliveries.stop();
         await deadLetters.stop();
         await jobs.stop();
         await new Promise<void>((ok) => {

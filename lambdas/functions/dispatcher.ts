@@ -1,6 +1,7 @@
 /**
- * Lambda entry of the dispatcher (SQS event source, ReportBatchItemFailures), of either lane
- * (docs/behaviour.md#delivery-lanes; `DELIVERY_LANE`): the records of a batch are dispatched
+ * Lambda entry of the dispatcher (SQS event source, ReportBatchItemFailures) of the delivery queue:
+ * the fast lane where the stage has a slow lane (`SLOW_DELIVERY_QUEUE_URL`), else the only one
+ * (docs/behaviour.md#delivery-lanes); `slow-dispatcher.ts` is the slow lane's. The records of a batch are dispatched
  * concurrently (Powertools batch); a retryable failure delays its message by the backoff and is
  * reported failed; a move sends the message to the slow lane and a spent one to the dead-letter
  * queue, then both are acked. In the slow lane, a batch first defers what is over the
@@ -16,107 +17,114 @@ import { dispatchDelivery, systemResolver, type DispatchResult } from '../pipeli
 import { httpSender } from '../pipeline/http-sender';
 import { parseDeliveryMessage, type DeliveryMessage } from '../queue/delivery-queue';
 
-/** This function's lane: `fast` or `slow` where the stage has a slow lane, else `only`. */
-const lane: LaneRole = process.env.DELIVERY_LANE === 'fast' || process.env.DELIVERY_LANE === 'slow' ? process.env.DELIVERY_LANE : 'only';
-const delayer = delayerFromEnv();
-const slowLane = queueFromEnv(process.env, 'SLOW_DELIVERY_QUEUE_URL');
-const deadLetters = queueFromEnv(process.env, 'DEAD_LETTER_QUEUE_URL');
+
+/** A batch's plan: parsed messages, and (slow lane) those deferred, with whether their send worked. */
+interface BatchPlan {
+  readonly messages: Map<string, DeliveryMessage | null>;
+  readonly deferred: Map<string, boolean>;
+}
 
 /** Raised for a record the queue should deliver again later. */
 class RetryLater extends Error {
   override readonly name = 'RetryLater';
 }
 
-/** The batch's plan: parsed messages, and (slow lane) those deferred, with whether their send worked. */
-interface BatchPlan {
-  readonly messages: Map<string, DeliveryMessage | null>;
-  readonly deferred: Map<string, boolean>;
-}
-
 /**
- * Parses the batch and, in the slow lane, defers what is over the caps: re-sent in one batch,
- * due in {@link SLOW_LANE.deferSeconds}, as new messages (a deferral is no receive and no attempt).
+ * The SQS handler of a dispatcher in `lane`. Its queue (for the backoff's visibility changes) is
+ * the slow lane's for `slow`, else `DELIVERY_QUEUE_URL`.
  */
-async function planBatch(records: readonly SQSRecord[]): Promise<BatchPlan> {
-  const messages = new Map(records.map((r) => [r.messageId, parseDeliveryMessage(r.body)] as const));
-  const deferred = new Map<string, boolean>();
-  if (lane !== 'slow') return { messages, deferred };
-  const addressed = records.flatMap((r) => {
-    const m = messages.get(r.messageId);
-    return m ? [{ ...m, messageId: r.messageId }] : [];
-  });
-  const { defer } = selectForAttempt(addressed);
-  if (defer.length === 0) return { messages, deferred };
-  let sent = true;
-  try {
-    await slowLane.send(defer.map(({ messageId: _, ...m }) => ({ ...m, delaySeconds: SLOW_LANE.deferSeconds })));
-  } catch (error) {
-    sent = false;
-    logger.warn('Deferred deliveries could not be re-sent; they come back with their messages', { count: defer.length, error: error as Error });
-  }
-  for (const m of defer) deferred.set(m.messageId, sent);
-  return { messages, deferred };
-}
+export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
+  const delayer = delayerFromEnv(process.env, lane === 'slow' ? 'SLOW_DELIVERY_QUEUE_URL' : 'DELIVERY_QUEUE_URL');
+  const slowLane = queueFromEnv(process.env, 'SLOW_DELIVERY_QUEUE_URL');
+  const deadLetters = queueFromEnv(process.env, 'DEAD_LETTER_QUEUE_URL');
 
-async function handleRecord(record: SQSRecord, plan: BatchPlan, health: BatchHealth): Promise<void> {
-  const message = plan.messages.get(record.messageId);
-  if (!message) {
-    // A body that is no delivery can never succeed: ack it, loudly.
-    logger.error('Dropped a message that is not a delivery', { messageId: record.messageId });
-    return;
-  }
-  const deferred = plan.deferred.get(record.messageId);
-  if (deferred !== undefined) {
-    if (deferred) return;
-    await delayer.delay(record.receiptHandle, SLOW_LANE.deferSeconds);
-    throw new RetryLater(`${message.deliveryId}: deferred, not re-sent`);
-  }
-  const { deps } = defaultRuntime();
-  const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
-  const result = await dispatchDelivery(
-    { table: deps.table, now: deps.now, urlPolicy: deps.urlPolicy, sender: httpSender, resolve: systemResolver, events: deps.events, log: logger, secrets: secretSealerFromEnv() },
-    message.deliveryId,
-    receiveCount,
-    lane,
-  );
-  health.add(result.recorded);
-  await settle(record, message, result);
-}
-
-/** Does what the result asks of the queue; a throw reports the record failed (it comes back after the delay set). */
-async function settle(record: SQSRecord, message: DeliveryMessage, result: DispatchResult): Promise<void> {
-  if (result.kind === 'ack') return;
-  const { delivery } = result;
-  const addressed = { deliveryId: message.deliveryId, endpointId: delivery.endpointId, workspace: delivery.workspace };
-  if (result.kind === 'move' || result.kind === 'dead_letter') {
+  /**
+   * Parses the batch and, in the slow lane, defers what is over the caps: re-sent in one batch,
+   * due in {@link SLOW_LANE.deferSeconds}, as new messages (a deferral is no receive and no attempt).
+   */
+  async function planBatch(records: readonly SQSRecord[]): Promise<BatchPlan> {
+    const messages = new Map(records.map((r) => [r.messageId, parseDeliveryMessage(r.body)] as const));
+    const deferred = new Map<string, boolean>();
+    if (lane !== 'slow') return { messages, deferred };
+    const addressed = records.flatMap((r) => {
+      const m = messages.get(r.messageId);
+      return m ? [{ ...m, messageId: r.messageId }] : [];
+    });
+    const { defer } = selectForAttempt(addressed);
+    if (defer.length === 0) return { messages, deferred };
+    let sent = true;
     try {
-      if (result.kind === 'move') await slowLane.send([{ ...addressed, delaySeconds: result.delaySeconds }]);
-      else await deadLetters.send([addressed]);
-      return;
+      await slowLane.send(defer.map(({ messageId: _, ...m }) => ({ ...m, delaySeconds: SLOW_LANE.deferSeconds })));
     } catch (error) {
-      // Not moved: the message itself comes back when due, and the next receive tries again.
-      logger.warn(`Could not ${result.kind === 'move' ? 'move a delivery to the slow lane' : 'send a spent delivery to the dead-letter queue'}`, { deliveryId: message.deliveryId, error: error as Error });
-      await delayer.delay(record.receiptHandle, result.kind === 'move' ? result.delaySeconds : 0);
-      throw new RetryLater(`${message.deliveryId}: ${result.kind} failed`);
+      sent = false;
+      logger.warn('Deferred deliveries could not be re-sent; they come back with their messages', { count: defer.length, error: error as Error });
     }
+    for (const m of defer) deferred.set(m.messageId, sent);
+    return { messages, deferred };
   }
-  await delayer.delay(record.receiptHandle, result.delaySeconds);
-  throw new RetryLater(`${message.deliveryId}: retry in ${result.delaySeconds} s`);
+
+  async function handleRecord(record: SQSRecord, plan: BatchPlan, health: BatchHealth): Promise<void> {
+    const message = plan.messages.get(record.messageId);
+    if (!message) {
+      // A body that is no delivery can never succeed: ack it, loudly.
+      logger.error('Dropped a message that is not a delivery', { messageId: record.messageId });
+      return;
+    }
+    const deferred = plan.deferred.get(record.messageId);
+    if (deferred !== undefined) {
+      if (deferred) return;
+      await delayer.delay(record.receiptHandle, SLOW_LANE.deferSeconds);
+      throw new RetryLater(`${message.deliveryId}: deferred, not re-sent`);
+    }
+    const { deps } = defaultRuntime();
+    const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+    const result = await dispatchDelivery(
+      { table: deps.table, now: deps.now, urlPolicy: deps.urlPolicy, sender: httpSender, resolve: systemResolver, events: deps.events, log: logger, secrets: secretSealerFromEnv() },
+      message.deliveryId,
+      receiveCount,
+      lane,
+    );
+    health.add(result.recorded);
+    await settle(record, message, result);
+  }
+
+  /** Does what the result asks of the queue; a throw reports the record failed (it comes back after the delay set). */
+  async function settle(record: SQSRecord, message: DeliveryMessage, result: DispatchResult): Promise<void> {
+    if (result.kind === 'ack') return;
+    const { delivery } = result;
+    const addressed = { deliveryId: message.deliveryId, endpointId: delivery.endpointId, workspace: delivery.workspace };
+    if (result.kind === 'move' || result.kind === 'dead_letter') {
+      try {
+        if (result.kind === 'move') await slowLane.send([{ ...addressed, delaySeconds: result.delaySeconds }]);
+        else await deadLetters.send([addressed]);
+        return;
+      } catch (error) {
+        // Not moved: the message itself comes back when due, and the next receive tries again.
+        logger.warn(`Could not ${result.kind === 'move' ? 'move a delivery to the slow lane' : 'send a spent delivery to the dead-letter queue'}`, { deliveryId: message.deliveryId, error: error as Error });
+        await delayer.delay(record.receiptHandle, result.kind === 'move' ? result.delaySeconds : 0);
+        throw new RetryLater(`${message.deliveryId}: ${result.kind} failed`);
+      }
+    }
+    await delayer.delay(record.receiptHandle, result.delaySeconds);
+    throw new RetryLater(`${message.deliveryId}: retry in ${result.delaySeconds} s`);
+  }
+
+  return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+    // One processor (and one health tally) per invocation: they hold the batch's state.
+    const health = new BatchHealth();
+    const plan = await planBatch(event.Records);
+    const response = await processPartialResponse(event, (record: SQSRecord) => handleRecord(record, plan, health), new BatchProcessor(EventType.SQS), {
+      context,
+      processInParallel: true,
+      throwOnFullBatchFailure: false,
+    });
+    await flushHealth(health);
+    return response;
+  };
 }
 
-/** The SQS handler. */
-export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  // One processor (and one health tally) per invocation: they hold the batch's state.
-  const health = new BatchHealth();
-  const plan = await planBatch(event.Records);
-  const response = await processPartialResponse(event, (record: SQSRecord) => handleRecord(record, plan, health), new BatchProcessor(EventType.SQS), {
-    context,
-    processInParallel: true,
-    throwOnFullBatchFailure: false,
-  });
-  await flushHealth(health);
-  return response;
-}
+/** The delivery queue's dispatcher: the fast lane where the stage has a slow lane, else the only lane. */
+export const handler = dispatcherHandler(process.env.SLOW_DELIVERY_QUEUE_URL ? 'fast' : 'only');
 
 /** Counts are best effort: a failed write loses this batch's counts, never a delivery (docs/behaviour.md#endpoint-health). */
 async function flushHealth(health: BatchHealth): Promise<void> {
