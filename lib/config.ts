@@ -11,6 +11,10 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND, RECOVERY_RATE_BOUNDS } from '../lambdas/domain/recovery';
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '../lambdas/contract/rate-limits';
 import { MCP_CORS } from '../lambdas/mcp/gate';
+import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '../lambdas/contract/limits';
+
+/** Per-workspace limit overrides; omitted ones keep {@link DEFAULT_WORKSPACE_LIMITS}. */
+export type WorkspaceLimitOverrides = Partial<WorkspaceLimits>;
 
 /** Per-bucket quota overrides; omitted buckets and fields keep {@link DEFAULT_QUOTAS}. */
 export type RateLimitOverrides = Partial<Record<RateLimitBucket, Partial<Quota>>>;
@@ -97,6 +101,17 @@ export interface WebhooksConfig {
    * @default 20
    */
   readonly recoveryRatePerSecond: number;
+  /**
+   * Per-workspace limit overrides (docs/behaviour.md#rate-limits), shared by every token of a
+   * workspace, REST and MCP alike: `testSendsPerMinute` and `replaysPerMinute` (interactive single
+   * replays; recovery jobs are paced by `recoveryRatePerSecond` instead), over which a call is 429
+   * `RateLimited`; `endpoints` and `apiTokens`, the most a workspace may have, past which a create is
+   * 409 `Conflict`. Each an integer from 1 to 100000, e.g. `{"endpoints": 200}`; omitted ones keep
+   * the defaults. Merged over them and handed to every function running operations as the
+   * `WORKSPACE_LIMITS` environment variable.
+   * @default {} (DEFAULT_WORKSPACE_LIMITS of lambdas/contract/limits.ts: 60 test sends and 600 replays a minute, 1000 endpoints, 100 API tokens)
+   */
+  readonly workspaceLimits: WorkspaceLimitOverrides;
 }
 
 /** The configuration used for every key that the context does not set. */
@@ -112,6 +127,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   mcpAllowedOrigins: MCP_CORS.defaultAllowedOrigins,
   mcpReservedConcurrency: 10,
   recoveryRatePerSecond: DEFAULT_RECOVERY_RATE_PER_SECOND,
+  workspaceLimits: {},
 };
 
 /** The context keys this app reads. */
@@ -181,6 +197,26 @@ function parseRateLimits(value: unknown, problems: string[]): RateLimitOverrides
       }
     }
     out[bucket as RateLimitBucket] = entry;
+  }
+  return out;
+}
+
+function parseWorkspaceLimits(value: unknown, problems: string[]): WorkspaceLimitOverrides {
+  const raw = toObject(value);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push('workspaceLimits must be an object such as {"testSendsPerMinute": 60, "replaysPerMinute": 600, "endpoints": 1000, "apiTokens": 100}');
+    return {};
+  }
+  const { min, max } = WORKSPACE_LIMIT_BOUNDS;
+  const out: Partial<Record<keyof WorkspaceLimits, number>> = {};
+  for (const [name, v] of Object.entries(raw)) {
+    if (!(WORKSPACE_LIMIT_NAMES as readonly string[]).includes(name)) {
+      problems.push(`workspaceLimits.${name}: unknown limit (known: ${WORKSPACE_LIMIT_NAMES.join(', ')})`);
+    } else if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      problems.push(`workspaceLimits.${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
+    } else {
+      out[name as keyof WorkspaceLimits] = v;
+    }
   }
   return out;
 }
@@ -263,6 +299,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   }
 
   const rateLimits = given('rateLimits') ? parseRateLimits(raw.rateLimits, problems) : DEFAULT_CONFIG.rateLimits;
+  const workspaceLimits = given('workspaceLimits') ? parseWorkspaceLimits(raw.workspaceLimits, problems) : DEFAULT_CONFIG.workspaceLimits;
   const mcpAllowedOrigins = given('mcpAllowedOrigins') ? parseAllowedOrigins(raw.mcpAllowedOrigins, problems) : DEFAULT_CONFIG.mcpAllowedOrigins;
   // Unlike the other keys, null here is a value (unreserved), not "use the default".
   const unreserved = raw.mcpReservedConcurrency === null || raw.mcpReservedConcurrency === '' || raw.mcpReservedConcurrency === 'null';
@@ -287,6 +324,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     mcpAllowedOrigins,
     mcpReservedConcurrency,
     recoveryRatePerSecond,
+    workspaceLimits,
   };
 }
 
@@ -310,4 +348,9 @@ export function retentionOf(config: Pick<WebhooksConfig, 'logRetentionDays'>): R
 /** The complete quotas (defaults merged with the overrides): the `RATE_LIMITS` value of the REST functions. */
 export function quotasOf(config: Pick<WebhooksConfig, 'rateLimits'>): Record<RateLimitBucket, Quota> {
   return resolveQuotas(config.rateLimits);
+}
+
+/** The complete workspace limits (defaults merged with the overrides): the `WORKSPACE_LIMITS` value of the functions running operations. */
+export function workspaceLimitsOf(config: Pick<WebhooksConfig, 'workspaceLimits'>): WorkspaceLimits {
+  return resolveWorkspaceLimits(config.workspaceLimits);
 }

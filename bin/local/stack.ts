@@ -19,6 +19,7 @@ import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-
 import { randomUUID } from 'node:crypto';
 import { EVENT_SOURCE, type DomainEventSink } from '../../lambdas/queue/domain-events';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
+import { WORKSPACE_LIMITS_ENV } from '../../lambdas/contract/limits';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { JOB_WORKER_CONSUMER, type JobQueue } from '../../lambdas/queue/job-queue';
@@ -44,6 +45,11 @@ export interface LocalStackOptions {
   readonly workspace?: string;
   /** Rate-limit quota overrides (JSON of the `rateLimits` setting). */
   readonly rateLimits?: string;
+  /**
+   * Per-workspace limit overrides (JSON of the `workspaceLimits` setting); unset, the functions read
+   * `WORKSPACE_LIMITS` from the environment as on Lambda, and without it the defaults apply.
+   */
+  readonly workspaceLimits?: string;
   /** Write `.local/stack.json`. @default true */
   readonly writeStackFile?: boolean;
   /** Divides retry delays, visibility timeouts, batching windows and schedule intervals. @default 1 */
@@ -241,6 +247,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       AWS_REGION: process.env.AWS_REGION ?? 'local',
       ...(options.rateLimits ? { RATE_LIMITS: options.rateLimits } : {}),
+      ...(options.workspaceLimits ? { [WORKSPACE_LIMITS_ENV]: options.workspaceLimits } : {}),
     });
     writeDocsBundle(join(dataDir, 'docs'));
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.

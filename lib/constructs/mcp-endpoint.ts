@@ -17,6 +17,7 @@ import { Construct } from 'constructs';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { MCP_CORS } from '../../lambdas/mcp/gate';
 import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import type { WorkspaceLimits } from '../../lambdas/contract/limits';
 import { bindOperationResources, grantOperationTableAccess, operationEnvironment, resourcesUsedBy, type OperationResources } from './operation-resources';
 import { DEFAULT_CONFIG } from '../config';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
@@ -50,6 +51,8 @@ export interface McpEndpointProps extends OperationResources, LogProps {
   readonly table: ServiceTable;
   /** Per-token quotas, handed to the function as `RATE_LIMITS` (its `mcp` bucket applies). @default DEFAULT_QUOTAS */
   readonly quotas?: Readonly<Record<RateLimitBucket, Quota>>;
+  /** Per-workspace limits (the stage's `workspaceLimits`), handed to the function as `WORKSPACE_LIMITS`. @default DEFAULT_WORKSPACE_LIMITS */
+  readonly workspaceLimits?: WorkspaceLimits;
   /** Origins browsers may call the URL from (CORS); `[]` for none. @default DEFAULT_CONFIG.mcpAllowedOrigins (none) */
   readonly allowedOrigins?: readonly string[];
   /** The function's reserved concurrency; `null` for none. @default DEFAULT_CONFIG.mcpReservedConcurrency */
@@ -72,7 +75,7 @@ export class McpEndpoint extends Construct {
     this.handler = new ServiceFunction(this, 'Function', {
       entry: functionEntry('mcp'),
       description: 'MCP server (Streamable HTTP, stateless): every contract operation as a tool, behind a workspace API token',
-      environment: { ...operationEnvironment(props.table, props.quotas), ...resources.environment },
+      environment: { ...operationEnvironment(props.table, props.quotas, props.workspaceLimits), ...resources.environment },
       timeout: MCP_TIMEOUT,
       memorySize: MCP_MEMORY_MB,
       logRetention: props.logRetention,

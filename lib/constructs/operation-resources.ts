@@ -1,6 +1,6 @@
 /**
  * What the functions that run contract operations need, derived from the
- * contract (docs/architecture.md#one-contract): the API environment (table, rate-limit table, quotas),
+ * contract (docs/architecture.md#one-contract): the API environment (table, rate-limit table, quotas, workspace limits),
  * table grants by whether the operations write, and, for each resource an
  * operation `uses`, its environment variable and its grant. The REST API binds
  * one operation per function; the MCP endpoint binds the union of them all, so
@@ -11,6 +11,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { OperationDef, OperationResource } from '../../lambdas/contract/operations';
+import { DEFAULT_WORKSPACE_LIMITS, WORKSPACE_LIMITS_ENV, type WorkspaceLimits } from '../../lambdas/contract/limits';
 import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '../../lambdas/contract/rate-limits';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
@@ -100,13 +101,20 @@ export function bindOperationResources(uses: Iterable<OperationResource>, resour
 /**
  * The environment every function running operations gets: the table, the
  * rate-limit counters (in the same table, docs/architecture.md#item-keys; without the variable the
- * code falls back to an in-process limiter) and the per-token quotas.
+ * code falls back to an in-process limiter), the per-token quotas and the per-workspace limits
+ * (docs/behaviour.md#rate-limits: only the test-send, replay and create operations read them, but
+ * every such function takes the same complete value, as with the quotas).
  */
-export function operationEnvironment(table: ServiceTable, quotas: Readonly<Record<RateLimitBucket, Quota>> = DEFAULT_QUOTAS): Record<string, string> {
+export function operationEnvironment(
+  table: ServiceTable,
+  quotas: Readonly<Record<RateLimitBucket, Quota>> = DEFAULT_QUOTAS,
+  workspaceLimits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS,
+): Record<string, string> {
   return {
     TABLE_NAME: table.table.tableName,
     RATE_LIMIT_TABLE_NAME: table.table.tableName,
     RATE_LIMITS: JSON.stringify(quotas),
+    [WORKSPACE_LIMITS_ENV]: JSON.stringify(workspaceLimits),
   };
 }
 

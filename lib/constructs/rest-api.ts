@@ -23,6 +23,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import type { WorkspaceLimits } from '../../lambdas/contract/limits';
 import { ConsoleEndpoint } from './console-endpoint';
 import { DocsEndpoint } from './docs-endpoint';
 import { bindOperationResources, grantOperationTableAccess, operationEnvironment, type OperationResources } from './operation-resources';
@@ -46,6 +47,8 @@ export interface ServiceApiProps extends OperationResources, LogProps {
   readonly stageName?: string;
   /** Per-token quotas, handed to the REST functions as `RATE_LIMITS`. @default DEFAULT_QUOTAS */
   readonly quotas?: Readonly<Record<RateLimitBucket, Quota>>;
+  /** Per-workspace limits (the stage's `workspaceLimits`), handed to the REST functions as `WORKSPACE_LIMITS`. @default DEFAULT_WORKSPACE_LIMITS */
+  readonly workspaceLimits?: WorkspaceLimits;
   /** How long a token's authorizer decision is cached. @default DEFAULT_CONFIG.authorizerCacheTtlSeconds (60 s) */
   readonly authorizerCacheTtl?: Duration;
   /** Stage steady-state rate, requests per second. @default DEFAULT_CONFIG.throttlingRateLimit (100) */
@@ -116,7 +119,7 @@ export class ServiceApi extends Construct {
       resultsCacheTtl: props.authorizerCacheTtl ?? Duration.seconds(DEFAULT_CONFIG.authorizerCacheTtlSeconds),
     });
 
-    const restEnvironment = operationEnvironment(props.table, props.quotas);
+    const restEnvironment = operationEnvironment(props.table, props.quotas, props.workspaceLimits);
     const operations = new Construct(this, 'Operations');
     const functions = new Map<string, ServiceFunction>();
     const methods = new Map<string, Method>();

@@ -1,6 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, loadConfig, parseConfig, quotasOf } from '../../lib/config';
+import { ConfigError, DEFAULT_CONFIG, loadConfig, parseConfig, quotasOf, workspaceLimitsOf } from '../../lib/config';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../lambdas/contract/limits';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { cdkJsonContext } from './synth';
 
@@ -19,7 +20,9 @@ describe('parseConfig', () => {
       mcpAllowedOrigins: [],
       mcpReservedConcurrency: 10,
       recoveryRatePerSecond: 20,
+      workspaceLimits: {},
     });
+    expect(workspaceLimitsOf(DEFAULT_CONFIG)).toEqual({ testSendsPerMinute: 60, replaysPerMinute: 600, endpoints: 1000, apiTokens: 100 });
   });
 
   it('matches the defaults written in cdk.json', () => {
@@ -41,6 +44,7 @@ describe('parseConfig', () => {
       mcpAllowedOrigins: 'https://app.example.com, http://localhost:6274',
       mcpReservedConcurrency: '25',
       recoveryRatePerSecond: '50',
+      workspaceLimits: '{"testSendsPerMinute":10,"endpoints":50}',
     });
     expect(config).toEqual({
       alarmEmail: 'ops@example.com',
@@ -54,7 +58,9 @@ describe('parseConfig', () => {
       removalPolicy: 'destroy',
       rateLimits: { rest_write: { limit: 10 }, mcp: { windowSeconds: 30 } },
       recoveryRatePerSecond: 50,
+      workspaceLimits: { testSendsPerMinute: 10, endpoints: 50 },
     });
+    expect(workspaceLimitsOf(config)).toEqual({ ...DEFAULT_WORKSPACE_LIMITS, testSendsPerMinute: 10, endpoints: 50 });
     expect(quotasOf(config)).toEqual({
       ...DEFAULT_QUOTAS,
       rest_write: { limit: 10, windowSeconds: 60 },
@@ -77,6 +83,7 @@ describe('parseConfig', () => {
         mcpAllowedOrigins: ['https://app.example.com/'],
         mcpReservedConcurrency: 0,
         recoveryRatePerSecond: 0,
+        workspaceLimits: { endpoint: 10, apiTokens: 0, replaysPerMinute: 2.5 },
       });
     } catch (e) {
       error = e;
@@ -89,6 +96,18 @@ describe('parseConfig', () => {
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
     expect(problems).toContain('rateLimits.rest_write.limit must be a positive integer');
     expect(problems).toContain('rateLimits.rest_write.burst: unknown field');
+    expect(problems).toContain('workspaceLimits.endpoint: unknown limit (known: testSendsPerMinute, replaysPerMinute, endpoints, apiTokens)');
+    expect(problems).toContain('workspaceLimits.apiTokens must be an integer from 1 to 100000 (got 0)');
+    expect(problems).toContain('workspaceLimits.replaysPerMinute must be an integer from 1 to 100000 (got 2.5)');
+  });
+
+  it('takes workspaceLimits as an object or a JSON string of integers from 1 to 100000, and refuses anything else', () => {
+    expect(parseConfig({ workspaceLimits: { apiTokens: 1, replaysPerMinute: 100000 } }).workspaceLimits).toEqual({ apiTokens: 1, replaysPerMinute: 100000 });
+    expect(parseConfig({ workspaceLimits: '{}' }).workspaceLimits).toEqual({});
+    for (const bad of ['not json', '[]', [], 42]) expect(() => parseConfig({ workspaceLimits: bad }), String(bad)).toThrow(/workspaceLimits must be an object/);
+    for (const bad of [100001, -1, '60', null]) {
+      expect(() => parseConfig({ workspaceLimits: { testSendsPerMinute: bad } }), String(bad)).toThrow(/workspaceLimits.testSendsPerMinute must be an integer from 1 to 100000/);
+    }
   });
 
   it('takes recoveryRatePerSecond as an integer from 1 to 200', () => {

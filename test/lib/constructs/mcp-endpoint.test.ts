@@ -12,6 +12,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../../lambdas/contract/limits';
 import { MCP_CORS, MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
 import { McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
 import { resourcesUsedBy } from '../../../lib/constructs/operation-resources';
@@ -73,18 +74,21 @@ describe('the MCP endpoint', () => {
     expect(mcpProps().ReservedConcurrentExecutions).toBe(10);
   });
 
-  it('takes another reservation, or none (null), and any origin when asked (["*"])', () => {
+  it('takes another reservation, or none (null), any origin when asked (["*"]), and other workspace limits', () => {
     const other = buildTestStack();
     try {
       const t = new ServiceTable(other.stack, 'Data');
       const siblings = { table: t, deliveryQueue: new Queue(other.stack, 'Q'), eventBus: new EventBus(other.stack, 'B'), jobQueue: new Queue(other.stack, 'J'), secretsKey: new SecretsKey(other.stack, 'K') };
-      const five = new McpEndpoint(other.stack, 'Five', { ...siblings, reservedConcurrency: 5, allowedOrigins: ['*'] });
+      const five = new McpEndpoint(other.stack, 'Five', { ...siblings, reservedConcurrency: 5, allowedOrigins: ['*'], workspaceLimits: { ...DEFAULT_WORKSPACE_LIMITS, endpoints: 7 } });
       const none = new McpEndpoint(other.stack, 'None', { ...siblings, reservedConcurrency: null });
       const all = resourcesOf(Template.fromStack(other.stack));
       expect(all[logicalId(five.handler.function)]!.Properties.ReservedConcurrentExecutions).toBe(5);
       expect(all[logicalId(none.handler.function)]!.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
       expect(all[logicalId(five.functionUrl)]!.Properties.Cors).toMatchObject({ AllowOrigins: ['*'], AllowMethods: ['POST'] });
       expect(all[logicalId(none.functionUrl)]!.Properties.Cors).not.toHaveProperty('AllowOrigins');
+      const variables = (f: typeof five) => (all[logicalId(f.handler.function)]!.Properties.Environment as { Variables: Record<string, string> }).Variables;
+      expect(JSON.parse(variables(five).WORKSPACE_LIMITS!)).toEqual({ ...DEFAULT_WORKSPACE_LIMITS, endpoints: 7 });
+      expect(JSON.parse(variables(none).WORKSPACE_LIMITS!)).toEqual(DEFAULT_WORKSPACE_LIMITS);
     } finally {
       removeTestOutput(other.app);
     }
@@ -109,9 +113,14 @@ describe('the MCP endpoint', () => {
     expect(cors.MaxAge).toBe(Number(MCP_CORS_HEADERS['access-control-max-age']));
   });
 
-  it('gets the REST environment: the table, the rate-limit table and the quotas (its `mcp` bucket applies)', () => {
+  it('gets the REST environment: the table, the rate-limit table, the quotas (its `mcp` bucket applies) and the workspace limits', () => {
     const tableRef = { Ref: logicalId(table.table) };
-    expect(mcpVariables()).toMatchObject({ TABLE_NAME: tableRef, RATE_LIMIT_TABLE_NAME: tableRef, RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS) });
+    expect(mcpVariables()).toMatchObject({
+      TABLE_NAME: tableRef,
+      RATE_LIMIT_TABLE_NAME: tableRef,
+      RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS),
+      WORKSPACE_LIMITS: JSON.stringify(DEFAULT_WORKSPACE_LIMITS),
+    });
     expect(DEFAULT_QUOTAS.mcp).toBeDefined();
     // Nor any local-development switch (ALLOW_LOOPBACK_TARGETS, DYNAMODB_ENDPOINT).
     for (const name of FORBIDDEN_ENVIRONMENT) expect(Object.keys(mcpVariables())).not.toContain(name);

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemSchema } from '../../../lambdas/contract/errors';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../../lambdas/contract/limits';
 import { bearerToken } from '../../../lambdas/domain/api-tokens';
 import { CONSOLE_PATHS } from '../../../lib/constructs/console-endpoint';
 import { DOCS_PATHS } from '../../../lib/constructs/docs-endpoint';
@@ -53,19 +54,22 @@ describe('the REST functions', () => {
     for (const fn of fns) expect(resources[logicalId(fn.function)]!.Properties, fn.node.path).toMatchObject({ MemorySize: 256, Timeout: 10 });
   });
 
-  it('give each REST function the table, the rate-limit table and the quotas; the authorizer only the table; docs and console nothing', () => {
+  it('give each REST function the table, the rate-limit table, the quotas and the workspace limits; the authorizer only the table; docs and console nothing', () => {
     const tableRef = { Ref: logicalId(table.table) };
     for (const def of ops) {
       const fn = api.operationFunctions.get(def.operationId)!;
       template.hasResourceProperties('AWS::Lambda::Function', {
         Description: Match.stringLikeRegexp(`^${def.method} `),
         Role: { 'Fn::GetAtt': [logicalId(fn.role), 'Arn'] },
-        Environment: { Variables: { TABLE_NAME: tableRef, RATE_LIMIT_TABLE_NAME: tableRef, RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS) } },
+        Environment: {
+          Variables: { TABLE_NAME: tableRef, RATE_LIMIT_TABLE_NAME: tableRef, RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS), WORKSPACE_LIMITS: JSON.stringify(DEFAULT_WORKSPACE_LIMITS) },
+        },
       });
     }
     const authorizer = resources[logicalId(api.authorizerFunction.function)]!;
     expect((authorizer.Properties.Environment as { Variables: object }).Variables).toMatchObject({ TABLE_NAME: tableRef });
     expect(Object.keys((authorizer.Properties.Environment as { Variables: object }).Variables)).not.toContain('RATE_LIMITS');
+    expect(Object.keys((authorizer.Properties.Environment as { Variables: object }).Variables)).not.toContain('WORKSPACE_LIMITS');
     for (const fn of [api.docs.handler, api.console.handler]) {
       const variables = (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: object }).Variables;
       expect(Object.keys(variables), fn.node.path).not.toContain('TABLE_NAME');
