@@ -48,10 +48,10 @@ export function resolveQuotas(overrides: unknown): Record<RateLimitBucket, Quota
 export const WORKSPACE_QUOTA_BUCKETS = ['workspace_test_send', 'workspace_replay'] as const;
 export type WorkspaceQuotaBucket = (typeof WORKSPACE_QUOTA_BUCKETS)[number];
 
-/** What each workspace quota counts, as its refusal names it. */
+/** What each workspace quota counts, as its refusal names it (singular; an `s` makes the plural). */
 export const WORKSPACE_QUOTA_NOUNS: Readonly<Record<WorkspaceQuotaBucket, string>> = {
-  workspace_test_send: 'test sends',
-  workspace_replay: 'replays',
+  workspace_test_send: 'test send',
+  workspace_replay: 'replay',
 };
 
 /** The per-minute workspace quotas of a workspace's limits. */

@@ -57,7 +57,7 @@ export async function chargeWorkspaceQuota(deps: Pick<OperationDeps, 'table' | '
   const decision = await hitWindow(deps.table, bucket, workspace, quota, deps.now());
   if (!decision.allowed) {
     throw rateLimited(
-      `This workspace's quota of ${quota.limit} ${WORKSPACE_QUOTA_NOUNS[bucket]} per minute, shared by all its tokens, is used up; retry after ${decision.retryAfterSeconds} s`,
+      `This workspace's quota of ${quota.limit} ${WORKSPACE_QUOTA_NOUNS[bucket]}${quota.limit === 1 ? '' : 's'} per minute, shared by all its tokens, is used up; retry after ${decision.retryAfterSeconds} s`,
       decision.retryAfterSeconds,
     );
   }
