@@ -12,17 +12,10 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
-import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
+import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
-
-/**
- * The dispatcher's timeout. One batch is dispatched concurrently, so a batch
- * takes about as long as its slowest record: the 10 s request deadline, the 2 s
- * body read (docs/behaviour.md#deadlines-and-body-read), DNS, and a few DynamoDB calls, with room to spare.
- */
-export const DISPATCHER_TIMEOUT = Duration.seconds(DISPATCHER_CONSUMER.timeoutSeconds);
 
 /**
  * The delivery queue's visibility timeout: six times the dispatcher's timeout,
@@ -72,14 +65,21 @@ export class DeliveryPipeline extends Construct {
   readonly rule: Rule;
   /** The delivery queue: one message (a delivery id) per delivery row. */
   readonly queue: Queue;
-  /** The delivery queue's dead-letter queue (after {@link MAX_RECEIVES} receives). */
+  /**
+   * The slow lane's queue (docs/behaviour.md#delivery-lanes): deliveries of endpoints that are
+   * failing or slow, so they never hold a batch of the delivery queue.
+   */
+  readonly slowQueue: Queue;
+  /** The dead-letter queue of both delivery queues: spent deliveries (sent by the dispatchers, or after {@link MAX_RECEIVES} receives). */
   readonly deadLetterQueue: Queue;
   /** Events the publisher could not take (EventBridge or Lambda gave up); nothing consumes it: alarmed on. */
   readonly publishFailures: Queue;
   /** Turns a bus event into pending delivery rows and queue messages. */
   readonly publisher: ServiceFunction;
-  /** Consumes the delivery queue: signs and POSTs, records the attempt, backs off. */
+  /** Consumes the delivery queue (the fast lane): signs and POSTs, records the attempt, backs off, moves failing or slow endpoints' deliveries to the slow lane. */
   readonly dispatcher: ServiceFunction;
+  /** Consumes the slow lane's queue, with its own concurrency and per-endpoint / per-workspace caps per batch. */
+  readonly slowDispatcher: ServiceFunction;
   /** Consumes the dead-letter queue: marks the delivery `dead_lettered` and notifies the workspace. */
   readonly deadLetterConsumer: ServiceFunction;
 
@@ -102,6 +102,12 @@ export class DeliveryPipeline extends Construct {
       retentionPeriod: Duration.days(4),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVES },
     });
+    this.slowQueue = new Queue(this, 'SlowDeliveryQueue', {
+      ...QUEUE_DEFAULTS,
+      visibilityTimeout: Duration.seconds(SLOW_LANE_CONSUMER.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVES },
+    });
     this.publishFailures = new Queue(this, 'PublishFailures', { ...QUEUE_DEFAULTS, retentionPeriod: DEAD_LETTER_RETENTION });
     for (const dlq of [this.deadLetterQueue, this.publishFailures]) {
       Validations.of(dlq).acknowledge({
@@ -113,36 +119,53 @@ export class DeliveryPipeline extends Construct {
 
     this.eventBus = new EventBus(this, 'EventBus', { eventBusName: props.eventBusName, description: 'Domain events to deliver as webhooks' });
 
-    // ---- dispatcher: the delivery queue's consumer
-    this.dispatcher = new ServiceFunction(this, 'Dispatcher', {
-      entry: functionEntry('dispatcher'),
-      description: 'Delivers queued webhooks: signs, POSTs, records the attempt, backs off',
-      environment: {
-        TABLE_NAME: tableName,
-        // The backoff is a ChangeMessageVisibility on this queue.
-        DELIVERY_QUEUE_URL: this.queue.queueUrl,
-        // The dispatcher emits `webhook.disabled` when a failure streak disables an endpoint.
-        EVENT_BUS_NAME: this.eventBus.eventBusName,
-        ...props.secretsKey?.environment,
-      },
-      timeout: DISPATCHER_TIMEOUT,
-      // Up to 25 concurrent TLS requests and HMAC signatures per invocation: more memory is more CPU.
-      memorySize: 512,
-      ...logs,
+    // ---- dispatchers: the delivery queue's (the fast lane) and the slow lane's
+    const dispatcherEnvironment = {
+      TABLE_NAME: tableName,
+      // Moves (fast lane), deferrals and the slow lane's backoff (ChangeMessageVisibility) use this queue.
+      SLOW_DELIVERY_QUEUE_URL: this.slowQueue.queueUrl,
+      // A spent delivery is sent to the dead-letter queue by the dispatcher.
+      DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
+      // The dispatcher emits `webhook.disabled` when a failure streak disables an endpoint.
+      EVENT_BUS_NAME: this.eventBus.eventBusName,
+      ...props.secretsKey?.environment,
+    };
+    const lanes = [
+      // The fast lane's backoff is a ChangeMessageVisibility on the delivery queue.
+      { id: 'Dispatcher', entry: 'dispatcher', queue: this.queue, environment: { DELIVERY_QUEUE_URL: this.queue.queueUrl }, consumer: DISPATCHER_CONSUMER, description: 'Delivers queued webhooks: signs, POSTs, records the attempt, backs off; moves failing or slow endpoints to the slow lane' },
+      { id: 'SlowDispatcher', entry: 'slow-dispatcher', queue: this.slowQueue, environment: {}, consumer: SLOW_LANE_CONSUMER, description: 'Delivers the slow lane: endpoints that are failing or slow, a few per endpoint and workspace per batch' },
+    ] as const;
+    const [fast, slow] = lanes.map((lane) => {
+      const fn = new ServiceFunction(this, lane.id, {
+        entry: functionEntry(lane.entry),
+        description: lane.description,
+        environment: { ...dispatcherEnvironment, ...lane.environment },
+        // A batch is dispatched concurrently, so it takes about as long as its slowest record: the 10 s
+        // deadline, the 2 s body read, DNS and a few DynamoDB calls, with room to spare.
+        timeout: Duration.seconds(lane.consumer.timeoutSeconds),
+        // Concurrent TLS requests and HMAC signatures per invocation: more memory is more CPU.
+        memorySize: 512,
+        ...logs,
+      });
+      table.grantReadWriteItems(fn.role);
+      this.eventBus.grantPutEventsTo(fn.role);
+      props.secretsKey?.grantOpen(fn.role);
+      this.slowQueue.grantSendMessages(fn.role);
+      this.deadLetterQueue.grantSendMessages(fn.role);
+      // The event source grants what the poller needs: Receive, Delete, ChangeMessageVisibility (the backoff), GetQueueAttributes.
+      fn.function.addEventSource(
+        new SqsEventSource(lane.queue, {
+          batchSize: lane.consumer.batchSize,
+          maxBatchingWindow: lane.consumer.maxBatchingWindowSeconds > 0 ? Duration.seconds(lane.consumer.maxBatchingWindowSeconds) : undefined,
+          // Caps the lane's concurrency (and so the load on receivers and the table); no reserved concurrency needed.
+          maxConcurrency: lane.consumer.maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+      return fn;
     });
-    table.grantReadWriteItems(this.dispatcher.role);
-    this.eventBus.grantPutEventsTo(this.dispatcher.role);
-    props.secretsKey?.grantOpen(this.dispatcher.role);
-    // The event source grants what the poller needs: Receive, Delete, ChangeMessageVisibility (the backoff), GetQueueAttributes.
-    this.dispatcher.function.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: DISPATCHER_CONSUMER.batchSize,
-        maxBatchingWindow: Duration.seconds(DISPATCHER_CONSUMER.maxBatchingWindowSeconds),
-        // Caps the dispatcher's concurrency (and so the load on receivers and the table); no reserved concurrency needed.
-        maxConcurrency: DISPATCHER_CONSUMER.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    this.dispatcher = fast!;
+    this.slowDispatcher = slow!;
 
     // ---- dead-letter consumer
     this.deadLetterConsumer = new ServiceFunction(this, 'DeadLetterConsumer', {
@@ -159,12 +182,14 @@ export class DeliveryPipeline extends Construct {
     this.publisher = new ServiceFunction(this, 'Publisher', {
       entry: functionEntry('publisher'),
       description: 'Turns a domain event into one pending delivery and one queue message per subscribed endpoint',
-      environment: { TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.queue.queueUrl },
+      // A failing or slow endpoint's deliveries are queued in the slow lane directly.
+      environment: { TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.queue.queueUrl, SLOW_DELIVERY_QUEUE_URL: this.slowQueue.queueUrl },
       timeout: PUBLISHER_TIMEOUT,
       ...logs,
     });
     table.grantReadWriteItems(this.publisher.role);
     this.queue.grantSendMessages(this.publisher.role);
+    this.slowQueue.grantSendMessages(this.publisher.role);
     // EventBridge invokes asynchronously: its retry policy covers failures to invoke, Lambda's covers the function's own errors.
     this.publisher.function.configureAsyncInvoke({
       retryAttempts: 2,

@@ -28,8 +28,8 @@ import * as read from './template';
 import { actionsOf, logicalId, type Resource, type Statement } from './template';
 
 const ops = OPERATIONS as readonly OperationDef[];
-/** Publisher, dispatcher, dead-letter consumer, the recovery job worker and one function per scheduled job. */
-const PIPELINE_FUNCTIONS = 4 + SCHEDULED_JOBS.length;
+/** Publisher, the two lanes' dispatchers, dead-letter consumer, the recovery job worker and one function per scheduled job. */
+const PIPELINE_FUNCTIONS = 5 + SCHEDULED_JOBS.length;
 /** Every function of the stack: the operations, the authorizer, the docs function, the console function, the MCP function and the pipeline's. */
 const FUNCTION_COUNT = ops.length + 4 + PIPELINE_FUNCTIONS;
 
@@ -57,8 +57,8 @@ afterAll(() => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, the authorizer, the docs function, the console function, the MCP function, and the pipeline\'s (publisher, dispatcher, dead letters, recovery worker, three schedules)', () => {
-    expect(FUNCTION_COUNT).toBe(ops.length + 11);
+  it('are one per operation, the authorizer, the docs function, the console function, the MCP function, and the pipeline\'s (publisher, two dispatchers, dead letters, recovery worker, three schedules)', () => {
+    expect(FUNCTION_COUNT).toBe(ops.length + 12);
     template.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(FUNCTION_COUNT);
   });
@@ -223,6 +223,22 @@ describe('grants beyond the table', () => {
     for (const id of senders) expect(variablesOf(opFunction(id)).DELIVERY_QUEUE_URL).toEqual({ Ref: queueId });
   });
 
+  it('let exactly the dispatchers (moves, deferrals) and the publisher send to the slow lane, and only the dispatchers to the dead-letter queue', () => {
+    const { pipeline } = built.stack;
+    const slowId = logicalId(pipeline.slowQueue);
+    const dlqId = logicalId(pipeline.deadLetterQueue);
+    for (const fn of allFunctions()) {
+      const slowSender = fn === pipeline.dispatcher || fn === pipeline.slowDispatcher || fn === pipeline.publisher;
+      expect(can(fn, 'sqs:SendMessage', slowId), fn.node.path).toBe(slowSender);
+      expect(variablesOf(fn).SLOW_DELIVERY_QUEUE_URL, fn.node.path).toEqual(slowSender ? { Ref: slowId } : undefined);
+      const dispatcher = fn === pipeline.dispatcher || fn === pipeline.slowDispatcher;
+      expect(can(fn, 'sqs:SendMessage', dlqId), fn.node.path).toBe(dispatcher);
+      expect(variablesOf(fn).DEAD_LETTER_QUEUE_URL, fn.node.path).toEqual(dispatcher ? { Ref: dlqId } : undefined);
+      // Only the slow dispatcher consumes the slow lane.
+      expect(can(fn, 'sqs:ReceiveMessage', slowId), fn.node.path).toBe(fn === pipeline.slowDispatcher);
+    }
+  });
+
   it('let exactly the recover operation (and the MCP function that runs it as a tool, and the worker re-enqueuing its job) send job messages', () => {
     const starters = ops.filter((d) => d.uses?.includes('jobQueue')).map((d) => d.operationId);
     expect(starters).toEqual(['recoverWebhookDeliveries']);
@@ -241,11 +257,11 @@ describe('grants beyond the table', () => {
     expect(variablesOf(built.stack.recovery.worker).RECOVERY_RATE_PER_SECOND).toBe('20');
   });
 
-  it('let exactly the operations that use domain events (and the MCP function that runs them, and the dispatcher, for webhook.disabled) put events on the bus', () => {
+  it('let exactly the operations that use domain events (and the MCP function that runs them, and the dispatchers, for webhook.disabled) put events on the bus', () => {
     const emitters = ops.filter((d) => d.uses?.includes('domainEvents')).map((d) => d.operationId);
     expect(emitters.length).toBeGreaterThan(0);
     const busId = logicalId(built.stack.pipeline.eventBus);
-    const expected = new Set([...emitters.map((id) => opFunction(id)), built.stack.mcp.handler, built.stack.pipeline.dispatcher]);
+    const expected = new Set([...emitters.map((id) => opFunction(id)), built.stack.mcp.handler, built.stack.pipeline.dispatcher, built.stack.pipeline.slowDispatcher]);
     for (const fn of allFunctions()) {
       expect(can(fn, 'events:PutEvents', busId), fn.node.path).toBe(expected.has(fn));
       expect(variablesOf(fn).EVENT_BUS_NAME !== undefined, fn.node.path).toBe(expected.has(fn));
@@ -271,7 +287,7 @@ describe('grants beyond the table', () => {
     }
   });
 
-  it('let only the dispatcher open signing secrets, and only the functions minting them seal (docs/architecture.md#secrets)', () => {
+  it('let only the dispatchers open signing secrets, and only the functions minting them seal (docs/architecture.md#secrets)', () => {
     const kmsByRole = new Map<string, string[]>();
     for (const [, policy] of ofType('AWS::IAM::Policy')) {
       const actions = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement.flatMap(actionsOf).filter((a) => a.startsWith('kms:'));
@@ -282,6 +298,7 @@ describe('grants beyond the table', () => {
     expect(minting.sort()).toEqual(['createWebhook', 'rotateWebhookSecret']);
     expect(Object.fromEntries(kmsByRole)).toEqual({
       [roleOf(built.stack.pipeline.dispatcher)]: ['kms:Decrypt'],
+      [roleOf(built.stack.pipeline.slowDispatcher)]: ['kms:Decrypt'],
       [roleOf(built.stack.mcp.handler)]: ['kms:GenerateDataKey'],
       ...Object.fromEntries(minting.map((id) => [roleOf(built.stack.api.operationFunctions.get(id)!), ['kms:GenerateDataKey']])),
     });

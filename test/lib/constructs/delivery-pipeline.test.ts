@@ -1,7 +1,7 @@
 /**
  * The delivery pipeline (lib/constructs/delivery-pipeline.ts) on a bare stack
- * with the table: the bus and its rule, the publisher, the delivery queue and
- * its dead-letter queue, the dispatcher, the dead-letter consumer, and what each
+ * with the table: the bus and its rule, the publisher, the delivery queue, the slow lane's
+ * queue and their dead-letter queue, the two dispatchers, the dead-letter consumer, and what each
  * function may do. Who else may send to the queue or put on the bus is checked
  * across every role in ../webhooks-stack.test.ts ('grants beyond the table').
  */
@@ -38,8 +38,28 @@ describe('the delivery pipeline', () => {
   const dlqProps = () => resources[logicalId(pipeline.deadLetterQueue)]!.Properties;
   const functionProps = (fn: ServiceFunction) => resources[logicalId(fn.function)]!.Properties;
 
-  it('gives the dispatcher 512 MB and 30 s', () => {
+  it('gives each dispatcher 512 MB and 30 s', () => {
     expect(functionProps(pipeline.dispatcher)).toMatchObject({ MemorySize: 512, Timeout: 30 });
+    expect(functionProps(pipeline.slowDispatcher)).toMatchObject({ MemorySize: 512, Timeout: 30 });
+  });
+
+  it('feeds the slow dispatcher from the slow lane: batches of 10, no batching window, at most 4 concurrent, partial batch failures (docs/behaviour.md#delivery-lanes)', () => {
+    const mappings = template.findResources('AWS::Lambda::EventSourceMapping', {
+      Properties: { FunctionName: { Ref: logicalId(pipeline.slowDispatcher.function) } },
+    });
+    expect(Object.values(mappings).map((m) => m.Properties)).toEqual([
+      {
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(pipeline.slowQueue), 'Arn'] },
+        FunctionName: { Ref: logicalId(pipeline.slowDispatcher.function) },
+        BatchSize: 10,
+        ScalingConfig: { MaximumConcurrency: 4 },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      },
+    ]);
+    // The same redrive as the delivery queue, to the same dead-letter queue, and the same visibility rule.
+    const slow = resources[logicalId(pipeline.slowQueue)]!.Properties;
+    expect(slow.RedrivePolicy).toEqual(queueProps().RedrivePolicy);
+    expect(slow.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * (functionProps(pipeline.slowDispatcher).Timeout as number));
   });
 
   it('feeds the dispatcher from the delivery queue: batches of 25, 1 s window, at most 4 concurrent, partial batch failures', () => {
@@ -90,13 +110,13 @@ describe('the delivery pipeline', () => {
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
     expect(dlqProps().VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * (functionProps(consumer).Timeout as number));
   });
 
   it('encrypts every queue and refuses non-TLS access to it', () => {
     const queues = ofType(template, 'AWS::SQS::Queue');
-    expect(queues).toHaveLength(3);
+    expect(queues).toHaveLength(4);
     for (const [id, queue] of queues) {
       expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -154,27 +174,33 @@ describe('the delivery pipeline', () => {
     const queueUrl = { Ref: logicalId(pipeline.queue) };
     const busName = { Ref: logicalId(pipeline.eventBus) };
     const variables = (fn: ServiceFunction) => (functionProps(fn).Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(variables(pipeline.dispatcher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl, EVENT_BUS_NAME: busName });
-    expect(variables(pipeline.publisher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl });
+    const slowUrl = { Ref: logicalId(pipeline.slowQueue) };
+    const dlqUrl = { Ref: logicalId(pipeline.deadLetterQueue) };
+    expect(variables(pipeline.dispatcher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl, SLOW_DELIVERY_QUEUE_URL: slowUrl, DEAD_LETTER_QUEUE_URL: dlqUrl, EVENT_BUS_NAME: busName });
+    expect(variables(pipeline.slowDispatcher)).toMatchObject({ TABLE_NAME: tableRef, SLOW_DELIVERY_QUEUE_URL: slowUrl, DEAD_LETTER_QUEUE_URL: dlqUrl, EVENT_BUS_NAME: busName });
+    // The slow dispatcher never touches the delivery queue.
+    expect(variables(pipeline.slowDispatcher).DELIVERY_QUEUE_URL).toBeUndefined();
+    expect(variables(pipeline.publisher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl, SLOW_DELIVERY_QUEUE_URL: slowUrl });
     expect(variables(pipeline.deadLetterConsumer)).toMatchObject({ TABLE_NAME: tableRef });
     expect(variables(pipeline.deadLetterConsumer).DELIVERY_QUEUE_URL).toBeUndefined();
     for (const fn of [pipeline.publisher, pipeline.deadLetterConsumer]) expect(variables(fn).EVENT_BUS_NAME).toBeUndefined();
   });
 
-  it('lets the dispatcher consume (incl. ChangeMessageVisibility for the backoff) and the dead-letter consumer consume its queue', () => {
+  it('lets each dispatcher consume its lane (incl. ChangeMessageVisibility for the backoff) and send to the slow lane and the dead-letter queue, and the dead-letter consumer consume its queue', () => {
     const consume = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
     const sqsOf = (fn: ServiceFunction) => statementsOf(template, fn).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
-    expect(sqsOf(pipeline.dispatcher)).toEqual([
-      { Effect: 'Allow', Action: consume, Resource: { 'Fn::GetAtt': [logicalId(pipeline.queue), 'Arn'] } },
-    ]);
+    const arn = (queue: typeof pipeline.queue) => ({ 'Fn::GetAtt': [logicalId(queue), 'Arn'] });
+    const send = { Effect: 'Allow', Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], Resource: [arn(pipeline.deadLetterQueue), arn(pipeline.slowQueue)] };
+    expect(sqsOf(pipeline.dispatcher)).toEqual([send, { Effect: 'Allow', Action: consume, Resource: arn(pipeline.queue) }]);
+    expect(sqsOf(pipeline.slowDispatcher)).toEqual([send, { Effect: 'Allow', Action: consume, Resource: arn(pipeline.slowQueue) }]);
     expect(sqsOf(pipeline.deadLetterConsumer)).toEqual([
       { Effect: 'Allow', Action: consume, Resource: { 'Fn::GetAtt': [logicalId(pipeline.deadLetterQueue), 'Arn'] } },
     ]);
   });
 
   it('lets every pipeline function read and write table items', () => {
-    const functions = [pipeline.dispatcher, pipeline.deadLetterConsumer, pipeline.publisher];
-    expect(functions).toHaveLength(3);
+    const functions = [pipeline.dispatcher, pipeline.slowDispatcher, pipeline.deadLetterConsumer, pipeline.publisher];
+    expect(functions).toHaveLength(4);
     for (const fn of functions) {
       const statements = dynamoStatements(template, fn);
       expect(statements, fn.node.path).toHaveLength(1);
