@@ -50,6 +50,11 @@ export interface LocalStackOptions {
    * `WORKSPACE_LIMITS` from the environment as on Lambda, and without it the defaults apply.
    */
   readonly workspaceLimits?: string;
+  /**
+   * Run the slow lane (docs/behaviour.md#delivery-lanes). `false` is the single-queue pipeline of
+   * a stage without one: the benchmark's "one lane" comparison. @default true
+   */
+  readonly slowLane?: boolean;
   /** Write `.local/stack.json`. @default true */
   readonly writeStackFile?: boolean;
   /** Divides retry delays, visibility timeouts, batching windows and schedule intervals. @default 1 */
@@ -233,7 +238,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // names only say that one is bound: the adapters behind them are the in-process ones.
     Object.assign(process.env, {
       DELIVERY_QUEUE_URL: 'local:deliveries',
-      SLOW_DELIVERY_QUEUE_URL: 'local:deliveries-slow',
+      ...(options.slowLane === false ? {} : { SLOW_DELIVERY_QUEUE_URL: 'local:deliveries-slow' }),
       DEAD_LETTER_QUEUE_URL: 'local:deliveries-dlq',
       JOB_QUEUE_URL: 'local:jobs',
       EVENT_BUS_NAME: 'local:events',
