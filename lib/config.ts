@@ -97,7 +97,7 @@ export interface WebhooksConfig {
   /**
    * Replays per second a recovery job writes at most (docs/behaviour.md#recovery-jobs), an
    * integer from 1 to 200; handed to the job worker as `RECOVERY_RATE_PER_SECOND`. Interactive
-   * replay quotas (`rateLimits`) do not apply to jobs.
+   * replay quotas (`rateLimits`, `workspaceLimits.replaysPerMinute`) do not apply to jobs.
    * @default 20
    */
   readonly recoveryRatePerSecond: number;
