@@ -4,7 +4,7 @@
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { quotasOf, removalPolicyOf, retentionOf, type WebhooksConfig } from './config';
+import { quotasOf, removalPolicyOf, retentionOf, workspaceLimitsOf, type WebhooksConfig } from './config';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { McpEndpoint } from './constructs/mcp-endpoint';
 import { Monitoring } from './constructs/monitoring';
@@ -59,11 +59,13 @@ export class WebhooksStack extends Stack {
     this.recovery = new RecoveryJobs(this, 'Recovery', { table: this.table, deliveryQueue: this.pipeline.queue, ratePerSecond: config.recoveryRatePerSecond, ...logs });
     const operationResources = { deliveryQueue: this.pipeline.queue, eventBus: this.pipeline.eventBus, jobQueue: this.recovery.queue, secretsKey: this.secretsKey };
     const quotas = quotasOf(config);
+    const workspaceLimits = workspaceLimitsOf(config);
     this.api = new ServiceApi(this, 'Api', {
       table: this.table,
       ...operationResources,
       stageName: config.stage,
       quotas,
+      workspaceLimits,
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
@@ -73,6 +75,7 @@ export class WebhooksStack extends Stack {
       table: this.table,
       ...operationResources,
       quotas,
+      workspaceLimits,
       allowedOrigins: config.mcpAllowedOrigins,
       reservedConcurrency: config.mcpReservedConcurrency,
       ...logs,

@@ -12,6 +12,7 @@ import type { DomainEventSink } from '../queue/domain-events';
 import type { JobQueue } from '../queue/job-queue';
 import type { SecretSealer } from '../domain/secrets';
 import type { RateLimiter } from './rate-limiter';
+import type { WorkspaceLimits } from '../contract/limits';
 
 /** Adapters and configuration of the operations. */
 export interface OperationDeps {
@@ -32,6 +33,12 @@ export interface OperationDeps {
    * and then a minted secret is stored in plaintext (the legacy form).
    */
   readonly secretSealer?: SecretSealer;
+  /**
+   * The workspace limits (docs/behaviour.md#rate-limits): quotas of test sends and replays,
+   * most endpoints and tokens.
+   * @default DEFAULT_WORKSPACE_LIMITS
+   */
+  readonly workspaceLimits?: WorkspaceLimits;
 }
 
 /** What a request surface (a REST function, the MCP function) runs with: the operations' adapters and the rate limiter. */

@@ -11,17 +11,6 @@ import type { TableContext } from '../store/client';
 import { hitWindow, type RateDecision } from '../store/rate-limits';
 import type { OperationDeps } from './context';
 
-declare module './context' {
-  interface OperationDeps {
-    /**
-     * The workspace limits (docs/behaviour.md#rate-limits): quotas of test sends and replays,
-     * most endpoints and tokens.
-     * @default DEFAULT_WORKSPACE_LIMITS
-     */
-    readonly workspaceLimits?: WorkspaceLimits;
-  }
-}
-
 /** Checks one request of a client against a bucket. */
 export interface RateLimiter {
   hit(bucket: RateLimitBucket, clientKey: string): Promise<RateDecision>;

@@ -54,6 +54,8 @@ export const attemptId = (ordinal: number) => String(ordinal).padStart(6, '0');
 export const keys = {
   workspace: (slug: string) => ({ pk: `WS#${slug}`, sk: 'META' }),
   workspacePk: (slug: string) => `WS#${slug}`,
+  /** A workspace's counts of endpoints and API tokens (docs/architecture.md#item-keys), changed with each create, delete and revoke. */
+  workspaceCounts: (slug: string) => ({ pk: `WS#${slug}`, sk: 'COUNTS' }),
   member: (slug: string, memberId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.member}${memberId}` }),
   tokenHash: (hash: string) => ({ pk: `TOKENHASH#${hash}`, sk: 'META' }),
   token: (slug: string, tokenId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.token}${tokenId}` }),

@@ -26,13 +26,8 @@ const COUNTED: Readonly<Record<CountedKind, { readonly skPrefix: string; readonl
   apiTokens: { skPrefix: SK_PREFIX.token, attribute: 'apiTokens' },
 };
 
-/** The counter item's sort key in the workspace's `WS#<slug>` partition (no list prefix starts so). */
-export const COUNTS_SORT_KEY = 'COUNTS';
-
 /** The key of a workspace's counter item. */
-export function countsKey(slug: string): { pk: string; sk: string } {
-  return { pk: keys.workspacePk(slug), sk: COUNTS_SORT_KEY };
-}
+export const countsKey = keys.workspaceCounts;
 
 /** Concurrent counted writes retry on the stored count at most this often (each retry means another write won). */
 const MAX_TRIES = 8;

@@ -8,6 +8,7 @@ import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../lambdas/contract/limits';
 import type { WebhooksApp } from '../../lib/app';
 import { buildTestApp } from './synth';
 
@@ -28,6 +29,7 @@ beforeAll(() => {
       mcpAllowedOrigins: 'https://app.example.com,http://localhost:6274',
       mcpReservedConcurrency: '25',
       recoveryRatePerSecond: '50',
+      workspaceLimits: '{"endpoints":200,"replaysPerMinute":30}',
     },
   });
   template = Template.fromStack(built.stack);
@@ -61,6 +63,13 @@ describe('a configured stage', () => {
   it('hands the merged quotas to the REST functions and the MCP function', () => {
     const quotas = JSON.stringify({ ...DEFAULT_QUOTAS, rest_write: { limit: 10, windowSeconds: 60 } });
     const functions = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { RATE_LIMITS: quotas } } } });
+    expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size + 1);
+    expect(Object.keys(functions)).toContain(Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement));
+  });
+
+  it('hands the merged workspace limits to the REST functions and the MCP function', () => {
+    const limits = JSON.stringify({ ...DEFAULT_WORKSPACE_LIMITS, endpoints: 200, replaysPerMinute: 30 });
+    const functions = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { WORKSPACE_LIMITS: limits } } } });
     expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size + 1);
     expect(Object.keys(functions)).toContain(Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement));
   });
