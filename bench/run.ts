@@ -5,7 +5,9 @@
  * the raw POST rate of one process to the same receiver (the ceiling) and
  * their ratio; p50/p99 publish-to-receipt latency; DynamoDB capacity units
  * per first-try delivered event (from ConsumedCapacity); the minified bundle
- * size and cold init time of each Lambda. Writes `.local/bench-results.json`.
+ * size and cold init time of each Lambda; the fairness scenario (bench/fairness.ts: healthy
+ * workspaces' throughput and latency while one workspace's receiver never answers). Writes
+ * `.local/bench-results.json`.
  *
  * Everything it starts (DynamoDB Local, the stack, the receiver process) is
  * stopped on the way out, also on failure or Ctrl-C.
@@ -19,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { startLocalStack, type LocalStack } from '../bin/local/stack';
 import { meterCapacity } from './capacity';
 import { measureLambdas, type LambdaFigures } from './lambdas';
+import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
 import { dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, type CallMixResult, type PhaseResult } from './pipeline';
 import { rawPostRate, type RawResult } from './raw';
 import { startReceiverProcess, type ReceiverProcess } from './receiver-process';
@@ -36,6 +39,11 @@ const HELP = `Usage: npm run bench -- [options]
   --init-runs <n>            cold loads per Lambda bundle, median taken (default 3)
   --skip-lambdas             no bundle sizes / cold init
   --skip-pipeline            no stack: bundle sizes / cold init only
+  --fairness-rate <n>        healthy deliveries/s in the fairness scenario (default 15)
+  --fairness-seconds <n>     length of each fairness run, s (default 30)
+  --fairness-only            only the fairness scenario (no bundles, no other phases)
+  --skip-fairness            no fairness scenario
+  --one-lane                 run the stack without its slow lane (the single-queue pipeline, for comparison)
   --help                     this text`;
 
 function positiveInt(raw: string | undefined, fallback: number, flag: string): number {
@@ -56,12 +64,22 @@ function parseCommandLine() {
       'init-runs': { type: 'string' },
       'skip-lambdas': { type: 'boolean' },
       'skip-pipeline': { type: 'boolean' },
+      'fairness-rate': { type: 'string' },
+      'fairness-seconds': { type: 'string' },
+      'fairness-only': { type: 'boolean' },
+      'skip-fairness': { type: 'boolean' },
+      'one-lane': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
   return {
     help: values.help ?? false,
-    skipLambdas: values['skip-lambdas'] ?? false,
+    skipLambdas: (values['skip-lambdas'] ?? false) || (values['fairness-only'] ?? false),
+    fairnessOnly: values['fairness-only'] ?? false,
+    skipFairness: values['skip-fairness'] ?? false,
+    oneLane: values['one-lane'] ?? false,
+    fairnessRate: positiveInt(values["fairness-rate"], 15, '--fairness-rate'),
+    fairnessSeconds: positiveInt(values['fairness-seconds'], 30, '--fairness-seconds'),
     skipPipeline: values['skip-pipeline'] ?? false,
     events: positiveInt(values.events, 2000, '--events'),
     warmup: positiveInt(values.warmup, 200, '--warmup'),
@@ -112,6 +130,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 interface PipelineFigures {
+  /** The measured phases; absent with --fairness-only. */
+  readonly phases?: PhaseFigures;
+  /** Absent with --skip-fairness. */
+  readonly fairness?: FairnessResult;
+}
+
+interface PhaseFigures {
   readonly warmup: PhaseResult;
   readonly throughput: PhaseResult;
   readonly latency: PhaseResult & { readonly ratePerSecond: number };
@@ -141,6 +166,7 @@ async function runPipeline(): Promise<PipelineFigures> {
     writeStackFile: false,
     timeScale: 1,
     schedules: false,
+    slowLane: !args.oneLane,
     onPipelineError: (where, e) => {
       pipelineErrors.push(`${where}: ${(e as Error).message}`);
       if (errorSamples.length < 5) errorSamples.push(`${where}: ${(e as Error).message}`);
@@ -167,6 +193,16 @@ async function runPipeline(): Promise<PipelineFigures> {
   const { defaultRuntime } = await import('../lambdas/composition/runtime');
   // Every handler of this process shares defaultRuntime()'s client: meter it.
   const meter = meterCapacity(defaultRuntime().deps.table.doc);
+  const phases = args.fairnessOnly ? undefined : await measuredPhases(stack, receiver, meter, pipelineErrors, errorSamples);
+  let fairness: FairnessResult | undefined;
+  if (!args.skipFairness) {
+    log(`fairness: ${args.fairnessRate} healthy deliveries/s for ${args.fairnessSeconds} s, alone and with a black-hole workspace (${args.oneLane ? 'one lane' : 'slow lane'})…`);
+    fairness = await fairnessScenario(stack, receiver, { healthyRatePerSecond: args.fairnessRate, seconds: args.fairnessSeconds, lanes: args.oneLane ? 'one lane' : 'slow lane' });
+  }
+  return { phases, fairness };
+}
+
+async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, meter: ReturnType<typeof meterCapacity>, pipelineErrors: string[], errorSamples: string[]): Promise<PhaseFigures> {
   const driver = new PipelineDriver(stack, receiver, meter, pipelineErrors);
   await driver.createEndpoint();
 
@@ -198,7 +234,31 @@ async function runPipeline(): Promise<PipelineFigures> {
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
-function printPipeline(p: PipelineFigures): void {
+function printFairness(r: FairnessResult): void {
+  console.log(`\n== Fairness: ${HEALTHY_LABEL(r)} (${r.lanes}; batch 25, 4 batches) ==`);
+  const row = (what: string, run: FairnessResult['baseline']) => [
+    what,
+    `${run.received}/${run.healthyDeliveries}`,
+    f1(run.deliveredPerSecond),
+    f1(run.latencyMs.p50),
+    f1(run.latencyMs.p90),
+    f1(run.latencyMs.p99),
+    f1(run.latencyMs.max),
+  ];
+  console.log(
+    table(
+      ['run (healthy workspaces)', 'received', 'deliveries/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'],
+      [row('alone (baseline)', r.baseline), row('with a black-hole workspace (10 % of deliveries)', r.withBlackHole)],
+      [false, true, true, true, true, true, true],
+    ),
+  );
+  console.log(`throughput kept: ${f1(r.throughputRatio * 100)} % (goal ≥ 80 %); p99 with the black hole ${f1(r.withBlackHole.latencyMs.p99)} ms (goal < 2000 ms): ${r.meetsGoal ? 'MEETS the goal' : 'MISSES the goal'}`);
+  console.log(fairnessNote(r));
+}
+
+const HEALTHY_LABEL = (r: FairnessResult) => `${r.healthyRatePerSecond} healthy deliveries/s over 3 workspaces for ${r.seconds} s`;
+
+function printPipeline(p: PhaseFigures): void {
   const t = p.throughput;
   const ratio = t.deliveredPerSecond / p.ceiling.perSecond;
   const rawRow = (r: RawResult, what: string) => [
@@ -348,7 +408,8 @@ async function main(): Promise<number> {
       'Setup: local stack in this process (DynamoDB Local in-memory, in-process queue with SQS semantics: batch 25, window 1 s, 4 batches in flight; the real publisher and dispatcher handlers); ' +
         'receiver: a minimal node:http server in its own process on 127.0.0.1 that answers 200 at once (no signature verification).',
     );
-    printPipeline(pipeline);
+    if (pipeline.phases) printPipeline(pipeline.phases);
+    if (pipeline.fairness) printFairness(pipeline.fairness);
   }
   if (lambdas) printLambdas(lambdas);
 
@@ -360,18 +421,19 @@ async function main(): Promise<number> {
         startedAt: startedAt.toISOString(),
         environment: { ...env, loadAverageAfter: loadavg().map((n) => round(n, 2)) },
         options: { events: EVENTS, warmup: WARMUP, publishConcurrency: PUBLISH_CONCURRENCY, latencyEvents: LATENCY_EVENTS, initRuns: INIT_RUNS },
-        pipeline: pipeline
+        fairness: pipeline?.fairness ?? null,
+        pipeline: pipeline?.phases
           ? {
-              deliveriesPerSecond: pipeline.throughput.deliveredPerSecond,
-              rawCeilingPerSecond: pipeline.ceiling.perSecond,
-              ratio: pipeline.throughput.deliveredPerSecond / pipeline.ceiling.perSecond,
-              throughput: pipeline.throughput,
-              latency: pipeline.latency,
-              warmup: pipeline.warmup,
-              raw: pipeline.raw,
-              rawSenderConnections: pipeline.rawSenderConnections,
-              dynamoDbCallMix: pipeline.dynamoDbCallMix,
-              pipelineErrorSamples: pipeline.pipelineErrorSamples,
+              deliveriesPerSecond: pipeline.phases.throughput.deliveredPerSecond,
+              rawCeilingPerSecond: pipeline.phases.ceiling.perSecond,
+              ratio: pipeline.phases.throughput.deliveredPerSecond / pipeline.phases.ceiling.perSecond,
+              throughput: pipeline.phases.throughput,
+              latency: pipeline.phases.latency,
+              warmup: pipeline.phases.warmup,
+              raw: pipeline.phases.raw,
+              rawSenderConnections: pipeline.phases.rawSenderConnections,
+              dynamoDbCallMix: pipeline.phases.dynamoDbCallMix,
+              pipelineErrorSamples: pipeline.phases.pipelineErrorSamples,
             }
           : null,
         lambdas: lambdas ?? null,
@@ -381,7 +443,8 @@ async function main(): Promise<number> {
     )}\n`,
   );
   console.log(`\nwrote ${RESULTS_FILE}`);
-  const failed = pipeline && (pipeline.throughput.timedOut || pipeline.throughput.notFirstTry > 0 || pipeline.throughput.publishErrors > 0);
+  const t = pipeline?.phases?.throughput;
+  const failed = t && (t.timedOut || t.notFirstTry > 0 || t.publishErrors > 0);
   return failed ? 1 : 0;
 }
 

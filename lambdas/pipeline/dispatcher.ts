@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { nextAttemptAt, retryDelaySeconds } from '../domain/backoff';
-import { laneOf, slowMarkAfter, type LaneRole } from '../domain/delivery-lanes';
+import { laneOf, SLOW_LANE, slowMarkAfter, type LaneRole } from '../domain/delivery-lanes';
 import {
   awaitsDeadLetter,
   bookkeepingEntry,
@@ -209,13 +209,15 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
 
   let result: SendResult;
   let classified: Classified;
+  let markedInFlight = false;
   if (!address.ok) {
     // A refusal sent nothing (duration 0, docs/behaviour.md#status-transitions); a failed resolution took its time.
     result = { kind: 'error', reason: address.reason, durationMs: address.permanent ? 0 : address.spentMs };
     classified = address.permanent ? refusedAtDispatch(address.reason) : classify(result);
   } else {
     // Resolution is part of the attempt's deadline: the POST gets what is left of it.
-    result = await deps.sender({ url: check.ok ? check.url : new URL(endpoint.url), headers, body, pinned: address.pinned, spentMs: address.spentMs });
+    const send = deps.sender({ url: check.ok ? check.url : new URL(endpoint.url), headers, body, pinned: address.pinned, spentMs: address.spentMs });
+    result = lane === 'only' ? await send : await markedIfSlow(deps, endpoint, send, () => (markedInFlight = true));
     classified = classify(result);
     if (result.kind === 'error' && isServiceFault(result.reason)) {
       deps.log?.warn('Delivery attempt failed on our side; it is retried, its endpoint streak unchanged', { ...about(delivery), reason: result.reason });
@@ -245,7 +247,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   }));
   if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
   const recorded = observed(delivery, true, attempt);
-  const marked = lane === 'only' ? null : await markSlow(deps, endpoint, result.durationMs, finishedAt);
+  const marked = lane === 'only' ? false : markedInFlight || (await markSlow(deps, endpoint, result.durationMs, finishedAt));
   if (outcome.disabled) {
     // Best effort, after persistence (docs/behaviour.md#notifications).
     await putNotification(
@@ -269,6 +271,23 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   // The retry of an endpoint that just failed (its streak moved) or was slow waits in the slow lane.
   if (lane === 'fast' && (classified.streak === 'increment' || marked)) return { kind: 'move', delaySeconds, delivery: outcome.delivery, recorded };
   return { kind: 'retry', delaySeconds, delivery: outcome.delivery, recorded };
+}
+
+/**
+ * Waits for a POST; if it is still running after {@link SLOW_LANE.slowAttemptMs}, marks the endpoint
+ * slow right then (docs/behaviour.md#delivery-lanes), so the endpoint's next deliveries are queued
+ * in, or moved to, the slow lane while this one still waits: a receiver that turns into a black
+ * hole holds a fast batch for one deadline, not for every delivery published meanwhile.
+ */
+async function markedIfSlow(deps: DispatchDeps, endpoint: EndpointRecord, send: Promise<SendResult>, onMarked: () => void): Promise<SendResult> {
+  const timer = setTimeout(() => {
+    void markSlow(deps, endpoint, SLOW_LANE.slowAttemptMs, deps.now()).then((marked) => marked && onMarked());
+  }, SLOW_LANE.slowAttemptMs);
+  try {
+    return await send;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * `standardwebhooks` library), the streak, and duplicate observations.
  */
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dispatchDelivery, type DispatchDeps } from '../../lambdas/pipeline/dispatcher';
 import { createDnsResolver } from '../../lambdas/pipeline/dns-resolver';
 import { createHttpSender } from '../../lambdas/pipeline/http-sender';
@@ -461,4 +461,37 @@ describe('a batch to one slow receiver', () => {
     expect(results.filter((x) => x.kind === 'response' && x.status === 200)).toHaveLength(25);
     expect(r.seen).toHaveLength(25);
   });
+});
+
+describe('lanes (docs/behaviour.md#delivery-lanes)', () => {
+  it('the fast lane moves, without a request, the delivery of an endpoint with a streak, due when its next attempt is', async () => {
+    const r = await receiver((_req, res) => res.writeHead(204).end());
+    const { deliveryId } = await published(r.url, { consecutiveFailures: 1 });
+    expect(await dispatchDelivery(deps(), deliveryId, 1, 'fast')).toMatchObject({ kind: 'move', delaySeconds: 0 });
+    expect(r.seen).toHaveLength(0);
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'pending', attempts: 0, evidenceCount: 0 });
+    // The slow lane attempts it; with no slow lane (`only`) nothing ever moves.
+    expect(await dispatchDelivery(deps(), deliveryId, 1, 'slow')).toMatchObject({ kind: 'ack', reason: 'delivered' });
+  });
+
+  it('a failure in the fast lane sends its retry to the slow lane with the backoff; in the slow lane it is an ordinary retry', async () => {
+    const r = await receiver((_req, res) => res.writeHead(503).end());
+    const { deliveryId } = await published(r.url);
+    expect(await dispatchDelivery(deps(), deliveryId, 1, 'fast')).toMatchObject({ kind: 'move', delaySeconds: 30 });
+    expect(await dispatchDelivery(deps(), deliveryId, 1, 'slow')).toMatchObject({ kind: 'retry', delaySeconds: 60 });
+    expect(r.seen).toHaveLength(2);
+  });
+
+  it('marks the endpoint slow while a slow POST is still running, then sends its retry to the slow lane', async () => {
+    const answers: (() => void)[] = [];
+    const r = await receiver((_req, res) => answers.push(() => res.writeHead(500).end()));
+    const { endpoint, deliveryId } = await published(r.url);
+    const slowSender = createHttpSender({ deadlineMs: 10_000, bodyReadMs: 300, bodyCapBytes: 2048 });
+    const running = dispatchDelivery(deps({ sender: slowSender, now: () => new Date() }), deliveryId, 1, 'fast');
+    // Before the receiver answers, the mark is there: the endpoint's next deliveries go to the slow lane.
+    await vi.waitFor(async () => expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))?.slowUntil).toBeTruthy(), { timeout: 6_000, interval: 100 });
+    expect(answers).toHaveLength(1);
+    answers[0]!();
+    expect(await running).toMatchObject({ kind: 'move', delaySeconds: 30 });
+  }, 15_000);
 });
