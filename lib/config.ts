@@ -112,6 +112,15 @@ export interface WebhooksConfig {
    * @default {} (DEFAULT_WORKSPACE_LIMITS of lambdas/contract/limits.ts: 60 test sends and 600 replays a minute, 1000 endpoints, 100 API tokens)
    */
   readonly workspaceLimits: WorkspaceLimitOverrides;
+  /**
+   * The delivery success rate, in percent, under which the `DeliverySuccessRateAlarm` fires
+   * (docs/operations.md#delivery-success-rate): delivered / (delivered + failed + failed_permanent)
+   * attempts over 15 minutes, from the service's `Attempts` metric, once there are at least 20
+   * attempts. An integer from 1 to 100. Receivers' own failures count too, so set it from the
+   * rate a stage normally sees.
+   * @default 90
+   */
+  readonly deliverySuccessRateAlarmPercent: number;
 }
 
 /** The configuration used for every key that the context does not set. */
@@ -128,6 +137,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   mcpReservedConcurrency: 10,
   recoveryRatePerSecond: DEFAULT_RECOVERY_RATE_PER_SECOND,
   workspaceLimits: {},
+  deliverySuccessRateAlarmPercent: 90,
 };
 
 /** The context keys this app reads. */
@@ -280,6 +290,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   const authorizerCacheTtlSeconds = integer('authorizerCacheTtlSeconds', 0, 3600);
   const throttlingBurstLimit = integer('throttlingBurstLimit', 0, 5000);
   const recoveryRatePerSecond = integer('recoveryRatePerSecond', RECOVERY_RATE_BOUNDS.min, RECOVERY_RATE_BOUNDS.max);
+  const deliverySuccessRateAlarmPercent = integer('deliverySuccessRateAlarmPercent', 1, 100);
 
   let throttlingRateLimit = DEFAULT_CONFIG.throttlingRateLimit;
   if (given('throttlingRateLimit')) {
@@ -325,6 +336,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     mcpReservedConcurrency,
     recoveryRatePerSecond,
     workspaceLimits,
+    deliverySuccessRateAlarmPercent,
   };
 }
 

@@ -21,6 +21,7 @@ describe('parseConfig', () => {
       mcpReservedConcurrency: 10,
       recoveryRatePerSecond: 20,
       workspaceLimits: {},
+      deliverySuccessRateAlarmPercent: 90,
     });
     expect(workspaceLimitsOf(DEFAULT_CONFIG)).toEqual({ testSendsPerMinute: 60, replaysPerMinute: 600, endpoints: 1000, apiTokens: 100 });
   });
@@ -45,6 +46,7 @@ describe('parseConfig', () => {
       mcpReservedConcurrency: '25',
       recoveryRatePerSecond: '50',
       workspaceLimits: '{"testSendsPerMinute":10,"endpoints":50}',
+      deliverySuccessRateAlarmPercent: '95',
     });
     expect(config).toEqual({
       alarmEmail: 'ops@example.com',
@@ -59,6 +61,7 @@ describe('parseConfig', () => {
       rateLimits: { rest_write: { limit: 10 }, mcp: { windowSeconds: 30 } },
       recoveryRatePerSecond: 50,
       workspaceLimits: { testSendsPerMinute: 10, endpoints: 50 },
+      deliverySuccessRateAlarmPercent: 95,
     });
     expect(workspaceLimitsOf(config)).toEqual({ ...DEFAULT_WORKSPACE_LIMITS, testSendsPerMinute: 10, endpoints: 50 });
     expect(quotasOf(config)).toEqual({
@@ -84,13 +87,14 @@ describe('parseConfig', () => {
         mcpReservedConcurrency: 0,
         recoveryRatePerSecond: 0,
         workspaceLimits: { endpoint: 10, apiTokens: 0, replaysPerMinute: 2.5 },
+        deliverySuccessRateAlarmPercent: 0,
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'mcpReservedConcurrency', 'recoveryRatePerSecond']) {
+    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'mcpReservedConcurrency', 'recoveryRatePerSecond', 'deliverySuccessRateAlarmPercent']) {
       expect(problems).toContain(key);
     }
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
@@ -114,6 +118,14 @@ describe('parseConfig', () => {
     expect(parseConfig({ recoveryRatePerSecond: 1 }).recoveryRatePerSecond).toBe(1);
     expect(parseConfig({ recoveryRatePerSecond: '200' }).recoveryRatePerSecond).toBe(200);
     for (const bad of [0, 201, 2.5, 'fast']) expect(() => parseConfig({ recoveryRatePerSecond: bad }), String(bad)).toThrow(/recoveryRatePerSecond must be an integer from 1 to 200/);
+  });
+
+  it('takes deliverySuccessRateAlarmPercent as an integer from 1 to 100', () => {
+    expect(parseConfig({ deliverySuccessRateAlarmPercent: 1 }).deliverySuccessRateAlarmPercent).toBe(1);
+    expect(parseConfig({ deliverySuccessRateAlarmPercent: '100' }).deliverySuccessRateAlarmPercent).toBe(100);
+    for (const bad of [0, 101, 99.5, 'high', -5]) {
+      expect(() => parseConfig({ deliverySuccessRateAlarmPercent: bad }), String(bad)).toThrow(/deliverySuccessRateAlarmPercent must be an integer from 1 to 100/);
+    }
   });
 
   it('takes no alarm e-mail from null or an empty string (-c alarmEmail=), and refuses a non-string', () => {
