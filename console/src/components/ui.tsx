@@ -24,6 +24,14 @@ export function Empty({ title, children }: { title: string; children?: Component
   );
 }
 
+/** A wait as a person reads it: seconds up to 90, then minutes up to 90, then hours (rounded up). */
+export function waitFor(seconds: number): string {
+  const unit = (n: number, name: string) => `${n} ${name}${n === 1 ? '' : 's'}`;
+  if (seconds < 90) return unit(Math.ceil(seconds), 'second');
+  const minutes = Math.ceil(seconds / 60);
+  return minutes < 90 ? unit(minutes, 'minute') : unit(Math.ceil(seconds / 3600), 'hour');
+}
+
 /** An API problem as the user sees it: title, detail, what to do, and the trace id for support. */
 export function ProblemView({ problem, onRetry }: { problem: ApiProblem; onRetry?: () => void }) {
   return (
@@ -32,8 +40,8 @@ export function ProblemView({ problem, onRetry }: { problem: ApiProblem; onRetry
       <p class="problem-detail">{problem.detail}</p>
       {problem.status === 429 ? (
         <p class="problem-hint">
-          This token is sending too many requests.{' '}
-          {problem.retryAfterSeconds ? `Try again in ${problem.retryAfterSeconds} second${problem.retryAfterSeconds === 1 ? '' : 's'}.` : 'Try again in a moment.'}
+          {/* The detail above says whose quota it is: this token's, or the workspace's (shared by its tokens). */}
+          {problem.retryAfterSeconds ? `Try again in ${waitFor(problem.retryAfterSeconds)}.` : 'Try again in a moment.'}
         </p>
       ) : null}
       {problem.status === 403 ? (
