@@ -9,12 +9,26 @@ import { SECRET_GRACE_HOURS } from '../contract/limits';
 
 /** Retention: summaries older than this many days are deleted with their attempts. */
 export const RETENTION_DAYS = 30;
+/**
+ * Retention by TTL: a summary and its attempts carry `expiresAtEpoch` = creation + this many days,
+ * and DynamoDB deletes them (at no write cost) some time after; the daily pass deletes, at most
+ * {@link RETENTION_MAX_PER_PASS} a day, what is older than {@link RETENTION_DAYS} and still there.
+ */
+export const RETENTION_TTL_DAYS = RETENTION_DAYS + 1;
+
+/** The TTL of a delivery's items (summary and attempts), epoch seconds, from its creation time. */
+export function deliveryExpiresAtEpoch(createdAt: string): number {
+  return Math.floor(Date.parse(createdAt) / 1000) + RETENTION_TTL_DAYS * 24 * 3600;
+}
+
 /** Retention: at most this many summaries per pass (a backlog drains over several passes). */
 export const RETENTION_MAX_PER_PASS = 100;
 /** Repair: a pending row with no evidence older than this is queued again. */
 export const REPAIR_AFTER_MINUTES = 5;
-/** Repair: how far back the hourly buckets are searched. */
+/** Repair: how far back stuck rows are searched. */
 export const REPAIR_LOOKBACK_HOURS = 48;
+/** Repair: at most this many rows queued again per pass (a larger backlog drains over passes). */
+export const REPAIR_MAX_PER_PASS = 1000;
 
 /** One scheduled job. */
 export interface ScheduledJob {

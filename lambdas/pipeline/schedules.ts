@@ -3,11 +3,11 @@
  * expiry of replaced secrets, and the stuck-pending repair. Each pass is
  * bounded; a backlog drains over several passes.
  */
-import { REPAIR_AFTER_MINUTES, REPAIR_LOOKBACK_HOURS, RETENTION_DAYS, RETENTION_MAX_PER_PASS } from '../domain/scheduled-jobs';
+import { REPAIR_AFTER_MINUTES, REPAIR_LOOKBACK_HOURS, REPAIR_MAX_PER_PASS, RETENTION_DAYS, RETENTION_MAX_PER_PASS } from '../domain/scheduled-jobs';
 import { activeSecrets } from '../domain/secrets';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
-import { deliveriesCreatedBefore, getRetentionWatermark, pendingCreatedBefore, putRetentionWatermark } from '../store/deliveries';
+import { deliveriesCreatedBefore, getRetentionWatermark, legacyDeliveriesOfDay, pendingCreatedBefore, putRetentionWatermark } from '../store/deliveries';
 import { dropExpiredSecrets, endpointsWithEndedGrace, getEndpointRecord } from '../store/endpoints';
 import { deletePartition } from '../store/table-io';
 import { keys } from '../store/table-schema';
@@ -17,7 +17,12 @@ const REPAIR_AFTER_MS = REPAIR_AFTER_MINUTES * 60_000;
 const DAY_MS = 24 * 3600 * 1000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** Deletes at most `max` summaries older than `days`, oldest first, with their attempts. */
+/**
+ * Deletes at most `max` summaries older than `days`, oldest first, with their attempts
+ * (docs/behaviour.md#retention-and-scheduled-jobs). TTL removes the bulk; this pass takes what TTL
+ * has not removed yet: first the day partitions written before the index was sharded (walked with
+ * the watermark, as before), then the oldest entries across the shards.
+ */
 export async function runRetention(
   deps: { table: TableContext; now: () => Date },
   options: { days?: number; max?: number } = {},
@@ -29,16 +34,20 @@ export async function runRetention(
   // Before the first pass nothing can be older than a year of history.
   let current = (await getRetentionWatermark(deps.table)) ?? day(cutoffMs - 365 * DAY_MS);
   let deleted = 0;
-  while (deleted < max) {
-    const want = max - deleted;
-    const rows = await deliveriesCreatedBefore(deps.table, current, cutoff, want);
+  const drop = async (rows: readonly { deliveryId: string }[]) => {
     for (const row of rows) await deletePartition(deps.table, keys.delivery(row.deliveryId).pk);
     deleted += rows.length;
+  };
+  while (deleted < max) {
+    const want = max - deleted;
+    const rows = await legacyDeliveriesOfDay(deps.table, current, cutoff, want);
+    await drop(rows);
     // A full page: the budget is spent and this day may hold more. The cutoff day keeps ageing: stay on it.
     if (rows.length === want || current >= cutoffDay) break;
     current = day(Date.parse(current) + DAY_MS);
   }
   await putRetentionWatermark(deps.table, current);
+  if (deleted < max) await drop(await deliveriesCreatedBefore(deps.table, cutoff, max - deleted));
   return { deleted, watermark: current };
 }
 
@@ -58,22 +67,17 @@ export async function runSecretExpiry(deps: { table: TableContext; now: () => Da
   return { expired };
 }
 
-/** Queues again the pending rows with no evidence that are older than the repair delay. */
+/** Queues again the pending rows with no evidence that are older than the repair delay (and within the lookback). */
 export async function runPendingRepair(
   deps: { table: TableContext; queue: DeliveryQueue; now: () => Date },
-  options: { afterMs?: number; lookbackHours?: number; limitPerHour?: number } = {},
+  options: { afterMs?: number; lookbackHours?: number; limit?: number } = {},
 ): Promise<{ requeued: number }> {
   const now = deps.now().getTime();
   const before = new Date(now - (options.afterMs ?? REPAIR_AFTER_MS)).toISOString();
-  let requeued = 0;
-  for (let h = options.lookbackHours ?? REPAIR_LOOKBACK_HOURS; h >= 0; h--) {
-    const bucket = keys.pendingHour(new Date(now - h * 3600_000).toISOString());
-    // An entry can outlive its row's first evidence for a moment (the index is eventually
-    // consistent); queueing such a delivery again is harmless: the dispatcher acks terminal rows.
-    const ids = await pendingCreatedBefore(deps.table, bucket, before, options.limitPerHour ?? 500);
-    if (ids.length === 0) continue;
-    await deps.queue.send(ids.map((deliveryId) => ({ deliveryId })));
-    requeued += ids.length;
-  }
-  return { requeued };
+  const since = new Date(now - (options.lookbackHours ?? REPAIR_LOOKBACK_HOURS) * 3600_000).toISOString();
+  // An entry can outlive its row's first evidence for a moment (the index is eventually
+  // consistent); queueing such a delivery again is harmless: the dispatcher acks terminal rows.
+  const ids = await pendingCreatedBefore(deps.table, since, before, options.limit ?? REPAIR_MAX_PER_PASS);
+  if (ids.length > 0) await deps.queue.send(ids.map((deliveryId) => ({ deliveryId })));
+  return { requeued: ids.length };
 }

@@ -11,11 +11,12 @@ import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { nextStreak, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
+import { deliveryExpiresAtEpoch } from '../domain/scheduled-jobs';
 import type { TableContext } from './client';
 import { auditPut, writeAudited, type AuditInput, type TransactItem } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
-import { attemptId, keys, SK_PREFIX, TABLE } from './table-schema';
+import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
 import { batchWriteAll, conditionFailedAt } from './table-io';
 
 /** The wire form of a summary. */
@@ -64,10 +65,12 @@ export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
     ...record,
     [TABLE.gsi1.partitionKey]: keys.deliveriesOfEndpoint(record.endpointId),
     [TABLE.gsi1.sortKey]: record.deliveryId,
-    [TABLE.gsi2.partitionKey]: keys.deliveryDay(record.createdAt),
-    [TABLE.gsi2.sortKey]: `${record.createdAt}#${record.deliveryId}`,
-    [TABLE.gsi3.partitionKey]: keys.pendingHour(record.createdAt),
-    [TABLE.gsi3.sortKey]: `${record.createdAt}#${record.deliveryId}`,
+    [TABLE.gsi2.partitionKey]: keys.retentionShardPk(shardOf(record.deliveryId, INDEX_SHARDS)),
+    [TABLE.gsi2.sortKey]: keys.byCreation(record.createdAt, record.deliveryId),
+    [TABLE.gsi3.partitionKey]: keys.pendingShardPk(shardOf(record.deliveryId, INDEX_SHARDS)),
+    [TABLE.gsi3.sortKey]: keys.byCreation(record.createdAt, record.deliveryId),
+    // Retention by TTL (docs/behaviour.md#retention-and-scheduled-jobs); its attempts carry the same.
+    [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(record.createdAt),
     // The workspace delivery log, in shards (docs/architecture.md#delivery-log-index).
     [TABLE.deliveryLog.partitionKey]: keys.deliveryLogPk(record.workspace, keys.deliveryLogShard(record.deliveryId)),
     [TABLE.deliveryLog.sortKey]: record.deliveryId,
@@ -247,7 +250,7 @@ export async function recordObservation(table: TableContext, obs: Observation, n
     {
       Put: {
         TableName: table.tableName,
-        Item: { ...keys.attempt(d.deliveryId, ordinal), type: 'attempt', deliveryId: d.deliveryId, ...attempt },
+        Item: { ...keys.attempt(d.deliveryId, ordinal), type: 'attempt', deliveryId: d.deliveryId, ...attempt, [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt) },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -321,21 +324,22 @@ function deliveryIdOfKey(item: Record<string, unknown>): string {
   return keys.deliveryIdOfPk(String(item.pk));
 }
 
-/** Index entries of one partition whose sort key is below `before`, in index order. */
+/** Index entries of one partition whose sort key is below `before` (and not below `from`), in index order. */
 async function indexEntriesBefore(
   table: TableContext,
   index: typeof TABLE.gsi2 | typeof TABLE.gsi3,
   partition: string,
   before: string,
   limit: number,
+  from?: string,
 ): Promise<Record<string, unknown>[]> {
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
       IndexName: index.name,
-      KeyConditionExpression: '#pk = :pk AND #sk < :before',
+      KeyConditionExpression: from === undefined ? '#pk = :pk AND #sk < :before' : '#pk = :pk AND #sk BETWEEN :from AND :before',
       ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-      ExpressionAttributeValues: { ':pk': partition, ':before': before },
+      ExpressionAttributeValues: { ':pk': partition, ':before': before, ...(from === undefined ? {} : { ':from': from }) },
       ScanIndexForward: true,
       Limit: limit,
     }),
@@ -343,20 +347,56 @@ async function indexEntriesBefore(
   return out.Items ?? [];
 }
 
-/**
- * Ids of deliveries created in one hour bucket before `before` that still had no
- * evidence when the (eventually consistent, sparse) index was read: the repair's candidates.
- */
-export async function pendingCreatedBefore(table: TableContext, hourBucket: string, before: string, limit: number): Promise<string[]> {
-  return (await indexEntriesBefore(table, TABLE.gsi3, hourBucket, before, limit)).map(deliveryIdOfKey);
+/** An index entry as retention and repair read it: the delivery and its creation time, from the keys alone. */
+export interface CreatedEntry {
+  readonly deliveryId: string;
+  readonly createdAt: string;
 }
 
-/** Deliveries created on one day before `before`, oldest first (retention); from the index keys alone. */
-export async function deliveriesCreatedBefore(table: TableContext, day: string, before: string, limit: number): Promise<{ deliveryId: string; createdAt: string }[]> {
-  return (await indexEntriesBefore(table, TABLE.gsi2, keys.deliveryDay(day), before, limit)).map((item) => ({
-    deliveryId: deliveryIdOfKey(item),
-    createdAt: String(item[TABLE.gsi2.sortKey]).split('#')[0]!,
-  }));
+function createdEntry(index: typeof TABLE.gsi2 | typeof TABLE.gsi3) {
+  return (item: Record<string, unknown>): CreatedEntry => ({ deliveryId: deliveryIdOfKey(item), createdAt: String(item[index.sortKey]).split('#')[0]! });
+}
+
+/** The oldest `limit` entries of every shard of an index below `before` (and from `from`), merged oldest first. */
+async function oldestAcrossShards(
+  table: TableContext,
+  index: typeof TABLE.gsi2 | typeof TABLE.gsi3,
+  partitionOf: (shard: number) => string,
+  before: string,
+  limit: number,
+  from?: string,
+): Promise<CreatedEntry[]> {
+  const shards = await Promise.all(Array.from({ length: INDEX_SHARDS }, (_, shard) => indexEntriesBefore(table, index, partitionOf(shard), before, limit, from)));
+  return shards
+    .flat()
+    .sort((a, b) => String(a[index.sortKey]).localeCompare(String(b[index.sortKey])))
+    .slice(0, limit)
+    .map(createdEntry(index));
+}
+
+/**
+ * Deliveries created from `since` and before `before` that still had no evidence when the
+ * (eventually consistent, sparse) index was read: the repair's candidates, oldest first, from
+ * every shard; plus those of the unsharded hour partitions written before the index was sharded.
+ */
+export async function pendingCreatedBefore(table: TableContext, since: string, before: string, limit: number): Promise<string[]> {
+  const sharded = await oldestAcrossShards(table, TABLE.gsi3, keys.pendingShardPk, before, limit, since);
+  const legacy: string[] = [];
+  for (let hour = Date.parse(since.slice(0, 13) + ':00:00Z'); hour <= Date.parse(before) && legacy.length + sharded.length < limit; hour += 3600_000) {
+    const partition = keys.legacyPendingHour(new Date(hour).toISOString());
+    legacy.push(...(await indexEntriesBefore(table, TABLE.gsi3, partition, before, limit - sharded.length - legacy.length)).map(deliveryIdOfKey));
+  }
+  return [...legacy, ...sharded.map((e) => e.deliveryId)];
+}
+
+/** Deliveries of every retention shard created before `before`, oldest first, at most `limit`. */
+export async function deliveriesCreatedBefore(table: TableContext, before: string, limit: number): Promise<CreatedEntry[]> {
+  return oldestAcrossShards(table, TABLE.gsi2, keys.retentionShardPk, before, limit);
+}
+
+/** Deliveries written before sharding, of one creation day, created before `before`, oldest first. */
+export async function legacyDeliveriesOfDay(table: TableContext, day: string, before: string, limit: number): Promise<CreatedEntry[]> {
+  return (await indexEntriesBefore(table, TABLE.gsi2, keys.legacyDeliveryDay(day), before, limit)).map(createdEntry(TABLE.gsi2));
 }
 
 const WATERMARK = keys.retentionWatermark;

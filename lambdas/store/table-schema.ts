@@ -12,11 +12,12 @@ export const TABLE = {
   /** Deliveries by endpoint (newest first); replaced secrets by grace end. Whole items: lists read them. */
   gsi1: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
   /**
-   * Deliveries by creation day, oldest first (retention). Keys only: retention needs the id and the
-   * creation time, both in the keys, and summary updates then cost no index write.
+   * Deliveries by creation time, oldest first, in {@link INDEX_SHARDS} shards (retention). Keys
+   * only: retention needs the id and the creation time, both in the keys, and summary updates then
+   * cost no index write.
    */
   gsi2: { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'KEYS_ONLY' },
-  /** Sparse: deliveries still pending with no evidence, by creation hour (stuck-pending repair). Keys only. */
+  /** Sparse: deliveries still pending with no evidence, by creation time, in {@link INDEX_SHARDS} shards (stuck-pending repair). Keys only. */
   gsi3: { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
   /**
    * The workspace delivery log (docs/architecture.md#delivery-log-index): deliveries of a workspace
@@ -47,6 +48,24 @@ export const SK_PREFIX = {
 
 const DELIVERY_PK = 'DLV#';
 
+/**
+ * Shards of the retention and repair indexes (docs/architecture.md#hot-keys). Every delivery writes
+ * the retention index once and the repair index twice (added at creation, removed at its first
+ * evidence): at 10,000 deliveries a second, 32 shards keep each index partition near 625 writes a
+ * second, under DynamoDB's 1,000 per partition.
+ */
+export const INDEX_SHARDS = 32;
+
+/** FNV-1a of an id, modulo `count`: a delivery's shard, so writes spread evenly. */
+export function shardOf(id: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
+}
+
+/** A shard number as keys carry it: two digits. */
+const shard2 = (n: number) => String(n).padStart(2, '0');
+
 /** An attempt's id within its delivery: the ordinal, zero-padded so the sort key orders by it. */
 export const attemptId = (ordinal: number) => String(ordinal).padStart(6, '0');
 
@@ -72,18 +91,23 @@ export const keys = {
   secretGraceSk: (graceEnd: string, endpointId: string) => `${graceEnd}#${endpointId}`,
   /** The one item holding how far retention got. */
   retentionWatermark: { pk: 'RETENTION', sk: 'WATERMARK' },
-  /** Retention index partition: the delivery's creation day. */
-  deliveryDay: (createdAt: string) => `DLVDAY#${createdAt.slice(0, 10)}`,
-  /** Repair index partition: the delivery's creation hour. */
-  pendingHour: (createdAt: string) => `PENDING#${createdAt.slice(0, 13)}`,
+  /** Retention index partition of one shard (sort key: creation time, then id). */
+  retentionShardPk: (shard: number) => `DLVAGE#${shard2(shard)}`,
+  /** Repair index partition of one shard (sort key: creation time, then id). */
+  pendingShardPk: (shard: number) => `PENDING#${shard2(shard)}`,
+  /** Sort key of both: oldest first. */
+  byCreation: (createdAt: string, deliveryId: string) => `${createdAt}#${deliveryId}`,
+  /**
+   * The retention index partition of deliveries written before the index was sharded: their
+   * creation day. Read until they are gone (30 days after the upgrade); nothing writes it now.
+   */
+  legacyDeliveryDay: (day: string) => `DLVDAY#${day}`,
+  /** The repair index partition of deliveries written before sharding: their creation hour. Read, never written. */
+  legacyPendingHour: (createdAt: string) => `PENDING#${createdAt.slice(0, 13)}`,
   /** How many shards a workspace's delivery log is spread over (docs/architecture.md#delivery-log-index). */
   deliveryLogShards: 16,
   /** The log shard of a delivery: FNV-1a of its id, so a busy workspace's writes spread evenly. */
-  deliveryLogShard: (deliveryId: string): number => {
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < deliveryId.length; i++) hash = Math.imul(hash ^ deliveryId.charCodeAt(i), 0x01000193);
-    return (hash >>> 0) % keys.deliveryLogShards;
-  },
+  deliveryLogShard: (deliveryId: string): number => shardOf(deliveryId, keys.deliveryLogShards),
   /** Delivery-log partition of one shard of a workspace. */
   deliveryLogPk: (slug: string, shard: number) => `DLVLOG#${slug}#${String(shard).padStart(2, '0')}`,
   /** Health counters (docs/architecture.md#health-counters): one item per endpoint, or per workspace, and UTC hour (`YYYY-MM-DDTHH`). */

@@ -11,7 +11,7 @@ import { publishEvent } from '../../lambdas/pipeline/publisher';
 import { idPattern } from '../../lambdas/contract/ids';
 import { eventDeliveryId } from '../../lambdas/domain/ids';
 import { getDelivery, listAttempts, listDeliveriesOfEndpoint, recordObservation } from '../../lambdas/store/deliveries';
-import { keys, TABLE } from '../../lambdas/store/table-schema';
+import { INDEX_SHARDS, keys, shardOf, TABLE } from '../../lambdas/store/table-schema';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 import { injectDynamoFaults } from '../faults/dynamo-faults';
@@ -64,9 +64,15 @@ describe('publishEvent', () => {
     // Listed with the endpoint's deliveries, but never a stuck-pending repair candidate.
     expect(await deliveryCount(off.endpointId)).toBe(1);
     const repair = await table.doc.send(
-      new QueryCommand({ TableName: table.tableName, IndexName: TABLE.gsi3.name, KeyConditionExpression: 'gsi3pk = :p', ExpressionAttributeValues: { ':p': keys.pendingHour(held!.createdAt) } }),
+      new QueryCommand({ TableName: table.tableName, IndexName: TABLE.gsi3.name, KeyConditionExpression: 'gsi3pk = :p', ExpressionAttributeValues: { ':p': keys.pendingShardPk(shardOf(held!.deliveryId, INDEX_SHARDS)) } }),
     );
     expect((repair.Items ?? []).map((i) => i.pk)).not.toContain(keys.delivery(held!.deliveryId).pk);
+    // The pending one is a candidate, in its shard.
+    const pendingId = result.deliveryIds[0]!;
+    const candidates = await table.doc.send(
+      new QueryCommand({ TableName: table.tableName, IndexName: TABLE.gsi3.name, KeyConditionExpression: 'gsi3pk = :p', ExpressionAttributeValues: { ':p': keys.pendingShardPk(shardOf(pendingId, INDEX_SHARDS)) } }),
+    );
+    expect((candidates.Items ?? []).map((i) => i.pk)).toContain(keys.delivery(pendingId).pk);
   });
 
   it('writes only held rows (and queues nothing) when every subscriber is disabled', async () => {

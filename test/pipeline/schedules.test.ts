@@ -5,8 +5,10 @@ import { SECRET_GRACE_MS } from '../../lambdas/domain/secrets';
 import { runPendingRepair, runRetention, runSecretExpiry } from '../../lambdas/pipeline/schedules';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
 import type { DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
-import { getDelivery, listAttempts, putPendingDeliveries } from '../../lambdas/store/deliveries';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getDelivery, listAttempts, pendingItem, putPendingDeliveries } from '../../lambdas/store/deliveries';
+import { batchWriteAll } from '../../lambdas/store/table-io';
+import { RETENTION_TTL_DAYS } from '../../lambdas/domain/scheduled-jobs';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getEndpointRecord, writeEndpointSecrets } from '../../lambdas/store/endpoints';
 import { keys, TABLE } from '../../lambdas/store/table-schema';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
@@ -42,18 +44,35 @@ function row(createdAt: Date, endpointId: string, status: DeliveryRecord['status
   };
 }
 
+/**
+ * Rows TTL has not removed (DynamoDB Local removes expired items too): written without the TTL
+ * attribute, as rows of a release before TTL were; `legacy` ones also with the unsharded day key.
+ */
+async function putUnexpiring(rows: readonly DeliveryRecord[], legacy: boolean): Promise<void> {
+  await batchWriteAll(
+    table,
+    rows.map((r) => {
+      const { [TABLE.ttlAttribute]: _ttl, ...item } = pendingItem(r);
+      return { PutRequest: { Item: legacy ? { ...item, [TABLE.gsi2.partitionKey]: keys.legacyDeliveryDay(r.createdAt.slice(0, 10)) } : item } };
+    }),
+  );
+}
+
 describe('retention', () => {
   it('deletes at most 100 summaries older than 30 days per pass, oldest first, with their attempts; a backlog drains over passes', async () => {
     const now = new Date('2026-11-25T12:00:00Z');
     const ep = 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC';
-    // 150 old rows spread over three days (40, 39, 38 days ago), and 5 recent ones.
+    // 150 old rows spread over three days (40, 39, 38 days ago), and 5 recent ones. The two oldest
+    // days were written before the index was sharded (their day partitions), the third after.
     const old = Array.from({ length: 150 }, (_, i) => row(new Date(now.getTime() - (40 - Math.floor(i / 50)) * DAY + i * 1000), ep));
     const recent = Array.from({ length: 5 }, (_, i) => row(new Date(now.getTime() - 2 * DAY + i), ep));
-    await putPendingDeliveries(table, [...old, ...recent]);
+    await putUnexpiring(old.slice(0, 100), true);
+    await putUnexpiring(old.slice(100), false);
+    await putPendingDeliveries(table, recent);
     // Give the oldest one an attempt item too, to see the cascade.
     const { recordObservation } = await import('../../lambdas/store/deliveries');
     const first = { ...old[0]!, status: 'pending' as const, evidenceCount: 0 };
-    await putPendingDeliveries(table, [first]);
+    await putUnexpiring([first], true);
     await recordObservation(
       table,
       { delivery: first, endpoint: null, attempt: { outcome: 'delivered', timestamp: first.createdAt, durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: 200, responseBody: 'ok' }, status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' },
@@ -68,11 +87,31 @@ describe('retention', () => {
     for (const r of old.slice(100)) expect(await getDelivery(table, r.deliveryId)).not.toBeNull();
     expect((await listAttempts(table, first.deliveryId, 5)).items).toHaveLength(0);
 
+    // The third day is in the shards: the next pass finds it there.
     const pass2 = await runRetention({ table, now: () => now });
     expect(pass2.deleted).toBe(50);
+    for (const r of old.slice(100)) expect(await getDelivery(table, r.deliveryId)).toBeNull();
     const pass3 = await runRetention({ table, now: () => now });
     expect(pass3.deleted).toBe(0);
     for (const r of recent) expect(await getDelivery(table, r.deliveryId)).not.toBeNull();
+  });
+
+  it('gives every summary and attempt a TTL of its creation plus 31 days, so DynamoDB removes the bulk', async () => {
+    const created = new Date('2026-11-20T08:00:00Z');
+    const r = { ...row(created, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABD'), status: 'pending' as const, evidenceCount: 0 };
+    await putPendingDeliveries(table, [r]);
+    const { recordObservation } = await import('../../lambdas/store/deliveries');
+    await recordObservation(
+      table,
+      { delivery: r, endpoint: null, attempt: { outcome: 'delivered', timestamp: created.toISOString(), durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: 200, responseBody: 'ok' }, status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' },
+      created,
+    );
+    const expected = Math.floor(created.getTime() / 1000) + RETENTION_TTL_DAYS * 24 * 3600;
+    expect(RETENTION_TTL_DAYS).toBe(31);
+    for (const key of [keys.delivery(r.deliveryId), keys.attempt(r.deliveryId, 1)]) {
+      const item = (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: key }))).Item;
+      expect(item?.[TABLE.ttlAttribute], key.sk).toBe(expected);
+    }
   });
 });
 
@@ -179,5 +218,15 @@ describe('stuck-pending repair', () => {
     expect(queue.sent[0]!.deliveryId).not.toBe(recentIds[0]);
     const stuck = await getDelivery(table, queue.sent[0]!.deliveryId);
     expect(stuck).toMatchObject({ status: 'pending', endpointId: endpoint.endpointId, payload: { orderId: 'x' } });
+  });
+
+  it('also finds a stuck row written before the repair index was sharded (its hour partition)', async () => {
+    const then = new Date(Date.now() - 10 * 60_000);
+    const r = { ...row(then, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABE'), status: 'pending' as const, evidenceCount: 0, attempts: 0 };
+    const item = pendingItem(r);
+    await batchWriteAll(table, [{ PutRequest: { Item: { ...item, [TABLE.gsi3.partitionKey]: keys.legacyPendingHour(r.createdAt) } } }]);
+    const queue = capturingQueue();
+    await runPendingRepair({ table, queue, now: () => new Date() });
+    expect(queue.sent.map((m) => m.deliveryId)).toContain(r.deliveryId);
   });
 });
