@@ -10,10 +10,11 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { resolveWorkspaceLimits, WORKSPACE_LIMITS_ENV, type WorkspaceLimits } from '../contract/limits';
+import type { MetricDimensionValues, MetricKey, MetricsRecorder } from '../contract/metrics';
 import { deploymentCatalogue } from '../domain/configured-event-types';
 import type { SecretSealer } from '../domain/secrets';
 import type { SurfaceRuntime } from '../operations/context';
-import { rateLimiterFor } from '../operations/rate-limiter';
+import { countingRefusals, rateLimiterFor } from '../operations/rate-limiter';
 import type { DeliveryQueue, MessageDelayer } from '../queue/delivery-queue';
 import { eventBridgeSink, noEventSink, type DomainEventSink } from '../queue/domain-events';
 import { sqsDeliveryQueue, sqsMessageDelayer } from '../queue/sqs-delivery-queue';
@@ -23,6 +24,7 @@ import { recoveryRateFrom } from '../domain/recovery';
 import type { RecoveryWorkerDeps } from '../pipeline/recovery-worker';
 import { tableFromEnv } from '../store/client';
 import { kmsSecretSealer } from '../store/secret-sealing';
+import { BufferedMetrics, emfWriter, type MetricGroup, type MetricsWriter } from './metrics';
 
 /** The service's logger (Powertools; `POWERTOOLS_*` env configures it). */
 export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'webhooks' });
@@ -45,6 +47,11 @@ export interface AdapterFactories {
    * @default KMS, when `keyId` is set
    */
   secretSealer?(keyId: string | undefined): SecretSealer | undefined;
+  /**
+   * Where the service's metrics go (docs/operations.md), for the stage `stage` (`STAGE`).
+   * @default none: metrics are CloudWatch's, so a replacement (the local stack) writes none unless it names a writer
+   */
+  metrics?(stage: string): MetricsWriter;
 }
 
 /** The deployed secret sealer: the stack's KMS key, when the function was given it. */
@@ -59,11 +66,13 @@ export const awsAdapters: AdapterFactories = {
   domainEvents: (name) => eventBridgeSink(new EventBridgeClient({}), name),
   jobQueue: (url) => sqsJobQueue(new SQSClient({}), url),
   secretSealer: kmsSealer,
+  metrics: emfWriter,
 };
 
 let factories: AdapterFactories = awsAdapters;
 let cached: SurfaceRuntime | undefined;
 let cachedSealer: { sealer: SecretSealer | undefined } | undefined;
+let cachedMetrics: { writer: MetricsWriter | undefined } | undefined;
 
 /**
  * The injection seam of the local stack (and tests): every adapter built after
@@ -73,6 +82,7 @@ export function useAdapters(replacement: AdapterFactories): void {
   factories = replacement;
   cached = undefined;
   cachedSealer = undefined;
+  cachedMetrics = undefined;
 }
 
 /**
@@ -84,6 +94,38 @@ export function secretSealerFromEnv(env: NodeJS.ProcessEnv = process.env): Secre
   cachedSealer ??= { sealer: (factories.secretSealer ?? kmsSealer)(env.SECRETS_KEY_ID) };
   return cachedSealer.sealer;
 }
+
+/** The stage named in `STAGE`, the `stage` dimension of every metric; `local` when unset. */
+export function stageFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return env.STAGE || 'local';
+}
+
+/** Writes metric groups with the container's writer, built on first use; best effort: a failure is logged, never thrown. */
+function writeMetrics(groups: readonly MetricGroup[]): void {
+  try {
+    cachedMetrics ??= { writer: factories.metrics?.(stageFromEnv()) };
+    cachedMetrics.writer?.write(groups);
+  } catch (error) {
+    logger.warn('Metrics not written', { error: error as Error });
+  }
+}
+
+/**
+ * One invocation's metrics (docs/operations.md): recorded through the invocation, written once
+ * by `flush` at the end of the handler.
+ */
+export function invocationMetrics(): BufferedMetrics {
+  return new BufferedMetrics(writeMetrics);
+}
+
+/** The request surfaces' metrics: an operation records at most a few, each written as it happens (the surfaces have no end-of-invocation hook). */
+const surfaceMetrics: MetricsRecorder = {
+  add<K extends MetricKey>(key: K, value: number, dimensions: MetricDimensionValues<K>): void {
+    const metrics = invocationMetrics();
+    metrics.add(key, value, dimensions);
+    metrics.flush();
+  },
+};
 
 /** Builds a runtime from environment variables. */
 export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
@@ -101,8 +143,9 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRun
       jobQueue: jobQueueFromEnv(env),
       secretSealer: secretSealerFromEnv(env),
       workspaceLimits: workspaceLimitsFromEnv(env),
+      metrics: surfaceMetrics,
     },
-    rateLimiter: rateLimiterFor(rateTable, env.RATE_LIMITS),
+    rateLimiter: countingRefusals(rateLimiterFor(rateTable, env.RATE_LIMITS), surfaceMetrics),
   };
 }
 

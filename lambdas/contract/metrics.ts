@@ -35,3 +35,17 @@ export const METRICS = {
   /** Requests refused by a rate limit, by bucket (the per-token buckets and the workspace quotas). */
   rateLimitRefusals: { name: 'RateLimitRefusals', unit: 'Count', dimensions: ['bucket'] },
 } as const satisfies Record<string, { name: string; unit: 'Count' | 'Milliseconds'; dimensions: readonly (keyof typeof METRIC_DIMENSIONS)[] }>;
+
+/** A metric's key in {@link METRICS}. */
+export type MetricKey = keyof typeof METRICS;
+
+/** The dimension values metric `K` is recorded with besides `stage` (an empty object for most). */
+export type MetricDimensionValues<K extends MetricKey> = { readonly [D in (typeof METRICS)[K]['dimensions'][number]]: string };
+
+/**
+ * Where the functions and the operations record the metrics above (a port: the composition root's
+ * writes EMF, lambdas/composition/metrics.ts). A count adds `value`; a duration is one sample.
+ */
+export interface MetricsRecorder {
+  add<K extends MetricKey>(key: K, value: number, dimensions: MetricDimensionValues<K>): void;
+}

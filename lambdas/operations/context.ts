@@ -13,6 +13,7 @@ import type { JobQueue } from '../queue/job-queue';
 import type { SecretSealer } from '../domain/secrets';
 import type { RateLimiter } from './rate-limiter';
 import type { WorkspaceLimits } from '../contract/limits';
+import type { MetricsRecorder } from '../contract/metrics';
 
 /** Adapters and configuration of the operations. */
 export interface OperationDeps {
@@ -39,6 +40,11 @@ export interface OperationDeps {
    * @default DEFAULT_WORKSPACE_LIMITS
    */
   readonly workspaceLimits?: WorkspaceLimits;
+  /**
+   * The service's metrics (docs/operations.md): replays and recovery jobs started, workspace-quota
+   * refusals. @default none recorded
+   */
+  readonly metrics?: MetricsRecorder;
 }
 
 /** What a request surface (a REST function, the MCP function) runs with: the operations' adapters and the rate limiter. */

@@ -72,7 +72,9 @@ export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = asy
   await chargeWorkspaceQuota(deps, 'workspace_replay', caller.workspace);
   const now = deps.now();
   const { record, audit } = replayOf(source, caller.tokenId, now);
-  return toDeliveryWire(await queueNew(deps, record, now, audit));
+  const replay = await queueNew(deps, record, now, audit);
+  deps.metrics?.add('replays', 1, {});
+  return toDeliveryWire(replay);
 };
 
 /** POST .../webhooks/{endpointId}/test-event: a synthetic `webhook.test_event` to this endpoint only, within the workspace's test-send quota (docs/behaviour.md#rate-limits). */

@@ -6,6 +6,7 @@
  */
 import { AppError } from '../contract/errors';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '../contract/limits';
+import type { MetricsRecorder } from '../contract/metrics';
 import { resolveQuotas, WORKSPACE_QUOTA_NOUNS, workspaceQuotas, type Quota, type RateLimitBucket, type WorkspaceQuotaBucket } from '../contract/rate-limits';
 import type { TableContext } from '../store/client';
 import { hitWindow, type RateDecision } from '../store/rate-limits';
@@ -41,15 +42,30 @@ export function workspaceLimitsOf(deps: Pick<OperationDeps, 'workspaceLimits'>):
  * anything, so a refused call changes nothing and a call refused for another reason (404, 409)
  * costs no quota; an idempotent repeat never reaches the operation, so it is not charged either.
  */
-export async function chargeWorkspaceQuota(deps: Pick<OperationDeps, 'table' | 'now' | 'workspaceLimits'>, bucket: WorkspaceQuotaBucket, workspace: string): Promise<void> {
+export async function chargeWorkspaceQuota(deps: Pick<OperationDeps, 'table' | 'now' | 'workspaceLimits' | 'metrics'>, bucket: WorkspaceQuotaBucket, workspace: string): Promise<void> {
   const quota = workspaceQuotas(workspaceLimitsOf(deps))[bucket];
   const decision = await hitWindow(deps.table, bucket, workspace, quota, deps.now());
   if (!decision.allowed) {
+    deps.metrics?.add('rateLimitRefusals', 1, { bucket });
     throw rateLimited(
       `This workspace's quota of ${quota.limit} ${WORKSPACE_QUOTA_NOUNS[bucket]}${quota.limit === 1 ? '' : 's'} per minute, shared by all its tokens, is used up; retry after ${decision.retryAfterSeconds} s`,
       decision.retryAfterSeconds,
     );
   }
+}
+
+/**
+ * `limiter`, counting each refusal in `metrics` by bucket (docs/operations.md): every surface asks
+ * the runtime's limiter (the REST guard, the MCP gate and tools), so one wrapper counts them all.
+ */
+export function countingRefusals(limiter: RateLimiter, metrics: MetricsRecorder): RateLimiter {
+  return {
+    async hit(bucket, clientKey) {
+      const decision = await limiter.hit(bucket, clientKey);
+      if (!decision.allowed) metrics.add('rateLimitRefusals', 1, { bucket });
+      return decision;
+    },
+  };
 }
 
 /** The DynamoDB fixed-window limiter. */

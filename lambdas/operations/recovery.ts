@@ -43,6 +43,7 @@ export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'>
     await finishJob(deps.table, job, 'failed', caller.tokenId, deps.now(), { reason: 'not_started' });
     throw error;
   }
+  deps.metrics?.add('recoveryJobs', 1, {});
   return toJobWire(job);
 };
 
