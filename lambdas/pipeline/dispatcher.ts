@@ -80,12 +80,15 @@ export interface DispatchDeps {
  *   (docs/behaviour.md#delivery-lanes): a move is no receive of the new message, so it uses up
  *   neither a retry nor a step toward the dead-letter queue;
  * - `dead_letter`: its retries are spent: send it to the dead-letter queue and delete this one.
+ *
+ * `disabled` is set when the attempt recorded disabled the endpoint (its failure streak reached the
+ * threshold), for the auto-disable metric.
  */
 export type DispatchResult =
-  | { kind: 'ack'; reason: string; delivery?: DeliveryRecord; recorded?: HealthObservation }
-  | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation }
-  | { kind: 'move'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation }
-  | { kind: 'dead_letter'; delivery: DeliveryRecord; recorded?: HealthObservation };
+  | { kind: 'ack'; reason: string; delivery?: DeliveryRecord; recorded?: HealthObservation; disabled?: true }
+  | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation; disabled?: true }
+  | { kind: 'move'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation; disabled?: true }
+  | { kind: 'dead_letter'; delivery: DeliveryRecord; recorded?: HealthObservation; disabled?: true };
 
 /** The observation as health counts it (docs/behaviour.md#endpoint-health). */
 function observed(delivery: DeliveryRecord, http: boolean, attempt: Omit<Observation['attempt'], 'requestHeaders' | 'responseBody'>): HealthObservation {
@@ -265,12 +268,13 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
       ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: redactUrl(endpoint.url), consecutiveFailures: outcome.consecutiveFailures ?? DISABLE_THRESHOLD })
       .catch(() => undefined);
   }
-  if (classified.status !== 'failed') return { kind: 'ack', reason: classified.status, delivery: outcome.delivery, recorded };
-  if (exhausted) return { kind: 'dead_letter', delivery: outcome.delivery, recorded };
+  const disabled = outcome.disabled ? ({ disabled: true } as const) : {};
+  if (classified.status !== 'failed') return { kind: 'ack', reason: classified.status, delivery: outcome.delivery, recorded, ...disabled };
+  if (exhausted) return { kind: 'dead_letter', delivery: outcome.delivery, recorded, ...disabled };
   const delaySeconds = retryDelaySeconds(attempts);
   // The retry of an endpoint that just failed (its streak moved) or was slow waits in the slow lane.
-  if (lane === 'fast' && (classified.streak === 'increment' || marked)) return { kind: 'move', delaySeconds, delivery: outcome.delivery, recorded };
-  return { kind: 'retry', delaySeconds, delivery: outcome.delivery, recorded };
+  if (lane === 'fast' && (classified.streak === 'increment' || marked)) return { kind: 'move', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
+  return { kind: 'retry', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
 }
 
 /**
