@@ -5,6 +5,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { quotasOf, removalPolicyOf, retentionOf, workspaceLimitsOf, type WebhooksConfig } from './config';
+import { Dashboard } from './constructs/dashboard';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { McpEndpoint } from './constructs/mcp-endpoint';
 import { Monitoring } from './constructs/monitoring';
@@ -24,7 +25,7 @@ export interface WebhooksStackProps extends StackProps {
  * The webhook delivery service: the table, the delivery pipeline (bus, rule,
  * publisher, queue, dispatcher, dead letters), the REST API with its functions
  * and its public docs and console routes, the MCP endpoint (its own function
- * URL), the scheduled jobs and the alarms.
+ * URL), the scheduled jobs, the alarms and the dashboard.
  */
 export class WebhooksStack extends Stack {
   /** The service table. */
@@ -43,6 +44,8 @@ export class WebhooksStack extends Stack {
   readonly schedules: Schedules;
   /** The alarms (and their topic, with `alarmEmail`). */
   readonly monitoring: Monitoring;
+  /** The stage's CloudWatch dashboard. */
+  readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: WebhooksStackProps) {
     super(scope, id, props);
@@ -81,13 +84,32 @@ export class WebhooksStack extends Stack {
       ...logs,
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.table, deliveryQueue: this.pipeline.queue, ...logs });
-    this.monitoring = new Monitoring(this, 'Monitoring', {
+    const monitored = {
+      stage: config.stage,
       deliveryQueue: this.pipeline.queue,
+      slowDeliveryQueue: this.pipeline.slowQueue,
       deadLetterQueue: this.pipeline.deadLetterQueue,
       publishFailures: this.pipeline.publishFailures,
+      recoveryDeadLetterQueue: this.recovery.deadLetterQueue,
       dispatcher: this.pipeline.dispatcher,
+      slowDispatcher: this.pipeline.slowDispatcher,
+      publisher: this.pipeline.publisher,
+      deadLetterConsumer: this.pipeline.deadLetterConsumer,
+      authorizer: this.api.authorizerFunction,
+      mcp: this.mcp.handler,
+      operations: [...this.api.operationFunctions.values()],
+      scheduledJobs: [...this.schedules.functions.values()],
+      recoveryWorker: this.recovery.worker,
+      api: this.api.api,
+      accessLogs: this.api.accessLogs,
+      table: this.table.table,
+    };
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      ...monitored,
+      deliverySuccessRateAlarmPercent: config.deliverySuccessRateAlarmPercent,
       alarmEmail: config.alarmEmail ?? undefined,
     });
+    this.dashboard = new Dashboard(this, 'Dashboard', { ...monitored, monitoring: this.monitoring });
 
     // RestApi adds an unnamed `Endpoint` output of its own; ApiUrl below is the same value under a stable name.
     this.api.api.node.tryRemoveChild('Endpoint');
@@ -106,5 +128,6 @@ export class WebhooksStack extends Stack {
       description: 'The domain-events bus: put events with detail-type = the event type and detail = {"workspace": <slug>, "payload": {...}}',
     });
     new CfnOutput(this, 'DeliveryQueueUrl', { value: this.pipeline.queue.queueUrl, description: 'The delivery queue (one message per delivery)' });
+    new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard of the stage (docs/operations.md names its widgets)' });
   }
 }

@@ -323,8 +323,10 @@ describe('grants beyond the table', () => {
 });
 
 describe('outputs', () => {
-  it('are ApiUrl, OpenApiUrl, ReferenceUrl, ConsoleUrl, McpUrl, TableName, EventBusName and DeliveryQueueUrl', () => {
-    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'ConsoleUrl', 'DeliveryQueueUrl', 'EventBusName', 'McpUrl', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
+  it('are ApiUrl, OpenApiUrl, ReferenceUrl, ConsoleUrl, McpUrl, TableName, EventBusName, DeliveryQueueUrl and DashboardName', () => {
+    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'ConsoleUrl', 'DashboardName', 'DeliveryQueueUrl', 'EventBusName', 'McpUrl', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
+    template.hasOutput('DashboardName', { Value: { Ref: logicalId(built.stack.dashboard.dashboard) } });
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'webhooks-dev' });
     template.hasOutput('McpUrl', { Value: { 'Fn::GetAtt': [logicalId(built.stack.mcp.functionUrl), 'FunctionUrl'] } });
     template.hasOutput('TableName', { Value: { Ref: logicalId(built.stack.table.table) } });
     template.hasOutput('EventBusName', { Value: { Ref: logicalId(built.stack.pipeline.eventBus) } });
