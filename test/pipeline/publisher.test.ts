@@ -16,6 +16,13 @@ import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline
 import { freshTable } from '../helpers/table';
 import { injectDynamoFaults } from '../faults/dynamo-faults';
 
+
+/**
+ * An event time `seconds` after a recent whole minute: deliveries carry a TTL of their creation
+ * + 31 days, and DynamoDB Local removes expired items, so test events are never months old.
+ */
+const RECENT_MINUTE = Math.floor(Date.now() / 60_000) * 60_000 - 3600_000;
+const recent = (seconds: number) => new Date(RECENT_MINUTE + seconds * 1000).toISOString();
 let table: Awaited<ReturnType<typeof freshTable>>;
 beforeAll(async () => {
   table = await freshTable();
@@ -104,7 +111,7 @@ describe('publishEvent', () => {
 
 describe('idempotent publishing (EventBridge delivers an event at least once)', () => {
   const deps = (queue = capturingQueue(), now = new Date()) => ({ table, queue, eventTypes: testCatalogue, now: () => now });
-  const at = '2026-03-01T10:00:00Z';
+  const at = recent(0);
 
   it('derives each delivery id from (event id, endpoint): whd_ + a ULID whose time part is the event time', async () => {
     const a = await seedEndpoint(table, { workspace: 'ids', url: 'https://a.example.com', eventTypes: ['order.shipped'] });
@@ -201,7 +208,7 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
 
   it('distinct events are distinct deliveries, listed newest first by event time', async () => {
     const ep = await seedEndpoint(table, { workspace: 'order', url: 'https://o.example.com', eventTypes: ['order.shipped'] });
-    const times = ['2026-03-01T10:00:00Z', '2026-03-01T10:00:01Z', '2026-03-01T10:00:02Z'];
+    const times = [recent(0), recent(1), recent(2)];
     // Published out of order (a retry can arrive after a later event): the list still follows the event times.
     for (const i of [2, 0, 1]) await publishEvent(deps(), { id: `evt-order-${i}`, time: times[i]!, workspace: 'order', type: 'order.shipped', payload: { orderId: `o${i}` } });
     const page = await listDeliveriesOfEndpoint(table, ep.endpointId, 10);
@@ -225,7 +232,7 @@ describe('the Lambda entry (EventBridge target)', () => {
         id: '7bf73129-1428-4cd3-a780-95db273d1602',
         version: '0',
         account: '123456789012',
-        time: '2026-03-01T10:00:00Z',
+        time: recent(0),
         region: 'eu-west-1',
         resources: [],
         source: 'orders',

@@ -26,7 +26,8 @@ const reads = { entries: 0, calls: 0 };
 const BIG = 'big-workspace';
 const SMALL = 'small-workspace';
 const SIZE = 2_000;
-const T0 = Date.parse('2026-06-01T00:00:00Z');
+// Yesterday, on the hour: deliveries expire by TTL 31 days after creation, in DynamoDB Local too.
+const T0 = Math.floor(Date.now() / 3600_000) * 3600_000 - 24 * 3600_000;
 const endpoints = [0, 1, 2].map((i) => newId('whe', new Date(T0 + i)));
 let big: DeliveryRecord[] = [];
 

@@ -27,7 +27,8 @@ afterAll(async () => {
   await table?.drop();
 });
 
-const T0 = Date.parse('2026-03-01T00:00:00Z');
+// Yesterday, on the hour: deliveries expire by TTL 31 days after creation, in DynamoDB Local too.
+const T0 = Math.floor(Date.now() / 3600_000) * 3600_000 - 24 * 3600_000;
 const SPAN = 10_000_000;
 const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed', 'failed_permanent', 'dead_lettered'];
 const TYPES = ['order.shipped', 'order.paid', 'invoice.paid', 'webhook.test_event'];

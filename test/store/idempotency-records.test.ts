@@ -16,7 +16,8 @@ afterAll(async () => {
   await table?.drop();
 });
 
-const T0 = new Date('2026-11-26T05:00:00Z');
+// A recent whole hour: records carry a 24 h TTL, and DynamoDB Local removes expired items.
+const T0 = new Date(Math.floor(Date.now() / 3600_000) * 3600_000 - 3600_000);
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const claimOf = (key: string, over: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
   tokenId: 'tok_A',
