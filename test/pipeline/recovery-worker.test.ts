@@ -29,7 +29,8 @@ afterAll(async () => {
 });
 
 /** A clock that only moves when the worker sleeps (or the test says so). */
-function fakeClock(start = Date.parse('2026-11-25T12:00:00.000Z')) {
+// A recent whole minute: deliveries expire by TTL 31 days after creation, and DynamoDB Local removes expired items.
+function fakeClock(start = Math.floor(Date.now() / 60_000) * 60_000 - 3600_000) {
   let t = start;
   return {
     now: () => new Date(t),
