@@ -8,6 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_REGION: 'local', NODE_NO_WARNINGS: '1' },
+    // No EMF metric lines in test output; test/functions/metrics.test.ts turns them on for itself.
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', AWS_REGION: 'local', NODE_NO_WARNINGS: '1' },
   },
 });
