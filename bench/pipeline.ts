@@ -15,9 +15,19 @@ import { nowMs, quantile, sleep } from './stats';
 
 export const EVENT_TYPE = 'order.shipped';
 
-/** The payload of event `i` (the catalogue requires `orderId`). */
+/** The payload size of the run's events, bytes of JSON (`--payload-bytes`; 1 KiB by default: real events are rarely 100 bytes). */
+let payloadBytes = 1024;
+
+/** Sets the payload size of every event the bench publishes from now on. */
+export function setPayloadBytes(bytes: number): void {
+  payloadBytes = bytes;
+}
+
+/** The payload of event `i` (the catalogue requires `orderId`), padded by a `notes` field to the run's payload size. */
 export function payloadOf(i: number): Record<string, string> {
-  return { orderId: `ord_${String(i).padStart(8, '0')}`, carrier: 'DHL', trackingNumber: `JD0146000033${String(i).padStart(8, '0')}` };
+  const base = { orderId: `ord_${String(i).padStart(8, '0')}`, carrier: 'DHL', trackingNumber: `JD0146000033${String(i).padStart(8, '0')}` };
+  const room = payloadBytes - Buffer.byteLength(JSON.stringify({ ...base, notes: '' }));
+  return room > 0 ? { ...base, notes: 'x'.repeat(room) } : base;
 }
 
 type Publisher = (e: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>) => Promise<{ deliveryIds: string[]; queued?: boolean }>;

@@ -22,7 +22,7 @@ import { startLocalStack, type LocalStack } from '../bin/local/stack';
 import { meterCapacity } from './capacity';
 import { measureLambdas, type LambdaFigures } from './lambdas';
 import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
-import { dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, type CallMixResult, type PhaseResult } from './pipeline';
+import { dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, setPayloadBytes, type CallMixResult, type PhaseResult } from './pipeline';
 import { rawPostRate, type RawResult } from './raw';
 import { startReceiverProcess, type ReceiverProcess } from './receiver-process';
 import { round, table } from './stats';
@@ -37,6 +37,7 @@ const HELP = `Usage: npm run bench -- [options]
   --latency-events <n>       events in the paced latency run (default 300)
   --latency-rate <n>         events/s of the paced run (default: half the measured pipeline rate)
   --init-runs <n>            cold loads per Lambda bundle, median taken (default 3)
+  --payload-bytes <n>        JSON size of every event's payload (default 1024)
   --skip-lambdas             no bundle sizes / cold init
   --skip-pipeline            no stack: bundle sizes / cold init only
   --fairness-rate <n>        healthy deliveries/s in the fairness scenario (default 15)
@@ -62,6 +63,7 @@ function parseCommandLine() {
       'latency-events': { type: 'string' },
       'latency-rate': { type: 'string' },
       'init-runs': { type: 'string' },
+      'payload-bytes': { type: 'string' },
       'skip-lambdas': { type: 'boolean' },
       'skip-pipeline': { type: 'boolean' },
       'fairness-rate': { type: 'string' },
@@ -87,6 +89,7 @@ function parseCommandLine() {
     latencyEvents: positiveInt(values['latency-events'], 300, '--latency-events'),
     latencyRate: values['latency-rate'] === undefined ? undefined : positiveInt(values['latency-rate'], 1, '--latency-rate'),
     initRuns: positiveInt(values['init-runs'], 3, '--init-runs'),
+    payloadBytes: positiveInt(values['payload-bytes'], 1024, '--payload-bytes'),
   };
 }
 
@@ -107,6 +110,7 @@ const PUBLISH_CONCURRENCY = args.publishConcurrency;
 const LATENCY_EVENTS = args.latencyEvents;
 const LATENCY_RATE = args.latencyRate;
 const INIT_RUNS = args.initRuns;
+setPayloadBytes(args.payloadBytes);
 /** The dispatcher's in-flight maximum: maxConcurrency 4 batches × batchSize 25 (docs/architecture.md#dispatcher). */
 const PIPELINE_IN_FLIGHT = 100;
 /** `connections` of the dispatcher's undici Agent per target (lambdas/pipeline/http-sender.ts). */
@@ -406,7 +410,7 @@ async function main(): Promise<number> {
   if (pipeline) {
     console.log(
       'Setup: local stack in this process (DynamoDB Local in-memory, in-process queue with SQS semantics: batch 25, window 1 s, 4 batches in flight; the real publisher and dispatcher handlers); ' +
-        'receiver: a minimal node:http server in its own process on 127.0.0.1 that answers 200 at once (no signature verification).',
+        `receiver: a minimal node:http server in its own process on 127.0.0.1 that answers 200 at once (no signature verification). Payloads: ${args.payloadBytes} bytes of JSON.`,
     );
     if (pipeline.phases) printPipeline(pipeline.phases);
     if (pipeline.fairness) printFairness(pipeline.fairness);
@@ -420,7 +424,7 @@ async function main(): Promise<number> {
       {
         startedAt: startedAt.toISOString(),
         environment: { ...env, loadAverageAfter: loadavg().map((n) => round(n, 2)) },
-        options: { events: EVENTS, warmup: WARMUP, publishConcurrency: PUBLISH_CONCURRENCY, latencyEvents: LATENCY_EVENTS, initRuns: INIT_RUNS },
+        options: { events: EVENTS, warmup: WARMUP, publishConcurrency: PUBLISH_CONCURRENCY, latencyEvents: LATENCY_EVENTS, initRuns: INIT_RUNS, payloadBytes: args.payloadBytes },
         fairness: pipeline?.fairness ?? null,
         pipeline: pipeline?.phases
           ? {
