@@ -66,8 +66,8 @@ export interface WebhooksConfig {
   readonly removalPolicy: 'retain' | 'destroy';
   /**
    * E-mail address notified (through an SNS topic) when an alarm of the stack
-   * changes state: dead letters piling up, an old delivery backlog, dispatcher
-   * errors. `null` (or an empty string): no topic; the alarms still show in CloudWatch.
+   * changes state, on ALARM and on OK (docs/operations.md lists every alarm with its runbook).
+   * `null` (or an empty string): no topic; the alarms still show in CloudWatch.
    * The address must confirm the subscription e-mail SNS sends after deploy.
    * @default null
    */

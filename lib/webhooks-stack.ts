@@ -13,6 +13,7 @@ import { RecoveryJobs } from './constructs/recovery-jobs';
 import { ServiceApi } from './constructs/rest-api';
 import { Schedules } from './constructs/schedules';
 import { SecretsKey } from './constructs/secrets-key';
+import { ServiceFunction, STAGE_ENVIRONMENT } from './constructs/service-function';
 import { ServiceTable } from './constructs/table';
 
 /** Properties of a {@link WebhooksStack}. */
@@ -110,6 +111,9 @@ export class WebhooksStack extends Stack {
       alarmEmail: config.alarmEmail ?? undefined,
     });
     this.dashboard = new Dashboard(this, 'Dashboard', { ...monitored, monitoring: this.monitoring });
+
+    // Every function names its stage: the `stage` dimension of the metrics the dashboard and the alarms read.
+    for (const fn of this.node.findAll()) if (fn instanceof ServiceFunction) fn.function.addEnvironment(STAGE_ENVIRONMENT, config.stage);
 
     // RestApi adds an unnamed `Endpoint` output of its own; ApiUrl below is the same value under a stable name.
     this.api.api.node.tryRemoveChild('Endpoint');

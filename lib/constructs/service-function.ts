@@ -4,6 +4,7 @@
  * ServiceFunction, so runtime, architecture, tracing, logging, bundling and the
  * Powertools environment are decided here once.
  */
+import { METRICS_NAMESPACE } from '../../lambdas/contract/metrics';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +29,11 @@ export const SERVICE_RUNTIME = Runtime.NODEJS_24_X;
 /** `POWERTOOLS_SERVICE_NAME` of every function (also the logger's `service` key). */
 export const SERVICE_NAME = 'webhooks';
 
-/** `POWERTOOLS_METRICS_NAMESPACE` of every function. */
-export const METRICS_NAMESPACE = 'WebhookDelivery';
+/**
+ * The variable naming the stage on every function of a stack (the `stage` dimension of the
+ * service's metrics, lambdas/contract/metrics.ts); the stack sets it once everything is composed.
+ */
+export const STAGE_ENVIRONMENT = 'STAGE';
 
 /**
  * Environment variables no deployed function may carry. `ALLOW_LOOPBACK_TARGETS`

@@ -63,6 +63,12 @@ describe('the functions', () => {
     expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(FUNCTION_COUNT);
   });
 
+  it('name their stage in STAGE (the `stage` dimension of the metrics the dashboard and alarms read)', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions).toHaveLength(FUNCTION_COUNT);
+    for (const [id, fn] of functions) expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.STAGE, id).toBe('dev');
+  });
+
   it('never set ALLOW_LOOPBACK_TARGETS (or any local-only switch) in a deployed function', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThan(0);
