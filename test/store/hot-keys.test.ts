@@ -47,8 +47,8 @@ function oneSecond(): DeliveryRecord[] {
 function writesPerKey(): Map<string, number> {
   const counts = new Map<string, number>();
   const add = (target: string, pk: unknown, n = 1) => {
-    if (pk === undefined) return;
-    const key = `${target} ${String(pk)}`;
+    if (typeof pk !== 'string') return;
+    const key = `${target} ${pk}`;
     counts.set(key, (counts.get(key) ?? 0) + n);
   };
   const deliveries = oneSecond();
