@@ -123,7 +123,7 @@ export class PipelineDriver {
 
   /** Waits until the delivery queue is empty (every message dispatched, recorded and deleted). */
   private async drain(deadline: number): Promise<boolean> {
-    while (this.stack.queues.deliveries.depth > 0 || this.stack.queues.deadLetters.depth > 0) {
+    while (this.stack.queues.deliveries.depth > 0 || this.stack.queues.slowDeliveries.depth > 0 || this.stack.queues.deadLetters.depth > 0) {
       if (nowMs() > deadline) return false;
       await sleep(2);
     }

@@ -78,8 +78,9 @@ export function workspaceState(api: TestApi, adminTokenId: string): WorkspaceSta
       const deadline = Date.now() + 15_000;
       let last = await snapshot();
       while (Date.now() < deadline) {
-        const { deliveries, deadLetters, jobs } = api.queues;
-        if (deliveries.depth + deadLetters.depth + jobs.depth === 0) {
+        // Both delivery lanes: a slow lane's delivery still moves its endpoint's streak.
+        const { deliveries, slowDeliveries, deadLetters, jobs } = api.queues;
+        if (deliveries.depth + slowDeliveries.depth + deadLetters.depth + jobs.depth === 0) {
           await new Promise((r) => setTimeout(r, 30));
           const next = await snapshot();
           if (!diff(last, next)) return next;

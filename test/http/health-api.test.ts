@@ -27,7 +27,7 @@ async function endpointTo(url: string): Promise<string> {
 async function settled(deliveryId: string, status: string) {
   await vi.waitFor(async () => {
     expect((await api.call('GET', `${ws()}/webhooks/deliveries/${deliveryId}`)).body.status, 'delivery status').toBe(status);
-    expect(api.queues.deliveries.depth + api.queues.deadLetters.depth, 'queued messages').toBe(0);
+    expect(api.queues.deliveries.depth + api.queues.slowDeliveries.depth + api.queues.deadLetters.depth, 'queued messages').toBe(0);
   }, EVENTUALLY);
 }
 
