@@ -3,6 +3,7 @@
  * Local (Java 17+) keeps its data under `.local/`; Ctrl-C stops everything.
  */
 import { parseArgs } from 'node:util';
+import { DISPATCHER_CONSUMER, DISPATCHER_SETTING_BOUNDS } from '../lambdas/queue/delivery-queue';
 import { startLocalStack } from './local/stack';
 import { stopOnSignals } from './local/stop-on-signals';
 
@@ -13,6 +14,9 @@ const HELP = `Usage: npm start -- [options]
   --workspace <slug>  seeded workspace (default demo)
   --time-scale <n>    divide retry delays, visibility timeouts and schedules by n (default 1;
                       e.g. 60 shows a whole retry ladder in about 10 s)
+  --dispatcher-batch-size <n>       records per dispatcher batch, 1-100 (default 25; over 10 a
+                                    batch waits up to 1 s to fill, as on Lambda)
+  --dispatcher-max-concurrency <n>  dispatcher batches at once, 2-1000 (default 4)
   --help              this text`;
 
 async function main(): Promise<void> {
@@ -23,6 +27,8 @@ async function main(): Promise<void> {
       'data-dir': { type: 'string', default: '.local' },
       workspace: { type: 'string', default: 'demo' },
       'time-scale': { type: 'string', default: '1' },
+      'dispatcher-batch-size': { type: 'string' },
+      'dispatcher-max-concurrency': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -32,8 +38,19 @@ async function main(): Promise<void> {
   }
   const timeScale = Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale < 1) throw new Error('--time-scale must be a number ≥ 1');
+  const setting = (flag: 'dispatcher-batch-size' | 'dispatcher-max-concurrency', bounds: { min: number; max: number }) => {
+    const raw = values[flag];
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < bounds.min || n > bounds.max) throw new Error(`--${flag} must be an integer from ${bounds.min} to ${bounds.max}`);
+    return n;
+  };
+  const dispatcherBatchSize = setting('dispatcher-batch-size', DISPATCHER_SETTING_BOUNDS.batchSize);
+  const dispatcherMaxConcurrency = setting('dispatcher-max-concurrency', DISPATCHER_SETTING_BOUNDS.maxConcurrency);
   const stack = await startLocalStack({
     timeScale,
+    ...(dispatcherBatchSize ? { dispatcherBatchSize } : {}),
+    ...(dispatcherMaxConcurrency ? { dispatcherMaxConcurrency } : {}),
     port: Number(values.port),
     dataDir: values['data-dir'],
     workspace: values.workspace,
@@ -51,7 +68,7 @@ Webhook delivery service: local stack ready
   Workspace   ${stack.workspace}
   Token       ${stack.token}   (admin scope; also in ${values['data-dir']}/stack.json)
 
-  Pipeline    in-process queue (SQS semantics, DLQ after 7 receives), dispatcher, schedules${timeScale > 1 ? `, time ×${timeScale}` : ''}
+  Pipeline    in-process queues (SQS semantics, DLQ after 7 receives), dispatcher (batches of ${dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize}, ${dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency} at once) and slow lane, schedules${timeScale > 1 ? `, time ×${timeScale}` : ''}
   Events      POST ${stack.apiUrl}/local/events  {"workspace","type","payload"}  (stands in for EventBridge)
 
   Development switch ON: webhook URLs may target loopback (localhost, 127.0.0.0/8, [::1]) over http.

@@ -10,6 +10,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND, RECOVERY_RATE_BOUNDS } from '../lambdas/domain/recovery';
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '../lambdas/contract/rate-limits';
+import { DISPATCHER_CONSUMER, DISPATCHER_SETTING_BOUNDS } from '../lambdas/queue/delivery-queue';
 import { MCP_CORS } from '../lambdas/mcp/gate';
 import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '../lambdas/contract/limits';
 
@@ -121,6 +122,21 @@ export interface WebhooksConfig {
    * @default 90
    */
   readonly deliverySuccessRateAlarmPercent: number;
+  /**
+   * Records per batch of the delivery queue's dispatcher (the fast lane), an integer from 1 to 100.
+   * Above 10, Lambda gathers a batch for up to 1 s (its required batching window); at 10 or less
+   * a batch leaves at once: lower publish-to-receipt latency at low traffic, more invocations at
+   * high traffic (lambdas/queue/delivery-queue.ts dispatcherConsumer).
+   * @default 25 (the spec's)
+   */
+  readonly dispatcherBatchSize: number;
+  /**
+   * Batches of the delivery queue the dispatcher runs at once (the event source's maximum
+   * concurrency), an integer from 2 to 1000: with the batch size, the most deliveries in flight,
+   * and so the load on receivers and on the table. The slow lane keeps its own (4 batches of 10).
+   * @default 4 (the spec's)
+   */
+  readonly dispatcherMaxConcurrency: number;
 }
 
 /** The configuration used for every key that the context does not set. */
@@ -138,6 +154,8 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   recoveryRatePerSecond: DEFAULT_RECOVERY_RATE_PER_SECOND,
   workspaceLimits: {},
   deliverySuccessRateAlarmPercent: 90,
+  dispatcherBatchSize: DISPATCHER_CONSUMER.batchSize,
+  dispatcherMaxConcurrency: DISPATCHER_CONSUMER.maxConcurrency,
 };
 
 /** The context keys this app reads. */
@@ -291,6 +309,8 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   const throttlingBurstLimit = integer('throttlingBurstLimit', 0, 5000);
   const recoveryRatePerSecond = integer('recoveryRatePerSecond', RECOVERY_RATE_BOUNDS.min, RECOVERY_RATE_BOUNDS.max);
   const deliverySuccessRateAlarmPercent = integer('deliverySuccessRateAlarmPercent', 1, 100);
+  const dispatcherBatchSize = integer('dispatcherBatchSize', DISPATCHER_SETTING_BOUNDS.batchSize.min, DISPATCHER_SETTING_BOUNDS.batchSize.max);
+  const dispatcherMaxConcurrency = integer('dispatcherMaxConcurrency', DISPATCHER_SETTING_BOUNDS.maxConcurrency.min, DISPATCHER_SETTING_BOUNDS.maxConcurrency.max);
 
   let throttlingRateLimit = DEFAULT_CONFIG.throttlingRateLimit;
   if (given('throttlingRateLimit')) {
@@ -337,6 +357,8 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     recoveryRatePerSecond,
     workspaceLimits,
     deliverySuccessRateAlarmPercent,
+    dispatcherBatchSize,
+    dispatcherMaxConcurrency,
   };
 }
 

@@ -59,7 +59,14 @@ export class WebhooksStack extends Stack {
     this.table = new ServiceTable(this, 'Data', { removalPolicy });
     // Kept as long as the table: its sealed secrets are unreadable without the key.
     this.secretsKey = new SecretsKey(this, 'Secrets', { removalPolicy });
-    this.pipeline = new DeliveryPipeline(this, 'Delivery', { table: this.table, eventBusName: `webhooks-${config.stage}`, secretsKey: this.secretsKey, ...logs });
+    this.pipeline = new DeliveryPipeline(this, 'Delivery', {
+      table: this.table,
+      eventBusName: `webhooks-${config.stage}`,
+      secretsKey: this.secretsKey,
+      dispatcherBatchSize: config.dispatcherBatchSize,
+      dispatcherMaxConcurrency: config.dispatcherMaxConcurrency,
+      ...logs,
+    });
     this.recovery = new RecoveryJobs(this, 'Recovery', { table: this.table, deliveryQueue: this.pipeline.queue, ratePerSecond: config.recoveryRatePerSecond, ...logs });
     const operationResources = { deliveryQueue: this.pipeline.queue, eventBus: this.pipeline.eventBus, jobQueue: this.recovery.queue, secretsKey: this.secretsKey };
     const quotas = quotasOf(config);

@@ -21,7 +21,7 @@ import { EVENT_SOURCE, type DomainEventSink } from '../../lambdas/queue/domain-e
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
 import { WORKSPACE_LIMITS_ENV } from '../../lambdas/contract/limits';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
-import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
+import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, dispatcherConsumer, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { JOB_WORKER_CONSUMER, type JobQueue } from '../../lambdas/queue/job-queue';
 import { InProcessQueue } from './in-process-queue';
 import { lambdaContext, loadHandler } from './lambda-loader';
@@ -50,6 +50,10 @@ export interface LocalStackOptions {
    * `WORKSPACE_LIMITS` from the environment as on Lambda, and without it the defaults apply.
    */
   readonly workspaceLimits?: string;
+  /** Records per batch of the delivery queue's dispatcher, as the stage setting `dispatcherBatchSize` (over 10: a 1 s batching window). @default 25 */
+  readonly dispatcherBatchSize?: number;
+  /** Batches of the delivery queue at once, as the stage setting `dispatcherMaxConcurrency`. @default 4 */
+  readonly dispatcherMaxConcurrency?: number;
   /**
    * Run the slow lane (docs/behaviour.md#delivery-lanes). `false` is the single-queue pipeline of
    * a stage without one: the benchmark's "one lane" comparison. @default true
@@ -205,7 +209,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const timeScale = options.timeScale ?? 1;
     const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
     const deadLetters = new InProcessQueue({ name: 'deliveries-dlq', batchSize: DEAD_LETTER_CONSUMER.batchSize, timeScale, onError: (e) => report('dead-letter', e) });
-    const deliveries = new InProcessQueue({ name: 'deliveries', ...DISPATCHER_CONSUMER, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('dispatcher', e) });
+    // The same rule as the deployed event source: a batch over 10 gets the 1 s window.
+    const consumer = dispatcherConsumer(options.dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize, options.dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency);
+    const deliveries = new InProcessQueue({ name: 'deliveries', ...consumer, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('dispatcher', e) });
     // The slow lane (docs/behaviour.md#delivery-lanes): its own queue and consumer, the same dead-letter queue.
     const slowDeliveries = new InProcessQueue({ name: 'deliveries-slow', ...SLOW_LANE_CONSUMER, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('slow-dispatcher', e) });
     const deliveryQueues: Record<string, InProcessQueue> = { 'local:deliveries': deliveries, 'local:deliveries-slow': slowDeliveries, 'local:deliveries-dlq': deadLetters };

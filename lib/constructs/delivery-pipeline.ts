@@ -12,7 +12,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
-import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
+import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, dispatcherConsumer, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
@@ -55,6 +55,13 @@ export interface DeliveryPipelineProps extends LogProps {
    * @default - none: the dispatcher signs with plaintext (legacy) secrets only
    */
   readonly secretsKey?: SecretsKey;
+  /**
+   * Records per batch of the delivery queue's dispatcher; over 10 it gets Lambda's 1 s batching
+   * window (stage setting `dispatcherBatchSize`). @default 25
+   */
+  readonly dispatcherBatchSize?: number;
+  /** Batches of the delivery queue at once (stage setting `dispatcherMaxConcurrency`). @default 4 */
+  readonly dispatcherMaxConcurrency?: number;
 }
 
 /** The bus, the queues and the functions that turn domain events into signed deliveries. */
@@ -86,6 +93,7 @@ export class DeliveryPipeline extends Construct {
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps) {
     super(scope, id);
     const { table } = props;
+    const fastConsumer = dispatcherConsumer(props.dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize, props.dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency);
     const tableName = table.table.tableName;
     const logs = { logRetention: props.logRetention, logRemovalPolicy: props.logRemovalPolicy };
 
@@ -132,7 +140,7 @@ export class DeliveryPipeline extends Construct {
     };
     const lanes = [
       // The fast lane's backoff is a ChangeMessageVisibility on the delivery queue.
-      { id: 'Dispatcher', entry: 'dispatcher', queue: this.queue, environment: { DELIVERY_QUEUE_URL: this.queue.queueUrl }, consumer: DISPATCHER_CONSUMER, description: 'Delivers queued webhooks: signs, POSTs, records the attempt, backs off; moves failing or slow endpoints to the slow lane' },
+      { id: 'Dispatcher', entry: 'dispatcher', queue: this.queue, environment: { DELIVERY_QUEUE_URL: this.queue.queueUrl }, consumer: fastConsumer, description: 'Delivers queued webhooks: signs, POSTs, records the attempt, backs off; moves failing or slow endpoints to the slow lane' },
       { id: 'SlowDispatcher', entry: 'slow-dispatcher', queue: this.slowQueue, environment: {}, consumer: SLOW_LANE_CONSUMER, description: 'Delivers the slow lane: endpoints that are failing or slow, a few per endpoint and workspace per batch' },
     ] as const;
     const [fast, slow] = lanes.map((lane) => {

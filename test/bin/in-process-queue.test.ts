@@ -1,5 +1,5 @@
 /** The local queue keeps the SQS semantics the pipeline relies on. */
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { InProcessQueue } from '../../bin/local/in-process-queue';
 
 const queues: InProcessQueue[] = [];
@@ -71,4 +71,14 @@ it('holds a message sent with a delay until the delay (divided by the time scale
   expect(received.map((r) => r.body)).toEqual(['{"jobId":"now"}', '{"jobId":"later"}']);
   // 3 s at time scale 10: not before 300 ms.
   expect(received[1]!.at - sentAt).toBeGreaterThanOrEqual(300);
+});
+
+describe('the dispatcher consumer rule (deployed event source and local queue alike)', () => {
+  it('gives a batch over 10 Lambda\'s required 1 s window, and none at 10 or less', async () => {
+    const { dispatcherConsumer, DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } = await import('../../lambdas/queue/delivery-queue');
+    expect(DISPATCHER_CONSUMER).toMatchObject({ batchSize: 25, maxBatchingWindowSeconds: 1, maxConcurrency: 4 });
+    expect(dispatcherConsumer(11, 4).maxBatchingWindowSeconds).toBe(1);
+    expect(dispatcherConsumer(10, 4).maxBatchingWindowSeconds).toBe(0);
+    expect(SLOW_LANE_CONSUMER).toMatchObject({ batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 4 });
+  });
 });

@@ -22,6 +22,8 @@ describe('parseConfig', () => {
       recoveryRatePerSecond: 20,
       workspaceLimits: {},
       deliverySuccessRateAlarmPercent: 90,
+      dispatcherBatchSize: 25,
+      dispatcherMaxConcurrency: 4,
     });
     expect(workspaceLimitsOf(DEFAULT_CONFIG)).toEqual({ testSendsPerMinute: 60, replaysPerMinute: 600, endpoints: 1000, apiTokens: 100 });
   });
@@ -47,6 +49,8 @@ describe('parseConfig', () => {
       recoveryRatePerSecond: '50',
       workspaceLimits: '{"testSendsPerMinute":10,"endpoints":50}',
       deliverySuccessRateAlarmPercent: '95',
+      dispatcherBatchSize: '10',
+      dispatcherMaxConcurrency: '8',
     });
     expect(config).toEqual({
       alarmEmail: 'ops@example.com',
@@ -62,6 +66,8 @@ describe('parseConfig', () => {
       recoveryRatePerSecond: 50,
       workspaceLimits: { testSendsPerMinute: 10, endpoints: 50 },
       deliverySuccessRateAlarmPercent: 95,
+      dispatcherBatchSize: 10,
+      dispatcherMaxConcurrency: 8,
     });
     expect(workspaceLimitsOf(config)).toEqual({ ...DEFAULT_WORKSPACE_LIMITS, testSendsPerMinute: 10, endpoints: 50 });
     expect(quotasOf(config)).toEqual({
@@ -88,13 +94,15 @@ describe('parseConfig', () => {
         recoveryRatePerSecond: 0,
         workspaceLimits: { endpoint: 10, apiTokens: 0, replaysPerMinute: 2.5 },
         deliverySuccessRateAlarmPercent: 0,
+        dispatcherBatchSize: 101,
+        dispatcherMaxConcurrency: 1,
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'mcpReservedConcurrency', 'recoveryRatePerSecond', 'deliverySuccessRateAlarmPercent']) {
+    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'mcpReservedConcurrency', 'recoveryRatePerSecond', 'deliverySuccessRateAlarmPercent', 'dispatcherBatchSize', 'dispatcherMaxConcurrency']) {
       expect(problems).toContain(key);
     }
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');

@@ -30,6 +30,8 @@ beforeAll(() => {
       mcpReservedConcurrency: '25',
       recoveryRatePerSecond: '50',
       workspaceLimits: '{"endpoints":200,"replaysPerMinute":30}',
+      dispatcherBatchSize: '10',
+      dispatcherMaxConcurrency: '8',
     },
   });
   template = Template.fromStack(built.stack);
@@ -114,5 +116,16 @@ describe('a configured stage', () => {
     expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
     const onTopic = built.stack.monitoring.topic!.node.findAll().flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY));
     expect(onTopic).toEqual([]);
+  });
+});
+
+describe('dispatcherBatchSize and dispatcherMaxConcurrency', () => {
+  it('reach the delivery queue\'s event source; a batch of 10 gets no batching window (Lambda requires one only above 10)', () => {
+    const { pipeline } = built.stack;
+    const fnId = Stack.of(pipeline).getLogicalId(pipeline.dispatcher.function.node.defaultChild as CfnElement);
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: fnId } } }));
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]!.Properties).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 8 } });
+    expect(mappings[0]!.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
   });
 });
