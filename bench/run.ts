@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { startLocalStack, type LocalStack } from '../bin/local/stack';
 import { meterCapacity } from './capacity';
 import { measureLambdas, type LambdaFigures } from './lambdas';
+import { DISPATCHER_CONSUMER, dispatcherConsumer } from '../lambdas/queue/delivery-queue';
 import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
 import { dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, setPayloadBytes, type CallMixResult, type PhaseResult } from './pipeline';
 import { rawPostRate, type RawResult } from './raw';
@@ -38,6 +39,7 @@ const HELP = `Usage: npm run bench -- [options]
   --latency-rate <n>         events/s of the paced run (default: half the measured pipeline rate)
   --init-runs <n>            cold loads per Lambda bundle, median taken (default 3)
   --payload-bytes <n>        JSON size of every event's payload (default 1024)
+  --dispatcher-batch-size <n>  the stage setting dispatcherBatchSize (default 25; 10 or less: no batching window)
   --skip-lambdas             no bundle sizes / cold init
   --skip-pipeline            no stack: bundle sizes / cold init only
   --fairness-rate <n>        healthy deliveries/s in the fairness scenario (default 15)
@@ -64,6 +66,7 @@ function parseCommandLine() {
       'latency-rate': { type: 'string' },
       'init-runs': { type: 'string' },
       'payload-bytes': { type: 'string' },
+      'dispatcher-batch-size': { type: 'string' },
       'skip-lambdas': { type: 'boolean' },
       'skip-pipeline': { type: 'boolean' },
       'fairness-rate': { type: 'string' },
@@ -90,6 +93,7 @@ function parseCommandLine() {
     latencyRate: values['latency-rate'] === undefined ? undefined : positiveInt(values['latency-rate'], 1, '--latency-rate'),
     initRuns: positiveInt(values['init-runs'], 3, '--init-runs'),
     payloadBytes: positiveInt(values['payload-bytes'], 1024, '--payload-bytes'),
+    dispatcherBatchSize: positiveInt(values['dispatcher-batch-size'], DISPATCHER_CONSUMER.batchSize, '--dispatcher-batch-size'),
   };
 }
 
@@ -143,7 +147,9 @@ interface PipelineFigures {
 interface PhaseFigures {
   readonly warmup: PhaseResult;
   readonly throughput: PhaseResult;
-  readonly latency: PhaseResult & { readonly ratePerSecond: number };
+  readonly latency: PhaseResult & { readonly ratePerSecond: number; readonly batchSize: number };
+  /** The same paced run with the other batching rule (batch 10, no window; or 25 with its 1 s window). */
+  readonly otherLatency: PhaseResult & { readonly ratePerSecond: number; readonly batchSize: number };
   readonly raw: RawResult;
   readonly rawSenderConnections: RawResult;
   /** The better of the two raw runs: the ceiling. */
@@ -171,6 +177,7 @@ async function runPipeline(): Promise<PipelineFigures> {
     timeScale: 1,
     schedules: false,
     slowLane: !args.oneLane,
+    dispatcherBatchSize: args.dispatcherBatchSize,
     onPipelineError: (where, e) => {
       pipelineErrors.push(`${where}: ${(e as Error).message}`);
       if (errorSamples.length < 5) errorSamples.push(`${where}: ${(e as Error).message}`);
@@ -231,8 +238,25 @@ async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, mete
   log(`latency: ${LATENCY_EVENTS} events paced at ${ratePerSecond}/s…`);
   const latency = await driver.phase({ events: LATENCY_EVENTS, ratePerSecond, timeoutMs: 120_000 + (LATENCY_EVENTS / ratePerSecond) * 1000, firstIndex: WARMUP + EVENTS });
 
+  // The same paced run with the other batching rule: batches of 10 or less leave at once, over 10 wait up to 1 s.
+  const otherBatchSize = args.dispatcherBatchSize > 10 ? 10 : DISPATCHER_CONSUMER.batchSize;
+  log(`latency: ${LATENCY_EVENTS} events paced at ${ratePerSecond}/s, dispatcher batches of ${otherBatchSize}…`);
+  stack.queues.deliveries.reconfigure(dispatcherConsumer(otherBatchSize, DISPATCHER_CONSUMER.maxConcurrency));
+  const otherLatency = await driver.phase({ events: LATENCY_EVENTS, ratePerSecond, timeoutMs: 120_000 + (LATENCY_EVENTS / ratePerSecond) * 1000, firstIndex: WARMUP + EVENTS + LATENCY_EVENTS });
+  stack.queues.deliveries.reconfigure(dispatcherConsumer(args.dispatcherBatchSize, DISPATCHER_CONSUMER.maxConcurrency));
+
   const ceiling = raw.perSecond >= rawSenderConnections.perSecond ? raw : rawSenderConnections;
-  return { warmup, throughput, latency: { ...latency, ratePerSecond }, raw, rawSenderConnections, ceiling, dynamoDbCallMix, pipelineErrorSamples: errorSamples };
+  return {
+    warmup,
+    throughput,
+    latency: { ...latency, ratePerSecond, batchSize: args.dispatcherBatchSize },
+    otherLatency: { ...otherLatency, ratePerSecond, batchSize: otherBatchSize },
+    raw,
+    rawSenderConnections,
+    ceiling,
+    dynamoDbCallMix,
+    pipelineErrorSamples: errorSamples,
+  };
 }
 
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
@@ -311,14 +335,23 @@ function printPipeline(p: PhaseFigures): void {
     table(
       ['run', 'events', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'publish call p50/p99', 'then → receipt p50/p99'],
       [
-        [`paced at ${l.ratePerSecond} events/s (~half the pipeline rate)`, l.latencyMs.samples, f1(l.latencyMs.p50), f1(l.latencyMs.p90), f1(l.latencyMs.p99), f1(l.latencyMs.max), pct(l.publishCallMs), pct(l.queueToReceiptMs)],
+        ...[l, p.otherLatency].map((r) => [
+          `paced at ${r.ratePerSecond} events/s, batches of ${r.batchSize} (${r.batchSize > 10 ? '1 s window' : 'no window'})`,
+          r.latencyMs.samples,
+          f1(r.latencyMs.p50),
+          f1(r.latencyMs.p90),
+          f1(r.latencyMs.p99),
+          f1(r.latencyMs.max),
+          pct(r.publishCallMs),
+          pct(r.queueToReceiptMs),
+        ]),
         [`throughput run (saturated: includes backlog)`, t.latencyMs.samples, f1(t.latencyMs.p50), f1(t.latencyMs.p90), f1(t.latencyMs.p99), f1(t.latencyMs.max), pct(t.publishCallMs), pct(t.queueToReceiptMs)],
       ],
       [false, true, true, true, true, true, true, true],
     ),
   );
   console.log(
-    '"then → receipt" = publisher returned → receipt: the queue wait, including the batching window (a batch leaves when 25 messages are waiting or the oldest has waited 1 s), then the dispatcher\'s two reads, signing and the POST.',
+    '"then → receipt" = publisher returned → receipt: the queue wait, including the batching window (over 10 per batch, a batch leaves when it is full or the oldest has waited 1 s; at 10 or less at once: the stage setting dispatcherBatchSize), then the dispatcher\'s two reads, signing and the POST.',
   );
   if (l.notFirstTry > 0 || l.pipelineErrors > 0 || l.timedOut) console.log(`latency run checks: not first-try ${l.notFirstTry}, pipeline errors ${l.pipelineErrors}${l.timedOut ? ', TIMED OUT' : ''}`);
 
@@ -409,7 +442,7 @@ async function main(): Promise<number> {
   console.log(`Node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), load average before ${env.loadAverageBefore.join(' / ')}, after ${loadavg().map((n) => n.toFixed(2)).join(' / ')}; commit ${env.commit}`);
   if (pipeline) {
     console.log(
-      'Setup: local stack in this process (DynamoDB Local in-memory, in-process queue with SQS semantics: batch 25, window 1 s, 4 batches in flight; the real publisher and dispatcher handlers); ' +
+      `Setup: local stack in this process (DynamoDB Local in-memory, in-process queue with SQS semantics: batch ${args.dispatcherBatchSize}, window ${dispatcherConsumer(args.dispatcherBatchSize, 4).maxBatchingWindowSeconds} s, 4 batches in flight; the real publisher and dispatcher handlers); ` +
         `receiver: a minimal node:http server in its own process on 127.0.0.1 that answers 200 at once (no signature verification). Payloads: ${args.payloadBytes} bytes of JSON.`,
     );
     if (pipeline.phases) printPipeline(pipeline.phases);
@@ -433,6 +466,7 @@ async function main(): Promise<number> {
               ratio: pipeline.phases.throughput.deliveredPerSecond / pipeline.phases.ceiling.perSecond,
               throughput: pipeline.phases.throughput,
               latency: pipeline.phases.latency,
+              otherLatency: pipeline.phases.otherLatency,
               warmup: pipeline.phases.warmup,
               raw: pipeline.phases.raw,
               rawSenderConnections: pipeline.phases.rawSenderConnections,

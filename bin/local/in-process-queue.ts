@@ -52,8 +52,19 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
   private inFlight = new Set<Promise<void>>();
   private readonly scale: number;
 
-  constructor(private readonly options: InProcessQueueOptions) {
+  private options: InProcessQueueOptions;
+
+  constructor(options: InProcessQueueOptions) {
+    this.options = options;
     this.scale = options.timeScale ?? 1;
+  }
+
+  /**
+   * Changes how batches are formed from now on, as updating the event source mapping does (the
+   * benchmark compares dispatcher settings on one stack).
+   */
+  reconfigure(consumer: Pick<InProcessQueueOptions, 'batchSize' | 'maxBatchingWindowSeconds' | 'maxConcurrency'>): void {
+    this.options = { ...this.options, ...consumer };
   }
 
   /** Messages not yet deleted (visible or in flight). */
