@@ -45,6 +45,9 @@ export async function ensureTable(table: TableContext): Promise<boolean> {
   return true;
 }
 
+/** How long adding an index may take before the local stack gives up. */
+const INDEX_WAIT_SECONDS = 180;
+
 /** Adds one index to an existing table and waits (bounded) until it is active. */
 async function addIndex(table: TableContext, g: Index): Promise<void> {
   await table.doc.send(
@@ -54,12 +57,13 @@ async function addIndex(table: TableContext, g: Index): Promise<void> {
       GlobalSecondaryIndexUpdates: [{ Create: gsi(g) }],
     }),
   );
-  for (let tries = 0; tries < 600; tries++) {
+  // DynamoDB Local builds an index in seconds alone, but in minutes while other work loads it.
+  for (let tries = 0; tries < INDEX_WAIT_SECONDS * 10; tries++) {
     const out = await table.doc.send(new DescribeTableCommand({ TableName: table.tableName }));
     if (out.Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === g.name)?.IndexStatus === 'ACTIVE') return;
     await new Promise((done) => setTimeout(done, 100));
   }
-  throw new Error(`index ${g.name} of ${table.tableName} did not become active within 60 s`);
+  throw new Error(`index ${g.name} of ${table.tableName} did not become active within ${INDEX_WAIT_SECONDS} s`);
 }
 
 /** A schema index as CreateTable and UpdateTable take it. */
