@@ -13,15 +13,13 @@
  * would flatter the figures). Its first deliveries run in the fast lane, as nothing knows yet
  * that it never answers: the run includes that.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { EventBridgeEvent } from 'aws-lambda';
 import type { LocalStack } from '../bin/local/stack';
 import { loadHandler } from '../bin/local/lambda-loader';
 import { ensureWorkspace, issueToken } from '../lambdas/operations/admin';
 import { DISABLE_THRESHOLD } from '../lambdas/contract/limits';
-import { EVENT_TYPE, payloadOf, type Percentiles } from './pipeline';
+import { busEvent, EVENT_TYPE, type Percentiles, type Publisher } from './pipeline';
 import type { ReceiverProcess } from './receiver-process';
 import { nowMs, quantile, sleep } from './stats';
 
@@ -32,7 +30,6 @@ const HEALTHY_WORKSPACES = 3;
 /** The black hole's share of all deliveries. */
 const BLACK_HOLE_SHARE = 0.1;
 
-type Publisher = (e: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>) => Promise<{ deliveryIds: string[] }>;
 
 /** One run of the scenario, as the healthy workspaces saw it. */
 export interface FairnessRun {
@@ -110,18 +107,7 @@ export async function fairnessScenario(stack: LocalStack, receiver: ReceiverProc
     let index = 0;
     const publish = async (workspace: string) => {
       const i = index++;
-      const out = await publisher({
-        id: randomUUID(),
-        version: '0',
-        account: 'local',
-        time: new Date().toISOString(),
-        region: 'local',
-        resources: [],
-        source: 'bench',
-        'detail-type': EVENT_TYPE,
-        detail: { workspace, payload: payloadOf(i) },
-      });
-      return out.deliveryIds;
+      return (await publisher(busEvent(workspace, i))).deliveryIds;
     };
 
     const once = async (withBlackHole: boolean, seconds = options.seconds): Promise<FairnessRun> => {

@@ -30,7 +30,23 @@ export function payloadOf(i: number): Record<string, string> {
   return room > 0 ? { ...base, notes: 'x'.repeat(room) } : base;
 }
 
-type Publisher = (e: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>) => Promise<{ deliveryIds: string[]; queued?: boolean }>;
+/** The publisher's Lambda handler, as the bench calls it. */
+export type Publisher = (e: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>) => Promise<{ deliveryIds: string[]; queued?: boolean }>;
+
+/** Event `i` of the bench for `workspace`, as EventBridge hands it to the publisher (a fresh event id). */
+export function busEvent(workspace: string, i: number): EventBridgeEvent<string, { workspace: string; payload: unknown }> {
+  return {
+    id: randomUUID(),
+    version: '0',
+    account: 'local',
+    time: new Date().toISOString(),
+    region: 'local',
+    resources: [],
+    source: 'bench',
+    'detail-type': EVENT_TYPE,
+    detail: { workspace, payload: payloadOf(i) },
+  };
+}
 
 /** Percentiles of a sample, ms. */
 export interface Percentiles {
@@ -104,17 +120,7 @@ export class PipelineDriver {
   private async publishOne(i: number): Promise<{ at: number; returned: number; ids: string[] }> {
     this.publisher ??= await loadHandler<Publisher>('publisher');
     const at = nowMs();
-    const result = await this.publisher({
-      id: randomUUID(),
-      version: '0',
-      account: 'local',
-      time: new Date().toISOString(),
-      region: 'local',
-      resources: [],
-      source: 'bench',
-      'detail-type': EVENT_TYPE,
-      detail: { workspace: this.stack.workspace, payload: payloadOf(i) },
-    });
+    const result = await this.publisher(busEvent(this.stack.workspace, i));
     const returned = nowMs();
     // Rows written but never enqueued wait for the stuck-pending repair (off here): count it as a failed publish.
     if (result.queued === false) throw new Error(`${result.deliveryIds.length} rows written, enqueue failed`);
