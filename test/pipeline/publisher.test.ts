@@ -5,7 +5,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeTime } from 'ulid';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { MAX_PAYLOAD_BYTES } from '../../lambdas/contract/limits';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
 import { idPattern } from '../../lambdas/contract/ids';
@@ -163,7 +163,7 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
   });
 
   it('a re-run after a crash halfway through the rows writes only the missing ones and never overwrites one that moved on', async () => {
-    const eps = [];
+    const eps: Awaited<ReturnType<typeof seedEndpoint>>[] = [];
     for (const n of [1, 2, 3, 4]) eps.push(await seedEndpoint(table, { workspace: 'crash-rows', url: `https://h${n}.example.com`, eventTypes: ['order.shipped'] }));
     const event = { id: 'evt-crash-rows', time: at, workspace: 'crash-rows', type: 'order.shipped', payload: { orderId: 'p1' } };
     const faults = injectDynamoFaults(table.doc);
@@ -177,12 +177,14 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
       faults.remove();
     }
     expect(queue.sent).toEqual([]);
-    const written = (await Promise.all(eps.map((ep) => deliveryCount(ep.endpointId)))).reduce((x, y) => x + y, 0);
+    // Read by key (strongly consistent): the endpoint index may not show a row written a moment ago.
+    const ids = eps.map((ep) => eventDeliveryId(event.id, ep.endpointId, new Date(at)));
+    const rows = await Promise.all(ids.map((id) => getDelivery(table, id)));
+    const written = rows.filter((r) => r !== null).length;
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThan(4);
     // Meanwhile one written row was dispatched (the stuck-pending repair found it): its evidence must survive the re-run.
-    const ids = eps.map((ep) => eventDeliveryId(event.id, ep.endpointId, new Date(at)));
-    const moved = (await Promise.all(ids.map((id) => getDelivery(table, id)))).find((r) => r !== null)!;
+    const moved = rows.find((r) => r !== null)!;
     await recordObservation(
       table,
       { delivery: moved, endpoint: null, attempt: { outcome: 'failed', timestamp: at, durationMs: 3, failureReason: 'http_503', requestHeaders: {}, responseStatus: 503, responseBody: null }, status: 'failed', http: true, nextAttemptAt: at, streak: 'none' },
@@ -191,7 +193,10 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
 
     const retried = await publishEvent(deps(queue), event);
     expect(retried.deliveryIds.sort()).toEqual([...ids].sort());
-    for (const ep of eps) expect(await deliveryCount(ep.endpointId)).toBe(1);
+    // One row per endpoint, as the (eventually consistent) endpoint index shows them.
+    await vi.waitFor(async () => {
+      for (const ep of eps) expect(await deliveryCount(ep.endpointId)).toBe(1);
+    });
     // Every row still pending is (re-)sent; the one with evidence has its own retry message and is left alone.
     expect(queue.sent.map((m) => m.deliveryId).sort()).toEqual(ids.filter((id) => id !== moved.deliveryId).sort());
     expect(await getDelivery(table, moved.deliveryId)).toMatchObject({ status: 'failed', attempts: 1, evidenceCount: 1 });
