@@ -129,7 +129,10 @@ export async function putDeliveriesIfAbsent(table: TableContext, records: readon
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, writes.length) }, worker));
+  // Settle every worker before failing: the invocation never ends with a put still in flight.
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(PUT_CONCURRENCY, writes.length) }, worker));
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) throw failure.reason;
   const existing = (await Promise.all(taken.map((id) => getDelivery(table, id)))).filter((r): r is DeliveryRecord => r !== null);
   return { created, existing };
 }
