@@ -37,7 +37,8 @@ afterAll(async () => {
   await table?.drop();
 });
 
-let clock = new Date('2026-11-26T10:00:05.000Z');
+// Five seconds into the current minute: rate-limit windows carry a TTL that DynamoDB Local enforces, so the clock is today's.
+let clock = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 5_000);
 let n = 0;
 const freshWorkspace = () => `wl-${++n}`;
 const caller = (workspace: string, tokenId = 'tok_a'): Caller => ({ workspace, tokenId, scopes: ['admin'] });

@@ -20,9 +20,18 @@ import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
 
+/**
+ * The test's dates are written as of 2026-11-26 and shifted by whole days to today: health counters carry an
+ * 8-day TTL and DynamoDB Local removes expired items, so fixed dates would stop working a week later.
+ */
+const DAY_MS = 86_400_000;
+const SHIFT_MS = (Math.floor(Date.now() / DAY_MS) - Math.floor(Date.parse('2026-11-26T00:00:00.000Z') / DAY_MS)) * DAY_MS;
+const at = (written: string) => new Date(Date.parse(written) + SHIFT_MS);
+const iso = (written: string) => at(written).toISOString();
+
 let table: Awaited<ReturnType<typeof freshTable>>;
 const stops: (() => Promise<void>)[] = [];
-let clock = new Date('2026-11-25T12:10:00.000Z');
+let clock = at('2026-11-25T12:10:00.000Z');
 
 beforeAll(async () => {
   table = await freshTable();
@@ -110,7 +119,7 @@ describe('what each outcome adds', () => {
     expect(h.byResponseStatus).toEqual({ '200': 1, '503': 1, '302': 1, timeout: 1 });
     expect(h.latencyMs.p50).not.toBeNull();
     expect(h.latencyMs.p95).toBeGreaterThanOrEqual(400);
-    expect(h.series.at(-1)).toEqual({ start: '2026-11-25T12:00:00.000Z', delivered: 1, failed: 3 });
+    expect(h.series.at(-1)).toEqual({ start: iso('2026-11-25T12:00:00.000Z'), delivered: 1, failed: 3 });
 
     const c = await health(closed.workspace, closed.endpointId);
     expect(c).toMatchObject({ attempts: 1, delivered: 0, failed: 1, failedPermanent: 0, successRate: 0 });
@@ -197,38 +206,38 @@ describe('windows', () => {
     const saved = clock;
     try {
       // Three days ago: one delivered; 30 hours ago: one delivered and one failed; 2 hours ago: two delivered; now: one delivered.
-      clock = new Date('2026-11-22T09:15:00.000Z');
+      clock = at('2026-11-22T09:15:00.000Z');
       await batch(await publish(workspace, 1));
-      clock = new Date('2026-11-24T06:10:00.000Z');
+      clock = at('2026-11-24T06:10:00.000Z');
       await batch(await publish(workspace, 2));
-      clock = new Date('2026-11-25T10:05:00.000Z');
+      clock = at('2026-11-25T10:05:00.000Z');
       await batch(await publish(workspace, 1));
       await batch(await publish(workspace, 1));
-      clock = new Date('2026-11-25T12:20:00.000Z');
+      clock = at('2026-11-25T12:20:00.000Z');
       await batch(await publish(workspace, 1));
 
       const day = await health(workspace, endpointId, '24h');
-      expect(day).toMatchObject({ from: '2026-11-24T13:00:00.000Z', to: '2026-11-25T12:20:00.000Z', attempts: 3, delivered: 3, failed: 0, successRate: 1 });
+      expect(day).toMatchObject({ from: iso('2026-11-24T13:00:00.000Z'), to: iso('2026-11-25T12:20:00.000Z'), attempts: 3, delivered: 3, failed: 0, successRate: 1 });
       expect(day.series).toHaveLength(24);
       expect(day.series.filter((b) => b.delivered + b.failed > 0)).toEqual([
-        { start: '2026-11-25T10:00:00.000Z', delivered: 2, failed: 0 },
-        { start: '2026-11-25T12:00:00.000Z', delivered: 1, failed: 0 },
+        { start: iso('2026-11-25T10:00:00.000Z'), delivered: 2, failed: 0 },
+        { start: iso('2026-11-25T12:00:00.000Z'), delivered: 1, failed: 0 },
       ]);
 
       const week = await health(workspace, endpointId, '7d');
-      expect(week).toMatchObject({ from: '2026-11-19T00:00:00.000Z', attempts: 6, delivered: 5, failed: 1, successRate: 0.8333, byResponseStatus: { '200': 5, '503': 1 } });
+      expect(week).toMatchObject({ from: iso('2026-11-19T00:00:00.000Z'), attempts: 6, delivered: 5, failed: 1, successRate: 0.8333, byResponseStatus: { '200': 5, '503': 1 } });
       expect(week.series.map((b) => [b.start, b.delivered, b.failed])).toEqual([
-        ['2026-11-19T00:00:00.000Z', 0, 0],
-        ['2026-11-20T00:00:00.000Z', 0, 0],
-        ['2026-11-21T00:00:00.000Z', 0, 0],
-        ['2026-11-22T00:00:00.000Z', 1, 0],
-        ['2026-11-23T00:00:00.000Z', 0, 0],
-        ['2026-11-24T00:00:00.000Z', 1, 1],
-        ['2026-11-25T00:00:00.000Z', 3, 0],
+        [iso('2026-11-19T00:00:00.000Z'), 0, 0],
+        [iso('2026-11-20T00:00:00.000Z'), 0, 0],
+        [iso('2026-11-21T00:00:00.000Z'), 0, 0],
+        [iso('2026-11-22T00:00:00.000Z'), 1, 0],
+        [iso('2026-11-23T00:00:00.000Z'), 0, 0],
+        [iso('2026-11-24T00:00:00.000Z'), 1, 1],
+        [iso('2026-11-25T00:00:00.000Z'), 3, 0],
       ]);
 
       // The endpoint shows its 24 h rate and last attempt on get, list and update.
-      const expected = { successRate24h: 1, lastAttemptAt: '2026-11-25T12:20:00.000Z' };
+      const expected = { successRate24h: 1, lastAttemptAt: iso('2026-11-25T12:20:00.000Z') };
       expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual(expected);
       const page = await listWebhooks(opDeps(), caller(workspace), { params: { slug: workspace }, query: { limit: 10 }, body: undefined });
       expect(page.items.map((e) => e.health)).toEqual([expected]);
@@ -241,13 +250,13 @@ describe('windows', () => {
       });
 
       // A day later nothing is in the last 24 h; the last attempt is still shown within the 7 days.
-      clock = new Date('2026-11-26T13:00:00.000Z');
+      clock = at('2026-11-26T13:00:00.000Z');
       expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual({
         successRate24h: null,
-        lastAttemptAt: '2026-11-25T12:20:00.000Z',
+        lastAttemptAt: iso('2026-11-25T12:20:00.000Z'),
       });
       // Past the 7-day window nothing is shown at all.
-      clock = new Date('2026-12-03T00:00:00.000Z');
+      clock = at('2026-12-03T00:00:00.000Z');
       expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual({
         successRate24h: null,
         lastAttemptAt: null,

@@ -60,7 +60,8 @@ async function putUnexpiring(rows: readonly DeliveryRecord[], legacy: boolean): 
 
 describe('retention', () => {
   it('deletes at most 100 summaries older than 30 days per pass, oldest first, with their attempts; a backlog drains over passes', async () => {
-    const now = new Date('2026-11-25T12:00:00Z');
+    // The current hour: the recent rows carry their real TTL, which DynamoDB Local enforces.
+    const now = new Date(Math.floor(Date.now() / 3600_000) * 3600_000);
     const ep = 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC';
     // 150 old rows spread over three days (40, 39, 38 days ago), and 5 recent ones. The two oldest
     // days were written before the index was sharded (their day partitions), the third after.
@@ -97,7 +98,7 @@ describe('retention', () => {
   });
 
   it('gives every summary and attempt a TTL of its creation plus 31 days, so DynamoDB removes the bulk', async () => {
-    const created = new Date('2026-11-20T08:00:00Z');
+    const created = new Date(Math.floor(Date.now() / 3600_000) * 3600_000 - 6 * DAY);
     const r = { ...row(created, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABD'), status: 'pending' as const, evidenceCount: 0 };
     await putPendingDeliveries(table, [r]);
     const { recordObservation } = await import('../../lambdas/store/deliveries');
