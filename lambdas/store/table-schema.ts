@@ -9,15 +9,25 @@ export const TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'expiresAtEpoch',
-  /** Deliveries by endpoint (newest first); replaced secrets by grace end. Whole items: lists read them. */
+  /**
+   * Replaced secrets by grace end; and the deliveries of an endpoint written before the
+   * delivery layout split (docs/architecture.md#delivery-items): read until they are gone, never
+   * written for a new delivery (a whole-item copy would cost the payload's units again).
+   */
   gsi1: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
   /**
-   * Deliveries by creation time, oldest first, in {@link INDEX_SHARDS} shards (retention). Keys
-   * only: retention needs the id and the creation time, both in the keys, and summary updates then
-   * cost no index write.
+   * Keys only. Deliveries of an endpoint by id (newest first when read backwards), in
+   * {@link ENDPOINT_DELIVERY_SHARDS} shards per endpoint, written once with the immutable summary;
+   * and, for deliveries written before the split, deliveries by creation time (retention, read
+   * until they are gone).
    */
   gsi2: { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'KEYS_ONLY' },
-  /** Sparse: deliveries still pending with no evidence, by creation time, in {@link INDEX_SHARDS} shards (stuck-pending repair). Keys only. */
+  /**
+   * Sparse, keys only: deliveries a replay, test send or recovery queued that have no evidence
+   * yet, by creation time, in {@link INDEX_SHARDS} shards (stuck-pending repair). On the state item,
+   * which the first evidence replaces. The publisher's deliveries are not in it (a failed send is
+   * retried by the invocation, or marked here when the send itself failed).
+   */
   gsi3: { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
   /**
    * The workspace delivery log (docs/architecture.md#delivery-log-index): deliveries of a workspace
@@ -56,6 +66,14 @@ const DELIVERY_PK = 'DLV#';
  */
 export const INDEX_SHARDS = 32;
 
+/**
+ * Shards of one endpoint's deliveries in gsi2 (docs/architecture.md#hot-keys): one endpoint can
+ * take 5,000 deliveries a second (half the service's 10,000), and 8 shards keep each partition
+ * near 625 writes a second. A page of an endpoint's deliveries merges the 8 (and the legacy gsi1
+ * partition).
+ */
+export const ENDPOINT_DELIVERY_SHARDS = 8;
+
 /** FNV-1a of an id, modulo `count`: a delivery's shard, so writes spread evenly. */
 export function shardOf(id: string, count: number): number {
   let hash = 0x811c9dc5;
@@ -79,9 +97,30 @@ export const keys = {
   tokenHash: (hash: string) => ({ pk: `TOKENHASH#${hash}`, sk: 'META' }),
   token: (slug: string, tokenId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.token}${tokenId}` }),
   endpoint: (slug: string, endpointId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.endpoint}${endpointId}` }),
+  /**
+   * A subscription (docs/architecture.md#item-keys): one small item per (endpoint, subscribed event type),
+   * so the publisher reads only the subscribers of an event's type. Event type names never hold `#`.
+   */
+  subscription: (slug: string, eventType: string, endpointId: string) => ({ pk: `WS#${slug}`, sk: `SUB#${eventType}#${endpointId}` }),
+  /** Sort-key prefix of the subscriptions to one event type; without a type, of every subscription of the workspace. */
+  subscriptionPrefix: (eventType?: string) => (eventType === undefined ? 'SUB#' : `SUB#${eventType}#`),
   audit: (slug: string, auditEventId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.audit}${auditEventId}` }),
   notification: (slug: string, notificationId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.notification}${notificationId}` }),
+  /** A delivery's immutable summary: ids, event type, payload, creation (docs/architecture.md#delivery-items). */
   delivery: (deliveryId: string) => ({ pk: `${DELIVERY_PK}${deliveryId}`, sk: 'META' }),
+  /** A delivery's state (status, attempts, last evidence): absent until the first evidence, or written pending by a replay or test send. */
+  deliveryState: (deliveryId: string) => ({ pk: `${DELIVERY_PK}${deliveryId}`, sk: 'STATE' }),
+  /** gsi2 partition of one shard of an endpoint's deliveries. */
+  endpointDeliveriesPk: (endpointId: string, shard: number) => `EPDLV#${endpointId}#${shard2(shard)}`,
+  /** The gsi2 shard of a delivery of an endpoint. */
+  endpointDeliveryShard: (deliveryId: string): number => shardOf(deliveryId, ENDPOINT_DELIVERY_SHARDS),
+  /**
+   * The retention roster (docs/architecture.md#retention): which workspaces created deliveries on a
+   * UTC day (`YYYY-MM-DD`), so the daily pass finds them in the workspaces' delivery logs. Written
+   * at most once per day, workspace and container.
+   */
+  retentionRosterPk: (day: string) => `RETDAY#${day}`,
+  retentionRoster: (day: string, slug: string) => ({ pk: `RETDAY#${day}`, sk: slug }),
   /** The delivery id of a summary's or an attempt's partition key (as index entries carry it). */
   deliveryIdOfPk: (pk: string) => pk.slice(DELIVERY_PK.length),
   deliveriesOfEndpoint: (endpointId: string) => `EP#${endpointId}`,
