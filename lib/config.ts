@@ -13,6 +13,7 @@ import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } f
 import { DISPATCHER_CONSUMER, DISPATCHER_SETTING_BOUNDS } from '../lambdas/queue/delivery-queue';
 import { MCP_CORS } from '../lambdas/mcp/gate';
 import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '../lambdas/contract/limits';
+import type { TableBilling, TableCapacity } from './constructs/table';
 
 /** Per-workspace limit overrides; omitted ones keep {@link DEFAULT_WORKSPACE_LIMITS}. */
 export type WorkspaceLimitOverrides = Partial<WorkspaceLimits>;
@@ -137,7 +138,31 @@ export interface WebhooksConfig {
    * @default 4 (the spec's)
    */
   readonly dispatcherMaxConcurrency: number;
+  /**
+   * How the table pays for throughput: `on-demand` (per request, nothing to plan) or `provisioned`
+   * (capacity units per second, auto scaled between the `tableCapacity` bounds to keep 70 % of
+   * them in use, on the table and on each index): cheaper for steady high volume, but a burst
+   * faster than scaling (minutes) is throttled. DynamoDB lets a table switch to on-demand at most
+   * four times in 24 hours (docs/scaling.md).
+   * @default 'on-demand'
+   */
+  readonly tableBillingMode: TableBilling['mode'];
+  /**
+   * The auto-scaling bounds of a provisioned table, units per second, applied to the table and to
+   * each of its indexes: `readMin`, `readMax`, `writeMin`, `writeMax`, integers from 1 to 1000000
+   * (min at most max), merged over the defaults, e.g. `{"writeMax": 20000}`. The minimum is paid
+   * every hour; the maximum caps the bill and the throughput. Read only when `tableBillingMode` is
+   * `provisioned`.
+   * @default {} (read 5 to 2000, write 5 to 10000: DEFAULT_TABLE_CAPACITY)
+   */
+  readonly tableCapacity: Partial<TableCapacity>;
 }
+
+/** The auto-scaling bounds of a provisioned table when `tableCapacity` leaves them out. */
+export const DEFAULT_TABLE_CAPACITY: TableCapacity = { readMin: 5, readMax: 2000, writeMin: 5, writeMax: 10000 };
+
+/** The bounds of each `tableCapacity` figure. */
+const TABLE_CAPACITY_BOUNDS = { min: 1, max: 1_000_000 } as const;
 
 /** The configuration used for every key that the context does not set. */
 export const DEFAULT_CONFIG: WebhooksConfig = {
@@ -156,6 +181,8 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   deliverySuccessRateAlarmPercent: 90,
   dispatcherBatchSize: DISPATCHER_CONSUMER.batchSize,
   dispatcherMaxConcurrency: DISPATCHER_CONSUMER.maxConcurrency,
+  tableBillingMode: 'on-demand',
+  tableCapacity: {},
 };
 
 /** The context keys this app reads. */
@@ -245,6 +272,27 @@ function parseWorkspaceLimits(value: unknown, problems: string[]): WorkspaceLimi
     } else {
       out[name as keyof WorkspaceLimits] = v;
     }
+  }
+  return out;
+}
+
+function parseTableCapacity(value: unknown, problems: string[]): Partial<TableCapacity> {
+  const raw = toObject(value);
+  const names = Object.keys(DEFAULT_TABLE_CAPACITY) as (keyof TableCapacity)[];
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push(`tableCapacity must be an object such as {"readMin": 5, "readMax": 2000, "writeMin": 5, "writeMax": 10000}`);
+    return {};
+  }
+  const { min, max } = TABLE_CAPACITY_BOUNDS;
+  const out: Partial<Record<keyof TableCapacity, number>> = {};
+  for (const [name, v] of Object.entries(raw)) {
+    if (!(names as string[]).includes(name)) problems.push(`tableCapacity.${name}: unknown bound (known: ${names.join(', ')})`);
+    else if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) problems.push(`tableCapacity.${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
+    else out[name as keyof TableCapacity] = v;
+  }
+  const merged = { ...DEFAULT_TABLE_CAPACITY, ...out };
+  for (const kind of ['read', 'write'] as const) {
+    if (merged[`${kind}Min`] > merged[`${kind}Max`]) problems.push(`tableCapacity: ${kind}Min (${merged[`${kind}Min`]}) must be at most ${kind}Max (${merged[`${kind}Max`]})`);
   }
   return out;
 }
@@ -342,6 +390,10 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     } else mcpReservedConcurrency = n;
   }
 
+  const tableBillingMode = given('tableBillingMode') ? raw.tableBillingMode : DEFAULT_CONFIG.tableBillingMode;
+  if (tableBillingMode !== 'on-demand' && tableBillingMode !== 'provisioned') problems.push(`tableBillingMode must be "on-demand" or "provisioned" (got ${JSON.stringify(tableBillingMode)})`);
+  const tableCapacity = given('tableCapacity') ? parseTableCapacity(raw.tableCapacity, problems) : DEFAULT_CONFIG.tableCapacity;
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     stage: stage as string,
@@ -359,6 +411,8 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     deliverySuccessRateAlarmPercent,
     dispatcherBatchSize,
     dispatcherMaxConcurrency,
+    tableBillingMode: tableBillingMode as WebhooksConfig['tableBillingMode'],
+    tableCapacity,
   };
 }
 
@@ -382,6 +436,11 @@ export function retentionOf(config: Pick<WebhooksConfig, 'logRetentionDays'>): R
 /** The complete quotas (defaults merged with the overrides): the `RATE_LIMITS` value of the REST functions. */
 export function quotasOf(config: Pick<WebhooksConfig, 'rateLimits'>): Record<RateLimitBucket, Quota> {
   return resolveQuotas(config.rateLimits);
+}
+
+/** The table's billing (lib/constructs/table.ts): on-demand, or provisioned within the capacity bounds merged over {@link DEFAULT_TABLE_CAPACITY}. */
+export function tableBillingOf(config: Pick<WebhooksConfig, 'tableBillingMode' | 'tableCapacity'>): TableBilling {
+  return config.tableBillingMode === 'provisioned' ? { mode: 'provisioned', ...DEFAULT_TABLE_CAPACITY, ...config.tableCapacity } : { mode: 'on-demand' };
 }
 
 /** The complete workspace limits (defaults merged with the overrides): the `WORKSPACE_LIMITS` value of the functions running operations. */

@@ -4,7 +4,7 @@
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { quotasOf, removalPolicyOf, retentionOf, workspaceLimitsOf, type WebhooksConfig } from './config';
+import { quotasOf, removalPolicyOf, retentionOf, tableBillingOf, workspaceLimitsOf, type WebhooksConfig } from './config';
 import { Dashboard } from './constructs/dashboard';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { McpEndpoint } from './constructs/mcp-endpoint';
@@ -56,7 +56,7 @@ export class WebhooksStack extends Stack {
 
     const logs = { logRetention, logRemovalPolicy: removalPolicy };
 
-    this.table = new ServiceTable(this, 'Data', { removalPolicy });
+    this.table = new ServiceTable(this, 'Data', { removalPolicy, billing: tableBillingOf(config) });
     // Kept as long as the table: its sealed secrets are unreadable without the key.
     this.secretsKey = new SecretsKey(this, 'Secrets', { removalPolicy });
     this.pipeline = new DeliveryPipeline(this, 'Delivery', {

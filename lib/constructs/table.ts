@@ -4,7 +4,7 @@
  * actions and keys each kind of function needs.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, type IScalableTableAttribute } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { RateLimitBucket } from '../../lambdas/contract/rate-limits';
@@ -29,6 +29,29 @@ export const TABLE_WRITE_ACTIONS = [
   'dynamodb:ConditionCheckItem',
 ] as const;
 
+/**
+ * The utilisation auto scaling keeps a provisioned table and each of its indexes at, in percent
+ * of the provisioned units: room for a burst while scaling catches up (it reacts in minutes), and
+ * the figure the benchmark's cost model prices provisioned capacity at (bench/cost.ts).
+ */
+export const TABLE_TARGET_UTILIZATION_PERCENT = 70;
+
+/** The bounds auto scaling moves provisioned capacity within, units per second (stage setting `tableCapacity`). */
+export interface TableCapacity {
+  readonly readMin: number;
+  readonly readMax: number;
+  readonly writeMin: number;
+  readonly writeMax: number;
+}
+
+/**
+ * How the table pays for throughput (stage setting `tableBillingMode`): `on-demand` per request
+ * (no capacity to plan; the default), or `provisioned` with auto scaling between the
+ * {@link TableCapacity} bounds at {@link TABLE_TARGET_UTILIZATION_PERCENT}, on the table and on
+ * each index alike: cheaper for steady high volume, throttled by a burst faster than scaling.
+ */
+export type TableBilling = { readonly mode: 'on-demand' } | ({ readonly mode: 'provisioned' } & TableCapacity);
+
 /** Properties of a {@link ServiceTable}. */
 export interface ServiceTableProps {
   /**
@@ -37,13 +60,15 @@ export interface ServiceTableProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /** @default { mode: 'on-demand' } */
+  readonly billing?: TableBilling;
 }
 
 /**
- * The table: on-demand, point-in-time recovery, TTL on the schema's TTL
- * attribute, and every GSI of the schema with its projection (gsi1 all
- * attributes; the retention and repair indexes keys only; the delivery log
- * keys and its filter attributes).
+ * The table: on-demand (or provisioned with auto scaling: {@link TableBilling}), point-in-time
+ * recovery, TTL on the schema's TTL attribute, and every GSI of the schema with its projection
+ * (gsi1 all attributes; the retention and repair indexes keys only; the delivery log keys and its
+ * filter attributes).
  */
 export class ServiceTable extends Construct {
   /** The table. */
@@ -52,10 +77,14 @@ export class ServiceTable extends Construct {
   constructor(scope: Construct, id: string, props: ServiceTableProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const billing = props.billing ?? { mode: 'on-demand' };
+    // Provisioned: start at the minimum; auto scaling (below) owns the figures from then on.
+    const provisioned = billing.mode === 'provisioned' ? { readCapacity: billing.readMin, writeCapacity: billing.writeMin } : {};
     this.table = new Table(this, 'Table', {
       partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
+      billingMode: billing.mode === 'provisioned' ? BillingMode.PROVISIONED : BillingMode.PAY_PER_REQUEST,
+      ...provisioned,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TABLE.ttlAttribute,
       removalPolicy,
@@ -68,7 +97,26 @@ export class ServiceTable extends Construct {
         sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
         projectionType: ProjectionType[gsi.projection],
         ...('nonKeyAttributes' in gsi ? { nonKeyAttributes: [...gsi.nonKeyAttributes] } : {}),
+        ...provisioned,
       });
+    }
+    if (billing.mode === 'provisioned') this.autoScale(billing);
+  }
+
+  /**
+   * Target tracking on the table and on every index, reads and writes: an index has its own
+   * capacity, and a write to the table that touches an index consumes the index's write units
+   * too, so an index left small would throttle the table's writes.
+   */
+  private autoScale(capacity: TableCapacity): void {
+    const track = (attribute: IScalableTableAttribute) => attribute.scaleOnUtilization({ targetUtilizationPercent: TABLE_TARGET_UTILIZATION_PERCENT });
+    const reads = { minCapacity: capacity.readMin, maxCapacity: capacity.readMax };
+    const writes = { minCapacity: capacity.writeMin, maxCapacity: capacity.writeMax };
+    track(this.table.autoScaleReadCapacity(reads));
+    track(this.table.autoScaleWriteCapacity(writes));
+    for (const gsi of INDEXES) {
+      track(this.table.autoScaleGlobalSecondaryIndexReadCapacity(gsi.name, reads));
+      track(this.table.autoScaleGlobalSecondaryIndexWriteCapacity(gsi.name, writes));
     }
   }
 

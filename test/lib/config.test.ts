@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, loadConfig, parseConfig, quotasOf, workspaceLimitsOf } from '../../lib/config';
+import { ConfigError, DEFAULT_CONFIG, DEFAULT_TABLE_CAPACITY, loadConfig, parseConfig, quotasOf, tableBillingOf, workspaceLimitsOf } from '../../lib/config';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../lambdas/contract/limits';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { cdkJsonContext } from './synth';
@@ -24,6 +24,8 @@ describe('parseConfig', () => {
       deliverySuccessRateAlarmPercent: 90,
       dispatcherBatchSize: 25,
       dispatcherMaxConcurrency: 4,
+      tableBillingMode: 'on-demand',
+      tableCapacity: {},
     });
     expect(workspaceLimitsOf(DEFAULT_CONFIG)).toEqual({ testSendsPerMinute: 60, replaysPerMinute: 600, endpoints: 1000, apiTokens: 100 });
   });
@@ -51,6 +53,8 @@ describe('parseConfig', () => {
       deliverySuccessRateAlarmPercent: '95',
       dispatcherBatchSize: '10',
       dispatcherMaxConcurrency: '8',
+      tableBillingMode: 'provisioned',
+      tableCapacity: '{"writeMax":20000}',
     });
     expect(config).toEqual({
       alarmEmail: 'ops@example.com',
@@ -68,7 +72,10 @@ describe('parseConfig', () => {
       deliverySuccessRateAlarmPercent: 95,
       dispatcherBatchSize: 10,
       dispatcherMaxConcurrency: 8,
+      tableBillingMode: 'provisioned',
+      tableCapacity: { writeMax: 20000 },
     });
+    expect(tableBillingOf(config)).toEqual({ mode: 'provisioned', ...DEFAULT_TABLE_CAPACITY, writeMax: 20000 });
     expect(workspaceLimitsOf(config)).toEqual({ ...DEFAULT_WORKSPACE_LIMITS, testSendsPerMinute: 10, endpoints: 50 });
     expect(quotasOf(config)).toEqual({
       ...DEFAULT_QUOTAS,
@@ -96,13 +103,15 @@ describe('parseConfig', () => {
         deliverySuccessRateAlarmPercent: 0,
         dispatcherBatchSize: 101,
         dispatcherMaxConcurrency: 1,
+        tableBillingMode: 'PAY_PER_REQUEST',
+        tableCapacity: { readMax: 0 },
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'mcpReservedConcurrency', 'recoveryRatePerSecond', 'deliverySuccessRateAlarmPercent', 'dispatcherBatchSize', 'dispatcherMaxConcurrency']) {
+    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'mcpReservedConcurrency', 'recoveryRatePerSecond', 'deliverySuccessRateAlarmPercent', 'dispatcherBatchSize', 'dispatcherMaxConcurrency', 'tableBillingMode', 'tableCapacity']) {
       expect(problems).toContain(key);
     }
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
@@ -173,6 +182,25 @@ describe('parseConfig', () => {
       expect(() => parseConfig({ mcpAllowedOrigins: [bad] }), bad).toThrow(/is not an origin/);
     }
     expect(() => parseConfig({ mcpAllowedOrigins: Array.from({ length: 101 }, (_, i) => `https://a${i}.example`) })).toThrow(/at most 100 origins/);
+  });
+
+  it('takes tableBillingMode on-demand (the default) or provisioned, with tableCapacity bounds merged over the defaults', () => {
+    expect(tableBillingOf(parseConfig({}))).toEqual({ mode: 'on-demand' });
+    // The bounds matter only when provisioned.
+    expect(tableBillingOf(parseConfig({ tableCapacity: { readMin: 50 } }))).toEqual({ mode: 'on-demand' });
+    expect(tableBillingOf(parseConfig({ tableBillingMode: 'provisioned' }))).toEqual({ mode: 'provisioned', readMin: 5, readMax: 2000, writeMin: 5, writeMax: 10000 });
+    expect(tableBillingOf(parseConfig({ tableBillingMode: 'provisioned', tableCapacity: '{"readMin":1,"readMax":1,"writeMin":100,"writeMax":1000000}' }))).toEqual({
+      mode: 'provisioned',
+      readMin: 1,
+      readMax: 1,
+      writeMin: 100,
+      writeMax: 1000000,
+    });
+    for (const bad of ['provisioned ', 'PROVISIONED', 'ondemand', 42]) expect(() => parseConfig({ tableBillingMode: bad }), String(bad)).toThrow(/tableBillingMode must be "on-demand" or "provisioned"/);
+    for (const bad of ['not json', '[]', 7]) expect(() => parseConfig({ tableCapacity: bad }), String(bad)).toThrow(/tableCapacity must be an object/);
+    expect(() => parseConfig({ tableCapacity: { writeMaximum: 5 } })).toThrow(/tableCapacity.writeMaximum: unknown bound \(known: readMin, readMax, writeMin, writeMax\)/);
+    for (const bad of [0, 1000001, 2.5, '5']) expect(() => parseConfig({ tableCapacity: { readMin: bad } }), String(bad)).toThrow(/tableCapacity.readMin must be an integer from 1 to 1000000/);
+    expect(() => parseConfig({ tableCapacity: { writeMin: 20000 } })).toThrow(/tableCapacity: writeMin \(20000\) must be at most writeMax \(10000\)/);
   });
 
   it('refuses rateLimits that are not an object', () => {

@@ -32,6 +32,8 @@ beforeAll(() => {
       workspaceLimits: '{"endpoints":200,"replaysPerMinute":30}',
       dispatcherBatchSize: '10',
       dispatcherMaxConcurrency: '8',
+      tableBillingMode: 'provisioned',
+      tableCapacity: '{"writeMax":4000}',
     },
   });
   template = Template.fromStack(built.stack);
@@ -127,5 +129,14 @@ describe('dispatcherBatchSize and dispatcherMaxConcurrency', () => {
     expect(mappings).toHaveLength(1);
     expect(mappings[0]!.Properties).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 8 } });
     expect(mappings[0]!.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
+  });
+});
+
+describe('tableBillingMode provisioned', () => {
+  it('provisions the table and auto scales it and every index, within the tableCapacity bounds merged over the defaults', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: Match.absent(), ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } });
+    const targets = Object.values(template.findResources('AWS::ApplicationAutoScaling::ScalableTarget')).map((t) => t.Properties as { ScalableDimension: string; MinCapacity: number; MaxCapacity: number });
+    expect(targets.length).toBeGreaterThanOrEqual(2 * 2);
+    for (const t of targets) expect([t.MinCapacity, t.MaxCapacity], t.ScalableDimension).toEqual(t.ScalableDimension.endsWith('WriteCapacityUnits') ? [5, 4000] : [5, 2000]);
   });
 });
