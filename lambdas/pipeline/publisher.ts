@@ -18,8 +18,7 @@ import { eventDeliveryId } from '../domain/ids';
 import type { DeliveryMessage, DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import { putDeliveriesIfAbsent } from '../store/deliveries';
-import { subscribers, type EndpointRecord } from '../store/endpoints';
-import { getWorkspace } from '../store/workspaces';
+import { findSubscribers, type Subscriber } from '../store/subscriptions';
 
 /** Adapters of the publisher. */
 export interface PublishDeps {
@@ -82,15 +81,16 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   }
   const size = Buffer.byteLength(JSON.stringify(event.payload ?? null), 'utf8');
   if (size > MAX_PAYLOAD_BYTES) throw new AppError('PayloadTooLarge', `The payload is ${size} bytes; at most ${MAX_PAYLOAD_BYTES} are accepted`);
-  if (!(await getWorkspace(deps.table, event.workspace))) throw new AppError('WorkspaceNotFound', `No workspace ${event.workspace}`);
-
-  const endpoints = await subscribers(deps.table, event.workspace, event.type);
+  // The subscribers of the type, from their subscription items (docs/architecture.md#subscriptions);
+  // the workspace item is read only until this container has seen it settled.
+  const endpoints = await findSubscribers(deps.table, event.workspace, event.type, deps.now());
+  if (endpoints === null) throw new AppError('WorkspaceNotFound', `No workspace ${event.workspace}`);
   if (endpoints.length === 0) return { deliveryIds: [], heldDeliveryIds: [], queued: true };
   const eventId = event.id ?? randomUUID();
   // Every row of the event is stamped with the event's time, so a re-run builds byte-identical rows.
   const at = eventTime(event, deps.now());
-  const input = (ep: EndpointRecord) => ({ workspace: event.workspace, endpointId: ep.endpointId, eventType: event.type, payload: event.payload });
-  const id = (ep: EndpointRecord) => ({ deliveryId: eventDeliveryId(eventId, ep.endpointId, at) });
+  const input = (ep: Subscriber) => ({ workspace: event.workspace, endpointId: ep.endpointId, eventType: event.type, payload: event.payload });
+  const id = (ep: Subscriber) => ({ deliveryId: eventDeliveryId(eventId, ep.endpointId, at) });
   const rows = endpoints.filter((ep) => ep.enabled).map((ep) => ({ ...newPendingDelivery(input(ep), at), ...id(ep) }));
   // Nothing published during an outage is lost from the record: a disabled endpoint's event is held.
   const held = endpoints.filter((ep) => !ep.enabled).map((ep) => ({ ...newHeldDelivery(input(ep), at), ...id(ep) }));
@@ -106,7 +106,9 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   const slow: DeliveryMessage[] = [];
   for (const r of toSend) {
     const ep = byId.get(r.endpointId);
-    (deps.slowQueue && ep && laneOf(ep, now) === 'slow' ? slow : fast).push({ deliveryId: r.deliveryId, endpointId: r.endpointId, workspace: r.workspace });
+    // A subscription item carries no lane state: such a delivery starts in the fast lane, whose
+    // dispatcher moves it when its endpoint is failing or slow (docs/behaviour.md#delivery-lanes).
+    (deps.slowQueue && ep?.lane && laneOf(ep.lane, now) === 'slow' ? slow : fast).push({ deliveryId: r.deliveryId, endpointId: r.endpointId, workspace: r.workspace });
   }
   try {
     if (fast.length > 0) await deps.queue.send(fast);

@@ -2,9 +2,11 @@
  * Webhook endpoints. The stored record carries the signing secrets, sealed
  * (docs/architecture.md#secrets); only {@link toEndpointWire} turns it into what
  * responses show, and it drops them. The endpoint item is in no index: a
- * replaced secret's grace window is tracked by a small item of its own.
+ * replaced secret's grace window is tracked by a small item of its own, and its
+ * subscriptions by one small item per event type (lambdas/store/subscriptions.ts), written in the
+ * same transactions as the endpoint.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointCore } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
@@ -13,6 +15,7 @@ import type { StoredSecret } from '../domain/secrets';
 import type { TableContext } from './client';
 import { writeAudited, type AuditInput, type TransactItem } from './audit';
 import { queryPage } from './pages';
+import { planSubscriptionSteps, subscriptionWrites, type SubscriptionState, type SubscriptionStep } from './subscriptions';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
 import { conditionFailedAt, deletePartition, queryPages } from './table-io';
 import { writeCounted } from './workspace-counts';
@@ -78,20 +81,79 @@ export async function markEndpointSlow(table: TableContext, workspace: string, e
   }
 }
 
+/** An endpoint's state as its subscription items copy it. */
+const subscriptionStateOf = (r: SubscriptionState): SubscriptionState => ({ eventTypes: r.eventTypes, enabled: r.enabled });
+
 /**
- * Stores a new endpoint with its audit event, counted (lambdas/store/workspace-counts.ts): with
- * `limit`, false (and nothing written) when the workspace already has that many endpoints.
+ * The endpoint update of one step of a subscription change: the step's event types and `enabled`
+ * (plus `extra` sets), only if the endpoint is still in `from`, the state the step was planned from.
+ */
+function stepUpdate(table: TableContext, slug: string, endpointId: string, from: SubscriptionState, to: SubscriptionState, extra?: { sets: string[]; names: Record<string, string>; values: Record<string, unknown> }): TransactItem {
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: keys.endpoint(slug, endpointId),
+      UpdateExpression: `SET eventTypes = :types, enabled = :enabled${extra?.sets.length ? `, ${extra.sets.join(', ')}` : ''}`,
+      ConditionExpression: 'attribute_exists(pk) AND eventTypes = :fromTypes AND enabled = :fromEnabled',
+      ExpressionAttributeValues: { ':types': to.eventTypes, ':enabled': to.enabled, ':fromTypes': from.eventTypes, ':fromEnabled': from.enabled, ...extra?.values },
+      ...(extra && Object.keys(extra.names).length ? { ExpressionAttributeNames: extra.names } : {}),
+    },
+  };
+}
+
+/** True when a transaction failed because another write got there first: its endpoint changed, or the two conflicted. */
+function lostRace(error: unknown): boolean {
+  return conditionFailedAt(error, 0) || (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict'));
+}
+
+/** Tries of an endpoint change against concurrent changes of the same endpoint (each failed try means another change won). */
+const CHANGE_TRIES = 5;
+
+/**
+ * Runs the intermediate steps of a change (all but its last) that is too large for one
+ * transaction; returns the state reached. The audit event, when `audit.pending`, goes with the
+ * first step written (and `pending` is then cleared).
+ */
+async function runSteps(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  from: SubscriptionState,
+  steps: readonly SubscriptionStep[],
+  now: Date,
+  audit?: { input: AuditInput; pending: boolean },
+): Promise<SubscriptionState> {
+  let state = from;
+  for (const step of steps) {
+    await writeAudited(table, [stepUpdate(table, slug, endpointId, state, step.state!), ...subscriptionWrites(table, slug, endpointId, step.ops)], slug, audit?.pending ? audit.input : undefined, now);
+    if (audit) audit.pending = false;
+    state = step.state!;
+  }
+  return state;
+}
+
+/**
+ * Stores a new endpoint with its subscription items and its audit event, counted
+ * (lambdas/store/workspace-counts.ts): with `limit`, false (and nothing written) when the
+ * workspace already has that many endpoints.
  */
 export async function putEndpoint(table: TableContext, record: EndpointRecord, now: Date, audit: AuditInput, limit?: number): Promise<boolean> {
+  const [first, ...rest] = planSubscriptionSteps(null, subscriptionStateOf(record), { rewriteEnabled: false });
   const outcome = await writeCounted(
     table,
     record.workspace,
     { kind: 'endpoints', delta: 1, ...(limit === undefined ? {} : { limit }) },
-    [{ Put: { TableName: table.tableName, Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } }],
+    [
+      { Put: { TableName: table.tableName, Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record, ...first!.state }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      ...subscriptionWrites(table, record.workspace, record.endpointId, first!.ops),
+    ],
     audit,
     now,
   );
-  return outcome === 'written';
+  if (outcome !== 'written') return false;
+  // More event types than one transaction takes: the rest in steps, each keeping endpoint and items agreeing.
+  if (rest.length > 0) await runSteps(table, record.workspace, record.endpointId, first!.state!, rest, now);
+  return true;
 }
 
 /** Reads an endpoint of a workspace (secrets included: internal use only). */
@@ -125,8 +187,10 @@ export interface EndpointChanges {
 }
 
 /**
- * Applies only the sent fields, with the audit event, in one transaction.
- * Enabling resets the failure streak. Returns the updated record, or null when absent.
+ * Applies only the sent fields, with the audit event, in one transaction; a change of the event
+ * types or of `enabled` writes the subscription items in it too (a change of more than 96 of
+ * them, in steps: lambdas/store/subscriptions.ts planSubscriptionSteps). Enabling resets the
+ * failure streak. Returns the updated record, or null when absent.
  */
 export async function updateEndpoint(
   table: TableContext,
@@ -139,16 +203,17 @@ export async function updateEndpoint(
   const sets: string[] = ['updatedAt = :updatedAt'];
   const values: Record<string, unknown> = { ':updatedAt': now.toISOString() };
   const names: Record<string, string> = {};
-  for (const [field, value] of Object.entries(changes)) {
-    if (value === undefined) continue;
+  for (const field of ['url', 'description'] as const) {
+    if (changes[field] === undefined) continue;
     names[`#${field}`] = field;
-    values[`:${field}`] = value;
+    values[`:${field}`] = changes[field];
     sets.push(`#${field} = :${field}`);
   }
   if (changes.enabled === true) {
     sets.push('consecutiveFailures = :zero');
     values[':zero'] = 0;
   }
+  if (changes.eventTypes !== undefined || changes.enabled !== undefined) return updateSubscribed(table, slug, endpointId, changes, now, audit, { sets, names, values });
   try {
     const update: TransactItem = {
       Update: {
@@ -166,6 +231,39 @@ export async function updateEndpoint(
     throw e;
   }
   return getEndpointRecord(table, slug, endpointId);
+}
+
+/**
+ * An update that changes the subscriptions: read the endpoint, plan the steps from it, and write
+ * each conditional on the state it was planned from; when another change got there first, read
+ * again and plan again (the audit event is written once, with the first step).
+ */
+async function updateSubscribed(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  changes: EndpointChanges,
+  now: Date,
+  audit: AuditInput,
+  extra: { sets: string[]; names: Record<string, string>; values: Record<string, unknown> },
+): Promise<EndpointRecord | null> {
+  const auditing = { input: audit, pending: true };
+  for (let tries = 1; ; tries++) {
+    const current = await getEndpointRecord(table, slug, endpointId);
+    if (!current) return null;
+    const from = subscriptionStateOf(current);
+    const to: SubscriptionState = { eventTypes: changes.eventTypes ?? current.eventTypes, enabled: changes.enabled ?? current.enabled };
+    const steps = planSubscriptionSteps(from, to, { rewriteEnabled: changes.enabled !== undefined });
+    const last = steps[steps.length - 1]!;
+    try {
+      const reached = await runSteps(table, slug, endpointId, from, steps.slice(0, -1), now, auditing);
+      await writeAudited(table, [stepUpdate(table, slug, endpointId, reached, to, extra), ...subscriptionWrites(table, slug, endpointId, last.ops)], slug, auditing.pending ? audit : undefined, now);
+      return getEndpointRecord(table, slug, endpointId);
+    } catch (e) {
+      if (!lostRace(e) || tries >= CHANGE_TRIES) throw e;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * tries));
+    }
+  }
 }
 
 /** Outcome of a conditional secret write. */
@@ -236,24 +334,43 @@ export async function writeEndpointSecrets(
   }
 }
 
-/** Deletes an endpoint (with its audit event), then its deliveries and their attempts. */
+/**
+ * Deletes an endpoint with its subscription items (with its audit event), then its deliveries and
+ * their attempts. The endpoint is read first, for the event types whose items go with it; the
+ * delete is conditional on them, so a concurrent change of the types is read again, not left behind.
+ */
 export async function deleteEndpoint(table: TableContext, slug: string, endpointId: string, now: Date, audit: AuditInput): Promise<boolean> {
-  try {
-    // Counted: the delete frees a slot of the workspace's endpoint limit.
-    await writeCounted(
-      table,
-      slug,
-      { kind: 'endpoints', delta: -1 },
-      [
-        { Delete: { TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
-        graceEntryWrite(table, slug, endpointId, null),
-      ],
-      audit,
-      now,
-    );
-  } catch (e) {
-    if (conditionFailedAt(e, 0)) return false;
-    throw e;
+  for (let tries = 1; ; tries++) {
+    const current = await getEndpointRecord(table, slug, endpointId);
+    if (!current) return false;
+    const steps = planSubscriptionSteps(subscriptionStateOf(current), null, { rewriteEnabled: false });
+    try {
+      const reached = await runSteps(table, slug, endpointId, subscriptionStateOf(current), steps.slice(0, -1), now);
+      // Counted: the delete frees a slot of the workspace's endpoint limit.
+      await writeCounted(
+        table,
+        slug,
+        { kind: 'endpoints', delta: -1 },
+        [
+          {
+            Delete: {
+              TableName: table.tableName,
+              Key: keys.endpoint(slug, endpointId),
+              ConditionExpression: 'attribute_exists(pk) AND eventTypes = :types',
+              ExpressionAttributeValues: { ':types': reached.eventTypes },
+            },
+          },
+          graceEntryWrite(table, slug, endpointId, null),
+          ...subscriptionWrites(table, slug, endpointId, steps[steps.length - 1]!.ops),
+        ],
+        audit,
+        now,
+      );
+      break;
+    } catch (e) {
+      if (!lostRace(e) || tries >= CHANGE_TRIES) throw e;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * tries));
+    }
   }
   await deleteDeliveriesOfEndpoint(table, endpointId);
   return true;
@@ -291,22 +408,6 @@ export async function countEndpoints(table: TableContext, slug: string): Promise
     }
   }
   return { total, enabled };
-}
-
-/**
- * Endpoints of a workspace subscribed to `eventType`, enabled or not (the
- * publisher's fan-out: a disabled one gets a held delivery, docs/behaviour.md#held-deliveries).
- */
-export async function subscribers(table: TableContext, slug: string, eventType: string): Promise<EndpointRecord[]> {
-  const out: EndpointRecord[] = [];
-  for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    FilterExpression: 'contains(eventTypes, :type)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint, ':type': eventType },
-  })) {
-    out.push(...(page.Items ?? []).map(fromItem));
-  }
-  return out;
 }
 
 /** An endpoint whose replaced secret's grace window ended: keys only. */

@@ -7,6 +7,7 @@ import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
 import { countItems, queryPage } from './pages';
+import { newWorkspaceSubscriptionMarker } from './subscriptions';
 import { keys, SK_PREFIX } from './table-schema';
 
 /** A workspace record. */
@@ -23,13 +24,13 @@ export async function getWorkspace(table: TableContext, slug: string): Promise<W
   return { slug: out.Item.slug as string, name: out.Item.name as string, createdAt: out.Item.createdAt as string };
 }
 
-/** Creates a workspace; false when the slug is taken. */
+/** Creates a workspace (its subscription items complete from the start: docs/architecture.md#subscriptions); false when the slug is taken. */
 export async function createWorkspace(table: TableContext, input: { slug: string; name: string }, now: Date): Promise<boolean> {
   try {
     await table.doc.send(
       new PutCommand({
         TableName: table.tableName,
-        Item: { ...keys.workspace(input.slug), type: 'workspace', slug: input.slug, name: input.name, createdAt: now.toISOString() },
+        Item: { ...keys.workspace(input.slug), type: 'workspace', slug: input.slug, name: input.name, createdAt: now.toISOString(), ...newWorkspaceSubscriptionMarker(now) },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

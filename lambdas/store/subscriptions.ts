@@ -1,0 +1,336 @@
+/**
+ * Subscription items (docs/architecture.md#subscriptions): one small item per (endpoint, subscribed
+ * event type) in the workspace's partition, `SUB#<eventType>#<endpointId>`, holding the endpoint id
+ * and a copy of its `enabled` flag. The publisher reads the subscribers of an event's type with one
+ * Query of these items, so its cost follows the subscribers of the type, not the workspace's
+ * endpoints (an endpoint item is about 1 KB; a subscription item about 100 bytes).
+ *
+ * They are written in the endpoint's own transactions (lambdas/store/endpoints.ts), planned here by
+ * {@link planSubscriptionSteps}. Workspaces whose endpoints were written before these items existed
+ * are brought in step by {@link reconcileSubscriptions}, run by the publisher on the workspace's
+ * first event (see {@link findSubscribers}).
+ */
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { LaneState } from '../domain/delivery-lanes';
+import type { TableContext } from './client';
+import type { TransactItem } from './audit';
+import { conditionFailedAt, queryPages } from './table-io';
+import { keys, SK_PREFIX } from './table-schema';
+
+/** The subscription-relevant state of an endpoint: what its subscription items copy. */
+export interface SubscriptionState {
+  readonly eventTypes: readonly string[];
+  readonly enabled: boolean;
+}
+
+/** One subscription item write: a put (with the endpoint's `enabled` copy) or a delete. */
+export interface SubscriptionOp {
+  readonly eventType: string;
+  readonly kind: 'put' | 'delete';
+  readonly enabled: boolean;
+}
+
+/**
+ * One transaction of an endpoint change: the subscription writes, and the endpoint's state once
+ * they are written (null: the endpoint is deleted by this step).
+ */
+export interface SubscriptionStep {
+  readonly ops: SubscriptionOp[];
+  readonly state: SubscriptionState | null;
+}
+
+/** DynamoDB's limit of items in one transaction. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
+/**
+ * Subscription writes per transaction: the limit less what an endpoint write adds besides them
+ * (the endpoint item, the grace entry, the workspace counter and the audit event).
+ */
+export const SUBSCRIPTION_OPS_PER_STEP = MAX_TRANSACTION_ITEMS - 4;
+
+/**
+ * The transactions that take an endpoint from `from` (null: it does not exist yet) to `to` (null:
+ * it is deleted), each with at most `perStep` subscription writes (docs/architecture.md#subscriptions).
+ * One step whenever the change fits (any endpoint of up to 96 event types). A larger change runs in
+ * steps that each leave the endpoint item and its subscription items agreeing on the event types:
+ * removals first, then the `enabled` copies of the kept types (when `rewriteEnabled`, or when the
+ * flag changes), then additions. The endpoint is disabled in the first step and enabled in the
+ * last, so between steps a subscription item may say enabled for a disabled endpoint (its event
+ * is then queued and closed by the dispatcher as `endpoint_disabled`), never the reverse, which
+ * would hold an enabled endpoint's event. Pure.
+ */
+export function planSubscriptionSteps(
+  from: SubscriptionState | null,
+  to: SubscriptionState | null,
+  options: { rewriteEnabled: boolean; perStep?: number },
+): SubscriptionStep[] {
+  const perStep = options.perStep ?? SUBSCRIPTION_OPS_PER_STEP;
+  const before = from?.eventTypes ?? [];
+  const after = to?.eventTypes ?? [];
+  const enabled = to?.enabled ?? from?.enabled ?? false;
+  const removed = before.filter((t) => !after.includes(t));
+  const added = after.filter((t) => !before.includes(t));
+  const rewrite = from !== null && to !== null && (options.rewriteEnabled || from.enabled !== to.enabled);
+  const kept = rewrite ? before.filter((t) => after.includes(t)) : [];
+  const ops: SubscriptionOp[] = [
+    ...removed.map((eventType) => ({ eventType, kind: 'delete' as const, enabled })),
+    ...kept.map((eventType) => ({ eventType, kind: 'put' as const, enabled })),
+    ...added.map((eventType) => ({ eventType, kind: 'put' as const, enabled })),
+  ];
+  const chunks: SubscriptionOp[][] = [];
+  for (let i = 0; i < ops.length; i += perStep) chunks.push(ops.slice(i, i + perStep));
+  if (chunks.length === 0) chunks.push([]);
+  let types = [...before];
+  return chunks.map((chunk, i) => {
+    const last = i === chunks.length - 1;
+    if (last) return { ops: chunk, state: to };
+    for (const op of chunk) {
+      if (op.kind === 'delete') types = types.filter((t) => t !== op.eventType);
+      else if (!types.includes(op.eventType)) types.push(op.eventType);
+    }
+    // Disabling: from the first step on; enabling: only in the last (see above).
+    const stepEnabled = from === null || to === null ? enabled : to.enabled ? from.enabled : false;
+    return { ops: chunk, state: { eventTypes: [...types], enabled: stepEnabled } };
+  });
+}
+
+/** The transaction items of `ops` for one endpoint. */
+export function subscriptionWrites(table: TableContext, slug: string, endpointId: string, ops: readonly SubscriptionOp[]): TransactItem[] {
+  return ops.map((op) => {
+    const key = keys.subscription(slug, op.eventType, endpointId);
+    return op.kind === 'put'
+      ? { Put: { TableName: table.tableName, Item: { ...key, type: 'subscription', endpointId, enabled: op.enabled } } }
+      : { Delete: { TableName: table.tableName, Key: key } };
+  });
+}
+
+/** A subscriber of an event type, as the publisher fans out to it. */
+export interface Subscriber {
+  readonly endpointId: string;
+  readonly enabled: boolean;
+  /** The endpoint's lane state, when the lookup read the endpoint item (the upgrade path); else absent: the fast lane. */
+  readonly lane?: LaneState;
+}
+
+/** The subscribers of `eventType` in a workspace, from its subscription items: one Query of small items. */
+export async function subscribersOf(table: TableContext, slug: string, eventType: string): Promise<Subscriber[]> {
+  const out: Subscriber[] = [];
+  for await (const page of queryPages(table, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': keys.subscriptionPrefix(eventType) },
+    ProjectionExpression: 'endpointId, enabled',
+  })) {
+    for (const item of page.Items ?? []) out.push({ endpointId: item.endpointId as string, enabled: item.enabled === true });
+  }
+  return out;
+}
+
+/**
+ * How long after a workspace's first reconcile a second one runs
+ * (docs/architecture.md#subscriptions): while a stack update replaces the functions, the previous
+ * release may still create or change an endpoint without its subscription items; the second
+ * reconcile, once every function runs this release, repairs that.
+ */
+export const SUBSCRIPTIONS_SETTLE_MINUTES = 15;
+
+/** Attributes of the workspace item that say where its subscription items stand. */
+const MARKER = {
+  /** When the first reconcile wrote the workspace's subscription items (ISO 8601). */
+  writtenAt: 'subscriptionsWrittenAt',
+  /** True once no write of an earlier release can be missing: a second reconcile ran, or the workspace was created by this release. */
+  settled: 'subscriptionsSettled',
+} as const;
+
+/** The marker attributes of a workspace created by this release: its subscription items are complete from the start. */
+export function newWorkspaceSubscriptionMarker(now: Date): Record<string, unknown> {
+  return { [MARKER.writtenAt]: now.toISOString(), [MARKER.settled]: true };
+}
+
+/** Where a workspace's subscription items stand, read from its workspace item (strongly consistent). */
+type MarkerState = { kind: 'absent' } | { kind: 'unwritten' } | { kind: 'written'; at: string } | { kind: 'settled' };
+
+async function readMarker(table: TableContext, slug: string): Promise<MarkerState> {
+  const out = await table.doc.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: keys.workspace(slug),
+      ConsistentRead: true,
+      ProjectionExpression: '#pk, #w, #s',
+      ExpressionAttributeNames: { '#pk': 'pk', '#w': MARKER.writtenAt, '#s': MARKER.settled },
+    }),
+  );
+  if (!out.Item) return { kind: 'absent' };
+  if (out.Item[MARKER.settled] === true) return { kind: 'settled' };
+  const at: unknown = out.Item[MARKER.writtenAt];
+  return typeof at === 'string' ? { kind: 'written', at } : { kind: 'unwritten' };
+}
+
+async function writeMarker(table: TableContext, slug: string, now: Date, settled: boolean): Promise<void> {
+  await table.doc.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.workspace(slug),
+      UpdateExpression: settled ? 'SET #s = :true' : 'SET #w = if_not_exists(#w, :now)',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: settled ? { '#s': MARKER.settled } : { '#w': MARKER.writtenAt },
+      ExpressionAttributeValues: settled ? { ':true': true } : { ':now': now.toISOString() },
+    }),
+  );
+}
+
+/** An endpoint as the reconcile and the upgrade path read it: what its subscriptions and its lane need. */
+interface EndpointView extends SubscriptionState {
+  readonly endpointId: string;
+  readonly lane: LaneState;
+}
+
+function endpointView(item: Record<string, unknown>): EndpointView {
+  return {
+    endpointId: item.endpointId as string,
+    eventTypes: (item.eventTypes as string[] | undefined) ?? [],
+    enabled: item.enabled === true,
+    lane: { consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0, slowUntil: (item.slowUntil as string | null | undefined) ?? null },
+  };
+}
+
+const VIEW = { ProjectionExpression: 'endpointId, eventTypes, enabled, consecutiveFailures, slowUntil' } as const;
+
+async function readEndpointView(table: TableContext, slug: string, endpointId: string): Promise<EndpointView | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConsistentRead: true, ...VIEW }));
+  return out.Item ? endpointView(out.Item) : null;
+}
+
+/** The condition that an endpoint is still in `state` (or, for null, gone): what a reconcile's writes were computed from. */
+function endpointStillIs(table: TableContext, slug: string, endpointId: string, state: SubscriptionState | null): TransactItem {
+  const Key = keys.endpoint(slug, endpointId);
+  return state
+    ? {
+        ConditionCheck: {
+          TableName: table.tableName,
+          Key,
+          ConditionExpression: 'attribute_exists(pk) AND eventTypes = :types AND enabled = :enabled',
+          ExpressionAttributeValues: { ':types': state.eventTypes, ':enabled': state.enabled },
+        },
+      }
+    : { ConditionCheck: { TableName: table.tableName, Key, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** Tries of one endpoint's reconcile: each failed try means a concurrent change of that endpoint. */
+const RECONCILE_TRIES = 5;
+
+/**
+ * Brings one endpoint's subscription items in step with its item: puts the missing or different
+ * ones, deletes the extra ones. Each transaction is conditional on the endpoint still being as read,
+ * so a concurrent create, update or delete (which writes its own items) is never overwritten with
+ * a stale copy: on a failed condition the endpoint is read again.
+ */
+async function reconcileEndpoint(table: TableContext, slug: string, endpointId: string, seen: EndpointView | null, existing: ReadonlyMap<string, boolean>): Promise<void> {
+  let endpoint = seen;
+  let items = existing;
+  for (let tries = 1; ; tries++) {
+    const ops: SubscriptionOp[] = [];
+    const want = new Set(endpoint?.eventTypes ?? []);
+    for (const [eventType] of items) if (!want.has(eventType)) ops.push({ eventType, kind: 'delete', enabled: false });
+    for (const eventType of want) {
+      if (items.get(eventType) !== endpoint!.enabled) ops.push({ eventType, kind: 'put', enabled: endpoint!.enabled });
+    }
+    try {
+      for (let i = 0; i < ops.length; i += MAX_TRANSACTION_ITEMS - 1) {
+        const chunk = ops.slice(i, i + MAX_TRANSACTION_ITEMS - 1);
+        await table.doc.send(new TransactWriteCommand({ TransactItems: [endpointStillIs(table, slug, endpointId, endpoint), ...subscriptionWrites(table, slug, endpointId, chunk)] }));
+      }
+      return;
+    } catch (e) {
+      if (!conditionFailedAt(e, 0) || tries >= RECONCILE_TRIES) throw e;
+      endpoint = await readEndpointView(table, slug, endpointId);
+      items = await subscriptionItemsOf(table, slug, endpointId);
+    }
+  }
+}
+
+/** Every subscription item of a workspace, by endpoint: event type → enabled copy. */
+async function subscriptionItems(table: TableContext, slug: string): Promise<Map<string, Map<string, boolean>>> {
+  const byEndpoint = new Map<string, Map<string, boolean>>();
+  const prefix = keys.subscriptionPrefix();
+  for await (const page of queryPages(table, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': prefix },
+    ProjectionExpression: 'sk, endpointId, enabled',
+    ConsistentRead: true,
+  })) {
+    for (const item of page.Items ?? []) {
+      const endpointId = item.endpointId as string;
+      const sk = item.sk as string;
+      const eventType = sk.slice(prefix.length, sk.length - endpointId.length - 1);
+      const types = byEndpoint.get(endpointId) ?? new Map<string, boolean>();
+      types.set(eventType, item.enabled === true);
+      byEndpoint.set(endpointId, types);
+    }
+  }
+  return byEndpoint;
+}
+
+async function subscriptionItemsOf(table: TableContext, slug: string, endpointId: string): Promise<Map<string, boolean>> {
+  return (await subscriptionItems(table, slug)).get(endpointId) ?? new Map();
+}
+
+/** Every endpoint of a workspace (strongly consistent): the reconcile's, and the upgrade path's, view. */
+async function endpointsOf(table: TableContext, slug: string): Promise<EndpointView[]> {
+  const out: EndpointView[] = [];
+  for await (const page of queryPages(table, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint },
+    ConsistentRead: true,
+    ...VIEW,
+  })) {
+    out.push(...(page.Items ?? []).map(endpointView));
+  }
+  return out;
+}
+
+/**
+ * Makes a workspace's subscription items match its endpoint items (docs/architecture.md#subscriptions):
+ * idempotent, safe beside concurrent endpoint writes. Returns the endpoints it read.
+ */
+export async function reconcileSubscriptions(table: TableContext, slug: string): Promise<EndpointView[]> {
+  const [endpoints, items] = await Promise.all([endpointsOf(table, slug), subscriptionItems(table, slug)]);
+  const seen = new Map(endpoints.map((e) => [e.endpointId, e]));
+  for (const endpointId of new Set([...seen.keys(), ...items.keys()])) {
+    await reconcileEndpoint(table, slug, endpointId, seen.get(endpointId) ?? null, items.get(endpointId) ?? new Map());
+  }
+  return endpoints;
+}
+
+/**
+ * Workspaces (per table) this container has seen settled. Safe to keep for the container's life:
+ * a workspace is never deleted and its marker is never cleared, so neither answer can go stale.
+ */
+const settledWorkspaces = new Set<string>();
+/** Past this many workspaces the set starts again (a bound on memory, not on correctness). */
+const SETTLED_CACHE_MAX = 10_000;
+
+/** The publisher's lookup: its subscribers, or null when the workspace does not exist. */
+export async function findSubscribers(table: TableContext, slug: string, eventType: string, now: Date): Promise<Subscriber[] | null> {
+  const cacheKey = `${table.tableName}\u0000${slug}`;
+  if (settledWorkspaces.has(cacheKey)) return subscribersOf(table, slug, eventType);
+  const marker = await readMarker(table, slug);
+  switch (marker.kind) {
+    case 'absent':
+      return null;
+    case 'settled':
+      if (settledWorkspaces.size >= SETTLED_CACHE_MAX) settledWorkspaces.clear();
+      settledWorkspaces.add(cacheKey);
+      return subscribersOf(table, slug, eventType);
+    case 'written':
+      if (now.getTime() - Date.parse(marker.at) < SUBSCRIPTIONS_SETTLE_MINUTES * 60_000) return subscribersOf(table, slug, eventType);
+      await reconcileSubscriptions(table, slug);
+      await writeMarker(table, slug, now, true);
+      return subscribersOf(table, slug, eventType);
+    case 'unwritten': {
+      // The upgrade path: this event is fanned out from the endpoint items as before, once.
+      const endpoints = await reconcileSubscriptions(table, slug);
+      await writeMarker(table, slug, now, false);
+      return endpoints.filter((e) => e.eventTypes.includes(eventType)).map((e) => ({ endpointId: e.endpointId, enabled: e.enabled, lane: e.lane }));
+    }
+  }
+}

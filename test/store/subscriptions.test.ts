@@ -1,0 +1,265 @@
+/**
+ * Subscription items (docs/architecture.md#subscriptions): the step plan of an endpoint change, and
+ * the items kept in step with the endpoint item by create, update (event types, enabled), delete,
+ * concurrent updates, changes too large for one transaction, and the reconcile of a workspace
+ * whose endpoints were written before the items existed.
+ */
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../lambdas/domain/ids';
+import { deleteEndpoint, getEndpointRecord, putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
+import { MAX_TRANSACTION_ITEMS, planSubscriptionSteps, reconcileSubscriptions, SUBSCRIPTION_OPS_PER_STEP, type SubscriptionState } from '../../lambdas/store/subscriptions';
+import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
+import { createWorkspace } from '../../lambdas/store/workspaces';
+import { freshTable } from '../helpers/table';
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+beforeAll(async () => {
+  table = await freshTable();
+});
+afterAll(async () => {
+  await table?.drop();
+});
+
+const audit = (targetId: string) => ({ action: 'webhook.updated', actor: 'test', targetId });
+const types = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `t.n${String(from + i).padStart(3, '0')}`);
+
+function endpointRecord(workspace: string, eventTypes: string[], enabled = true): EndpointRecord {
+  const now = new Date();
+  return {
+    endpointId: newId('whe', now),
+    workspace,
+    url: 'https://hooks.example.com/x',
+    eventTypes,
+    description: null,
+    enabled,
+    consecutiveFailures: 0,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    secrets: [{ secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, createdAt: now.toISOString(), expiresAt: null }],
+    secretVersion: 1,
+  };
+}
+
+async function created(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
+  await createWorkspace(table, { slug: workspace, name: workspace }, new Date());
+  const record = endpointRecord(workspace, eventTypes, enabled);
+  expect(await putEndpoint(table, record, new Date(), { action: 'webhook.created', actor: 'test', targetId: record.endpointId })).toBe(true);
+  return record;
+}
+
+/** Every subscription item of a workspace as `type endpointId enabled`, strongly consistent. */
+async function subscriptionItems(workspace: string): Promise<string[]> {
+  const out: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.workspacePk(workspace), ':p': keys.subscriptionPrefix() },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      expect(item.sk).toBe(keys.subscription(workspace, (item.sk as string).split('#')[1]!, item.endpointId as string).sk);
+      out.push(`${(item.sk as string).split('#')[1]} ${item.endpointId} ${item.enabled}`);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out.sort();
+}
+
+/** What the items should be: one per (endpoint, event type), with the endpoint's `enabled`, from the endpoint items. */
+async function expectedItems(workspace: string): Promise<string[]> {
+  const page = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': keys.workspacePk(workspace), ':p': SK_PREFIX.endpoint },
+      ConsistentRead: true,
+    }),
+  );
+  return (page.Items ?? []).flatMap((e) => (e.eventTypes as string[]).map((t) => `${t} ${e.endpointId} ${e.enabled}`)).sort();
+}
+
+async function expectInStep(workspace: string) {
+  expect(await subscriptionItems(workspace)).toEqual(await expectedItems(workspace));
+}
+
+describe('planSubscriptionSteps', () => {
+  const state = (eventTypes: string[], enabled = true): SubscriptionState => ({ eventTypes, enabled });
+
+  it('plans one step for any change that fits one transaction', () => {
+    expect(SUBSCRIPTION_OPS_PER_STEP).toBe(MAX_TRANSACTION_ITEMS - 4);
+    expect(planSubscriptionSteps(null, state(types(96)), { rewriteEnabled: false })).toHaveLength(1);
+    const [step] = planSubscriptionSteps(state(['a', 'b']), state(['b', 'c']), { rewriteEnabled: false });
+    expect(step!.ops).toEqual([
+      { eventType: 'a', kind: 'delete', enabled: true },
+      { eventType: 'c', kind: 'put', enabled: true },
+    ]);
+    expect(step!.state).toEqual(state(['b', 'c']));
+    // A sent `enabled` rewrites every kept copy, even unchanged (it repairs a copy an auto-disable left behind).
+    expect(planSubscriptionSteps(state(['a']), state(['a'], false), { rewriteEnabled: true })[0]!.ops).toEqual([{ eventType: 'a', kind: 'put', enabled: false }]);
+    expect(planSubscriptionSteps(state(['a']), state(['a']), { rewriteEnabled: false })).toEqual([{ ops: [], state: state(['a']) }]);
+    expect(planSubscriptionSteps(state(['a', 'b']), null, { rewriteEnabled: false })).toEqual([{ ops: [{ eventType: 'a', kind: 'delete', enabled: true }, { eventType: 'b', kind: 'delete', enabled: true }], state: null }]);
+  });
+
+  it('splits a larger change into steps that each leave the endpoint and its items agreeing, disabling first and enabling last', () => {
+    for (const [from, to] of [
+      [state(types(100, 0), true), state(types(100, 100), false)],
+      [state(types(100, 0), false), state(types(100, 50), true)],
+      [null, state(types(100), true)],
+      [state(types(100), true), null],
+    ] as const) {
+      const steps = planSubscriptionSteps(from, to, { rewriteEnabled: true, perStep: 30 });
+      expect(steps.length).toBeGreaterThan(1);
+      let items = new Map((from?.eventTypes ?? []).map((t) => [t, from!.enabled]));
+      for (const step of steps) {
+        expect(step.ops.length).toBeLessThanOrEqual(30);
+        for (const op of step.ops) {
+          if (op.kind === 'delete') items.delete(op.eventType);
+          else items.set(op.eventType, op.enabled);
+        }
+        if (step.state === null) {
+          expect(items.size).toBe(0);
+          continue;
+        }
+        // The items are exactly the endpoint's types after every step...
+        expect([...items.keys()].sort()).toEqual([...step.state.eventTypes].sort());
+        // ...and an enabled endpoint never has an item that says disabled (its event would be held).
+        if (step.state.enabled) expect([...items.values()].every(Boolean)).toBe(true);
+      }
+      expect(steps.at(-1)!.state).toEqual(to);
+      items = new Map();
+    }
+  });
+});
+
+describe('subscription items kept in step with the endpoint', () => {
+  it('are written with the endpoint, changed with its event types and enabled flag, and deleted with it', async () => {
+    const a = await created('sub-crud', ['order.shipped', 'webhook.test_event']);
+    const b = await created('sub-crud', ['order.shipped'], false);
+    await expectInStep('sub-crud');
+    expect(await subscriptionItems('sub-crud')).toHaveLength(3);
+
+    await updateEndpoint(table, 'sub-crud', a.endpointId, { eventTypes: ['webhook.test_event', 'webhook.disabled'] }, new Date(), audit(a.endpointId));
+    await expectInStep('sub-crud');
+    await updateEndpoint(table, 'sub-crud', a.endpointId, { enabled: false }, new Date(), audit(a.endpointId));
+    await expectInStep('sub-crud');
+    await updateEndpoint(table, 'sub-crud', b.endpointId, { enabled: true, eventTypes: ['order.shipped', 'webhook.created'] }, new Date(), audit(b.endpointId));
+    await expectInStep('sub-crud');
+    // Fields the items do not copy write none of them.
+    await updateEndpoint(table, 'sub-crud', b.endpointId, { url: 'https://hooks.example.com/y', description: 'd' }, new Date(), audit(b.endpointId));
+    await expectInStep('sub-crud');
+    expect(await getEndpointRecord(table, 'sub-crud', b.endpointId)).toMatchObject({ url: 'https://hooks.example.com/y', description: 'd', enabled: true, eventTypes: ['order.shipped', 'webhook.created'] });
+
+    expect(await deleteEndpoint(table, 'sub-crud', a.endpointId, new Date(), audit(a.endpointId))).toBe(true);
+    await expectInStep('sub-crud');
+    expect(await deleteEndpoint(table, 'sub-crud', a.endpointId, new Date(), audit(a.endpointId))).toBe(false);
+    expect(await updateEndpoint(table, 'sub-crud', a.endpointId, { enabled: true }, new Date(), audit(a.endpointId))).toBeNull();
+    expect(await deleteEndpoint(table, 'sub-crud', b.endpointId, new Date(), audit(b.endpointId))).toBe(true);
+    expect(await subscriptionItems('sub-crud')).toEqual([]);
+  });
+
+  it('enabling resets the streak and rewrites the copies an auto-disable left saying enabled', async () => {
+    const a = await created('sub-auto', ['order.shipped']);
+    // What the dispatcher's auto-disable does: the endpoint item only.
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-auto', a.endpointId), type: 'endpoint', ...a, enabled: false, consecutiveFailures: 20 } }));
+    expect(await subscriptionItems('sub-auto')).toEqual([`order.shipped ${a.endpointId} true`]);
+    await updateEndpoint(table, 'sub-auto', a.endpointId, { enabled: false }, new Date(), audit(a.endpointId));
+    await expectInStep('sub-auto');
+    await updateEndpoint(table, 'sub-auto', a.endpointId, { enabled: true }, new Date(), audit(a.endpointId));
+    await expectInStep('sub-auto');
+    expect(await getEndpointRecord(table, 'sub-auto', a.endpointId)).toMatchObject({ enabled: true, consecutiveFailures: 0 });
+  });
+
+  it('stay in step under concurrent updates of one endpoint, each writing one audit event', async () => {
+    const a = await created('sub-race', ['t.a', 't.b']);
+    const changes = [
+      { eventTypes: ['t.c'] },
+      { enabled: false },
+      { eventTypes: ['t.a', 't.d', 't.e'], enabled: true },
+      { eventTypes: ['t.b'] },
+      { enabled: true },
+      { eventTypes: ['t.f', 't.a'], enabled: false },
+      { url: 'https://hooks.example.com/z' },
+      { eventTypes: ['t.g'] },
+    ];
+    const results = await Promise.all(changes.map((c) => updateEndpoint(table, 'sub-race', a.endpointId, c, new Date(), audit(a.endpointId))));
+    expect(results.every((r) => r !== null)).toBe(true);
+    await expectInStep('sub-race');
+    const audits = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.workspacePk('sub-race'), ':p': SK_PREFIX.audit },
+        ConsistentRead: true,
+      }),
+    );
+    expect((audits.Items ?? []).filter((i) => i.action === 'webhook.updated')).toHaveLength(changes.length);
+  });
+
+  it('stay in step when a concurrent delete races updates', async () => {
+    const a = await created('sub-race-del', ['t.a']);
+    const outcomes = await Promise.all([
+      updateEndpoint(table, 'sub-race-del', a.endpointId, { eventTypes: ['t.b', 't.c'] }, new Date(), audit(a.endpointId)),
+      deleteEndpoint(table, 'sub-race-del', a.endpointId, new Date(), audit(a.endpointId)),
+      updateEndpoint(table, 'sub-race-del', a.endpointId, { eventTypes: ['t.d'], enabled: false }, new Date(), audit(a.endpointId)),
+    ]);
+    expect(outcomes[1]).toBe(true);
+    expect(await getEndpointRecord(table, 'sub-race-del', a.endpointId)).toBeNull();
+    expect(await subscriptionItems('sub-race-del')).toEqual([]);
+  });
+
+  it('handle endpoints of 100 event types (past one transaction) on create, a full swap with a disable, and delete', async () => {
+    const a = await created('sub-big', types(100));
+    expect(await getEndpointRecord(table, 'sub-big', a.endpointId)).toMatchObject({ eventTypes: types(100) });
+    await expectInStep('sub-big');
+    expect(await subscriptionItems('sub-big')).toHaveLength(100);
+    const updated = await updateEndpoint(table, 'sub-big', a.endpointId, { eventTypes: types(100, 100), enabled: false }, new Date(), audit(a.endpointId));
+    expect(updated).toMatchObject({ eventTypes: types(100, 100), enabled: false });
+    await expectInStep('sub-big');
+    await updateEndpoint(table, 'sub-big', a.endpointId, { enabled: true }, new Date(), audit(a.endpointId));
+    await expectInStep('sub-big');
+    expect(await deleteEndpoint(table, 'sub-big', a.endpointId, new Date(), audit(a.endpointId))).toBe(true);
+    expect(await subscriptionItems('sub-big')).toEqual([]);
+  });
+});
+
+describe('reconcileSubscriptions (endpoints written before subscription items existed)', () => {
+  it('writes the missing items, rewrites wrong copies, deletes extra ones, and is idempotent', async () => {
+    await createWorkspace(table, { slug: 'sub-old', name: 'old' }, new Date());
+    // Written the old way: endpoint items only.
+    const old = [endpointRecord('sub-old', ['t.a', 't.b']), endpointRecord('sub-old', ['t.b'], false)];
+    for (const e of old) await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old', e.endpointId), type: 'endpoint', ...e } }));
+    // An item left by an endpoint deleted by the previous release, and a stale copy.
+    const gone = newId('whe', new Date());
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.subscription('sub-old', 't.a', gone), type: 'subscription', endpointId: gone, enabled: true } }));
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.subscription('sub-old', 't.b', old[1]!.endpointId), type: 'subscription', endpointId: old[1]!.endpointId, enabled: true } }));
+    const read = await reconcileSubscriptions(table, 'sub-old');
+    expect(read.map((e) => e.endpointId).sort()).toEqual(old.map((e) => e.endpointId).sort());
+    await expectInStep('sub-old');
+    expect(await subscriptionItems('sub-old')).toHaveLength(3);
+    await reconcileSubscriptions(table, 'sub-old');
+    await expectInStep('sub-old');
+  });
+
+  it('never writes a stale copy over a concurrent endpoint change', async () => {
+    await createWorkspace(table, { slug: 'sub-old-race', name: 'old' }, new Date());
+    const old = Array.from({ length: 6 }, (_, i) => endpointRecord('sub-old-race', [`t.x${i}`, 't.common']));
+    for (const e of old) await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old-race', e.endpointId), type: 'endpoint', ...e } }));
+    await Promise.all([
+      reconcileSubscriptions(table, 'sub-old-race'),
+      ...old.map((e, i) =>
+        i % 3 === 0
+          ? deleteEndpoint(table, 'sub-old-race', e.endpointId, new Date(), audit(e.endpointId))
+          : updateEndpoint(table, 'sub-old-race', e.endpointId, { eventTypes: [`t.y${i}`], enabled: i % 2 === 0 }, new Date(), audit(e.endpointId)),
+      ),
+      reconcileSubscriptions(table, 'sub-old-race'),
+    ]);
+    // Both reconciles and every change are done: whatever the order, no item disagrees with its endpoint.
+    await expectInStep('sub-old-race');
+  });
+});
