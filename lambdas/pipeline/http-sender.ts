@@ -4,13 +4,20 @@
  * 2 s deadline, and the connection pinned to an address that was checked
  * (no DNS rebinding between the check and the connect).
  *
+ * Node's own `http`/`https` (no HTTP client library in the bundle): the request's `lookup`
+ * answers the pinned address, so the host name is never resolved again, while TLS still
+ * sends and verifies the host name (SNI and certificate).
+ *
  * The container's sockets are a shared resource (docs/behaviour.md#sender-limits): an idle
  * keep-alive socket lives at most {@link KEEP_ALIVE_MS} whatever the receiver's `Keep-Alive`
- * header asks, and all agents together hold at most {@link MAX_SOCKETS} sockets, so no tenant's
+ * header asks, and all receivers together hold at most {@link MAX_SOCKETS} sockets, so no tenant's
  * receivers can fill the container's file descriptors and fail everyone else's deliveries.
  */
-import type { LookupFunction } from 'node:net';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction, NetConnectOpts, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { ConnectionOptions } from 'node:tls';
 import { SEND_LIMITS } from '../contract/limits';
 import { serviceFaultReason } from '../domain/delivery-lifecycle';
 
@@ -47,26 +54,36 @@ export type Sender = (input: SendInput) => Promise<SendResult>;
 
 /**
  * Longest an idle keep-alive socket is kept, whether or not the receiver's `Keep-Alive: timeout=`
- * asks for more (undici would honour up to 10 minutes).
+ * asks for more (Node's agent only ever shortens its own timeout from that hint).
  */
 export const KEEP_ALIVE_MS = 4_000;
 
 /**
- * Sockets all of a sender's agents may hold together: a Lambda container has 1,024 file
+ * Sockets the sender may hold, all receivers together: a Lambda container has 1,024 file
  * descriptors, and the AWS SDK clients, the runtime and the logs need theirs. A batch needs at
  * most one socket per record, so the rest only ever holds idle keep-alive sockets.
  */
 export const MAX_SOCKETS = 256;
 
-/** The dispatcher's batch size: every record of a batch can hold its own connection. */
-const MAX_CONNECTIONS_PER_TARGET = 25;
-const MAX_AGENTS = 200;
+/**
+ * Connections to one receiver (host, port and pinned address): the dispatcher's batch size, so
+ * every record of a batch can hold its own connection (the deadline runs from the send, so no
+ * record may wait for another's connection: a slow receiver would time it out unsent). Idle ones
+ * are kept up to the same number, for the next batch.
+ */
+export const MAX_CONNECTIONS_PER_TARGET = 25;
 
 /** The socket errors that mean the container (not the receiver) is out of a resource. */
 const LOCAL_RESOURCE_CODES = new Set(['EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM', 'EADDRNOTAVAIL']);
 
 /** Code of the error a connect fails with when no socket came free under {@link MAX_SOCKETS} in time. */
 const SOCKET_LIMIT_CODE = 'ESOCKETLIMIT';
+
+/** What a {@link Connector} is given: Node's connect options (host, port, `servername`, and the `lookup` answering the pinned address). */
+export type ConnectOptions = NetConnectOpts & ConnectionOptions;
+
+/** Opens one socket, or fails with the connect's error (`code` such as EMFILE). */
+export type Connector = (options: ConnectOptions, callback: (error: Error | null, socket: Duplex | null) => void) => void;
 
 /** Options of {@link createHttpSender}; production uses the defaults. */
 export interface SenderOptions {
@@ -76,9 +93,9 @@ export interface SenderOptions {
   readonly keepAliveMs?: number;
   /**
    * Opens a socket to `pinned` (tests inject faults such as EMFILE here).
-   * @default undici's connector, its lookup answering `pinned`
+   * @default the agent's own (`net.connect`, or `tls.connect` with TLS session reuse), its lookup answering `pinned`
    */
-  readonly connector?: (pinned: PinnedAddress, connectTimeoutMs: number) => buildConnector.connector;
+  readonly connector?: (pinned: PinnedAddress, connectTimeoutMs: number) => Connector;
 }
 
 /** Names a transport failure briefly (stored as the attempt's failure reason). */
@@ -89,22 +106,22 @@ export function failureReason(error: unknown): string {
   if (LOCAL_RESOURCE_CODES.has(code)) return serviceFaultReason(code);
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || /TIMEOUT/.test(code)) return 'timeout';
   if (code === 'ECONNREFUSED') return 'connection_refused';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'connection_reset';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection_reset';
   if (/^ERR_TLS|CERT|SSL/.test(code)) return `tls_error: ${code}`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns_failure';
   return code ? `network_error: ${code}` : 'network_error';
 }
 
-/** The default connector: undici's, with a lookup that always answers the pinned address. */
-function pinnedConnector(pinned: PinnedAddress, connectTimeoutMs: number): buildConnector.connector {
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options && (options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+/** A lookup that always answers the pinned address: the name is never resolved again after its check. */
+function pinnedLookup(pinned: PinnedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    // `all` is asked when happy eyeballs (autoSelectFamily) is on.
+    if ((options as { all?: boolean } | undefined)?.all) (callback as unknown as (e: null, a: PinnedAddress[]) => void)(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
   };
-  return buildConnector({ lookup, timeout: connectTimeoutMs });
 }
 
-/** A counting semaphore over the sockets of every agent of one sender. */
+/** A counting semaphore over every socket of one sender. */
 class SocketBudget {
   private open = 0;
   private readonly waiting: (() => void)[] = [];
@@ -145,119 +162,79 @@ class SocketBudget {
   }
 }
 
-/** An agent and what the sender knows of it. */
-interface AgentEntry {
-  readonly key: string;
-  readonly agent: Agent;
-  /** Requests of ours using the agent right now. */
-  inFlight: number;
-  /** Sockets it holds (connected, not yet closed). */
-  sockets: number;
+/** Request options of ours: the pinned address travels with them to the agent (its pool key and its connect). */
+type PinnedRequestOptions = RequestOptions & { readonly pinned: PinnedAddress };
+
+/** What the agents of one sender share. */
+interface Pool {
+  readonly budget: SocketBudget;
+  /** Wait for a socket at most this long (half the deadline). */
+  readonly waitMs: number;
+  readonly connector: SenderOptions['connector'];
+  readonly deadlineMs: number;
+  /** Closes the least recently used idle socket, so its slot comes back to the budget. */
+  makeRoom(): void;
 }
 
-/** A pool of keep-alive agents, one per (host, pinned address), under one socket budget. */
-class AgentPool {
-  /** In least-recently-used order: every use moves its entry to the end. */
-  private readonly agents = new Map<string, AgentEntry>();
-  private readonly budget: SocketBudget;
-
-  constructor(
-    private readonly limits: SendLimits,
-    private readonly options: Required<SenderOptions>,
-  ) {
-    this.budget = new SocketBudget(options.maxSockets);
-  }
-
-  /** The agent for `host` pinned to `pinned`, marked in flight until `done` is called. */
-  use(host: string, pinned: PinnedAddress): { agent: Agent; done: () => void } {
-    const key = `${host}|${pinned.address}`;
-    let entry = this.agents.get(key);
-    if (entry) this.agents.delete(key);
-    else {
-      if (this.agents.size >= MAX_AGENTS) this.evict(this.leastRecentlyUsed(true) ?? this.leastRecentlyUsed(false));
-      entry = this.create(key, pinned);
+/**
+ * A keep-alive agent whose sockets count against the sender's budget, pooled by host, port and
+ * pinned address (a name that now resolves elsewhere never reuses a socket to its old address).
+ *
+ * Node's own `maxTotalSockets` is not the budget: it is per agent (http and https would each have
+ * one), counts a socket only once connected, and at its limit queues the request inside the agent,
+ * where no idle socket of another receiver is closed to make room and the wait is bounded only by
+ * the deadline, so a full container would time out deliveries as the receiver's fault.
+ */
+function pinnedAgent<A extends typeof HttpAgent>(Base: A, pool: Pool, keepAliveMs: number): InstanceType<A> {
+  const Pinned = class extends (Base as typeof HttpAgent) {
+    override getName(options?: Partial<PinnedRequestOptions>): string {
+      return `${super.getName(options)}|${options?.pinned?.address ?? ''}`;
     }
-    this.agents.set(key, entry);
-    entry.inFlight++;
-    const used = entry;
-    let finished = false;
-    return {
-      agent: used.agent,
-      done: () => {
-        if (finished) return;
-        finished = true;
-        used.inFlight--;
-        // A connect is waiting for a socket: this agent's are idle now, so it can give them back.
-        if (used.inFlight === 0 && this.budget.contended) this.makeRoom();
-      },
-    };
-  }
 
-  private create(key: string, pinned: PinnedAddress): AgentEntry {
-    const open = this.options.connector(pinned, this.limits.deadlineMs);
-    // Wait for a socket at most half the deadline, so a full container fails as the service's own
-    // fault (retried, streak unchanged) before the deadline would blame the receiver.
-    const waitMs = Math.floor(this.limits.deadlineMs / 2);
-    const entry: AgentEntry = { key, inFlight: 0, sockets: 0, agent: undefined as unknown as Agent };
-    const connect: buildConnector.connector = (opts, callback) => {
-      void this.budget.acquire(waitMs, () => this.makeRoom()).then((granted) => {
+    override createConnection(options: RequestOptions, oncreate?: (error: Error | null, socket: Duplex) => void): undefined {
+      const done = oncreate as (error: Error | null, socket?: Duplex) => void;
+      const pinned = (options as PinnedRequestOptions).pinned;
+      void pool.budget.acquire(pool.waitMs, () => pool.makeRoom()).then((granted) => {
         if (!granted) {
-          callback(Object.assign(new Error(`no socket came free under the container's limit of ${this.options.maxSockets}`), { code: SOCKET_LIMIT_CODE }), null);
+          done(Object.assign(new Error(`no socket came free under the container's limit of sockets`), { code: SOCKET_LIMIT_CODE }));
           return;
         }
         let released = false;
         const release = () => {
           if (released) return;
           released = true;
-          entry.sockets--;
-          this.budget.release();
+          pool.budget.release();
         };
-        entry.sockets++;
+        const open: Connector = pool.connector
+          ? pool.connector(pinned, pool.deadlineMs)
+          : (opts, callback) => callback(null, super.createConnection(opts) as Duplex);
         try {
-          open(opts, (error, socket) => {
+          open(options as ConnectOptions, (error, socket) => {
             if (error || !socket) {
               release();
-              callback(error ?? new Error('connect failed'), null);
+              done(error ?? new Error('connect failed'));
               return;
             }
             socket.once('close', release);
-            callback(null, socket);
+            done(null, socket);
           });
         } catch (error) {
           release();
-          callback(error as Error, null);
+          done(error as Error);
         }
       });
-    };
-    // As many connections as a batch has records: the deadline runs from the send, so no
-    // record of a batch may wait for another's connection (a slow receiver would time it out unsent).
-    (entry as { agent: Agent }).agent = new Agent({
-      connect,
-      keepAliveTimeout: this.options.keepAliveMs,
-      // Caps the receiver's `Keep-Alive: timeout=` hint too.
-      keepAliveMaxTimeout: this.options.keepAliveMs,
-      connections: MAX_CONNECTIONS_PER_TARGET,
-    });
-    return entry;
-  }
-
-  /** The least recently used agent, among those with no request in flight (and some socket) when `idleOnly`. */
-  private leastRecentlyUsed(idleOnly: boolean): AgentEntry | undefined {
-    for (const entry of this.agents.values()) if (!idleOnly || (entry.inFlight === 0 && entry.sockets > 0)) return entry;
-    return undefined;
-  }
-
-  /** Closes the least recently used idle agent, so its sockets come back to the budget. */
-  private makeRoom(): void {
-    this.evict(this.leastRecentlyUsed(true));
-  }
-
-  private evict(entry: AgentEntry | undefined): void {
-    if (!entry) return;
-    this.agents.delete(entry.key);
-    // Graceful: a request still in flight on it finishes first.
-    void entry.agent.close().catch(() => undefined);
-  }
+      return undefined;
+    }
+  };
+  return new Pinned({
+    keepAlive: true,
+    // Idle (free) sockets close after this, and a receiver's `Keep-Alive: timeout=` can only shorten it.
+    timeout: keepAliveMs,
+    maxSockets: MAX_CONNECTIONS_PER_TARGET,
+    maxFreeSockets: MAX_CONNECTIONS_PER_TARGET,
+    // The hottest socket is reused; the others idle out.
+    scheduling: 'lifo',
+  }) as InstanceType<A>;
 }
 
 /** Reads at most `cap` bytes of a body within `ms`; null when unreadable or timed out. */
@@ -284,10 +261,23 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
     return null;
   } finally {
     clearTimeout(timer);
-    // Whatever is left is never read: memory stays bounded whatever the receiver sends.
+    // Whatever is left is never read: memory stays bounded whatever the receiver sends. A body read
+    // to its end keeps its socket for keep-alive; one cut short closes it.
     body.destroy();
     read.catch(() => undefined);
   }
+}
+
+/** Sends the POST; resolves at the response's headers. */
+function post(options: PinnedRequestOptions, https: boolean, body: string): { req: ClientRequest; response: Promise<IncomingMessage> } {
+  let req!: ClientRequest;
+  const response = new Promise<IncomingMessage>((resolve, reject) => {
+    req = (https ? httpsRequest : httpRequest)(options, resolve);
+    // Stays attached: a late error (after the response) must never go unhandled.
+    req.on('error', reject);
+    req.end(body);
+  });
+  return { req, response };
 }
 
 /**
@@ -295,36 +285,69 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
  * own agents and socket budget: the production {@link httpSender} is the container's only one.
  */
 export function createHttpSender(limits: SendLimits = SEND_LIMITS, options: SenderOptions = {}): Sender {
-  const pool = new AgentPool(limits, {
-    maxSockets: options.maxSockets ?? MAX_SOCKETS,
-    keepAliveMs: options.keepAliveMs ?? KEEP_ALIVE_MS,
-    connector: options.connector ?? pinnedConnector,
-  });
+  const lastUsed = new WeakMap<Duplex, number>();
+  const agents: HttpAgent[] = [];
+  const pool: Pool = {
+    budget: new SocketBudget(options.maxSockets ?? MAX_SOCKETS),
+    // At most half the deadline, so a full container fails as the service's own fault (retried,
+    // streak unchanged) before the deadline would blame the receiver.
+    waitMs: Math.floor(limits.deadlineMs / 2),
+    connector: options.connector,
+    deadlineMs: limits.deadlineMs,
+    makeRoom() {
+      let oldest: Duplex | undefined;
+      for (const agent of agents)
+        for (const sockets of Object.values(agent.freeSockets))
+          for (const socket of sockets ?? []) if (!oldest || (lastUsed.get(socket) ?? 0) < (lastUsed.get(oldest) ?? 0)) oldest = socket;
+      oldest?.destroy();
+    },
+  };
+  const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
+  const http = pinnedAgent(HttpAgent, pool, keepAliveMs);
+  const https = pinnedAgent(HttpsAgent, pool, keepAliveMs);
+  for (const agent of [http, https]) {
+    agents.push(agent);
+    // After the agent's own listener: the socket is idle in `freeSockets` now (or closed).
+    agent.on('free', (socket: Socket) => {
+      lastUsed.set(socket, performance.now());
+      // A connect is waiting for a slot: idle sockets give theirs back.
+      if (pool.budget.contended) pool.makeRoom();
+    });
+  }
+
   return async ({ url, headers, body, pinned, spentMs = 0 }) => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    // What name resolution left of the attempt's deadline.
+    // What name resolution left of the attempt's deadline; it covers connect, headers and body.
     const deadlineMs = Math.max(1, limits.deadlineMs - spentMs);
-    const { agent, done } = pool.use(url.host, pinned);
-    try {
-      const res = await request(url, {
+    const secure = url.protocol === 'https:';
+    const { req, response } = post(
+      {
         method: 'POST',
+        // Without an IPv6 literal's brackets; TLS sends and verifies this name (never for an IP literal).
+        host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port || (secure ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
         headers,
-        body,
-        dispatcher: agent,
-        signal: AbortSignal.timeout(deadlineMs),
-        headersTimeout: deadlineMs,
-        bodyTimeout: limits.bodyReadMs,
-      });
-      const prefix = await readPrefix(res.body, limits.bodyCapBytes, limits.bodyReadMs);
-      return { kind: 'response', status: res.statusCode, body: prefix, durationMs: elapsed() };
+        agent: secure ? https : http,
+        lookup: pinnedLookup(pinned),
+        pinned,
+      },
+      secure,
+      body,
+    );
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no complete response within ${deadlineMs} ms`), { name: 'TimeoutError' })), deadlineMs);
+    try {
+      const res = await response;
+      const prefix = await readPrefix(res, limits.bodyCapBytes, limits.bodyReadMs);
+      return { kind: 'response', status: res.statusCode ?? 0, body: prefix, durationMs: elapsed() };
     } catch (error) {
       return { kind: 'error', reason: failureReason(error), durationMs: elapsed() };
     } finally {
-      done();
+      clearTimeout(timer);
     }
   };
 }
 
-/** The production sender (undici, the published SEND_LIMITS). */
+/** The production sender (Node's https, the published SEND_LIMITS). */
 export const httpSender: Sender = createHttpSender();
