@@ -104,6 +104,8 @@ export const keys = {
   subscription: (slug: string, eventType: string, endpointId: string) => ({ pk: `WS#${slug}`, sk: `SUB#${eventType}#${endpointId}` }),
   /** Sort-key prefix of the subscriptions to one event type; without a type, of every subscription of the workspace. */
   subscriptionPrefix: (eventType?: string) => (eventType === undefined ? 'SUB#' : `SUB#${eventType}#`),
+  /** The event type and endpoint of a subscription item's sort key (the item keeps neither as an attribute). */
+  subscriptionOfSk: (sk: string) => ({ eventType: sk.slice('SUB#'.length, sk.lastIndexOf('#')), endpointId: sk.slice(sk.lastIndexOf('#') + 1) }),
   audit: (slug: string, auditEventId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.audit}${auditEventId}` }),
   notification: (slug: string, notificationId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.notification}${notificationId}` }),
   /** A delivery's immutable summary: ids, event type, payload, creation (docs/architecture.md#delivery-items). */
