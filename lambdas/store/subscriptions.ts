@@ -1,7 +1,7 @@
 /**
  * Subscription items (docs/architecture.md#subscriptions): one small item per (endpoint, subscribed
- * event type) in the workspace's partition, `SUB#<eventType>#<endpointId>`, holding the endpoint id
- * and a copy of its `enabled` flag. The publisher reads the subscribers of an event's type with one
+ * event type) in the workspace's partition, `SUB#<eventType>#<endpointId>`, holding a copy of the
+ * endpoint's `enabled` flag and nothing else (the endpoint id is the sort key's last part). The publisher reads the subscribers of an event's type with one
  * Query of these items, so its cost follows the subscribers of the type, not the workspace's
  * endpoints (an endpoint item is about 1 KB; a subscription item about 100 bytes).
  *
@@ -99,7 +99,7 @@ export function subscriptionWrites(table: TableContext, slug: string, endpointId
   return ops.map((op) => {
     const key = keys.subscription(slug, op.eventType, endpointId);
     return op.kind === 'put'
-      ? { Put: { TableName: table.tableName, Item: { ...key, type: 'subscription', endpointId, enabled: op.enabled } } }
+      ? { Put: { TableName: table.tableName, Item: { ...key, type: 'subscription', enabled: op.enabled } } }
       : { Delete: { TableName: table.tableName, Key: key } };
   });
 }
@@ -118,9 +118,9 @@ export async function subscribersOf(table: TableContext, slug: string, eventType
   for await (const page of queryPages(table, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': keys.subscriptionPrefix(eventType) },
-    ProjectionExpression: 'endpointId, enabled',
+    ProjectionExpression: 'sk, enabled',
   })) {
-    for (const item of page.Items ?? []) out.push({ endpointId: item.endpointId as string, enabled: item.enabled === true });
+    for (const item of page.Items ?? []) out.push({ endpointId: keys.subscriptionOfSk(item.sk as string).endpointId, enabled: item.enabled === true });
   }
   return out;
 }
@@ -251,17 +251,14 @@ async function reconcileEndpoint(table: TableContext, slug: string, endpointId: 
 /** Every subscription item of a workspace, by endpoint: event type → enabled copy. */
 async function subscriptionItems(table: TableContext, slug: string): Promise<Map<string, Map<string, boolean>>> {
   const byEndpoint = new Map<string, Map<string, boolean>>();
-  const prefix = keys.subscriptionPrefix();
   for await (const page of queryPages(table, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': prefix },
-    ProjectionExpression: 'sk, endpointId, enabled',
+    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': keys.subscriptionPrefix() },
+    ProjectionExpression: 'sk, enabled',
     ConsistentRead: true,
   })) {
     for (const item of page.Items ?? []) {
-      const endpointId = item.endpointId as string;
-      const sk = item.sk as string;
-      const eventType = sk.slice(prefix.length, sk.length - endpointId.length - 1);
+      const { eventType, endpointId } = keys.subscriptionOfSk(item.sk as string);
       const types = byEndpoint.get(endpointId) ?? new Map<string, boolean>();
       types.set(eventType, item.enabled === true);
       byEndpoint.set(endpointId, types);

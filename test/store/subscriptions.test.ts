@@ -63,8 +63,9 @@ async function subscriptionItems(workspace: string): Promise<string[]> {
       }),
     );
     for (const item of page.Items ?? []) {
-      expect(item.sk).toBe(keys.subscription(workspace, (item.sk as string).split('#')[1]!, item.endpointId as string).sk);
-      out.push(`${(item.sk as string).split('#')[1]} ${item.endpointId} ${item.enabled}`);
+      const [, eventType, endpointId] = (item.sk as string).split('#');
+      expect(Object.keys(item).sort()).toEqual(['enabled', 'pk', 'sk', 'type']);
+      out.push(`${eventType} ${endpointId} ${item.enabled}`);
     }
     start = page.LastEvaluatedKey;
   } while (start);
@@ -236,8 +237,8 @@ describe('reconcileSubscriptions (endpoints written before subscription items ex
     for (const e of old) await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old', e.endpointId), type: 'endpoint', ...e } }));
     // An item left by an endpoint deleted by the previous release, and a stale copy.
     const gone = newId('whe', new Date());
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.subscription('sub-old', 't.a', gone), type: 'subscription', endpointId: gone, enabled: true } }));
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.subscription('sub-old', 't.b', old[1]!.endpointId), type: 'subscription', endpointId: old[1]!.endpointId, enabled: true } }));
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.subscription('sub-old', 't.a', gone), type: 'subscription', enabled: true } }));
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.subscription('sub-old', 't.b', old[1]!.endpointId), type: 'subscription', enabled: true } }));
     const read = await reconcileSubscriptions(table, 'sub-old');
     expect(read.map((e) => e.endpointId).sort()).toEqual(old.map((e) => e.endpointId).sort());
     await expectInStep('sub-old');

@@ -1,0 +1,249 @@
+/**
+ * The publisher's subscriber lookup (docs/architecture.md#subscriptions): it reads only the
+ * subscription items of the event's type, so its read units follow the subscribers, not the
+ * workspace's endpoints (measured with ReturnConsumedCapacity on DynamoDB Local); a workspace
+ * written before subscription items existed is upgraded on its first event, and again once the
+ * previous release can no longer be writing; WorkspaceNotFound is still answered.
+ */
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { publishEvent, type PublishDeps } from '../../lambdas/pipeline/publisher';
+import { newId } from '../../lambdas/domain/ids';
+import { createTableContext, type TableContext } from '../../lambdas/store/client';
+import { getDelivery } from '../../lambdas/store/deliveries';
+import { putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
+import { findSubscribers, planSubscriptionSteps, subscriptionWrites, SUBSCRIPTIONS_SETTLE_MINUTES } from '../../lambdas/store/subscriptions';
+import { batchWriteAll } from '../../lambdas/store/table-io';
+import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
+import { createWorkspace } from '../../lambdas/store/workspaces';
+import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
+import { capturingQueue } from '../helpers/pipeline';
+import { freshTable } from '../helpers/table';
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+beforeAll(async () => {
+  table = await freshTable();
+});
+afterAll(async () => {
+  await table?.drop();
+});
+
+const catalogue = createEventCatalogue(
+  ['order.shipped', 'order.created', 'noise.type'].map((name) => ({ name, payloadSchema: { type: 'object' } })),
+);
+
+/** An endpoint item of about 1 KB, as deployed ones are (sealed secrets, a description). */
+function endpointRecord(workspace: string, eventTypes: string[], enabled = true, at = new Date()): EndpointRecord {
+  return {
+    endpointId: newId('whe', at),
+    workspace,
+    url: `https://hooks.example.com/receivers/${workspace}/${Math.random().toString(36).slice(2)}`,
+    eventTypes,
+    description: 'Receiver of the orders service; owned by the platform team. '.repeat(6),
+    enabled,
+    consecutiveFailures: 0,
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
+    secrets: [0, 1].map((n) => ({
+      secret: { v: 1, keyId: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000', iv: 'a'.repeat(16), tag: 'b'.repeat(24), data: 'c'.repeat(140 + n) },
+      createdAt: at.toISOString(),
+      expiresAt: null,
+    })) as never,
+    secretVersion: 1,
+  };
+}
+
+async function seed(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
+  const record = endpointRecord(workspace, eventTypes, enabled);
+  expect(await putEndpoint(table, record, new Date(), { action: 'webhook.created', actor: 'test', targetId: record.endpointId })).toBe(true);
+  return record;
+}
+
+/**
+ * Many endpoints at once, for the cost figures: the endpoint items and the subscription items
+ * putEndpoint writes, in batches (without the count and audit items, which the publisher never reads).
+ */
+async function seedMany(records: readonly EndpointRecord[]) {
+  const items = records.flatMap((r) => [
+    { ...keys.endpoint(r.workspace, r.endpointId), type: 'endpoint', ...r },
+    ...subscriptionWrites(table, r.workspace, r.endpointId, planSubscriptionSteps(null, r, { rewriteEnabled: false })[0]!.ops).map((w) => w.Put!.Item!),
+  ]);
+  await batchWriteAll(table, items.map((Item) => ({ PutRequest: { Item } })));
+}
+
+/** Writes an endpoint the way the release before subscription items did: the endpoint item alone. */
+async function seedOldWay(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
+  const record = endpointRecord(workspace, eventTypes, enabled);
+  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint(workspace, record.endpointId), type: 'endpoint', ...record } }));
+  return record;
+}
+
+/** A workspace item as the release before subscription items wrote it: no marker. */
+async function oldWorkspace(slug: string) {
+  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.workspace(slug), type: 'workspace', slug, name: slug, createdAt: new Date().toISOString() } }));
+}
+
+/** A second client on the same table that asks for, and adds up, the consumed capacity of every call. */
+function countingTable(): TableContext & { reads: () => number; calls: () => string[]; reset: () => void } {
+  const counted = createTableContext({ tableName: table.tableName, endpoint: inject('dynamoDbEndpoint') });
+  let reads = 0;
+  let calls: string[] = [];
+  counted.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+      const out = await next(args);
+      const consumed = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+      if (/^(Query|GetItem|BatchGetItem|TransactGetItems)Command$/.test(context.commandName ?? '')) reads += units;
+      calls.push(`${context.commandName} ${units}`);
+      return out;
+    },
+    { step: 'initialize', name: 'countConsumedCapacity' },
+  );
+  return Object.assign(counted, { reads: () => reads, calls: () => calls, reset: () => ((reads = 0), (calls = [])) });
+}
+
+const deps = (t: TableContext, now = () => new Date()): PublishDeps & { queue: ReturnType<typeof capturingQueue> } => ({ table: t, queue: capturingQueue(), eventTypes: catalogue, now });
+
+/** The reads of the release before subscription items: the workspace, strongly consistent, then every endpoint item, filtered. */
+async function previousReleaseReads(t: TableContext, slug: string, eventType: string): Promise<number> {
+  await t.doc.send(new GetCommand({ TableName: t.tableName, Key: keys.workspace(slug), ConsistentRead: true }));
+  let start: Record<string, unknown> | undefined;
+  let found = 0;
+  do {
+    const page = await t.doc.send(
+      new QueryCommand({
+        TableName: t.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'contains(eventTypes, :type)',
+        ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint, ':type': eventType },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    found += page.Items?.length ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+describe('the publisher reads only the subscribers of the event type', () => {
+  it('a workspace of 200 endpoints, 2 of them subscribed: one small Query, whatever the other 198', async () => {
+    await createWorkspace(table, { slug: 'cost-200', name: 'cost' }, new Date());
+    const subscribed = [await seed('cost-200', ['order.shipped', 'order.created']), await seed('cost-200', ['order.shipped'], false)];
+    await seedMany(Array.from({ length: 198 }, () => endpointRecord('cost-200', ['order.created', 'noise.type'])));
+    const counted = countingTable();
+    const d = deps(counted);
+    // The first event of this container reads the workspace item once (its marker), then never again.
+    await publishEvent(d, { id: 'warm', workspace: 'cost-200', type: 'order.shipped', payload: {} });
+    counted.reset();
+    const lookup = await findSubscribers(counted, 'cost-200', 'order.shipped', new Date());
+    expect(lookup!.map((s) => s.endpointId).sort()).toEqual(subscribed.map((e) => e.endpointId).sort());
+    expect(counted.calls()).toEqual(['QueryCommand 0.5']);
+    counted.reset();
+    const result = await publishEvent(d, { id: 'e-1', workspace: 'cost-200', type: 'order.shipped', payload: { n: 1 } });
+    expect(result.deliveryIds).toHaveLength(1);
+    expect(result.heldDeliveryIds).toHaveLength(1);
+    expect(counted.calls()[0]).toBe('QueryCommand 0.5');
+    // The same lookup the way the previous release did it reads every endpoint item.
+    counted.reset();
+    expect(await previousReleaseReads(counted, 'cost-200', 'order.shipped')).toBe(2);
+    expect(counted.reads()).toBeGreaterThan(30);
+    counted.doc.destroy();
+  }, 120_000);
+
+  it('read units per event before and after, for 1, 10 and 1,000 endpoints all subscribed (printed)', async () => {
+    const rows: string[] = [];
+    for (const n of [1, 10, 1000]) {
+      const slug = `cost-${n}`;
+      await createWorkspace(table, { slug, name: slug }, new Date());
+      await seedMany(Array.from({ length: n }, () => endpointRecord(slug, ['order.shipped'])));
+      const counted = countingTable();
+      await previousReleaseReads(counted, slug, 'order.shipped');
+      const before = counted.reads();
+      const d = deps(counted);
+      await publishEvent(d, { id: `warm-${n}`, workspace: slug, type: 'order.shipped', payload: {} });
+      counted.reset();
+      const subscribers = await findSubscribers(counted, slug, 'order.shipped', new Date());
+      expect(subscribers).toHaveLength(n);
+      const lookup = counted.reads();
+      counted.reset();
+      await publishEvent(d, { id: `e-${n}`, workspace: slug, type: 'order.shipped', payload: {} });
+      const publish = counted.reads();
+      rows.push(`${n} endpoints: before ${before} RCU (workspace + endpoint items), after ${lookup} RCU (subscription items); whole publish now ${publish} RCU`);
+      // About 100 bytes a subscriber against about 1 KB an endpoint item.
+      expect(lookup).toBeLessThanOrEqual(Math.max(0.5, before / 5));
+      counted.doc.destroy();
+    }
+    console.info(`Publisher read units per event (DynamoDB Local, ReturnConsumedCapacity TOTAL):\n${rows.join('\n')}`);
+  }, 180_000);
+});
+
+describe('a workspace written before subscription items existed', () => {
+  it('is upgraded on its first event, which is delivered to the right endpoints; later events read the items', async () => {
+    await oldWorkspace('legacy');
+    const a = await seedOldWay('legacy', ['order.shipped', 'order.created']);
+    const b = await seedOldWay('legacy', ['order.created']);
+    const off = await seedOldWay('legacy', ['order.shipped'], false);
+    const d = deps(table);
+    const time = new Date().toISOString();
+    const first = await publishEvent(d, { id: 'legacy-1', time, workspace: 'legacy', type: 'order.shipped', payload: { n: 1 } });
+    expect((await Promise.all(first.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId)).toEqual([a.endpointId]);
+    expect((await getDelivery(table, first.heldDeliveryIds[0]!))!.endpointId).toBe(off.endpointId);
+    expect(d.queue.sent.map((m) => m.deliveryId)).toEqual(first.deliveryIds);
+    // Its items are written, and the workspace marked.
+    expect((await findSubscribers(table, 'legacy', 'order.created', new Date()))!.map((s) => s.endpointId).sort()).toEqual([a.endpointId, b.endpointId].sort());
+    const ws = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace('legacy'), ConsistentRead: true }));
+    expect(typeof ws.Item!.subscriptionsWrittenAt).toBe('string');
+    expect(ws.Item!.subscriptionsSettled).toBeUndefined();
+    // A redelivery of the first event, now from the items, makes the same rows.
+    const again = await publishEvent(d, { id: 'legacy-1', time, workspace: 'legacy', type: 'order.shipped', payload: { n: 1 } });
+    expect(again).toMatchObject({ deliveryIds: first.deliveryIds, heldDeliveryIds: first.heldDeliveryIds });
+    // Changes through this release keep the items in step from then on.
+    await updateEndpoint(table, 'legacy', b.endpointId, { eventTypes: ['order.shipped'] }, new Date(), { action: 'webhook.updated', actor: 't', targetId: b.endpointId });
+    const next = await publishEvent(d, { id: 'legacy-2', workspace: 'legacy', type: 'order.shipped', payload: { n: 2 } });
+    expect((await Promise.all(next.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId).sort()).toEqual([a.endpointId, b.endpointId].sort());
+  });
+
+  it('is reconciled once more after the settle time, which repairs what the previous release wrote meanwhile, and then marked settled', async () => {
+    await oldWorkspace('legacy-settle');
+    const a = await seedOldWay('legacy-settle', ['order.shipped']);
+    await publishEvent(deps(table), { id: 'ls-1', workspace: 'legacy-settle', type: 'order.shipped', payload: {} });
+    // The previous release, still running while the stack updates, adds an endpoint without items.
+    const late = await seedOldWay('legacy-settle', ['order.shipped']);
+    const soon = await publishEvent(deps(table), { id: 'ls-2', workspace: 'legacy-settle', type: 'order.shipped', payload: {} });
+    expect(soon.deliveryIds).toHaveLength(1);
+    const later = () => new Date(Date.now() + (SUBSCRIPTIONS_SETTLE_MINUTES + 1) * 60_000);
+    const settled = await publishEvent(deps(table, later), { id: 'ls-3', workspace: 'legacy-settle', type: 'order.shipped', payload: {} });
+    expect((await Promise.all(settled.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId).sort()).toEqual([a.endpointId, late.endpointId].sort());
+    const ws = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace('legacy-settle'), ConsistentRead: true }));
+    expect(ws.Item!.subscriptionsSettled).toBe(true);
+  });
+
+  it('a workspace created by this release is settled from the start', async () => {
+    await createWorkspace(table, { slug: 'fresh', name: 'fresh' }, new Date());
+    const ws = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace('fresh'), ConsistentRead: true }));
+    expect(ws.Item).toMatchObject({ subscriptionsSettled: true });
+  });
+});
+
+describe('the workspace check', () => {
+  it('answers WorkspaceNotFound for an unknown workspace, and nothing for a workspace without subscribers', async () => {
+    await expect(publishEvent(deps(table), { workspace: 'no-such-ws', type: 'order.shipped', payload: {} })).rejects.toMatchObject({ tag: 'WorkspaceNotFound' });
+    await oldWorkspace('empty-old');
+    await createWorkspace(table, { slug: 'empty-new', name: 'e' }, new Date());
+    for (const slug of ['empty-old', 'empty-new', 'empty-new']) {
+      expect(await publishEvent(deps(table), { workspace: slug, type: 'order.shipped', payload: {} })).toEqual({ deliveryIds: [], heldDeliveryIds: [], queued: true });
+    }
+  });
+
+  it('queues a new delivery in the fast lane: the subscription item carries no lane state, and the fast dispatcher moves a failing endpoint’s delivery', async () => {
+    await createWorkspace(table, { slug: 'lanes', name: 'l' }, new Date());
+    const failing = endpointRecord('lanes', ['order.shipped']);
+    await putEndpoint(table, { ...failing, consecutiveFailures: 3 }, new Date(), { action: 'webhook.created', actor: 'test', targetId: failing.endpointId });
+    const slowQueue = capturingQueue();
+    const d = { ...deps(table), slowQueue };
+    const result = await publishEvent(d, { workspace: 'lanes', type: 'order.shipped', payload: {} });
+    expect(d.queue.sent.map((m) => m.deliveryId)).toEqual(result.deliveryIds);
+    expect(slowQueue.sent).toEqual([]);
+  });
+});
