@@ -1,11 +1,11 @@
 /**
- * The workspace delivery log's query and its published read bound
- * (docs/behaviour.md#workspace-delivery-log): filters that combine, keyset
- * pages, and at most a fixed multiple of `limit` index entries read per page.
+ * The workspace delivery log's published read bound and filter rule
+ * (docs/behaviour.md#workspace-delivery-log): keyset pages, and at most a fixed multiple of
+ * `limit` index entries read per page. Zod-free, so functions import it without zod; the query's
+ * zod schema is in `delivery-log-query.ts`.
  */
-import { z } from 'zod';
-import { PageQuerySchema } from './pagination';
-import { DeliveryStatusSchema, EndpointIdSchema } from './schemas';
+export { instantMs } from './input-rules';
+export type { DeliveryLogQuery } from './delivery-log-query';
 
 /**
  * Items one page may read (index entries, and the summaries a status filter
@@ -20,54 +20,8 @@ export function deliveryLogReadBudget(limit: number): number {
   return Math.max(DELIVERY_LOG_READS.perItem * limit, DELIVERY_LOG_READS.minimum);
 }
 
-const STATUSES = DeliveryStatusSchema.options;
-
 /** `eventType` filter: an exact type, or a prefix of dotted words ending in `.*`. */
 export const EVENT_TYPE_FILTER = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*\.(\*|[a-z][a-z0-9_]*)$/;
-
-/** An ISO 8601 instant with `Z` or an offset, or a date (midnight UTC). */
-const instant = (description: string, example: string) =>
-  z
-    .string()
-    .max(64)
-    .refine((v) => z.iso.datetime({ offset: true }).safeParse(v).success || z.iso.date().safeParse(v).success, {
-      message: 'must be an ISO 8601 date-time with Z or an offset (e.g. 2026-11-25T12:00:00Z) or a date (2026-11-25)',
-    })
-    .optional()
-    .meta({ description, example });
-
-/** Query of the delivery log: the page query and the filters. */
-export const DeliveryLogQuerySchema = PageQuerySchema.extend({
-  status: z
-    .string()
-    .max(200)
-    .refine((v) => v.split(',').every((s) => (STATUSES as readonly string[]).includes(s.trim())), {
-      message: `must be one or more of ${STATUSES.join(', ')}, comma-separated`,
-    })
-    .optional()
-    .meta({ description: `Only these statuses: one or more of ${STATUSES.map((s) => `\`${s}\``).join(', ')}, comma-separated.`, example: 'failed,dead_lettered' }),
-  eventType: z
-    .string()
-    .max(200)
-    .regex(EVENT_TYPE_FILTER, 'must be an event type (order.shipped) or a prefix ending in .* (order.*)')
-    .optional()
-    .meta({ description: 'Only this event type (`order.shipped`), or every type under a prefix (`order.*`).', example: 'order.*' }),
-  endpointId: EndpointIdSchema.optional().meta({ description: 'Only deliveries to this endpoint.' }),
-  since: instant('Only deliveries created at or after this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.', '2026-11-25T00:00:00Z'),
-  until: instant('Only deliveries created at or before this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.', '2026-11-25T23:59:59.999Z'),
-}).superRefine((q, ctx) => {
-  if (q.since !== undefined && q.until !== undefined && instantMs(q.since) > instantMs(q.until)) {
-    ctx.addIssue({ code: 'custom', path: ['since'], message: 'must not be after until' });
-  }
-});
-
-/** Parsed query of the delivery log. */
-export type DeliveryLogQuery = z.infer<typeof DeliveryLogQuerySchema>;
-
-/** Milliseconds of an instant the schema accepted (a bare date is midnight UTC). */
-export function instantMs(value: string): number {
-  return Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-}
 
 /** The operation's description (OpenAPI, MCP): order, filters, the read bound and what it means for a page. */
 export const DELIVERY_LOG_DESCRIPTION = [

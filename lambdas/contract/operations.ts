@@ -5,13 +5,14 @@
  */
 import { z } from 'zod';
 import type { ErrorTag } from './errors';
-import { EndpointHealthSchema, HealthQuerySchema } from './health';
-import { JobIdSchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './jobs';
+import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
+import { JobIdSchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
 import { SECRET_GRACE_HOURS, SEND_LIMITS } from './limits';
 import type { Permission } from './permissions';
 import type { RateLimitBucket } from './rate-limits';
-import { PageQuerySchema, pageOf } from './pagination';
-import { DELIVERY_LOG_DESCRIPTION, DeliveryLogQuerySchema } from './delivery-log';
+import { PageQuerySchema, pageOf } from './page-schemas';
+import { DELIVERY_LOG_DESCRIPTION } from './delivery-log';
+import { DeliveryLogQuerySchema } from './delivery-log-query';
 import {
   ApiTokenSchema,
   AuditEventSchema,

@@ -2,7 +2,9 @@
  * Wire shapes of the resources (docs/architecture.md#one-contract). Timestamps are ISO 8601 UTC.
  */
 import { z } from 'zod';
+import { DELIVERY_STATUSES } from './delivery-statuses';
 import { idPattern, type IdPrefix } from './ids';
+import { distinctItems } from './input-rules';
 import { SECRET_GRACE_HOURS, USER_AGENT } from './limits';
 import { PERMISSIONS, SCOPES } from './permissions';
 
@@ -92,7 +94,7 @@ const eventTypesInput = z
   .array(z.string().min(1).max(200))
   .min(1)
   .max(100)
-  .refine((a) => new Set(a).size === a.length, 'event types must not repeat')
+  .refine(distinctItems, 'event types must not repeat')
   .meta({ description: 'Event types to subscribe to; each must be in the event-type catalogue.' });
 const urlInput = z.string().min(1).max(2048).meta({ description: 'https URL of the receiver.', example: 'https://hooks.example.com/webhooks' });
 const descriptionInput = z.string().max(500).nullable();
@@ -136,7 +138,7 @@ export const RotatedSecretSchema = z
 export type RotatedSecret = z.infer<typeof RotatedSecretSchema>;
 
 /** Delivery status (docs/behaviour.md#delivery-statuses). */
-export const DeliveryStatusSchema = z.enum(['pending', 'delivered', 'failed', 'failed_permanent', 'dead_lettered']);
+export const DeliveryStatusSchema = z.enum(DELIVERY_STATUSES);
 export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
 
 /** Delivery summary. */

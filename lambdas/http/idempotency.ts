@@ -9,8 +9,9 @@ import type middy from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError } from '../contract/errors';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_HOURS, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKeySchema } from '../contract/idempotency';
-import type { OperationDef } from '../contract/operations';
+import { validateInput } from '../contract/input-validation';
+import type { OperationRoute } from '../contract/routes';
+import { IDEMPOTENCY, IDEMPOTENCY_KEY } from '../generated/contract';
 import type { Caller, SurfaceRuntime } from '../operations/context';
 import { claimIdempotencyKey, completeIdempotencyRecord, releaseIdempotencyRecord, type IdempotencyClaim } from '../store/idempotency-records';
 
@@ -31,7 +32,7 @@ const DEFAULT_LOCK_SECONDS = 30;
 
 /** The header's value, whatever the case of its name; undefined when absent. */
 export function idempotencyKeyOf(headers: APIGatewayProxyEvent['headers'] | null | undefined): string | undefined {
-  const wanted = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+  const wanted = IDEMPOTENCY.key.toLowerCase();
   for (const [name, value] of Object.entries(headers ?? {})) if (name.toLowerCase() === wanted) return value ?? '';
   return undefined;
 }
@@ -62,7 +63,7 @@ export function requestFingerprint(operationId: string, input: { params: unknown
  * runs (409 IdempotencyKeyInProgress); after a 2xx it stores the response, after a failure it drops the claim.
  */
 export function idempotency(
-  def: OperationDef,
+  def: Pick<OperationRoute, 'idempotent' | 'operationId'>,
   runtime: () => SurfaceRuntime,
   logger: Logger,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, IdempotencyRequestContext> {
@@ -71,31 +72,31 @@ export function idempotency(
       if (!def.idempotent) return undefined;
       const raw = idempotencyKeyOf(request.event.headers);
       if (raw === undefined) return undefined;
-      const parsed = IdempotencyKeySchema.safeParse(raw);
+      const parsed = validateInput(IDEMPOTENCY_KEY, raw);
       if (!parsed.success) {
-        const message = parsed.error.issues.map((i) => i.message).join('; ');
-        throw new AppError('ValidationError', `Invalid header ${IDEMPOTENCY_KEY_HEADER}: ${message}. Send 1–255 printable characters, e.g. a UUID.`, {
-          issues: [{ path: `header.${IDEMPOTENCY_KEY_HEADER}`, message }],
+        const message = parsed.issues.map((i) => i.message).join('; ');
+        throw new AppError('ValidationError', `Invalid header ${IDEMPOTENCY.key}: ${message}. Send 1–255 printable characters, e.g. a UUID.`, {
+          issues: [{ path: `header.${IDEMPOTENCY.key}`, message }],
         });
       }
       const { caller, input } = request.context;
       if (!caller || !input) throw new AppError('InternalError', 'request was not prepared');
-      const claim = { tokenId: caller.tokenId, key: parsed.data, fingerprint: requestFingerprint(def.operationId, input) };
+      const claim = { tokenId: caller.tokenId, key: parsed.data as string, fingerprint: requestFingerprint(def.operationId, input) };
       const remainingMs = typeof request.context.getRemainingTimeInMillis === 'function' ? request.context.getRemainingTimeInMillis() : undefined;
       const found = await claimIdempotencyKey(runtime().deps.table, {
         ...claim,
         now: runtime().deps.now(),
-        ttlSeconds: IDEMPOTENCY_WINDOW_HOURS * 3600,
+        ttlSeconds: IDEMPOTENCY.windowHours * 3600,
         lockSeconds: remainingMs && remainingMs > 0 ? Math.ceil(remainingMs / 1000) + 1 : DEFAULT_LOCK_SECONDS,
       });
       if (found.kind !== 'claimed' && found.fingerprint !== claim.fingerprint) {
         throw new AppError(
           'IdempotencyKeyReused',
-          `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(claim.key)} was already used by this token for another request (another operation, path or body) in the last ${IDEMPOTENCY_WINDOW_HOURS} h; use a new key for a new request`,
+          `${IDEMPOTENCY.key} ${JSON.stringify(claim.key)} was already used by this token for another request (another operation, path or body) in the last ${IDEMPOTENCY.windowHours} h; use a new key for a new request`,
         );
       }
       if (found.kind === 'in_progress') {
-        throw new AppError('IdempotencyKeyInProgress', `A request with ${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(claim.key)} is still running; retry when it has finished to get its answer`);
+        throw new AppError('IdempotencyKeyInProgress', `A request with ${IDEMPOTENCY.key} ${JSON.stringify(claim.key)} is still running; retry when it has finished to get its answer`);
       }
       if (found.kind === 'completed') {
         // The first answer again (status and body), under this request's trace id; nothing runs.
@@ -105,7 +106,7 @@ export function idempotency(
             'content-type': 'application/json',
             'x-trace-id': request.event.requestContext?.requestId ?? 'unknown',
             'cache-control': 'no-store',
-            [IDEMPOTENT_REPLAYED_HEADER.toLowerCase()]: 'true',
+            [IDEMPOTENCY.replayed.toLowerCase()]: 'true',
           },
           body: found.response.body,
         };

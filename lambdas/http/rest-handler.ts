@@ -8,7 +8,9 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError, isAppError } from '../contract/errors';
-import { operationById, type OperationDef, type OperationId } from '../contract/operations';
+import type { OperationId } from '../contract/operations';
+import type { OperationRoute } from '../contract/routes';
+import { OPERATION_ROUTES } from '../generated/contract';
 import { checkPermission, checkWorkspace, confirmCaller, parseOperationInput } from '../operations/access';
 import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
 import { fromAuthorizerContext } from './authorizer';
@@ -31,8 +33,8 @@ function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined
   return Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
-function parseBody(def: OperationDef, event: APIGatewayProxyEvent): unknown {
-  if (!def.body) return undefined;
+function parseBody(def: OperationRoute, event: APIGatewayProxyEvent): unknown {
+  if (!def.input.body) return undefined;
   const type = headerOf(event, 'content-type')?.trim();
   const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
   if (raw.trim() === '') throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
@@ -62,7 +64,7 @@ function problemErrors(logger: Logger): middy.MiddlewareObj<APIGatewayProxyEvent
  * token never changes anything: docs/architecture.md#authorizer), slug ↔ token workspace (404,
  * no oracle), rate limit, permission.
  */
-function guard(def: OperationDef, runtime: () => SurfaceRuntime): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
+function guard(def: OperationRoute, runtime: () => SurfaceRuntime): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
   return {
     before: async (request: RestRequest) => {
       let caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
@@ -82,8 +84,8 @@ function guard(def: OperationDef, runtime: () => SurfaceRuntime): middy.Middlewa
   };
 }
 
-/** Middleware: path, query and body parsed with the contract's schemas (400 with the issues). */
-function parseInput(def: OperationDef): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
+/** Middleware: path, query and body parsed with the contract's schemas, as generated (400 with the issues). */
+function parseInput(def: OperationRoute): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
   return {
     before: (request: RestRequest) => {
       const { event } = request;
@@ -102,7 +104,7 @@ export interface RestHandlerOptions {
 
 /** The Lambda handler of one contract operation. */
 export function restHandler<K extends OperationId>(operationId: K, impl: OperationImpl<K>, options: RestHandlerOptions) {
-  const def = operationById(operationId);
+  const def: OperationRoute | undefined = OPERATION_ROUTES.find((o) => o.operationId === operationId);
   if (!def) throw new Error(`Unknown operation ${operationId}`);
   const { runtime, logger } = options;
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext>()
@@ -118,7 +120,7 @@ export function restHandler<K extends OperationId>(operationId: K, impl: Operati
       // The parsed input matches operation K's schemas by construction.
       const result = await impl(runtime().deps, caller, input as Parameters<OperationImpl<K>>[2]);
       // A dry run (docs/behaviour.md#recovery-jobs) answers its own status: nothing was changed.
-      const status = def.dryRun && (input.body as { dryRun?: unknown } | undefined)?.dryRun === true ? def.dryRun.successStatus : def.successStatus;
+      const status = def.dryRunStatus && (input.body as { dryRun?: unknown } | undefined)?.dryRun === true ? def.dryRunStatus : def.successStatus;
       return jsonResponse(status, result, traceIdOf(event));
     });
 }

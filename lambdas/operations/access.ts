@@ -4,9 +4,10 @@
  * (404, no existence oracle) and the token must hold the operation's
  * permission (403). REST and MCP both call these.
  */
-import type { z } from 'zod';
 import { AppError } from '../contract/errors';
+import { validateInput, type InputIssue, type InputNode } from '../contract/input-validation';
 import type { OperationDef } from '../contract/operations';
+import type { OperationRoute } from '../contract/routes';
 import { permissionsOf } from '../contract/permissions';
 import { bearerToken, hashApiToken } from '../domain/api-tokens';
 import { findTokenByHash } from '../store/api-tokens';
@@ -40,7 +41,7 @@ export function checkWorkspace(caller: Caller, slug: string | undefined): void {
 }
 
 /** Throws Forbidden unless the caller's scopes grant the operation's permission. */
-export function checkPermission(def: OperationDef, caller: Caller): void {
+export function checkPermission(def: Pick<OperationDef | OperationRoute, 'permission'>, caller: Caller): void {
   if (def.permission && !permissionsOf(caller.scopes).has(def.permission)) {
     throw new AppError('Forbidden', `This operation needs the permission ${def.permission}, which the token's scopes do not grant`, {
       requiredPermission: def.permission,
@@ -49,25 +50,32 @@ export function checkPermission(def: OperationDef, caller: Caller): void {
 }
 
 /** Both checks, in order: WorkspaceNotFound, then Forbidden. */
-export function checkAccess(def: OperationDef, caller: Caller, slug: string | undefined): void {
+export function checkAccess(def: Pick<OperationDef | OperationRoute, 'permission'>, caller: Caller, slug: string | undefined): void {
   checkWorkspace(caller, slug);
   checkPermission(def, caller);
 }
 
-/** zod issues as a ValidationError with the problem's `issues` member. */
-export function validationError(where: string, error: z.ZodError): AppError {
+/** Input issues (zod's paths and messages) as a ValidationError with the problem's `issues` member. */
+export function validationError(where: string, error: { readonly issues: readonly InputIssue[] }): AppError {
   const issues = error.issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
   return new AppError('ValidationError', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
 }
 
-/** Parses raw path, query and body with the operation's schemas (ValidationError naming each issue). */
-export function parseOperationInput(def: OperationDef, raw: { params: unknown; query: unknown; body: unknown }): { params: unknown; query: unknown; body: unknown } {
-  const params = def.params.safeParse(raw.params ?? {});
-  if (!params.success) throw validationError('path', params.error);
-  const query = def.query?.safeParse(raw.query ?? {});
-  if (query && !query.success) throw validationError('query', query.error);
-  if (def.body && raw.body === undefined) throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
-  const body = def.body?.safeParse(raw.body);
-  if (body && !body.success) throw validationError('body', body.error);
-  return { params: params.data, query: query?.data, body: body?.data };
+function parsePart(where: string, schema: InputNode, raw: unknown): unknown {
+  const r = validateInput(schema, raw);
+  if (!r.success) throw validationError(where, r);
+  return r.data;
+}
+
+/**
+ * Parses raw path, query and body with the operation's input schemas, generated from the contract
+ * (lambdas/generated/contract.ts): a ValidationError naming each issue.
+ */
+export function parseOperationInput(route: Pick<OperationRoute, 'input'>, raw: { params: unknown; query: unknown; body: unknown }): { params: unknown; query: unknown; body: unknown } {
+  const { input } = route;
+  const params = parsePart('path', input.params, raw.params ?? {});
+  const query = input.query ? parsePart('query', input.query, raw.query ?? {}) : undefined;
+  if (input.body && raw.body === undefined) throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
+  const body = input.body ? parsePart('body', input.body, raw.body) : undefined;
+  return { params, query, body };
 }

@@ -1,0 +1,45 @@
+/**
+ * The workspace delivery log's query as a zod schema (docs/behaviour.md#workspace-delivery-log):
+ * the page query and the filters. The log's zod-free numbers and rules are in `delivery-log.ts`.
+ */
+import { z } from 'zod';
+import { EVENT_TYPE_FILTER } from './delivery-log';
+import { DELIVERY_STATUSES } from './delivery-statuses';
+import { isDeliveryStatusList, isInstantOrDate, sinceNotAfterUntil } from './input-rules';
+import { PageQuerySchema } from './page-schemas';
+import { EndpointIdSchema } from './schemas';
+
+/** An ISO 8601 instant with `Z` or an offset, or a date (midnight UTC). */
+const instant = (description: string, example: string) =>
+  z
+    .string()
+    .max(64)
+    .refine(isInstantOrDate, {
+      message: 'must be an ISO 8601 date-time with Z or an offset (e.g. 2026-11-25T12:00:00Z) or a date (2026-11-25)',
+    })
+    .optional()
+    .meta({ description, example });
+
+/** Query of the delivery log: the page query and the filters. */
+export const DeliveryLogQuerySchema = PageQuerySchema.extend({
+  status: z
+    .string()
+    .max(200)
+    .refine(isDeliveryStatusList, {
+      message: `must be one or more of ${DELIVERY_STATUSES.join(', ')}, comma-separated`,
+    })
+    .optional()
+    .meta({ description: `Only these statuses: one or more of ${DELIVERY_STATUSES.map((s) => `\`${s}\``).join(', ')}, comma-separated.`, example: 'failed,dead_lettered' }),
+  eventType: z
+    .string()
+    .max(200)
+    .regex(EVENT_TYPE_FILTER, 'must be an event type (order.shipped) or a prefix ending in .* (order.*)')
+    .optional()
+    .meta({ description: 'Only this event type (`order.shipped`), or every type under a prefix (`order.*`).', example: 'order.*' }),
+  endpointId: EndpointIdSchema.optional().meta({ description: 'Only deliveries to this endpoint.' }),
+  since: instant('Only deliveries created at or after this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.', '2026-11-25T00:00:00Z'),
+  until: instant('Only deliveries created at or before this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.', '2026-11-25T23:59:59.999Z'),
+}).refine(sinceNotAfterUntil, { message: 'must not be after until', path: ['since'] });
+
+/** Parsed query of the delivery log. */
+export type DeliveryLogQuery = z.infer<typeof DeliveryLogQuerySchema>;
