@@ -16,7 +16,7 @@ import { defaultRuntime, delayerFromEnv, invocationMetrics, logger, queueFromEnv
 import type { MetricsRecorder } from '../contract/metrics';
 import { selectForAttempt, SLOW_LANE, type LaneRole } from '../domain/delivery-lanes';
 import { BatchHealth } from '../pipeline/batch-health';
-import { dispatchDelivery, systemResolver, type DispatchResult } from '../pipeline/dispatcher';
+import { dispatchDelivery, endpointReaderForBatch, systemResolver, type DispatchResult } from '../pipeline/dispatcher';
 import { httpSender } from '../pipeline/http-sender';
 import { parseDeliveryMessage, type DeliveryMessage } from '../queue/delivery-queue';
 
@@ -24,6 +24,8 @@ import { parseDeliveryMessage, type DeliveryMessage } from '../queue/delivery-qu
 /** One invocation's state: its health tally and its metrics. */
 interface Invocation {
   readonly health: BatchHealth;
+  /** Reads each endpoint once per batch. */
+  readonly endpoint: ReturnType<typeof endpointReaderForBatch>;
   readonly metrics: BufferedMetrics;
 }
 
@@ -89,7 +91,17 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
     const { deps } = defaultRuntime();
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
     const result = await dispatchDelivery(
-      { table: deps.table, now: deps.now, urlPolicy: deps.urlPolicy, sender: httpSender, resolve: systemResolver, events: deps.events, log: logger, secrets: secretSealerFromEnv() },
+      {
+        table: deps.table,
+        now: deps.now,
+        urlPolicy: deps.urlPolicy,
+        sender: httpSender,
+        resolve: systemResolver,
+        events: deps.events,
+        log: logger,
+        secrets: secretSealerFromEnv(),
+        endpoint: invocation.endpoint,
+      },
       message.deliveryId,
       receiveCount,
       lane,
@@ -124,7 +136,7 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
 
   return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     // One processor, health tally and metrics buffer per invocation: they hold the batch's state.
-    const invocation: Invocation = { health: new BatchHealth(), metrics: invocationMetrics() };
+    const invocation: Invocation = { health: new BatchHealth(), metrics: invocationMetrics(), endpoint: endpointReaderForBatch(defaultRuntime().deps.table) };
     try {
       const plan = await planBatch(event.Records, invocation.metrics);
       const response = await processPartialResponse(event, (record: SQSRecord) => handleRecord(record, plan, invocation), new BatchProcessor(EventType.SQS), {

@@ -9,7 +9,7 @@ import { derivedId } from '../domain/ids';
 import { bookkeepingEntry, isTerminal, type DeliveryRecord } from '../domain/delivery-lifecycle';
 import { redactUrl } from '../domain/url-redaction';
 import type { TableContext } from '../store/client';
-import { getDelivery, recordObservation } from '../store/deliveries';
+import { readDelivery, recordObservation } from '../store/deliveries';
 import { getEndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 
@@ -27,8 +27,18 @@ export async function deadLetterDelivery(
   deps: DeadLetterDeps,
   deliveryId: string,
 ): Promise<{ kind: 'dead_lettered'; delivery: DeliveryRecord; recorded: HealthObservation } | { kind: 'ignored'; reason: string }> {
-  const delivery = await getDelivery(deps.table, deliveryId);
-  if (!delivery) return { kind: 'ignored', reason: 'delivery_gone' };
+  const read = await readDelivery(deps.table, deliveryId);
+  if (!read) return { kind: 'ignored', reason: 'delivery_gone' };
+  let delivery = read.record;
+  if (read.unapplied) {
+    // The last receive wrote its attempt and ended before the state caught up: complete it first.
+    const { ordinal: _ordinal, ...attempt } = read.unapplied.attempt;
+    const endpoint = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
+    const applied = await recordObservation(deps.table, { delivery, endpoint, attempt, ...read.unapplied.applies }, deps.now(), { attemptWritten: true });
+    // A streak moved meanwhile, or another consumer applied it: the message comes back and this starts over.
+    if (applied.kind !== 'recorded') throw new Error(`${deliveryId}: its last attempt could not be applied yet (${applied.kind})`);
+    delivery = applied.delivery;
+  }
   if (isTerminal(delivery.status)) {
     // A retry after the marking committed (a lost answer, a crash): the notification may be missing.
     if (delivery.status === 'dead_lettered') await notifyDeadLettered(deps, delivery);

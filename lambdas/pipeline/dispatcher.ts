@@ -29,7 +29,7 @@ import { signatureHeader } from '../domain/signing';
 import { redactUrl } from '../domain/url-redaction';
 import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
-import { getDelivery, recordObservation, type Observation } from '../store/deliveries';
+import { getDelivery, readDelivery, recordObservation, type Observation, type UnappliedAttempt } from '../store/deliveries';
 import { getEndpointRecord, markEndpointSlow, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
@@ -63,6 +63,11 @@ export interface DispatchDeps {
   readonly events?: DomainEventSink;
   /** The function's logger: refused addresses and service faults, in detail. @default none */
   readonly log?: DispatchLog;
+  /**
+   * Reads an endpoint for a dispatch: a batch passes one that reads each endpoint once per batch
+   * (docs/architecture.md#dispatcher). @default a strongly consistent read per delivery
+   */
+  readonly endpoint?: (workspace: string, endpointId: string) => Promise<EndpointRecord | null>;
   /**
    * Opens the endpoint's sealed secrets (docs/architecture.md#secrets); the dispatcher is the one
    * function allowed to. @default none: only legacy plaintext secrets sign, a sealed one throws
@@ -104,6 +109,28 @@ function observed(delivery: DeliveryRecord, http: boolean, attempt: Omit<Observa
   };
 }
 
+/**
+ * An endpoint reader for one batch (docs/architecture.md#dispatcher): each endpoint is read once,
+ * strongly consistent, however many of the batch's deliveries go to it, so a busy endpoint costs a
+ * read per batch, not per delivery. A batch is seconds long; a change during it is what a
+ * concurrent batch would see anyway, and the streak's writes are conditional on what was read
+ * (a concurrent change is re-read, never overwritten).
+ */
+export function endpointReaderForBatch(table: TableContext): (workspace: string, endpointId: string) => Promise<EndpointRecord | null> {
+  const read = new Map<string, Promise<EndpointRecord | null>>();
+  return (workspace, endpointId) => {
+    const key = `${workspace}\u0000${endpointId}`;
+    let found = read.get(key);
+    if (!found) {
+      found = getEndpointRecord(table, workspace, endpointId);
+      // A failed read is not kept: the next delivery of the batch reads again.
+      found.catch(() => read.delete(key));
+      read.set(key, found);
+    }
+    return found;
+  };
+}
+
 /** The address to pin and the time resolving it took, or why the attempt stops here. */
 type AddressCheck = { ok: true; pinned: PinnedAddress; spentMs: number } | { ok: false; permanent: boolean; reason: string; spentMs: number };
 
@@ -141,12 +168,23 @@ function about(delivery: DeliveryRecord): Record<string, string> {
   return { deliveryId: delivery.deliveryId, workspace: delivery.workspace, endpointId: delivery.endpointId };
 }
 
-/** Records an observation, re-reading the endpoint when a concurrent change moved its streak (bounded). */
-async function record(deps: DispatchDeps, delivery: DeliveryRecord, endpoint: EndpointRecord | null, build: (ep: EndpointRecord | null) => Omit<Observation, 'delivery' | 'endpoint'>) {
+/**
+ * Records an observation, re-reading the endpoint when a concurrent change moved its streak
+ * (bounded): the attempt is then written already, and only the state and streak are applied again.
+ */
+async function record(
+  deps: DispatchDeps,
+  delivery: DeliveryRecord,
+  endpoint: EndpointRecord | null,
+  build: (ep: EndpointRecord | null) => Omit<Observation, 'delivery' | 'endpoint'>,
+  attemptWritten = false,
+) {
   let ep = endpoint;
+  let written = attemptWritten;
   for (let i = 0; i < 5; i++) {
-    const outcome = await recordObservation(deps.table, { delivery, endpoint: ep, ...build(ep) }, deps.now());
+    const outcome = await recordObservation(deps.table, { delivery, endpoint: ep, ...build(ep) }, deps.now(), { attemptWritten: written });
     if (outcome.kind !== 'endpoint_changed') return outcome;
+    written = true;
     ep = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
   }
   throw new Error(`endpoint ${delivery.endpointId} kept changing while recording ${delivery.deliveryId}`);
@@ -164,12 +202,16 @@ function secondsUntil(at: string | null, now: Date): number {
  * stage has no slow lane, and then nothing moves.
  */
 export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, receiveCount = 1, lane: LaneRole = 'only'): Promise<DispatchResult> {
-  const delivery = await getDelivery(deps.table, deliveryId);
-  if (!delivery) return { kind: 'ack', reason: 'delivery_gone' };
+  const read = await readDelivery(deps.table, deliveryId);
+  if (!read) return { kind: 'ack', reason: 'delivery_gone' };
+  const delivery = read.record;
+  const loadEndpoint = () => (deps.endpoint ?? ((ws, id) => getEndpointRecord(deps.table, ws, id)))(delivery.workspace, delivery.endpointId);
+  // An attempt was written but the receive that made it ended before the state caught up: complete it, no second POST.
+  if (read.unapplied) return rollForward(deps, delivery, await loadEndpoint(), read.unapplied);
   if (isTerminal(delivery.status)) return { kind: 'ack', reason: 'already_terminal', delivery };
   // Spent, but not marked yet (its dead-letter send failed): never an eighth attempt.
   if (awaitsDeadLetter(delivery)) return { kind: 'dead_letter', delivery };
-  const endpoint = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
+  const endpoint = await loadEndpoint();
   if (!endpoint) return { kind: 'ack', reason: 'endpoint_gone', delivery };
   const now = deps.now();
 
@@ -251,23 +293,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
   const recorded = observed(delivery, true, attempt);
   const marked = lane === 'only' ? false : markedInFlight || (await markSlow(deps, endpoint, result.durationMs, finishedAt));
-  if (outcome.disabled) {
-    // Best effort, after persistence (docs/behaviour.md#notifications).
-    await putNotification(
-      deps.table,
-      delivery.workspace,
-      {
-        kind: 'endpoint.disabled',
-        message: `Webhook endpoint ${redactUrl(endpoint.url)} was disabled after ${outcome.consecutiveFailures} consecutive failed deliveries. Fix the receiver, re-enable it, then replay the failed deliveries.`,
-        endpointId: endpoint.endpointId,
-        deliveryId: delivery.deliveryId,
-      },
-      deps.now(),
-    ).catch(() => undefined);
-    await deps.events
-      ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: redactUrl(endpoint.url), consecutiveFailures: outcome.consecutiveFailures ?? DISABLE_THRESHOLD })
-      .catch(() => undefined);
-  }
+  if (outcome.disabled) await announceDisabled(deps, endpoint, delivery, outcome.consecutiveFailures);
   const disabled = outcome.disabled ? ({ disabled: true } as const) : {};
   if (classified.status !== 'failed') return { kind: 'ack', reason: classified.status, delivery: outcome.delivery, recorded, ...disabled };
   if (exhausted) return { kind: 'dead_letter', delivery: outcome.delivery, recorded, ...disabled };
@@ -275,6 +301,53 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   // The retry of an endpoint that just failed (its streak moved) or was slow waits in the slow lane.
   if (lane === 'fast' && (classified.streak === 'increment' || marked)) return { kind: 'move', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
   return { kind: 'retry', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
+}
+
+/** Tells the workspace its endpoint was disabled: a notification and a domain event, best effort, after persistence (docs/behaviour.md#notifications). */
+async function announceDisabled(deps: DispatchDeps, endpoint: EndpointRecord, delivery: DeliveryRecord, consecutiveFailures: number | null): Promise<void> {
+  await putNotification(
+    deps.table,
+    delivery.workspace,
+    {
+      kind: 'endpoint.disabled',
+      message: `Webhook endpoint ${redactUrl(endpoint.url)} was disabled after ${consecutiveFailures} consecutive failed deliveries. Fix the receiver, re-enable it, then replay the failed deliveries.`,
+      endpointId: endpoint.endpointId,
+      deliveryId: delivery.deliveryId,
+    },
+    deps.now(),
+  ).catch(() => undefined);
+  await deps.events
+    ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: redactUrl(endpoint.url), consecutiveFailures: consecutiveFailures ?? DISABLE_THRESHOLD })
+    .catch(() => undefined);
+}
+
+/**
+ * Completes an attempt whose state never caught up (docs/architecture.md#delivery-items): applies
+ * the effect stored on it, with the endpoint's streak as it is now, then does what the receive
+ * that made it would have done: ack a final status, or schedule the retry it decided (in the lane
+ * this message came from). Nothing is sent to the receiver again.
+ */
+async function rollForward(deps: DispatchDeps, delivery: DeliveryRecord, endpoint: EndpointRecord | null, unapplied: UnappliedAttempt): Promise<DispatchResult> {
+  const { attempt, applies } = unapplied;
+  const { ordinal: _ordinal, ...evidence } = attempt;
+  const outcome = await record(
+    deps,
+    delivery,
+    endpoint,
+    () => ({
+      attempt: evidence,
+      ...applies,
+      disableAudit: { action: 'webhook.disabled', actor: 'system', detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId } },
+    }),
+    true,
+  );
+  if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
+  if (outcome.disabled && endpoint) await announceDisabled(deps, endpoint, delivery, outcome.consecutiveFailures);
+  const recorded = observed(delivery, applies.http, attempt);
+  const disabled = outcome.disabled ? ({ disabled: true } as const) : {};
+  if (applies.status !== 'failed') return { kind: 'ack', reason: applies.status, delivery: outcome.delivery, recorded, ...disabled };
+  if (applies.nextAttemptAt === null) return { kind: 'dead_letter', delivery: outcome.delivery, recorded, ...disabled };
+  return { kind: 'retry', delaySeconds: secondsUntil(applies.nextAttemptAt, deps.now()), delivery: outcome.delivery, recorded, ...disabled };
 }
 
 /**
@@ -315,8 +388,12 @@ async function markSlow(deps: DispatchDeps, endpoint: EndpointRecord, durationMs
  * attempt, so a duplicate can never delete a retry.
  */
 async function afterDuplicate(deps: DispatchDeps, deliveryId: string): Promise<DispatchResult> {
-  const current = await getDelivery(deps.table, deliveryId);
-  if (!current || isTerminal(current.status)) return { kind: 'ack', reason: 'duplicate' };
+  const read = await readDelivery(deps.table, deliveryId);
+  const current = read?.record;
+  if (!current) return { kind: 'ack', reason: 'duplicate' };
+  // The receive that won is still applying its attempt (or ended first): look again in a moment; the next receive completes it if need be.
+  if (read.unapplied) return { kind: 'retry', delaySeconds: 1, delivery: current };
+  if (isTerminal(current.status)) return { kind: 'ack', reason: 'duplicate' };
   if (awaitsDeadLetter(current)) return { kind: 'dead_letter', delivery: current };
   return { kind: 'retry', delaySeconds: secondsUntil(current.nextAttemptAt, deps.now()), delivery: current };
 }

@@ -1,22 +1,26 @@
 /**
- * Delivery summaries and their immutable attempt evidence
- * (docs/architecture.md#recording-transaction). Recording an observation is one transaction: the attempt (put
- * if absent), the summary (conditional on the evidence count read and on not
- * being terminal) and the endpoint's streak, so a duplicate or late observation
- * can never regress the summary or repeat a streak change or an audit.
+ * Delivery summaries and their attempt evidence (docs/architecture.md#delivery-items). A delivery
+ * is three kinds of item in its own partition: the immutable summary (`META`: ids, event type,
+ * payload, creation; written once, with its index keys), the state (`STATE`: status, attempts,
+ * last evidence; absent until the first evidence), and one immutable item per attempt (`ATT#`).
+ * Recording rolls forward: the attempt is written first (put if absent: the first observation
+ * wins), then the state and the endpoint's streak catch up from it, conditional on the evidence
+ * count read, so a duplicate or late observation can never regress the state or repeat a streak
+ * change; a crash between the two is completed from the attempt on the next receive, with no
+ * second POST. A status update therefore never rewrites the payload.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
-import { nextStreak, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
+import { nextStreak, OPEN_STATUSES, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
 import { deliveryExpiresAtEpoch } from '../domain/scheduled-jobs';
 import type { TableContext } from './client';
 import { auditPut, writeAudited, type AuditInput, type TransactItem } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
-import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
+import { attemptId, ENDPOINT_DELIVERY_SHARDS, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
 import { batchWriteAll, conditionFailedAt } from './table-io';
 
 /** The wire form of a summary. */
@@ -57,19 +61,33 @@ export function fromItem(item: Record<string, unknown>): DeliveryRecord {
   };
 }
 
-/** The stored item of a new pending summary, with its index keys. */
+/** The fields the state item holds: they override the summary's initial ones. */
+const STATE_FIELDS = ['status', 'attempts', 'evidenceCount', 'nextAttemptAt', 'lastResponseStatus', 'lastError', 'updatedAt'] as const;
+
+/**
+ * A summary item with its state item laid over it: the delivery as it stands. A summary written
+ * before the layout split holds its state itself, and has no state item until its next evidence.
+ */
+export function mergeStateItem(summary: Record<string, unknown>, state: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!state) return summary;
+  const merged: Record<string, unknown> = { ...summary };
+  for (const field of STATE_FIELDS) if (field in state) merged[field] = state[field];
+  return merged;
+}
+
+/**
+ * The stored summary of a new delivery (pending, or held: its initial state is its record's), with
+ * its index keys: the endpoint's shard of gsi2 and the workspace log, both keys only (plus the event
+ * type), so the item is written once and never again: status updates go to the state item.
+ */
 export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
   return {
     ...keys.delivery(record.deliveryId),
     type: 'delivery',
     ...record,
-    [TABLE.gsi1.partitionKey]: keys.deliveriesOfEndpoint(record.endpointId),
-    [TABLE.gsi1.sortKey]: record.deliveryId,
-    [TABLE.gsi2.partitionKey]: keys.retentionShardPk(shardOf(record.deliveryId, INDEX_SHARDS)),
-    [TABLE.gsi2.sortKey]: keys.byCreation(record.createdAt, record.deliveryId),
-    [TABLE.gsi3.partitionKey]: keys.pendingShardPk(shardOf(record.deliveryId, INDEX_SHARDS)),
-    [TABLE.gsi3.sortKey]: keys.byCreation(record.createdAt, record.deliveryId),
-    // Retention by TTL (docs/behaviour.md#retention-and-scheduled-jobs); its attempts carry the same.
+    [TABLE.gsi2.partitionKey]: keys.endpointDeliveriesPk(record.endpointId, keys.endpointDeliveryShard(record.deliveryId)),
+    [TABLE.gsi2.sortKey]: record.deliveryId,
+    // Retention by TTL (docs/behaviour.md#retention-and-scheduled-jobs); its state and attempts carry the same.
     [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(record.createdAt),
     // The workspace delivery log, in shards (docs/architecture.md#delivery-log-index).
     [TABLE.deliveryLog.partitionKey]: keys.deliveryLogPk(record.workspace, keys.deliveryLogShard(record.deliveryId)),
@@ -77,18 +95,56 @@ export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
   };
 }
 
-/**
- * The stored item of a held summary (docs/behaviour.md#held-deliveries): a pending
- * item's keys minus the stuck-pending repair's (gsi3), as it is terminal and never queued.
- */
+/** The stored summary of a held delivery (docs/behaviour.md#held-deliveries): terminal from the start, never queued. */
 export function heldItem(record: DeliveryRecord): Record<string, unknown> {
-  const { [TABLE.gsi3.partitionKey]: _pk, [TABLE.gsi3.sortKey]: _sk, ...item } = pendingItem(record);
-  return item;
+  return pendingItem(record);
+}
+
+/**
+ * The state item of a delivery as `record` has it. `repair`: in the stuck-pending repair's index
+ * (gsi3) until the first evidence replaces the item.
+ */
+export function stateItem(record: DeliveryRecord, repair = false): Record<string, unknown> {
+  return {
+    ...keys.deliveryState(record.deliveryId),
+    type: 'delivery-state',
+    deliveryId: record.deliveryId,
+    status: record.status,
+    attempts: record.attempts,
+    evidenceCount: record.evidenceCount,
+    nextAttemptAt: record.nextAttemptAt ?? null,
+    lastResponseStatus: record.lastResponseStatus ?? null,
+    lastError: record.lastError ?? null,
+    updatedAt: record.updatedAt,
+    [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(record.createdAt),
+    ...(repair
+      ? {
+          [TABLE.gsi3.partitionKey]: keys.pendingShardPk(shardOf(record.deliveryId, INDEX_SHARDS)),
+          [TABLE.gsi3.sortKey]: keys.byCreation(record.createdAt, record.deliveryId),
+        }
+      : {}),
+  };
 }
 
 /** Writes new pending summaries, and held ones when given, in batches. */
 export async function putPendingDeliveries(table: TableContext, records: readonly DeliveryRecord[], held: readonly DeliveryRecord[] = []): Promise<void> {
   await batchWriteAll(table, [...records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })), ...held.map((r) => ({ PutRequest: { Item: heldItem(r) } }))]);
+}
+
+/**
+ * Puts pending deliveries whose message could not be sent in the stuck-pending repair's index
+ * (docs/architecture.md#stuck-pending-repair): a state item, unless one exists (its delivery moved on).
+ */
+export async function markForRepair(table: TableContext, records: readonly DeliveryRecord[]): Promise<void> {
+  await Promise.all(
+    records.map(async (r) => {
+      try {
+        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: stateItem(r, true), ConditionExpression: 'attribute_not_exists(pk)' }));
+      } catch (e) {
+        if (!(e instanceof ConditionalCheckFailedException)) throw e;
+      }
+    }),
+  );
 }
 
 /** What {@link putDeliveriesIfAbsent} found: the rows it wrote, and the rows that were already there (as they are now). */
@@ -137,37 +193,85 @@ export async function putDeliveriesIfAbsent(table: TableContext, records: readon
   return { created, existing };
 }
 
-/** Writes one pending summary (replay, test send) with an optional audit event, atomically. */
+/**
+ * Writes one pending delivery (replay, test send) with an optional audit event, atomically: its
+ * summary, and its state in the stuck-pending repair's index (its message is sent afterwards).
+ */
 export async function putPendingDelivery(table: TableContext, record: DeliveryRecord, now: Date, audit?: AuditInput): Promise<void> {
-  await writeAudited(table, [{ Put: { TableName: table.tableName, Item: pendingItem(record), ConditionExpression: 'attribute_not_exists(pk)' } }], record.workspace, audit, now);
+  await writeAudited(table, pendingWithRepair(table, record), record.workspace, audit, now);
 }
 
-/** Reads a summary by id (any workspace: callers check ownership). */
+/** The transaction items of a pending delivery whose message is sent after the write: summary, and state with the repair keys. */
+export function pendingWithRepair(table: TableContext, record: DeliveryRecord, extra: Record<string, unknown> = {}): TransactItem[] {
+  return [
+    { Put: { TableName: table.tableName, Item: { ...pendingItem(record), ...extra }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: table.tableName, Item: stateItem(record, true) } },
+  ];
+}
+
+/** An attempt written whose state has not caught up yet (a crash between the two writes). */
+export interface UnappliedAttempt {
+  readonly attempt: Attempt;
+  readonly applies: AttemptEffect;
+}
+
+/** A delivery as read: its record, and an attempt still to apply to its state, if any. */
+export interface DeliveryRead {
+  readonly record: DeliveryRecord;
+  readonly unapplied: UnappliedAttempt | null;
+}
+
+/**
+ * Reads a delivery by id (any workspace: callers check ownership), strongly consistent, in one
+ * Query of its partition's top three items: the state, the summary, and the latest attempt (or
+ * the two latest when there is no state).
+ */
+export async function readDelivery(table: TableContext, deliveryId: string): Promise<DeliveryRead | null> {
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.delivery(deliveryId).pk },
+      ScanIndexForward: false,
+      Limit: 3,
+      ConsistentRead: true,
+    }),
+  );
+  const items = out.Items ?? [];
+  const summary = items.find((i) => i.sk === keys.delivery(deliveryId).sk);
+  if (!summary) return null;
+  const record = fromItem(mergeStateItem(summary, items.find((i) => i.sk === keys.deliveryState(deliveryId).sk)));
+  const next = items.find((i) => i.sk === keys.attempt(deliveryId, record.evidenceCount + 1).sk);
+  const unapplied = next && next.applies ? { attempt: attemptFromItem(next), applies: next.applies as AttemptEffect } : null;
+  return { record, unapplied };
+}
+
+/** Reads a delivery by id as it stands (any workspace: callers check ownership). */
 export async function getDelivery(table: TableContext, deliveryId: string): Promise<DeliveryRecord | null> {
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.delivery(deliveryId), ConsistentRead: true }));
-  return out.Item ? fromItem(out.Item) : null;
+  return (await readDelivery(table, deliveryId))?.record ?? null;
 }
 
-/** Deliveries of an endpoint, newest first. */
-export function listDeliveriesOfEndpoint(table: TableContext, endpointId: string, limit: number, cursor?: string): Promise<Page<Delivery>> {
-  return queryPage(table, {
-    pk: keys.deliveriesOfEndpoint(endpointId),
-    skPrefix: SK_PREFIX.deliveryOfEndpoint,
-    forward: false,
-    limit,
-    cursor,
-    idPattern: idPattern('whd'),
-    index: {
-      name: TABLE.gsi1.name,
-      partitionKey: TABLE.gsi1.partitionKey,
-      sortKey: TABLE.gsi1.sortKey,
-      startKey: (id) => ({ ...keys.delivery(id), [TABLE.gsi1.partitionKey]: keys.deliveriesOfEndpoint(endpointId), [TABLE.gsi1.sortKey]: id }),
-    },
-    map: (item) => {
-      const value = toDeliveryWire(fromItem(item));
-      return { value, sortKey: value.createdAt, id: value.deliveryId };
-    },
-  });
+/**
+ * Reads deliveries by id, each summary with its state laid over it, as stored items (a page's
+ * worth; eventually consistent, as the index entries that name them). A delivery gone is left out.
+ */
+export async function getDeliveryItems(table: TableContext, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+  const summaries = new Map<string, Record<string, unknown>>();
+  const states = new Map<string, Record<string, unknown>>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 50) {
+    let pending: Record<string, unknown>[] = unique.slice(i, i + 50).flatMap((id) => [keys.delivery(id), keys.deliveryState(id)]);
+    for (let tries = 0; pending.length > 0 && tries < 10; tries++) {
+      const out = await table.doc.send(new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending } } }));
+      for (const item of out.Responses?.[table.tableName] ?? []) {
+        const id = keys.deliveryIdOfPk(String(item.pk));
+        (item.sk === keys.delivery(id).sk ? summaries : states).set(id, item);
+      }
+      pending = out.UnprocessedKeys?.[table.tableName]?.Keys ?? [];
+    }
+    if (pending.length > 0) throw new Error(`DynamoDB left ${pending.length} reads unprocessed after 10 tries`);
+  }
+  return new Map([...summaries].map(([id, summary]) => [id, mergeStateItem(summary, states.get(id))]));
 }
 
 function attemptFromItem(item: Record<string, unknown>): Attempt {
@@ -200,18 +304,22 @@ export function listAttempts(table: TableContext, deliveryId: string, limit: num
   });
 }
 
-/** One observation of a delivery: its evidence and the summary it leads to. */
-export interface Observation {
-  /** The summary as read before the attempt. */
-  readonly delivery: DeliveryRecord;
-  /** The endpoint as read (for the streak); null when it is gone. */
-  readonly endpoint: EndpointRecord | null;
-  readonly attempt: Omit<Attempt, 'ordinal'>;
+/** What an attempt does to its delivery's state and its endpoint: stored on the attempt, so a crash before the state caught up is completed from it. */
+export interface AttemptEffect {
   readonly status: DeliveryStatus;
   /** True for an HTTP attempt (counts in `attempts`, updates the last HTTP evidence). */
   readonly http: boolean;
   readonly nextAttemptAt: string | null;
   readonly streak: StreakChange;
+}
+
+/** One observation of a delivery: its evidence and the state it leads to. */
+export interface Observation extends AttemptEffect {
+  /** The delivery as read before the attempt. */
+  readonly delivery: DeliveryRecord;
+  /** The endpoint as read (for the streak); null when it is gone. */
+  readonly endpoint: EndpointRecord | null;
+  readonly attempt: Omit<Attempt, 'ordinal'>;
   /** Audit written when the streak disables the endpoint. */
   readonly disableAudit?: Omit<AuditInput, 'targetId'>;
 }
@@ -222,53 +330,66 @@ export type RecordOutcome =
   | { kind: 'duplicate' }
   | { kind: 'endpoint_changed' };
 
-/** Records an observation in one transaction (see the module comment). */
-export async function recordObservation(table: TableContext, obs: Observation, now: Date): Promise<RecordOutcome> {
+/** The delivery as the observation leaves it. */
+function observed(obs: Observation, nowIso: string): DeliveryRecord {
+  const d = obs.delivery;
+  return {
+    ...d,
+    status: obs.status,
+    evidenceCount: d.evidenceCount + 1,
+    nextAttemptAt: obs.nextAttemptAt,
+    updatedAt: nowIso,
+    ...(obs.http ? { attempts: d.attempts + 1, lastResponseStatus: obs.attempt.responseStatus, lastError: obs.attempt.failureReason } : {}),
+    // Bookkeeping keeps the last HTTP evidence; with none yet, its reason is all there is to show.
+    ...(!obs.http && d.attempts === 0 ? { lastError: obs.attempt.failureReason } : {}),
+  };
+}
+
+/**
+ * Records an observation (see the module comment): the attempt, put if absent (taken: `duplicate`),
+ * then the state and the streak. `attemptWritten`: the attempt is already stored (a retry after
+ * `endpoint_changed`, or a roll-forward of an attempt whose state never caught up).
+ */
+export async function recordObservation(table: TableContext, obs: Observation, now: Date, options: { attemptWritten?: boolean } = {}): Promise<RecordOutcome> {
   const d = obs.delivery;
   const ordinal = d.evidenceCount + 1;
-  const nowIso = now.toISOString();
-  const attempt: Attempt = { ordinal, ...obs.attempt };
-  const summary: Record<string, unknown> = {
-    ':status': obs.status,
-    ':evidence': ordinal,
-    ':read': d.evidenceCount,
-    ':open1': 'pending',
-    ':open2': 'failed',
-    ':next': obs.nextAttemptAt,
-    ':now': nowIso,
-  };
-  const sets = ['#status = :status', 'evidenceCount = :evidence', 'nextAttemptAt = :next', 'updatedAt = :now'];
-  if (obs.http) {
-    sets.push('attempts = :attempts', 'lastResponseStatus = :lrs', 'lastError = :lerr');
-    summary[':attempts'] = d.attempts + 1;
-    summary[':lrs'] = attempt.responseStatus;
-    summary[':lerr'] = attempt.failureReason;
-  } else if (d.attempts === 0) {
-    // Bookkeeping keeps the last HTTP evidence; with none yet, its reason is all there is to show.
-    sets.push('lastError = :lerr');
-    summary[':lerr'] = attempt.failureReason;
+  if (!options.attemptWritten) {
+    const applies: AttemptEffect = { status: obs.status, http: obs.http, nextAttemptAt: obs.nextAttemptAt, streak: obs.streak };
+    try {
+      await table.doc.send(
+        new PutCommand({
+          TableName: table.tableName,
+          Item: { ...keys.attempt(d.deliveryId, ordinal), type: 'attempt', deliveryId: d.deliveryId, ordinal, ...obs.attempt, applies, [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return { kind: 'duplicate' };
+      throw e;
+    }
   }
+  return applyObservation(table, obs, now);
+}
 
-  const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: table.tableName,
-        Item: { ...keys.attempt(d.deliveryId, ordinal), type: 'attempt', deliveryId: d.deliveryId, ...attempt, [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Update: {
-        TableName: table.tableName,
-        Key: keys.delivery(d.deliveryId),
-        UpdateExpression: `SET ${sets.join(', ')} REMOVE #g3pk, #g3sk`,
-        ConditionExpression: 'evidenceCount = :read AND #status IN (:open1, :open2)',
-        ExpressionAttributeNames: { '#status': 'status', '#g3pk': TABLE.gsi3.partitionKey, '#g3sk': TABLE.gsi3.sortKey },
-        ExpressionAttributeValues: summary,
-      },
-    },
-  ];
+/**
+ * Brings the state up to the observation's attempt, with the endpoint's streak (and a disable's
+ * audit) in the same transaction when the streak changes. Conditional on the evidence count read
+ * (or on no state yet: the summary holds the state the count was read from), and on the state
+ * still being open, so it applies once.
+ */
+async function applyObservation(table: TableContext, obs: Observation, now: Date): Promise<RecordOutcome> {
+  const d = obs.delivery;
+  const nowIso = now.toISOString();
+  const next = observed(obs, nowIso);
+  const statePut = {
+    TableName: table.tableName,
+    Item: stateItem(next),
+    ConditionExpression: 'attribute_not_exists(pk) OR (evidenceCount = :read AND #status IN (:open1, :open2))',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':read': d.evidenceCount, ':open1': OPEN_STATUSES[0], ':open2': OPEN_STATUSES[1] },
+  };
 
+  const items: TransactItem[] = [];
   const ep = obs.endpoint;
   const streak = ep ? nextStreak(ep, obs.streak) : null;
   if (ep && streak && obs.streak === 'reset') {
@@ -300,26 +421,15 @@ export async function recordObservation(table: TableContext, obs: Observation, n
   }
 
   try {
-    await table.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    // Most first-try deliveries change no streak: one single-item write, not a transaction (which costs every item twice).
+    if (items.length === 0) await table.doc.send(new PutCommand(statePut));
+    else await table.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: statePut }, ...items] }));
   } catch (e) {
-    if (conditionFailedAt(e, 0) || conditionFailedAt(e, 1)) return { kind: 'duplicate' };
-    if (conditionFailedAt(e, 2)) return { kind: 'endpoint_changed' };
+    if (e instanceof ConditionalCheckFailedException || conditionFailedAt(e, 0)) return { kind: 'duplicate' };
+    if (conditionFailedAt(e, 1)) return { kind: 'endpoint_changed' };
     throw e;
   }
-  return {
-    kind: 'recorded',
-    disabled: streak?.disables ?? false,
-    consecutiveFailures: streak?.consecutiveFailures ?? null,
-    delivery: {
-      ...d,
-      status: obs.status,
-      evidenceCount: ordinal,
-      nextAttemptAt: obs.nextAttemptAt,
-      updatedAt: nowIso,
-      ...(obs.http ? { attempts: d.attempts + 1, lastResponseStatus: attempt.responseStatus, lastError: attempt.failureReason } : {}),
-      ...(!obs.http && d.attempts === 0 ? { lastError: attempt.failureReason } : {}),
-    },
-  };
+  return { kind: 'recorded', disabled: streak?.disables ?? false, consecutiveFailures: streak?.consecutiveFailures ?? null, delivery: next };
 }
 
 /** The delivery id of an index entry (from its table key). */

@@ -1,76 +1,68 @@
 /**
- * The workspace delivery log (docs/architecture.md#delivery-log-index): pages
- * of a workspace's delivery summaries, newest first, filtered, with bounded
- * reads. Without `endpointId` it merges the workspace's log shards (index
- * entries carry the event type, so that filter runs in the index; the status
- * changes, so it is not in the index and a status filter reads the summaries
- * of the entries it looks at) and reads the page's summaries from the table;
- * with `endpointId` it reads that endpoint's gsi1 partition, which holds whole
- * summaries.
+ * The workspace delivery log (docs/architecture.md#delivery-log-index), and an endpoint's
+ * deliveries: pages of delivery summaries, newest first, filtered, with bounded reads, merged
+ * from index shards that hold keys (plus, in the log, the event type, so that filter runs in the
+ * index). The status lives on the delivery's state item, so a status filter (and, on an
+ * endpoint's shards, an event-type filter) reads the summaries of the entries it looks at; a page
+ * reads its summaries from the table. An endpoint's deliveries are its 8 gsi2 shards and, for
+ * deliveries written before the layout split, its gsi1 partition.
  */
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryLogReadBudget } from '../contract/delivery-log';
 import type { Page } from '../contract/pagination';
 import type { Delivery } from '../contract/schemas';
-import { decodeDeliveryLogCursor, deliveryIdRange, encodeDeliveryLogCursor, matchesDeliveryLogFilter, type DeliveryLogFilter } from '../domain/delivery-log';
+import { decodeDeliveryLogCursor, deliveryIdRange, deliveryLogFilter, encodeDeliveryLogCursor, matchesDeliveryLogFilter, type DeliveryLogFilter } from '../domain/delivery-log';
 import { mergeNewestFirst, type ShardRead } from '../domain/newest-first-merge';
 import type { TableContext } from './client';
-import { fromItem, toDeliveryWire } from './deliveries';
-import { keys, TABLE } from './table-schema';
+import { fromItem, getDeliveryItems, toDeliveryWire } from './deliveries';
+import { ENDPOINT_DELIVERY_SHARDS, keys, TABLE } from './table-schema';
 
-/** One index partition the page reads: the log shards, or an endpoint's gsi1 partition. */
+/** One index partition a page reads: a log shard, an endpoint's gsi2 shard, or its legacy gsi1 partition. */
 interface LogSource {
   readonly index: { readonly name: string; readonly partitionKey: string; readonly sortKey: string };
   readonly pk: string;
 }
 
-/**
- * The filter as a FilterExpression on what the index entries hold: the event type; on gsi1 (whole
- * items) the status and the workspace too.
- */
-function filterExpression(filter: DeliveryLogFilter, whole: { workspace: string } | null) {
-  const terms: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (filter.statuses && whole) {
-    names['#status'] = 'status';
-    terms.push(`#status IN (${filter.statuses.map((s, i) => ((values[`:st${i}`] = s), `:st${i}`)).join(', ')})`);
-  }
-  if (filter.eventType) {
-    names['#et'] = 'eventType';
-    if ('exact' in filter.eventType) {
-      values[':et'] = filter.eventType.exact;
-      terms.push('#et = :et');
-    } else {
-      values[':et'] = filter.eventType.prefix;
-      terms.push('begins_with(#et, :et)');
-    }
-  }
-  if (whole) {
-    names['#ws'] = 'workspace';
-    values[':ws'] = whole.workspace;
-    terms.push('#ws = :ws');
-  }
-  return terms.length === 0 ? {} : { FilterExpression: terms.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+/** The sources of an endpoint's deliveries: its gsi2 shards, then its legacy gsi1 partition. */
+function endpointSources(endpointId: string): LogSource[] {
+  return [
+    ...Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({ index: TABLE.gsi2, pk: keys.endpointDeliveriesPk(endpointId, shard) })),
+    { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(endpointId) },
+  ];
+}
+
+/** The event-type filter as a FilterExpression on the log index, whose entries carry the event type. */
+function eventTypeExpression(filter: DeliveryLogFilter) {
+  if (!filter.eventType) return {};
+  const exact = 'exact' in filter.eventType;
+  return {
+    FilterExpression: exact ? '#et = :et' : 'begins_with(#et, :et)',
+    ExpressionAttributeNames: { '#et': 'eventType' },
+    ExpressionAttributeValues: { ':et': 'exact' in filter.eventType ? filter.eventType.exact : filter.eventType.prefix },
+  };
+}
+
+/** True when the filter needs the summaries of a source's entries (what its index entries do not hold). */
+function needsSummaries(source: LogSource, filter: DeliveryLogFilter): boolean {
+  return filter.statuses !== null || (source.index !== TABLE.deliveryLog && filter.eventType !== null);
 }
 
 /**
  * Reads one chunk of a source, newest first, strictly older than `after`, inside the filter's id
- * range. `whole`: the source holds whole summaries of this workspace (gsi1). Otherwise (the log
- * index, which holds no status) a status filter reads the chunk's summaries that pass the index
- * filter and keeps those whose status matches: they are the matches, whole, and count as read.
+ * range. When the filter needs what the entries do not hold, it reads the chunk's summaries and
+ * keeps those that match: they are the matches, whole, and count as read. Otherwise a match's
+ * value is null (the page reads its summaries).
  */
 async function readSource(
   table: TableContext,
   source: LogSource,
   filter: DeliveryLogFilter,
-  whole: { workspace: string } | null,
   after: string | null,
   limit: number,
-): Promise<ShardRead<Record<string, unknown>>> {
+): Promise<ShardRead<Record<string, unknown> | null>> {
   const range = deliveryIdRange(filter);
   if (after !== null && after <= range.low) return { matches: [], evaluated: 0, stoppedAt: null };
-  const { FilterExpression, ExpressionAttributeNames = {}, ExpressionAttributeValues = {} } = filterExpression(filter, whole);
+  const { FilterExpression, ExpressionAttributeNames = {}, ExpressionAttributeValues = {} } = source.index === TABLE.deliveryLog ? eventTypeExpression(filter) : {};
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
@@ -89,32 +81,17 @@ async function readSource(
   );
   const position = (item: Record<string, unknown>) => String(item[source.index.sortKey]);
   const stoppedAt = out.LastEvaluatedKey ? position(out.LastEvaluatedKey) : null;
-  const entries = (out.Items ?? []).map((item) => ({ position: position(item), value: item }));
-  if (whole || !filter.statuses) return { matches: entries, evaluated: out.ScannedCount ?? 0, stoppedAt };
-  const summaries = await getSummaries(
+  const entries = (out.Items ?? []).map((item) => ({ position: position(item), value: null }));
+  if (!needsSummaries(source, filter)) return { matches: entries, evaluated: out.ScannedCount ?? 0, stoppedAt };
+  const summaries = await getDeliveryItems(
     table,
     entries.map((e) => e.position),
   );
   const matches = entries.flatMap((e) => {
     const item = summaries.get(e.position);
-    return item && (filter.statuses as readonly unknown[]).includes(item.status) ? [{ position: e.position, value: item }] : [];
+    return item && matchesDeliveryLogFilter(filter, toDeliveryWire(fromItem(item))) ? [{ position: e.position, value: item }] : [];
   });
   return { matches, evaluated: out.ScannedCount ?? 0, stoppedAt };
-}
-
-/** Reads the summaries of `ids` from the table (at most one page's worth), by id. */
-async function getSummaries(table: TableContext, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
-  const found = new Map<string, Record<string, unknown>>();
-  for (let i = 0; i < ids.length; i += 100) {
-    let pending: Record<string, unknown>[] = ids.slice(i, i + 100).map((id) => keys.delivery(id));
-    for (let tries = 0; pending.length > 0 && tries < 10; tries++) {
-      const out = await table.doc.send(new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending } } }));
-      for (const item of out.Responses?.[table.tableName] ?? []) found.set(String(item.deliveryId), item);
-      pending = out.UnprocessedKeys?.[table.tableName]?.Keys ?? [];
-    }
-    if (pending.length > 0) throw new Error(`DynamoDB left ${pending.length} reads unprocessed after 10 tries`);
-  }
-  return found;
 }
 
 /** True when the endpoint exists in the workspace (its gsi1 partition is then the workspace's). */
@@ -126,7 +103,7 @@ async function endpointInWorkspace(table: TableContext, workspace: string, endpo
 /**
  * One page of the workspace's delivery log, newest first: at most `limit`
  * summaries matching `filter`, reading at most {@link deliveryLogReadBudget}
- * items (index entries, and summaries a status filter checks) plus the page's
+ * items (index entries, and summaries a filter checks) plus the page's
  * own summaries. A page may be short, even empty,
  * with a `nextCursor` (a selective filter); a cursor of other filters, or one
  * that does not decode, gives an empty page.
@@ -138,37 +115,60 @@ export async function listDeliveryLog(table: TableContext, workspace: string, fi
     after = decodeDeliveryLogCursor(filter, cursor);
     if (after === null) return empty;
   }
+  if (filter.endpointId !== null && !(await endpointInWorkspace(table, workspace, filter.endpointId))) return empty;
+  const sources =
+    filter.endpointId !== null
+      ? endpointSources(filter.endpointId)
+      : Array.from({ length: keys.deliveryLogShards }, (_, shard) => ({ index: TABLE.deliveryLog, pk: keys.deliveryLogPk(workspace, shard) }));
   const budget = deliveryLogReadBudget(limit);
-
-  if (filter.endpointId !== null) {
-    if (!(await endpointInWorkspace(table, workspace, filter.endpointId))) return empty;
-    const source = { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(filter.endpointId) };
-    // gsi1 holds whole summaries (ALL), so the page is read from the index alone; the workspace check is kept in the filter too.
-    const page = await mergeNewestFirst((_shard, from, n) => readSource(table, source, filter, { workspace }, from, n), { shards: 1, limit, budget, after });
-    return {
-      items: page.entries.map((e) => toDeliveryWire(fromItem(e.value))),
-      nextCursor: page.next === null ? null : encodeDeliveryLogCursor(filter, page.next),
-    };
-  }
-
-  const shards = keys.deliveryLogShards;
-  // A status filter reads a summary per index entry that passes the index filter: half the budget each.
-  const statusFromTable = filter.statuses !== null;
-  const page = await mergeNewestFirst(
-    (shard, from, n) => readSource(table, { index: TABLE.deliveryLog, pk: keys.deliveryLogPk(workspace, shard) }, filter, null, from, n),
-    { shards, limit, budget: statusFromTable ? Math.floor(budget / 2) : budget, after },
-  );
-  const summaries = statusFromTable
+  // A filter the entries cannot answer reads a summary per entry: half the budget each.
+  const fromTable = needsSummaries(sources[0]!, filter);
+  const page = await mergeNewestFirst((shard, from, n) => readSource(table, sources[shard]!, filter, from, n), {
+    shards: sources.length,
+    limit,
+    budget: fromTable ? Math.floor(budget / 2) : budget,
+    after,
+  });
+  const summaries = fromTable
     ? new Map(page.entries.map((e) => [e.position, e.value]))
-    : await getSummaries(
+    : await getDeliveryItems(
         table,
         page.entries.map((e) => e.position),
       );
   // The index is eventually consistent: a summary gone since, or no longer matching, is left out.
   const items = page.entries
     .map((e) => summaries.get(e.position))
-    .filter((item): item is Record<string, unknown> => item !== undefined && item.workspace === workspace)
+    .filter((item): item is Record<string, unknown> => item !== undefined && item !== null && item.workspace === workspace)
     .map((item) => toDeliveryWire(fromItem(item)))
     .filter((d) => matchesDeliveryLogFilter(filter, d));
+  return { items, nextCursor: page.next === null ? null : encodeDeliveryLogCursor(filter, page.next) };
+}
+
+/**
+ * Deliveries of an endpoint, newest first (its gsi2 shards and legacy gsi1 partition, merged).
+ * The caller has checked that the endpoint is the caller's workspace's.
+ */
+export async function listDeliveriesOfEndpoint(table: TableContext, endpointId: string, limit: number, cursor?: string): Promise<Page<Delivery>> {
+  const filter = deliveryLogFilter({ endpointId });
+  let after: string | null = null;
+  if (cursor !== undefined) {
+    after = decodeDeliveryLogCursor(filter, cursor);
+    if (after === null) return { items: [], nextCursor: null };
+  }
+  const sources = endpointSources(endpointId);
+  const page = await mergeNewestFirst((shard, from, n) => readSource(table, sources[shard]!, filter, from, n), {
+    shards: sources.length,
+    limit,
+    budget: deliveryLogReadBudget(limit),
+    after,
+  });
+  const summaries = await getDeliveryItems(
+    table,
+    page.entries.map((e) => e.position),
+  );
+  const items = page.entries.flatMap((e) => {
+    const item = summaries.get(e.position);
+    return item && item.endpointId === endpointId ? [toDeliveryWire(fromItem(item))] : [];
+  });
   return { items, nextCursor: page.next === null ? null : encodeDeliveryLogCursor(filter, page.next) };
 }

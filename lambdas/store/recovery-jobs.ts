@@ -6,7 +6,7 @@
  * version) and a marker per (job, source) put only if absent, so a crash or a
  * redelivered message never replays a source twice in one job.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Job, JobStatus } from '../contract/jobs';
 import type { DeliveryStatus } from '../contract/schemas';
@@ -14,8 +14,8 @@ import type { DeliveryRecord } from '../domain/delivery-lifecycle';
 import { deliveryIdRange, type JobRecord } from '../domain/recovery';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput, type TransactItem } from './audit';
-import { pendingItem } from './deliveries';
-import { keys, TABLE } from './table-schema';
+import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair } from './deliveries';
+import { ENDPOINT_DELIVERY_SHARDS, keys, TABLE } from './table-schema';
 import { conditionFailedAt } from './table-io';
 
 /** How long a (job, source) marker is kept: far longer than any job runs. */
@@ -113,26 +113,71 @@ export interface RecoverySelection {
   readonly jobId?: string;
 }
 
-/** The query of an endpoint's deliveries in the window with a selected status (oldest first, on gsi1). */
-function selectionQuery(table: TableContext, s: RecoverySelection): QueryCommandInput {
-  const range = deliveryIdRange(s.since, s.until);
-  const values: Record<string, unknown> = { ':ep': keys.deliveriesOfEndpoint(s.endpointId), ':from': range.from, ':to': range.to, ':since': s.since, ':until': s.until };
-  s.statuses.forEach((status, i) => (values[`:s${i}`] = status));
-  let filter = `#status IN (${s.statuses.map((_, i) => `:s${i}`).join(', ')}) AND createdAt BETWEEN :since AND :until`;
-  if (s.jobId) {
+/** The index partitions of an endpoint's deliveries: its gsi2 shards, and its legacy gsi1 partition. */
+function endpointPartitions(endpointId: string): { index: typeof TABLE.gsi1 | typeof TABLE.gsi2; pk: string }[] {
+  return [
+    ...Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({ index: TABLE.gsi2, pk: keys.endpointDeliveriesPk(endpointId, shard) })),
+    { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(endpointId) },
+  ];
+}
+
+/** True when a delivery (summary with its state) is a match of the selection. */
+function selects(s: RecoverySelection, item: Record<string, unknown>): boolean {
+  const createdAt = Date.parse(String(item.createdAt));
+  return (
+    (s.statuses as readonly unknown[]).includes(item.status) &&
+    createdAt >= Date.parse(s.since) &&
+    createdAt <= Date.parse(s.until) &&
     // Defence in depth beside the fixed `until`: a replay written by this job never matches it.
-    filter += ' AND (attribute_not_exists(recoveryJobId) OR recoveryJobId <> :job)';
-    values[':job'] = s.jobId;
-  }
-  return {
-    TableName: table.tableName,
-    IndexName: TABLE.gsi1.name,
-    KeyConditionExpression: '#pk = :ep AND #sk BETWEEN :from AND :to',
-    FilterExpression: filter,
-    ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey, '#status': 'status' },
-    ExpressionAttributeValues: values,
-    ScanIndexForward: true,
-  };
+    (s.jobId === undefined || item.recoveryJobId !== s.jobId)
+  );
+}
+
+/** One read of the window past `after`: the matches, oldest first, up to the position every partition was read to. */
+interface WindowRead {
+  readonly matches: DeliveryRecord[];
+  /** The last position read in every partition (matches lie at or below it); null when all are read to the window's end. */
+  readonly readTo: string | null;
+}
+
+/**
+ * Reads up to `pageSize` entries of each partition of the endpoint past `after` in the window,
+ * oldest first, keeps those at or below the lowest position where a partition stopped (what lies
+ * above it in other partitions is not known yet), and reads their summaries and states: the
+ * status is on the state item, so the selection is checked on what the table holds.
+ */
+async function readWindow(table: TableContext, s: RecoverySelection, after: string | null, pageSize: number): Promise<WindowRead> {
+  const range = deliveryIdRange(s.since, s.until);
+  const reads = await Promise.all(
+    endpointPartitions(s.endpointId).map(async (p) => {
+      const out = await table.doc.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          IndexName: p.index.name,
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+          ExpressionAttributeNames: { '#pk': p.index.partitionKey, '#sk': p.index.sortKey },
+          ExpressionAttributeValues: { ':pk': p.pk, ':from': range.from, ':to': range.to },
+          ScanIndexForward: true,
+          Limit: pageSize,
+          ...(after !== null && after >= range.from ? { ExclusiveStartKey: { ...keys.delivery(after), [p.index.partitionKey]: p.pk, [p.index.sortKey]: after } } : {}),
+        }),
+      );
+      const ids = (out.Items ?? []).map((i) => String(i[p.index.sortKey]));
+      return { ids, stoppedAt: out.LastEvaluatedKey ? String(out.LastEvaluatedKey[p.index.sortKey]) : null };
+    }),
+  );
+  const stops = reads.flatMap((r) => (r.stoppedAt === null ? [] : [r.stoppedAt]));
+  const readTo = stops.length === 0 ? null : stops.reduce((a, b) => (a < b ? a : b));
+  const ids = reads
+    .flatMap((r) => r.ids)
+    .filter((id) => readTo === null || id <= readTo)
+    .sort();
+  const items = await getDeliveryItems(table, ids);
+  const matches = ids.flatMap((id) => {
+    const item = items.get(id);
+    return item && item.endpointId === s.endpointId && selects(s, item) ? [deliveryFromItem(item)] : [];
+  });
+  return { matches, readTo };
 }
 
 /**
@@ -144,21 +189,21 @@ function emptyWindow(s: Pick<RecoverySelection, 'since' | 'until'>): boolean {
   return Date.parse(s.since) > Date.parse(s.until);
 }
 
+/** Index entries one read takes per partition, and reads one slice makes at most. */
+const SCAN = { pageSize: 100, maxPages: 10 } as const;
+
 /** How many deliveries a recovery would replay now (the dry run). */
 export async function countMatches(table: TableContext, s: RecoverySelection): Promise<number> {
   if (emptyWindow(s)) return 0;
   let count = 0;
-  let start: Record<string, unknown> | undefined;
+  let after: string | null = null;
   do {
-    const out = await table.doc.send(new QueryCommand({ ...selectionQuery(table, s), Select: 'COUNT', ...(start ? { ExclusiveStartKey: start } : {}) }));
-    count += out.Count ?? 0;
-    start = out.LastEvaluatedKey;
-  } while (start);
+    const read = await readWindow(table, s, after, SCAN.pageSize);
+    count += read.matches.length;
+    after = read.readTo;
+  } while (after !== null);
   return count;
 }
-
-/** Index entries one scan call reads at most, and calls one slice makes at most. */
-const SCAN = { pageSize: 100, maxPages: 10 } as const;
 
 /** Matches past a job's cursor, oldest first. */
 export interface MatchBatch {
@@ -169,22 +214,20 @@ export interface MatchBatch {
   readonly scannedTo: string | null;
 }
 
-/** Up to `want` matches of a job past its cursor, reading a bounded number of index pages. */
+/** Up to `want` matches of a job past its cursor, in a bounded number of reads. */
 export async function matchesAfter(table: TableContext, job: JobRecord, want: number): Promise<MatchBatch> {
   if (emptyWindow(job)) return { items: [], exhausted: true, scannedTo: null };
-  const endpointPk = keys.deliveriesOfEndpoint(job.endpointId);
-  let start: Record<string, unknown> | undefined = job.cursor
-    ? { ...keys.delivery(job.cursor), [TABLE.gsi1.partitionKey]: endpointPk, [TABLE.gsi1.sortKey]: job.cursor }
-    : undefined;
+  let after: string | null = job.cursor ?? null;
   const items: DeliveryRecord[] = [];
   for (let page = 0; page < SCAN.maxPages; page++) {
-    const out = await table.doc.send(new QueryCommand({ ...selectionQuery(table, job), Limit: SCAN.pageSize, ...(start ? { ExclusiveStartKey: start } : {}) }));
-    items.push(...(out.Items ?? []).map((i) => i as unknown as DeliveryRecord));
-    start = out.LastEvaluatedKey;
-    if (!start) return { items: items.slice(0, want), exhausted: items.length <= want, scannedTo: null };
-    if (items.length >= want) return { items: items.slice(0, want), exhausted: false, scannedTo: null };
+    const read = await readWindow(table, job, after, SCAN.pageSize);
+    items.push(...read.matches);
+    if (items.length > want) return { items: items.slice(0, want), exhausted: false, scannedTo: null };
+    if (read.readTo === null) return { items, exhausted: true, scannedTo: null };
+    if (items.length === want) return { items, exhausted: false, scannedTo: null };
+    after = read.readTo;
   }
-  return { items, exhausted: false, scannedTo: String(start?.[TABLE.gsi1.sortKey]) };
+  return { items, exhausted: false, scannedTo: after };
 }
 
 /** The condition and update that advance a job read at `job.version`. */
@@ -229,7 +272,7 @@ export async function moveCursor(table: TableContext, job: JobRecord, cursor: st
 export type JobReplayOutcome = { kind: 'replayed' | 'skipped' | 'already'; job: JobRecord } | { kind: 'lost' };
 
 /**
- * Replays one source for a job: the replay row (`pendingItem`, tagged with the
+ * Replays one source for a job: the replay row (`pendingWithRepair`, tagged with the
  * job), its audit, the marker of (job, source) and the job's progress, in one
  * transaction conditional on the source still matching, the marker being
  * absent and the job's version. A source that no longer matches is skipped; a
@@ -239,10 +282,11 @@ export async function replayForJob(table: TableContext, job: JobRecord, source: 
   const statusValues = Object.fromEntries(job.statuses.map((s, i) => [`:s${i}`, s]));
   const items: TransactItem[] = [
     {
+      // On the source's state; with no state item, on the summary's own state, which never changes.
       ConditionCheck: {
         TableName: table.tableName,
-        Key: keys.delivery(source.deliveryId),
-        ConditionExpression: `#status IN (${job.statuses.map((_, i) => `:s${i}`).join(', ')})`,
+        Key: keys.deliveryState(source.deliveryId),
+        ConditionExpression: `attribute_not_exists(pk) OR #status IN (${job.statuses.map((_, i) => `:s${i}`).join(', ')})`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: statusValues,
       },
@@ -254,16 +298,16 @@ export async function replayForJob(table: TableContext, job: JobRecord, source: 
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: table.tableName, Item: { ...pendingItem(replay.record), recoveryJobId: job.jobId }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    auditPut(table, job.workspace, replay.audit, now),
     advance(table, job, ['replayed = replayed + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now),
+    ...pendingWithRepair(table, replay.record, { recoveryJobId: job.jobId }),
+    auditPut(table, job.workspace, replay.audit, now),
   ];
   const moved = { ...job, cursor: source.deliveryId, version: job.version + 1, updatedAt: now.toISOString() };
   try {
     await table.doc.send(new TransactWriteCommand({ TransactItems: items }));
     return { kind: 'replayed', job: { ...moved, replayed: job.replayed + 1 } };
   } catch (e) {
-    if (conditionFailedAt(e, 4)) return { kind: 'lost' };
+    if (conditionFailedAt(e, 2)) return { kind: 'lost' };
     if (conditionFailedAt(e, 0)) {
       const ok = await advanceJob(table, job, ['skipped = skipped + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now);
       return ok ? { kind: 'skipped', job: { ...moved, skipped: job.skipped + 1 } } : { kind: 'lost' };

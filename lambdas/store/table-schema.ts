@@ -117,12 +117,11 @@ export const keys = {
   /** The gsi2 shard of a delivery of an endpoint. */
   endpointDeliveryShard: (deliveryId: string): number => shardOf(deliveryId, ENDPOINT_DELIVERY_SHARDS),
   /**
-   * The retention roster (docs/architecture.md#retention): which workspaces created deliveries on a
-   * UTC day (`YYYY-MM-DD`), so the daily pass finds them in the workspaces' delivery logs. Written
-   * at most once per day, workspace and container.
+   * The workspace registry on gsi1 (docs/architecture.md#retention): every workspace item carries
+   * this partition and its slug, so the daily retention pass can find each workspace's delivery log.
+   * Written when a workspace is created (or first publishes after the upgrade), never on the delivery path.
    */
-  retentionRosterPk: (day: string) => `RETDAY#${day}`,
-  retentionRoster: (day: string, slug: string) => ({ pk: `RETDAY#${day}`, sk: slug }),
+  workspaceRegistryPk: 'WORKSPACES',
   /** The delivery id of a summary's or an attempt's partition key (as index entries carry it). */
   deliveryIdOfPk: (pk: string) => pk.slice(DELIVERY_PK.length),
   deliveriesOfEndpoint: (endpointId: string) => `EP#${endpointId}`,

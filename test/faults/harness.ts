@@ -18,7 +18,8 @@ import { publishEvent, type DomainEvent, type PublishResult } from '../../lambda
 import { runPendingRepair } from '../../lambdas/pipeline/schedules';
 import type { DeliveryMessage, DeliveryQueue } from '../../lambdas/queue/delivery-queue';
 import { createTableContext, type TableContext } from '../../lambdas/store/client';
-import { getDelivery, listAttempts, listDeliveriesOfEndpoint } from '../../lambdas/store/deliveries';
+import { getDelivery, listAttempts } from '../../lambdas/store/deliveries';
+import { listDeliveriesOfEndpoint } from '../../lambdas/store/delivery-log';
 import type { EndpointRecord } from '../../lambdas/store/endpoints';
 import { listNotifications } from '../../lambdas/store/notifications';
 import { seedEndpoint, testCatalogue } from '../helpers/pipeline';

@@ -12,7 +12,8 @@ import { cancelJob, getJob, recoverWebhookDeliveries } from '../../lambdas/opera
 import { runRecoverySlice, type RecoveryWorkerDeps } from '../../lambdas/pipeline/recovery-worker';
 import type { JobMessage, JobQueue } from '../../lambdas/queue/job-queue';
 import type { TableContext } from '../../lambdas/store/client';
-import { getDelivery, heldItem } from '../../lambdas/store/deliveries';
+import { getDelivery, heldItem, stateItem } from '../../lambdas/store/deliveries';
+import { listDeliveriesOfEndpoint } from '../../lambdas/store/delivery-log';
 import { listAuditEvents } from '../../lambdas/store/audit';
 import { updateEndpoint } from '../../lambdas/store/endpoints';
 import { batchWriteAll } from '../../lambdas/store/table-io';
@@ -71,11 +72,9 @@ async function drain(worker: RecoveryWorkerDeps, jobQueue: ReturnType<typeof cap
   return outcomes;
 }
 
-async function replaysOf(endpointId: string): Promise<DeliveryRecord[]> {
-  const out = await table.doc.send(
-    new QueryCommand({ TableName: table.tableName, IndexName: TABLE.gsi1.name, KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': `EP#${endpointId}` } }),
-  );
-  return (out.Items ?? []).filter((i) => i.replayedFrom) as DeliveryRecord[];
+/** The replays among an endpoint's deliveries, as the endpoint's delivery list shows them. */
+async function replaysOf(endpointId: string) {
+  return (await listDeliveriesOfEndpoint(table, endpointId, 200)).items.filter((d) => d.replayedFrom);
 }
 
 function setup(rate: number) {
@@ -252,7 +251,7 @@ describe('recovery jobs', () => {
           if (command instanceof TransactWriteCommand && !changed) {
             const pk = command.input.TransactItems?.[0]?.ConditionCheck?.Key?.pk as string;
             changed = sources.find((d) => `DLV#${d.deliveryId}` === pk)!;
-            await batchWriteAll(table, [{ PutRequest: { Item: heldItem({ ...changed, status: 'delivered' }) } }]);
+            await batchWriteAll(table, [{ PutRequest: { Item: stateItem({ ...changed, status: 'delivered' }) } }]);
           }
           return table.doc.send(command as never);
         },
