@@ -8,8 +8,11 @@
  * units are attributed by operation: Get/Query/Scan/BatchGet/TransactGet are
  * reads, everything else writes. Local does count GSI writes and does double
  * transactional items, as DynamoDB does (checked when this bench was written).
+ * A row is (function, operation and the kinds of items it touches): the function from
+ * bench/usage.ts's `currentFunction`, the kinds from the keys.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { currentFunction, dynamoCallStarted } from './usage';
 
 const SUPPORTED = new Set([
   'GetItemCommand',
@@ -68,24 +71,66 @@ function str(value: unknown): string {
   return '';
 }
 
-/** Which pipeline stage issued a command, from the operation and the key it touches (see lambdas/store). */
-function label(command: string, input: Record<string, unknown>): { stage: string; operation: string } {
-  const op = command.replace(/Command$/, '');
-  if (op === 'GetItem') {
-    const key = (input.Key ?? {}) as Record<string, unknown>;
-    const pk = str(key.pk);
-    const sk = str(key.sk);
-    if (pk.startsWith('WS#') && sk === 'META') return { stage: 'publisher', operation: 'GetItem workspace (strong)' };
-    if (pk.startsWith('DLV#')) return { stage: 'dispatcher', operation: 'GetItem delivery (strong)' };
-    if (pk.startsWith('WS#') && sk.startsWith('WEBHOOK#')) return { stage: 'dispatcher', operation: 'GetItem endpoint (strong)' };
-    return { stage: 'other', operation: `GetItem ${pk.split('#')[0]}` };
+/** What an item is, from its key (lambdas/store/table-schema.ts builds every key); unknown kinds by their key prefixes. */
+function kindOf(key: Record<string, unknown> | undefined): string {
+  const pk = str(key?.pk);
+  const sk = str(key?.sk);
+  if (pk.startsWith('WS#')) {
+    if (sk === 'META') return 'workspace';
+    if (sk.startsWith('WEBHOOK#')) return 'endpoint';
+    return `workspace ${sk.split('#')[0]}`;
   }
-  if (op === 'Query') return { stage: 'publisher', operation: 'Query subscribed endpoints' };
-  if (op === 'BatchWriteItem') return { stage: 'publisher', operation: 'BatchWriteItem pending rows' };
-  // The publisher writes each pending row put-if-absent (docs/architecture.md#publisher).
-  if (op === 'PutItem' && str(((input.Item ?? {}) as Record<string, unknown>).pk).startsWith('DLV#')) return { stage: 'publisher', operation: 'PutItem pending row (if absent)' };
-  if (op === 'TransactWriteItems') return { stage: 'dispatcher', operation: 'TransactWriteItems record attempt' };
-  return { stage: 'other', operation: op };
+  if (pk.startsWith('DLV#')) return sk === 'META' ? 'summary' : sk.startsWith('ATT#') ? 'attempt' : `delivery ${sk.split('#')[0]}`;
+  if (pk.startsWith('HEALTH#EP#')) return 'endpoint health';
+  if (pk.startsWith('HEALTH#WS#')) return 'workspace health';
+  if (pk === '' && sk === '') return 'item';
+  return `${pk.split('#')[0]}/${sk.split('#')[0]}`;
+}
+
+/** The kinds of the items a write request touches, `summary+attempt` (sorted, distinct). */
+function kinds(items: (Record<string, unknown> | undefined)[]): string {
+  return [...new Set(items.map(kindOf))].sort().join('+');
+}
+
+type Input = Record<string, unknown>;
+const asList = (value: unknown) => (Array.isArray(value) ? (value as Input[]) : []);
+
+/**
+ * How a command is shown: the operation and the kinds of items it reads or writes (from their
+ * keys), so the rows follow whatever the store does without naming its calls here.
+ */
+function describe(command: string, input: Input): string {
+  const op = command.replace(/Command$/, '');
+  const consistent = input.ConsistentRead === true ? ' (strong)' : '';
+  switch (op) {
+    case 'GetItem':
+    case 'DeleteItem':
+    case 'UpdateItem':
+      return `${op} ${kindOf(input.Key as Input)}${consistent}`;
+    case 'PutItem':
+      return `${op} ${kindOf(input.Item as Input)}`;
+    case 'Query':
+      return `Query ${typeof input.IndexName === 'string' ? `index ${input.IndexName}` : 'table'}${consistent}`;
+    case 'BatchWriteItem': {
+      const requests = Object.values((input.RequestItems ?? {}) as Record<string, Input[]>).flat();
+      return `BatchWriteItem ${kinds(requests.map((r) => ((r.PutRequest as Input | undefined)?.Item ?? (r.DeleteRequest as Input | undefined)?.Key) as Input | undefined))}`;
+    }
+    case 'BatchGetItem': {
+      const keys = Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: Input[] }>).flatMap((r) => r.Keys ?? []);
+      return `BatchGetItem ${kinds(keys)}`;
+    }
+    case 'TransactWriteItems':
+      return `TransactWriteItems ${kinds(
+        asList(input.TransactItems).map((t) => {
+          const part = (t.Put ?? t.Update ?? t.Delete ?? t.ConditionCheck) as Input | undefined;
+          return (part?.Item ?? part?.Key) as Input | undefined;
+        }),
+      )}`;
+    case 'TransactGetItems':
+      return `TransactGetItems ${kinds(asList(input.TransactItems).map((t) => (t.Get as Input | undefined)?.Key as Input | undefined))}`;
+    default:
+      return op;
+  }
 }
 
 const units = (u: Units | undefined) => u?.CapacityUnits ?? (u?.ReadCapacityUnits ?? 0) + (u?.WriteCapacityUnits ?? 0);
@@ -117,9 +162,12 @@ export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
       if (!SUPPORTED.has(command)) return next(args);
       // INDEXES: the TOTAL figures plus the share of the table and of each index.
       args.input.ReturnConsumedCapacity ??= 'INDEXES';
-      const { stage, operation } = label(command, args.input);
+      // The function running the call (bench/usage.ts), so rows follow the function, not a guess from the key.
+      const stage = currentFunction() ?? 'other';
+      const operation = describe(command, args.input);
       const started = performance.now();
-      const result = await next(args);
+      const ended = dynamoCallStarted(READS.has(command));
+      const result = await next(args).finally(ended);
       const ms = performance.now() - started;
       const key = `${stage}|${operation}`;
       let row = rows.get(key);

@@ -20,6 +20,7 @@ import { loadHandler } from '../bin/local/lambda-loader';
 import { ensureWorkspace, issueToken } from '../lambdas/operations/admin';
 import { DISABLE_THRESHOLD } from '../lambdas/contract/limits';
 import { busEvent, EVENT_TYPE, type Percentiles, type Publisher } from './pipeline';
+import { runAs } from './usage';
 import type { ReceiverProcess } from './receiver-process';
 import { nowMs, quantile, sleep } from './stats';
 
@@ -107,7 +108,8 @@ export async function fairnessScenario(stack: LocalStack, receiver: ReceiverProc
     let index = 0;
     const publish = async (workspace: string) => {
       const i = index++;
-      return (await publisher(busEvent(workspace, i))).deliveryIds;
+      // As the publisher function, so its log lines are counted and kept off the terminal (bench/usage.ts).
+      return (await runAs('publisher', () => publisher(busEvent(workspace, i)))).deliveryIds;
     };
 
     const once = async (withBlackHole: boolean, seconds = options.seconds): Promise<FairnessRun> => {

@@ -10,6 +10,7 @@ import type { LocalStack } from '../bin/local/stack';
 import { loadHandler } from '../bin/local/lambda-loader';
 import { keys } from '../lambdas/store/table-schema';
 import type { CapacityMeter, CapacityRow } from './capacity';
+import type { UsageMeter, UsageSnapshot } from './usage';
 import type { ReceiverProcess } from './receiver-process';
 import { nowMs, quantile, sleep } from './stats';
 
@@ -90,6 +91,10 @@ export interface PhaseResult {
   /** Publisher returned → the receiver has the whole request (queue wait, batching window, dispatcher reads, signing, POST). */
   readonly queueToReceiptMs: Percentiles;
   readonly capacity: { rows: CapacityRow[]; totals: { calls: number; rcu: number; wcu: number; missing: number } };
+  /** Lambda, SQS, EventBridge, logs and KMS counted over the phase (bench/usage.ts). */
+  readonly usage: UsageSnapshot;
+  /** The payload size of the phase's events, bytes of JSON. */
+  readonly payloadBytes: number;
   readonly timedOut: boolean;
 }
 
@@ -103,6 +108,8 @@ export class PipelineDriver {
     private readonly meter: CapacityMeter,
     /** Filled by the stack's `onPipelineError`; cleared when a phase starts. */
     private readonly pipelineErrors: string[],
+    /** Counts the rest of what the phase asks of AWS; the stack was started with its `instrument()`. */
+    private readonly usage: UsageMeter,
   ) {}
 
   /** Creates the receiver's endpoint through the REST API (as a user would). */
@@ -119,8 +126,12 @@ export class PipelineDriver {
 
   private async publishOne(i: number): Promise<{ at: number; returned: number; ids: string[] }> {
     this.publisher ??= await loadHandler<Publisher>('publisher');
+    const event = busEvent(this.stack.workspace, i);
+    // What a producer's PutEvents puts on the bus; EventBridge then invokes the publisher (asynchronously: one Lambda request).
+    this.usage.countBusEvent(event);
+    const publisher = this.publisher;
     const at = nowMs();
-    const result = await this.publisher(busEvent(this.stack.workspace, i));
+    const result = await this.usage.invocation('publisher', 0, () => publisher(event));
     const returned = nowMs();
     // Rows written but never enqueued wait for the stuck-pending repair (off here): count it as a failed publish.
     if (result.queued === false) throw new Error(`${result.deliveryIds.length} rows written, enqueue failed`);
@@ -174,6 +185,7 @@ export class PipelineDriver {
     };
 
     this.meter.reset();
+    this.usage.reset();
     const started = nowMs();
     const deadline = started + options.timeoutMs;
     if (options.ratePerSecond) {
@@ -200,6 +212,7 @@ export class PipelineDriver {
     const drained = await this.drain(deadline);
     const done = nowMs();
     const capacity = { rows: this.meter.rows(), totals: this.meter.totals() };
+    const usage = this.usage.snapshot();
 
     const dump = await this.receiver.dump();
     const latencies: number[] = [];
@@ -234,6 +247,8 @@ export class PipelineDriver {
       publishCallMs: percentiles(publishCalls),
       queueToReceiptMs: percentiles(afterPublish),
       capacity,
+      usage,
+      payloadBytes,
       timedOut: !drained,
     };
   }

@@ -27,6 +27,11 @@ import { dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, setPayloadB
 import { rawPostRate, type RawResult } from './raw';
 import { startReceiverProcess, type ReceiverProcess } from './receiver-process';
 import { round, table } from './stats';
+import { costModel, payloadOwnUnits, receiverLatencyCost, type CostModel, type PhaseCounts } from './cost';
+import { pipelineFunctionSettings, type FunctionSettings } from './deployed';
+import { PRICE_SOURCES, PRICES_AS_OF } from './prices';
+import { UsageMeter } from './usage';
+import { TABLE_TARGET_UTILIZATION_PERCENT } from '../lib/constructs/table';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_FILE = join(PROJECT_ROOT, '.local', 'bench-results.json');
@@ -40,6 +45,9 @@ const HELP = `Usage: npm run bench -- [options]
   --init-runs <n>            cold loads per Lambda bundle, median taken (default 3)
   --payload-bytes <n>        JSON size of every event's payload (default 1024)
   --dispatcher-batch-size <n>  the stage setting dispatcherBatchSize (default 25; 10 or less: no batching window)
+  --sweep-payload-bytes <list> payload sizes of the sweep after the main run, comma-separated (default 1024,16384,65536)
+  --sweep-events <n>         events per payload size in the sweep (default 200)
+  --skip-sweep               no payload-size sweep
   --skip-lambdas             no bundle sizes / cold init
   --skip-pipeline            no stack: bundle sizes / cold init only
   --fairness-rate <n>        healthy deliveries/s in the fairness scenario (default 15)
@@ -67,6 +75,9 @@ function parseCommandLine() {
       'init-runs': { type: 'string' },
       'payload-bytes': { type: 'string' },
       'dispatcher-batch-size': { type: 'string' },
+      'sweep-payload-bytes': { type: 'string' },
+      'sweep-events': { type: 'string' },
+      'skip-sweep': { type: 'boolean' },
       'skip-lambdas': { type: 'boolean' },
       'skip-pipeline': { type: 'boolean' },
       'fairness-rate': { type: 'string' },
@@ -94,6 +105,8 @@ function parseCommandLine() {
     initRuns: positiveInt(values['init-runs'], 3, '--init-runs'),
     payloadBytes: positiveInt(values['payload-bytes'], 1024, '--payload-bytes'),
     dispatcherBatchSize: positiveInt(values['dispatcher-batch-size'], DISPATCHER_CONSUMER.batchSize, '--dispatcher-batch-size'),
+    sweepPayloadBytes: values['skip-sweep'] ? [] : (values['sweep-payload-bytes'] ?? '1024,16384,65536').split(',').map((v) => positiveInt(v.trim(), 1024, '--sweep-payload-bytes')),
+    sweepEvents: positiveInt(values['sweep-events'], 200, '--sweep-events'),
   };
 }
 
@@ -121,6 +134,9 @@ const PIPELINE_IN_FLIGHT = 100;
 const SENDER_CONNECTIONS = 8;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Lambda, SQS, EventBridge, logs and KMS, counted per phase (bench/usage.ts). */
+const usage = new UsageMeter();
 
 /** Stoppers of whatever is running, newest first. */
 const cleanups: (() => Promise<void>)[] = [];
@@ -155,6 +171,8 @@ interface PhaseFigures {
   /** The better of the two raw runs: the ceiling. */
   readonly ceiling: RawResult;
   readonly dynamoDbCallMix: CallMixResult;
+  /** The same closed-loop run at each payload size of the sweep (after the rest: the paced runs are not disturbed). */
+  readonly sweep: PhaseResult[];
   readonly pipelineErrorSamples: string[];
 }
 
@@ -163,6 +181,12 @@ async function runPipeline(): Promise<PipelineFigures> {
   cleanups.push(() => receiver.stop());
   log(`receiver pid ${receiver.pid} on ${receiver.url}`);
 
+  // The deployed log level (ServiceFunction's POWERTOOLS_LOG_LEVEL), so the log bytes the cost model counts are a stage's;
+  // and a trace id in the environment as Lambda sets it, which every log line then carries.
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+  process.env._X_AMZN_TRACE_ID ??= 'Root=1-674a1b2c-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1';
+  usage.captureLogs();
+  cleanups.push(async () => usage.releaseLogs());
   const dataDir = mkdtempSync(join(tmpdir(), 'webhooks-bench-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   const errorSamples: string[] = [];
@@ -178,6 +202,7 @@ async function runPipeline(): Promise<PipelineFigures> {
     schedules: false,
     slowLane: !args.oneLane,
     dispatcherBatchSize: args.dispatcherBatchSize,
+    instrument: usage.instrument(),
     onPipelineError: (where, e) => {
       pipelineErrors.push(`${where}: ${(e as Error).message}`);
       if (errorSamples.length < 5) errorSamples.push(`${where}: ${(e as Error).message}`);
@@ -214,7 +239,7 @@ async function runPipeline(): Promise<PipelineFigures> {
 }
 
 async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, meter: ReturnType<typeof meterCapacity>, pipelineErrors: string[], errorSamples: string[]): Promise<PhaseFigures> {
-  const driver = new PipelineDriver(stack, receiver, meter, pipelineErrors);
+  const driver = new PipelineDriver(stack, receiver, meter, pipelineErrors, usage);
   await driver.createEndpoint();
 
   log(`warm-up: ${WARMUP} events…`);
@@ -245,6 +270,17 @@ async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, mete
   const otherLatency = await driver.phase({ events: LATENCY_EVENTS, ratePerSecond, timeoutMs: 120_000 + (LATENCY_EVENTS / ratePerSecond) * 1000, firstIndex: WARMUP + EVENTS + LATENCY_EVENTS });
   stack.queues.deliveries.reconfigure(dispatcherConsumer(args.dispatcherBatchSize, DISPATCHER_CONSUMER.maxConcurrency));
 
+  // Issue 9 item 2: the units per delivery at each payload size, the same closed loop with fewer events.
+  const sweep: PhaseResult[] = [];
+  let next = WARMUP + EVENTS + 2 * LATENCY_EVENTS;
+  for (const bytes of args.sweepPayloadBytes) {
+    setPayloadBytes(bytes);
+    log(`payload sweep: ${args.sweepEvents} events of ${bytes} bytes…`);
+    sweep.push(await driver.phase({ events: args.sweepEvents, concurrency: PUBLISH_CONCURRENCY, timeoutMs: 120_000 + args.sweepEvents * 200, firstIndex: next }));
+    next += args.sweepEvents;
+  }
+  setPayloadBytes(args.payloadBytes);
+
   const ceiling = raw.perSecond >= rawSenderConnections.perSecond ? raw : rawSenderConnections;
   return {
     warmup,
@@ -255,6 +291,7 @@ async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, mete
     rawSenderConnections,
     ceiling,
     dynamoDbCallMix,
+    sweep,
     pipelineErrorSamples: errorSamples,
   };
 }
@@ -386,6 +423,91 @@ function printPipeline(p: PhaseFigures): void {
   if (p.pipelineErrorSamples.length > 0) console.log(`pipeline error samples: ${p.pipelineErrorSamples.join(' | ')}`);
 }
 
+/** What the cost model takes from a phase. */
+const countsOf = (r: PhaseResult): PhaseCounts => ({ deliveries: r.firstTryDelivered, rcu: r.capacity.totals.rcu, wcu: r.capacity.totals.wcu, usage: r.usage });
+
+const PROVISIONED = { targetUtilizationPercent: TABLE_TARGET_UTILIZATION_PERCENT };
+/** Issue 9 item 8's targets, USD per million first-try deliveries at 1 KiB. */
+const COST_TARGETS = { onDemand: 7, provisioned: 4 } as const;
+const usd = (n: number) => (Number.isFinite(n) ? `$${n < 0.01 && n > 0 ? n.toFixed(4) : n.toFixed(2)}` : 'n/a');
+const units = (n: number) => (n === 0 ? '0' : n < 0.01 ? n.toExponential(2) : n < 10 ? n.toFixed(3) : n.toFixed(0));
+
+function printCost(p: PhaseFigures, functions: Record<string, FunctionSettings>): CostModel {
+  const t = p.throughput;
+  const model = costModel(countsOf(t), functions, PROVISIONED);
+  console.log(
+    `\n== AWS cost per million first-try deliveries (throughput run: ${t.firstTryDelivered} deliveries, ${t.payloadBytes}-byte payloads, 1 endpoint; ${PRICES_AS_OF.region} list prices checked ${PRICES_AS_OF.date}, bench/prices.ts) ==`,
+  );
+  console.log(
+    table(
+      ['component', 'per delivery', 'unit', '$ per million', 'counted from'],
+      [
+        ...model.rows.map((r) => [r.component, units(r.perDelivery), r.unit, usd(r.perMillion), r.basis]),
+        ['total, on-demand table', '', '', usd(model.onDemandTotal), `target ≤ $${COST_TARGETS.onDemand}: ${model.onDemandTotal <= COST_TARGETS.onDemand ? 'MEETS' : 'MISSES'}`],
+        [
+          `DynamoDB provisioned at ${model.provisioned.targetUtilizationPercent} % utilisation`,
+          '',
+          '',
+          usd(model.provisioned.dynamoDb),
+          'the same units at the WCU-hour and RCU-hour prices, divided by the utilisation auto scaling targets (lib/constructs/table.ts)',
+        ],
+        ['total, provisioned table', '', '', usd(model.provisioned.total), `target ≤ $${COST_TARGETS.provisioned}: ${model.provisioned.total <= COST_TARGETS.provisioned ? 'MEETS' : 'MISSES'}`],
+      ],
+      [false, true, false, true, false],
+    ),
+  );
+  const asMeasured = model.rows.find((r) => r.inTotal === false);
+  const estimate = model.rows.find((r) => r.component.startsWith('Lambda duration') && r.inTotal !== false);
+  if (asMeasured && estimate) {
+    console.log(
+      `The totals take the Lambda duration estimate: DynamoDB Local on this machine answers in tens to hundreds of ms where DynamoDB takes a few. With the durations as measured here instead: ${usd(model.onDemandTotal - estimate.perMillion + asMeasured.perMillion)} on-demand, ${usd(model.provisioned.total - estimate.perMillion + asMeasured.perMillion)} provisioned (an upper bound).`,
+    );
+  }
+  const slow = [50, 200, 2000].map((ms) => `${ms} ms +${usd(receiverLatencyCost(ms, countsOf(t), functions))}`);
+  console.log(
+    `Lambda duration is measured against DynamoDB Local and a receiver that answers at once. Receivers that take longer add dispatcher time (a batch waits for them concurrently, about once per invocation), per million: ${slow.join(', ')}. ` +
+      `Not per delivery, so not above: the event source mapping's empty receives while the queues are idle (a few requests a second per queue), storage, and the free tiers.`,
+  );
+  console.log(`Prices: ${Object.values(PRICE_SOURCES).join(' ')}`);
+  return model;
+}
+
+function printSweep(p: PhaseFigures, functions: Record<string, FunctionSettings>): void {
+  const sweep = p.sweep;
+  if (sweep.length === 0) return;
+  const per = (r: PhaseResult, n: number) => n / Math.max(1, r.firstTryDelivered);
+  console.log(`\n== DynamoDB units per first-try delivery by payload size (sweep: ${sweep.map((r) => r.events).join('/')} events, ${PUBLISH_CONCURRENCY} concurrent publishers) ==`);
+  const keys = [...new Set(sweep.flatMap((r) => r.capacity.rows.map((row) => `${row.stage}|${row.operation}`)))].sort();
+  const cell = (r: PhaseResult, key: string) => {
+    const row = r.capacity.rows.find((x) => `${x.stage}|${x.operation}` === key);
+    return row ? `${f2(per(r, row.rcu))} / ${f2(per(r, row.wcu))}` : '';
+  };
+  console.log(
+    table(
+      ['function', 'operation (RCU / WCU per delivery)', ...sweep.map((r) => `${r.payloadBytes} B`)],
+      [
+        ...keys.map((key) => [...key.split('|'), ...sweep.map((r) => cell(r, key))]),
+        ['total', '', ...sweep.map((r) => `${f2(per(r, r.capacity.totals.rcu))} / ${f2(per(r, r.capacity.totals.wcu))}`)],
+        ['$ per million, on-demand table', '', ...sweep.map((r) => usd(costModel(countsOf(r), functions, PROVISIONED).onDemandTotal))],
+        ['$ per million, provisioned table', '', ...sweep.map((r) => usd(costModel(countsOf(r), functions, PROVISIONED).provisioned.total))],
+        ['checks: not first-try / duplicates / errors', '', ...sweep.map((r) => `${r.notFirstTry} / ${r.receiverDuplicates} / ${r.pipelineErrors + r.publishErrors}`)],
+      ],
+      [false, false, ...sweep.map(() => true)],
+    ),
+  );
+  const first = sweep[0]!;
+  const last = sweep[sweep.length - 1]!;
+  if (first === last) return;
+  const grew = { rcu: per(last, last.capacity.totals.rcu) - per(first, first.capacity.totals.rcu), wcu: per(last, last.capacity.totals.wcu) - per(first, first.capacity.totals.wcu) };
+  const own = payloadOwnUnits(last.payloadBytes);
+  const within = grew.wcu + grew.rcu <= own.wcu + own.rcu;
+  console.log(
+    `From ${first.payloadBytes} to ${last.payloadBytes} bytes the units per delivery grew by ${f2(grew.wcu)} WCU + ${f2(grew.rcu)} RCU = ${f2(grew.wcu + grew.rcu)}; ` +
+      `the ${last.payloadBytes}-byte payload's own units are one write, ceil(${last.payloadBytes} / 1024) = ${own.wcu} WCU, and one strongly consistent read, ceil(${last.payloadBytes} / 4096) = ${own.rcu} RCU: ${own.wcu + own.rcu} units. ` +
+      `Growth ${within ? 'within' : 'OVER'} the payload's own units (issue 9 item 2).`,
+  );
+}
+
 function printLambdas(l: { baselineMs: number; functions: LambdaFigures[] }): void {
   console.log(`\n== Lambda bundles (esbuild as NodejsFunction does it: cjs, minify, node24, source map, @aws-sdk/* external) ==`);
   console.log(
@@ -426,6 +548,8 @@ async function main(): Promise<number> {
   };
   let lambdas: { baselineMs: number; functions: LambdaFigures[] } | undefined;
   let pipeline: PipelineFigures | undefined;
+  let functionSettings: Record<string, FunctionSettings> | undefined;
+  let costs: { throughput: CostModel; sweep: { payloadBytes: number; model: CostModel }[] } | undefined;
   try {
     if (!args.skipLambdas) {
       const outDir = mkdtempSync(join(tmpdir(), 'webhooks-bench-bundles-'));
@@ -445,7 +569,16 @@ async function main(): Promise<number> {
       `Setup: local stack in this process (DynamoDB Local in-memory, in-process queue with SQS semantics: batch ${args.dispatcherBatchSize}, window ${dispatcherConsumer(args.dispatcherBatchSize, 4).maxBatchingWindowSeconds} s, 4 batches in flight; the real publisher and dispatcher handlers); ` +
         `receiver: a minimal node:http server in its own process on 127.0.0.1 that answers 200 at once (no signature verification). Payloads: ${args.payloadBytes} bytes of JSON.`,
     );
-    if (pipeline.phases) printPipeline(pipeline.phases);
+    if (pipeline.phases) {
+      printPipeline(pipeline.phases);
+      try {
+        functionSettings = pipelineFunctionSettings(args.dispatcherBatchSize);
+        costs = { throughput: printCost(pipeline.phases, functionSettings), sweep: pipeline.phases.sweep.map((r) => ({ payloadBytes: r.payloadBytes, model: costModel(countsOf(r), functionSettings!, PROVISIONED) })) };
+        printSweep(pipeline.phases, functionSettings);
+      } catch (e) {
+        console.log(`\ncost model: could not read the functions' deployed settings from the CDK constructs: ${(e as Error).message}`);
+      }
+    }
     if (pipeline.fairness) printFairness(pipeline.fairness);
   }
   if (lambdas) printLambdas(lambdas);
@@ -471,10 +604,12 @@ async function main(): Promise<number> {
               raw: pipeline.phases.raw,
               rawSenderConnections: pipeline.phases.rawSenderConnections,
               dynamoDbCallMix: pipeline.phases.dynamoDbCallMix,
+              sweep: pipeline.phases.sweep,
               pipelineErrorSamples: pipeline.phases.pipelineErrorSamples,
             }
           : null,
         lambdas: lambdas ?? null,
+        cost: costs ? { prices: PRICES_AS_OF, functionSettings, ...costs } : null,
       },
       null,
       2,
@@ -482,7 +617,7 @@ async function main(): Promise<number> {
   );
   console.log(`\nwrote ${RESULTS_FILE}`);
   const t = pipeline?.phases?.throughput;
-  const failed = t && (t.timedOut || t.notFirstTry > 0 || t.publishErrors > 0);
+  const failed = [...(t ? [t] : []), ...(pipeline?.phases?.sweep ?? [])].some((r) => r.timedOut || r.notFirstTry > 0 || r.publishErrors > 0 || r.receiverDuplicates > 0);
   return failed ? 1 : 0;
 }
 

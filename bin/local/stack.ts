@@ -23,7 +23,8 @@ import { WORKSPACE_LIMITS_ENV } from '../../lambdas/contract/limits';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, dispatcherConsumer, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
 import { JOB_WORKER_CONSUMER, type JobQueue } from '../../lambdas/queue/job-queue';
-import { InProcessQueue } from './in-process-queue';
+import { InProcessQueue, type BatchConsumer } from './in-process-queue';
+import type { AdapterFactories } from '../../lambdas/composition/runtime';
 import { lambdaContext, loadHandler } from './lambda-loader';
 import { startSchedules } from './scheduler';
 
@@ -67,6 +68,15 @@ export interface LocalStackOptions {
   readonly schedules?: boolean;
   /** Called with pipeline errors (a consumer or a job that threw). @default console.error */
   readonly onPipelineError?: (where: string, error: unknown) => void;
+  /**
+   * Instruments the stack (the benchmark counts queue requests, KMS calls, metrics and invocations
+   * through it): decorates the adapter factories the handlers get, and each queue's consumer (the
+   * Lambda invocation of a batch), by function name. @default none
+   */
+  readonly instrument?: {
+    readonly adapters?: (own: AdapterFactories) => AdapterFactories;
+    readonly consumer?: (name: string, consume: BatchConsumer) => BatchConsumer;
+  };
 }
 
 /** What a running local stack offers. */
@@ -264,7 +274,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
     const { useAdapters } = await import('../../lambdas/composition/runtime');
     const { localSecretSealer } = await import('../../lambdas/store/secret-sealing');
-    useAdapters({
+    const ownAdapters: AdapterFactories = {
       deliveryQueue: deliveryQueueAt,
       messageDelayer: deliveryQueueAt,
       domainEvents: () => events,
@@ -273,7 +283,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms / timeScale)),
       // LOCAL ONLY: real envelope encryption under a fixed in-process key, no KMS (docs/architecture.md#secrets).
       secretSealer: () => localSecretSealer(),
-    });
+    };
+    useAdapters(options.instrument?.adapters?.(ownAdapters) ?? ownAdapters);
 
     const stackFile = join(dataDir, 'stack.json');
     const created = await ensureWorkspace(table, slug, 'Demo workspace');
@@ -289,9 +300,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const dispatcher = await loadHandler<SqsHandler>('dispatcher');
     const slowDispatcher = await loadHandler<SqsHandler>('slow-dispatcher');
     const deadLetter = await loadHandler<SqsHandler>('dead-letter');
-    deliveries.consume((e) => dispatcher(e, lambdaContext('dispatcher', randomUUID())));
-    slowDeliveries.consume((e) => slowDispatcher(e, lambdaContext('slow-dispatcher', randomUUID())));
-    deadLetters.consume((e) => deadLetter(e, lambdaContext('dead-letter', randomUUID())));
+    const instrumented = (name: string, consume: BatchConsumer) => options.instrument?.consumer?.(name, consume) ?? consume;
+    deliveries.consume(instrumented('dispatcher', (e) => dispatcher(e, lambdaContext('dispatcher', randomUUID()))));
+    slowDeliveries.consume(instrumented('slow-dispatcher', (e) => slowDispatcher(e, lambdaContext('slow-dispatcher', randomUUID()))));
+    deadLetters.consume(instrumented('dead-letter', (e) => deadLetter(e, lambdaContext('dead-letter', randomUUID()))));
     const recoveryWorker = await loadHandler<SqsHandler>('recovery-worker');
     jobs.consume((e) => recoveryWorker(e, lambdaContext('recovery-worker', randomUUID())));
     const stopSchedules =
