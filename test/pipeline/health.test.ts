@@ -16,6 +16,7 @@ import { getWebhookHealth } from '../../lambdas/operations/health';
 import { getWebhook, listWebhooks, updateWebhook } from '../../lambdas/operations/webhooks';
 import { getWorkspaceOverview } from '../../lambdas/operations/workspace';
 import { getDelivery } from '../../lambdas/store/deliveries';
+import { updateEndpoint } from '../../lambdas/store/endpoints';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
@@ -138,14 +139,8 @@ describe('what each outcome adds', () => {
     const r = await receiver((_req, res2) => res2.writeHead(200).end());
     const off = await endpointAt(r.url);
     const held = await publish(off.workspace);
-    await table.doc.send(
-      new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({
-        TableName: table.tableName,
-        Key: { pk: `WS#${off.workspace}`, sk: `WEBHOOK#${off.endpointId}` },
-        UpdateExpression: 'SET enabled = :f',
-        ExpressionAttributeValues: { ':f': false },
-      }),
-    );
+    // Disabled as an operator does it (the store's update also turns off its subscription items).
+    await updateEndpoint(table, off.workspace, off.endpointId, { enabled: false }, clock, { action: 'webhook.updated', actor: 'test', targetId: off.endpointId });
     const [result] = await batch(held);
     expect(result).toMatchObject({ kind: 'ack', reason: 'endpoint_disabled' });
     // Published while disabled: held by the publisher, never dispatched, never counted.
