@@ -8,7 +8,14 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lambdas/domain/ids';
 import { deleteEndpoint, getEndpointRecord, putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
-import { MAX_TRANSACTION_ITEMS, planSubscriptionSteps, reconcileSubscriptions, SUBSCRIPTION_OPS_PER_STEP, type SubscriptionState } from '../../lambdas/store/subscriptions';
+import {
+  MAX_TRANSACTION_ITEMS,
+  planSubscriptionSteps,
+  reconcileSubscriptions,
+  SUBSCRIPTION_OPS_PER_STEP,
+  syncSubscriptionCopies,
+  type SubscriptionState,
+} from '../../lambdas/store/subscriptions';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { createWorkspace } from '../../lambdas/store/workspaces';
 import { freshTable } from '../helpers/table';
@@ -174,6 +181,17 @@ describe('subscription items kept in step with the endpoint', () => {
     await updateEndpoint(table, 'sub-auto', a.endpointId, { enabled: true }, new Date(), audit(a.endpointId));
     await expectInStep('sub-auto');
     expect(await getEndpointRecord(table, 'sub-auto', a.endpointId)).toMatchObject({ enabled: true, consecutiveFailures: 0 });
+  });
+
+  it('syncSubscriptionCopies brings the copies in step after a write of the endpoint item alone (the auto-disable), and does nothing for a deleted endpoint', async () => {
+    const a = await created('sub-sync', ['order.shipped', 'webhook.test_event']);
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-sync', a.endpointId), type: 'endpoint', ...a, enabled: false, consecutiveFailures: 20 } }));
+    await syncSubscriptionCopies(table, 'sub-sync', a.endpointId);
+    await expectInStep('sub-sync');
+    expect(await subscriptionItems('sub-sync')).toEqual([`order.shipped ${a.endpointId} false`, `webhook.test_event ${a.endpointId} false`]);
+    await deleteEndpoint(table, 'sub-sync', a.endpointId, new Date(), audit(a.endpointId));
+    await syncSubscriptionCopies(table, 'sub-sync', a.endpointId);
+    expect(await subscriptionItems('sub-sync')).toEqual([]);
   });
 
   it('stay in step under concurrent updates of one endpoint, each writing one audit event', async () => {
