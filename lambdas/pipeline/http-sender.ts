@@ -133,12 +133,15 @@ class SocketBudget {
     return this.waiting.length > 0;
   }
 
-  /** Takes a slot now, or waits up to `waitMs` for one (after asking `makeRoom` to free one); false when none came. */
-  acquire(waitMs: number, makeRoom: () => void): Promise<boolean> {
-    if (this.open < this.max) {
-      this.open++;
-      return Promise.resolve(true);
-    }
+  /** Takes a slot if one is free. */
+  tryAcquire(): boolean {
+    if (this.open >= this.max) return false;
+    this.open++;
+    return true;
+  }
+
+  /** Waits up to `waitMs` for a slot (after asking `makeRoom` to free one); false when none came. */
+  wait(waitMs: number, makeRoom: () => void): Promise<boolean> {
     return new Promise((resolve) => {
       const grant = () => {
         clearTimeout(timer);
@@ -194,11 +197,7 @@ function pinnedAgent<A extends typeof HttpAgent>(Base: A, pool: Pool, keepAliveM
     override createConnection(options: RequestOptions, oncreate?: (error: Error | null, socket: Duplex) => void): undefined {
       const done = oncreate as (error: Error | null, socket?: Duplex) => void;
       const pinned = (options as PinnedRequestOptions).pinned;
-      void pool.budget.acquire(pool.waitMs, () => pool.makeRoom()).then((granted) => {
-        if (!granted) {
-          done(Object.assign(new Error(`no socket came free under the container's limit of sockets`), { code: SOCKET_LIMIT_CODE }));
-          return;
-        }
+      const connect = () => {
         let released = false;
         const release = () => {
           if (released) return;
@@ -222,7 +221,15 @@ function pinnedAgent<A extends typeof HttpAgent>(Base: A, pool: Pool, keepAliveM
           release();
           done(error as Error);
         }
-      });
+      };
+      // With a slot free the connect starts now, so the agent counts the socket at once and its
+      // per-receiver cap holds for requests sent in the same tick.
+      if (pool.budget.tryAcquire()) connect();
+      else
+        void pool.budget.wait(pool.waitMs, () => pool.makeRoom()).then((granted) => {
+          if (granted) connect();
+          else done(Object.assign(new Error(`no socket came free under the container's limit of sockets`), { code: SOCKET_LIMIT_CODE }));
+        });
       return undefined;
     }
   };
@@ -298,7 +305,7 @@ export function createHttpSender(limits: SendLimits = SEND_LIMITS, options: Send
       let oldest: Duplex | undefined;
       for (const agent of agents)
         for (const sockets of Object.values(agent.freeSockets))
-          for (const socket of sockets ?? []) if (!oldest || (lastUsed.get(socket) ?? 0) < (lastUsed.get(oldest) ?? 0)) oldest = socket;
+          for (const socket of sockets ?? []) if (!socket.destroyed && (!oldest || (lastUsed.get(socket) ?? 0) < (lastUsed.get(oldest) ?? 0))) oldest = socket;
       oldest?.destroy();
     },
   };

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isServiceFault } from '../../lambdas/domain/delivery-lifecycle';
-import { createHttpSender, KEEP_ALIVE_MS, MAX_SOCKETS, type SendInput } from '../../lambdas/pipeline/http-sender';
+import { createHttpSender, KEEP_ALIVE_MS, MAX_CONNECTIONS_PER_TARGET, MAX_SOCKETS, type SendInput } from '../../lambdas/pipeline/http-sender';
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -75,6 +75,14 @@ describe('keep-alive', () => {
     for (let i = 0; i < 2; i++) expect(await send(post('hooks.example.test', r.port))).toMatchObject({ kind: 'response', status: 204 });
     expect(r.counts.connections).toBe(1);
     expect(r.open.size).toBe(1);
+  });
+
+  it(`at most ${MAX_CONNECTIONS_PER_TARGET} connections to one receiver, even for requests sent in the same tick`, async () => {
+    const r = await keepAliveReceiver(200);
+    const send = createHttpSender(limits);
+    const results = await Promise.all(Array.from({ length: MAX_CONNECTIONS_PER_TARGET * 2 }, () => send(post('hooks.example.test', r.port))));
+    expect(results.filter((x) => x.kind === 'response' && x.status === 204)).toHaveLength(MAX_CONNECTIONS_PER_TARGET * 2);
+    expect(r.counts.connections).toBe(MAX_CONNECTIONS_PER_TARGET);
   });
 
   it('the idle cap never cuts a request in flight', async () => {
