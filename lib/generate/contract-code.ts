@@ -72,7 +72,15 @@ function messageOf(def: Record<string, unknown>): string | undefined {
   return typeof m === 'string' ? m : ((m as { message?: string } | undefined)?.message ?? undefined);
 }
 
-function checksOf(def: ZodDef, where: string): InputCheck[] {
+/** How a rule function appears in a node: by name for generated code, or itself to run the node in place (tests). */
+type FnMode = 'ref' | 'live';
+
+function fnOf(fn: unknown, where: string, mode: FnMode): never {
+  const ref = ruleRef(fn, where);
+  return (mode === 'live' ? fn : ref) as never;
+}
+
+function checksOf(def: ZodDef, where: string, mode: FnMode): InputCheck[] {
   const out: InputCheck[] = [];
   for (const c of def.checks ?? []) {
     const d = c._zod.def;
@@ -104,7 +112,7 @@ function checksOf(def: ZodDef, where: string): InputCheck[] {
         if (typeof d.fn !== 'function') throw new Error(`${where}: superRefine is not supported: use .refine(fn, { message, path })`);
         if (d.when) throw new Error(`${where}: refinements with \`when\` are not supported`);
         const path = (d.path as (string | number)[] | undefined) ?? [];
-        out.push({ k: 'refine', fn: ruleRef(d.fn, where) as never, ...msg, ...(path.length ? { path } : {}) });
+        out.push({ k: 'refine', fn: fnOf(d.fn, where, mode), ...msg, ...(path.length ? { path } : {}) });
         break;
       }
       default:
@@ -114,10 +122,13 @@ function checksOf(def: ZodDef, where: string): InputCheck[] {
   return out;
 }
 
-/** A zod schema as an {@link InputNode}; throws on anything the run-time walk does not model. */
-export function inputNodeOf(schema: unknown, where = 'schema'): InputNode {
+/**
+ * A zod schema as an {@link InputNode}; throws on anything the run-time walk does not model.
+ * `mode` 'live' puts the rule functions themselves in the node, so it runs as is (tests).
+ */
+export function inputNodeOf(schema: unknown, where = 'schema', mode: FnMode = 'ref'): InputNode {
   const def = defOf(schema);
-  const checks = checksOf(def, where);
+  const checks = checksOf(def, where, mode);
   const withChecks = <T extends object>(n: T): T => (checks.length ? { ...n, checks } : n);
   const noChecks = () => {
     if (checks.length) throw new Error(`${where}: checks on a ${def.type} are not supported`);
@@ -140,24 +151,24 @@ export function inputNodeOf(schema: unknown, where = 'schema'): InputNode {
     case 'object': {
       const catchall = def.catchall ? defOf(def.catchall).type : undefined;
       if (catchall !== undefined && catchall !== 'never') throw new Error(`${where}: an object catchall other than strict is not supported`);
-      const shape = Object.fromEntries(Object.entries(def.shape as Record<string, unknown>).map(([k, v]) => [k, inputNodeOf(v, `${where}.${k}`)]));
+      const shape = Object.fromEntries(Object.entries(def.shape as Record<string, unknown>).map(([k, v]) => [k, inputNodeOf(v, `${where}.${k}`, mode)]));
       return withChecks({ t: 'object', shape, ...(catchall === 'never' ? { strict: true } : {}) });
     }
     case 'array':
-      return withChecks({ t: 'array', element: inputNodeOf(def.element, `${where}[]`) });
+      return withChecks({ t: 'array', element: inputNodeOf(def.element, `${where}[]`, mode) });
     case 'optional':
     case 'nullable':
       noChecks();
-      return { t: def.type, inner: inputNodeOf(def.innerType, where) };
+      return { t: def.type, inner: inputNodeOf(def.innerType, where, mode) };
     case 'default':
       noChecks();
-      return { t: 'default', inner: inputNodeOf(def.innerType, where), value: def.defaultValue };
+      return { t: 'default', inner: inputNodeOf(def.innerType, where, mode), value: def.defaultValue };
     case 'pipe':
       noChecks();
-      return { t: 'pipe', in: inputNodeOf(def.in, where), out: inputNodeOf(def.out, where) };
+      return { t: 'pipe', in: inputNodeOf(def.in, where, mode), out: inputNodeOf(def.out, where, mode) };
     case 'transform':
       noChecks();
-      return { t: 'transform', fn: ruleRef(def.transform, where) as never };
+      return { t: 'transform', fn: fnOf(def.transform, where, mode) };
     default:
       throw new Error(`${where}: zod type ${def.type} is not supported in an input schema`);
   }

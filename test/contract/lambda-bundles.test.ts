@@ -1,0 +1,73 @@
+/**
+ * Every function's bundle, built with the options of lib/constructs/service-function.ts, carries
+ * neither zod nor ajv (the MCP SDK's own copies aside) nor any zod schema module of the contract,
+ * and stays within issue 9's budgets: 300 KiB minified, the dispatchers 200 KiB, the MCP function
+ * (whose SDK brings its own zod and ajv) 650 KiB.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceFunctionBuildOptions } from '../../bench/lambdas';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const FUNCTIONS = join(ROOT, 'lambdas', 'functions');
+const KIB = 1024;
+
+/** Issue 9 item 6: bytes of a minified bundle. */
+const BUDGET = { default: 300 * KIB, dispatcher: 200 * KIB, 'slow-dispatcher': 200 * KIB, mcp: 650 * KIB } as const;
+
+/** Contract modules that build zod schemas: build-time only (OpenAPI, tests, generation). */
+const ZOD_CONTRACT = /lambdas\/contract\/(schemas|operations|problem|event-schemas|page-schemas|health-schemas|job-schemas|delivery-log-query|idempotency)\.ts$/;
+
+const names = readdirSync(FUNCTIONS)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .sort();
+
+let outDir: string;
+let metafile: Metafile;
+
+beforeAll(async () => {
+  outDir = mkdtempSync(join(tmpdir(), 'bundles-'));
+  const { outfile: _outfile, entryPoints: _entries, ...options } = serviceFunctionBuildOptions(join(FUNCTIONS, 'x.ts'), join(outDir, 'x.js'), ROOT);
+  const result = await build({ ...options, entryPoints: Object.fromEntries(names.map((n) => [n, join(FUNCTIONS, `${n}.ts`)])), outdir: outDir, metafile: true, logLevel: 'error' });
+  metafile = result.metafile;
+}, 120_000);
+
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+function bundleOf(name: string) {
+  const entry = Object.entries(metafile.outputs).find(([path]) => path.endsWith(`/${name}.js`));
+  if (!entry) throw new Error(`no bundle for ${name}`);
+  return entry[1];
+}
+
+/** The npm packages (and their sizes in the output) of a bundle whose input paths match `pattern`. */
+function inputsMatching(name: string, pattern: RegExp): string[] {
+  return Object.entries(bundleOf(name).inputs)
+    .filter(([path, input]) => pattern.test(path) && input.bytesInOutput > 0)
+    .map(([path]) => path);
+}
+
+describe('function bundles', () => {
+  it.each(names)('%s carries no zod schema of the contract, and no zod or ajv of its own', (name) => {
+    expect(inputsMatching(name, ZOD_CONTRACT)).toEqual([]);
+    if (name !== 'mcp') expect(inputsMatching(name, /node_modules\/(zod|ajv)\//)).toEqual([]);
+  });
+
+  it('the MCP function has zod and ajv only through the SDK', () => {
+    // The SDK's types and its JSON Schema validator bring them; none of our code imports either.
+    const ours = Object.entries(bundleOf('mcp').inputs)
+      .filter(([path, input]) => input.bytesInOutput > 0 && /^lambdas\//.test(path))
+      .flatMap(([path]) => metafile.inputs[path]?.imports.map((i) => i.path) ?? [])
+      .filter((p) => /node_modules\/(zod|ajv)\//.test(p));
+    expect(ours).toEqual([]);
+  });
+
+  it.each(names)('%s is within its budget', (name) => {
+    const budget = (BUDGET as Record<string, number>)[name] ?? BUDGET.default;
+    expect(bundleOf(name).bytes).toBeLessThanOrEqual(budget);
+  });
+});
