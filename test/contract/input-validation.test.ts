@@ -67,10 +67,10 @@ describe('generated input schemas answer as zod', () => {
 
   it('on the boundaries that matter: code points, safe integers, dates, strict keys, defaults', () => {
     const cases: [z.ZodType, unknown][] = [];
-    const create = OPERATIONS.find((o) => o.operationId === 'createWebhook')!.body!;
-    const log = OPERATIONS.find((o) => o.operationId === 'listDeliveries')!.query!;
-    const health = OPERATIONS.find((o) => o.operationId === 'getWebhookHealth')!.query!;
-    const recover = OPERATIONS.find((o) => o.operationId === 'recoverWebhookDeliveries')!.body!;
+    const create = OPERATIONS.find((o) => o.operationId === 'createWebhook')!.body;
+    const log = OPERATIONS.find((o) => o.operationId === 'listDeliveries')!.query;
+    const health = OPERATIONS.find((o) => o.operationId === 'getWebhookHealth')!.query;
+    const recover = OPERATIONS.find((o) => o.operationId === 'recoverWebhookDeliveries')!.body;
     cases.push(
       [create, { url: '😀'.repeat(1024), eventTypes: ['a'] }],
       [create, { url: '😀'.repeat(1025), eventTypes: ['a', 'a'], extra: 1, other: 2 }],
