@@ -17,7 +17,7 @@ import { newHeldDelivery, newPendingDelivery } from '../domain/delivery-lifecycl
 import { eventDeliveryId } from '../domain/ids';
 import type { DeliveryMessage, DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
-import { putDeliveriesIfAbsent } from '../store/deliveries';
+import { markForRepair, putDeliveriesIfAbsent } from '../store/deliveries';
 import { findSubscribers, type Subscriber } from '../store/subscriptions';
 
 /** Adapters of the publisher. */
@@ -70,8 +70,9 @@ function eventTime(event: DomainEvent, now: Date): Date {
  * put-if-absent, so a redelivered event, or a re-run after a crash anywhere in
  * here, writes only the rows still missing and re-sends only the messages of
  * rows still `pending` (at worst a second message for the same id; the
- * dispatcher records one observation). Once the rows are written it never
- * fails: a failed enqueue is left to the stuck-pending repair.
+ * dispatcher records one observation). Once the rows are written it fails only
+ * if it cannot even mark them: the rows of a failed send are put in the
+ * stuck-pending repair's index (the happy path writes nothing there).
  */
 export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promise<PublishResult> {
   const problems = deps.eventTypes.validate(event.type, event.payload);
@@ -110,11 +111,23 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
     // dispatcher moves it when its endpoint is failing or slow (docs/behaviour.md#delivery-lanes).
     (deps.slowQueue && ep?.lane && laneOf(ep.lane, now) === 'slow' ? slow : fast).push({ deliveryId: r.deliveryId, endpointId: r.endpointId, workspace: r.workspace });
   }
-  try {
-    if (fast.length > 0) await deps.queue.send(fast);
-    if (slow.length > 0) await deps.slowQueue!.send(slow);
-    return { deliveryIds, heldDeliveryIds, queued: true };
-  } catch {
-    return { deliveryIds, heldDeliveryIds, queued: false };
-  }
+  const unsent = new Set<string>();
+  const sendTo = async (queue: DeliveryQueue, messages: DeliveryMessage[]) => {
+    if (messages.length === 0) return;
+    try {
+      await queue.send(messages);
+    } catch {
+      for (const m of messages) unsent.add(m.deliveryId);
+    }
+  };
+  await sendTo(deps.queue, fast);
+  if (deps.slowQueue) await sendTo(deps.slowQueue, slow);
+  if (unsent.size === 0) return { deliveryIds, heldDeliveryIds, queued: true };
+  // The rows whose send failed go into the stuck-pending repair's index; a crash before this point
+  // fails the invocation, which Lambda runs again (the re-run sends what is still pending).
+  await markForRepair(
+    deps.table,
+    toSend.filter((r) => unsent.has(r.deliveryId)),
+  );
+  return { deliveryIds, heldDeliveryIds, queued: false };
 }

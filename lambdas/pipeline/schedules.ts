@@ -7,9 +7,11 @@ import { REPAIR_AFTER_MINUTES, REPAIR_LOOKBACK_HOURS, REPAIR_MAX_PER_PASS, RETEN
 import { activeSecrets } from '../domain/secrets';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
-import { deliveriesCreatedBefore, getRetentionWatermark, legacyDeliveriesOfDay, pendingCreatedBefore, putRetentionWatermark } from '../store/deliveries';
+import { deliveriesCreatedBefore, getDeliveryItems, getRetentionWatermark, legacyDeliveriesOfDay, pendingCreatedBefore, putRetentionWatermark } from '../store/deliveries';
 import { dropExpiredSecrets, endpointsWithEndedGrace, getEndpointRecord } from '../store/endpoints';
+import { workspaceDeliveriesBefore } from '../store/delivery-log';
 import { deletePartition } from '../store/table-io';
+import { getRetentionWorkspaceCursor, putRetentionWorkspaceCursor, registeredWorkspaces } from '../store/workspace-registry';
 import { keys } from '../store/table-schema';
 
 const REPAIR_AFTER_MS = REPAIR_AFTER_MINUTES * 60_000;
@@ -17,11 +19,16 @@ const REPAIR_AFTER_MS = REPAIR_AFTER_MINUTES * 60_000;
 const DAY_MS = 24 * 3600 * 1000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** Registered workspaces one retention pass looks at, at most (16 log-shard queries each). */
+export const RETENTION_WORKSPACES_PER_PASS = 200;
+
 /**
- * Deletes at most `max` summaries older than `days`, oldest first, with their attempts
+ * Deletes at most `max` summaries older than `days`, with their state and attempts
  * (docs/behaviour.md#retention-and-scheduled-jobs). TTL removes the bulk; this pass takes what TTL
- * has not removed yet: first the day partitions written before the index was sharded (walked with
- * the watermark, as before), then the oldest entries across the shards.
+ * has not removed yet: first, oldest first, the deliveries written before the delivery items split
+ * (the day partitions of the first layout, walked with the watermark, then the 32 creation-time
+ * shards); then the workspaces of the registry in turn, from where the last pass stopped, each
+ * workspace's oldest deliveries from its delivery log.
  */
 export async function runRetention(
   deps: { table: TableContext; now: () => Date },
@@ -35,7 +42,8 @@ export async function runRetention(
   let current = (await getRetentionWatermark(deps.table)) ?? day(cutoffMs - 365 * DAY_MS);
   let deleted = 0;
   const drop = async (rows: readonly { deliveryId: string }[]) => {
-    for (const row of rows) await deletePartition(deps.table, keys.delivery(row.deliveryId).pk);
+    // A few deliveries at once (each: its summary, state and attempts): a pass stays short.
+    for (let i = 0; i < rows.length; i += 8) await Promise.all(rows.slice(i, i + 8).map((row) => deletePartition(deps.table, keys.delivery(row.deliveryId).pk)));
     deleted += rows.length;
   };
   while (deleted < max) {
@@ -48,6 +56,19 @@ export async function runRetention(
   }
   await putRetentionWatermark(deps.table, current);
   if (deleted < max) await drop(await deliveriesCreatedBefore(deps.table, cutoff, max - deleted));
+  if (deleted < max) {
+    let after = await getRetentionWorkspaceCursor(deps.table);
+    const workspaces = await registeredWorkspaces(deps.table, after, RETENTION_WORKSPACES_PER_PASS);
+    for (const workspace of workspaces) {
+      const ids = await workspaceDeliveriesBefore(deps.table, workspace, cutoffMs, max - deleted);
+      await drop(ids.map((deliveryId) => ({ deliveryId })));
+      // A workspace with more to delete is where the next pass starts.
+      if (deleted >= max) break;
+      after = workspace;
+    }
+    // Past the last workspace: the next pass goes round again.
+    await putRetentionWorkspaceCursor(deps.table, workspaces.length < RETENTION_WORKSPACES_PER_PASS && deleted < max ? null : after);
+  }
   return { deleted, watermark: current };
 }
 
@@ -75,9 +96,14 @@ export async function runPendingRepair(
   const now = deps.now().getTime();
   const before = new Date(now - (options.afterMs ?? REPAIR_AFTER_MS)).toISOString();
   const since = new Date(now - (options.lookbackHours ?? REPAIR_LOOKBACK_HOURS) * 3600_000).toISOString();
-  // An entry can outlive its row's first evidence for a moment (the index is eventually
-  // consistent); queueing such a delivery again is harmless: the dispatcher acks terminal rows.
   const ids = await pendingCreatedBefore(deps.table, since, before, options.limit ?? REPAIR_MAX_PER_PASS);
-  if (ids.length > 0) await deps.queue.send(ids.map((deliveryId) => ({ deliveryId })));
-  return { requeued: ids.length };
+  // The index is eventually consistent, and a summary written before the items split keeps its entry
+  // after its first evidence: only deliveries still pending with no evidence are queued again.
+  const items = await getDeliveryItems(deps.table, ids);
+  const stuck = ids.flatMap((deliveryId) => {
+    const item = items.get(deliveryId);
+    return item && item.status === 'pending' && !item.evidenceCount ? [{ deliveryId, endpointId: String(item.endpointId), workspace: String(item.workspace) }] : [];
+  });
+  if (stuck.length > 0) await deps.queue.send(stuck);
+  return { requeued: stuck.length };
 }

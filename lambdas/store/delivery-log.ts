@@ -172,3 +172,29 @@ export async function listDeliveriesOfEndpoint(table: TableContext, endpointId: 
   });
   return { items, nextCursor: page.next === null ? null : encodeDeliveryLogCursor(filter, page.next) };
 }
+
+/**
+ * A workspace's deliveries created before `beforeMs`, oldest first, at most `limit`, from every
+ * shard of its log (the retention pass: docs/architecture.md#retention). A delivery id's time is
+ * its creation time, so "before" is an id bound.
+ */
+export async function workspaceDeliveriesBefore(table: TableContext, workspace: string, beforeMs: number, limit: number): Promise<string[]> {
+  const before = deliveryIdRange(deliveryLogFilter({ until: new Date(Math.max(0, beforeMs - 1)).toISOString() })).high;
+  const shards = await Promise.all(
+    Array.from({ length: keys.deliveryLogShards }, async (_, shard) => {
+      const out = await table.doc.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          IndexName: TABLE.deliveryLog.name,
+          KeyConditionExpression: '#pk = :pk AND #sk <= :before',
+          ExpressionAttributeNames: { '#pk': TABLE.deliveryLog.partitionKey, '#sk': TABLE.deliveryLog.sortKey },
+          ExpressionAttributeValues: { ':pk': keys.deliveryLogPk(workspace, shard), ':before': before },
+          ScanIndexForward: true,
+          Limit: limit,
+        }),
+      );
+      return (out.Items ?? []).map((i) => String(i[TABLE.deliveryLog.sortKey]));
+    }),
+  );
+  return shards.flat().sort().slice(0, limit);
+}

@@ -131,6 +131,8 @@ export const keys = {
   secretGraceSk: (graceEnd: string, endpointId: string) => `${graceEnd}#${endpointId}`,
   /** The one item holding how far retention got. */
   retentionWatermark: { pk: 'RETENTION', sk: 'WATERMARK' },
+  /** The one item holding which registered workspace the retention pass looks at next. */
+  retentionWorkspaceCursor: { pk: 'RETENTION', sk: 'WORKSPACE_CURSOR' },
   /** Retention index partition of one shard (sort key: creation time, then id). */
   retentionShardPk: (shard: number) => `DLVAGE#${shard2(shard)}`,
   /** Repair index partition of one shard (sort key: creation time, then id). */

@@ -8,9 +8,10 @@ import type { DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
 import { getDelivery, listAttempts, pendingItem, putPendingDeliveries } from '../../lambdas/store/deliveries';
 import { batchWriteAll } from '../../lambdas/store/table-io';
 import { RETENTION_TTL_DAYS } from '../../lambdas/domain/scheduled-jobs';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getEndpointRecord, writeEndpointSecrets } from '../../lambdas/store/endpoints';
-import { keys, TABLE } from '../../lambdas/store/table-schema';
+import { INDEX_SHARDS, keys, shardOf, TABLE } from '../../lambdas/store/table-schema';
+import { workspaceRegistryKeys } from '../../lambdas/store/workspace-registry';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
@@ -46,34 +47,42 @@ function row(createdAt: Date, endpointId: string, status: DeliveryRecord['status
 
 /**
  * Rows TTL has not removed (DynamoDB Local removes expired items too): written without the TTL
- * attribute, as rows of a release before TTL were; `legacy` ones also with the unsharded day key.
+ * attribute. `day`: with the retention index's day key of the first layout; `sharded`: with its
+ * creation-time shard key (the release before the items split); `split`: as written now.
  */
-async function putUnexpiring(rows: readonly DeliveryRecord[], legacy: boolean): Promise<void> {
+async function putUnexpiring(rows: readonly DeliveryRecord[], layout: 'day' | 'sharded' | 'split'): Promise<void> {
   await batchWriteAll(
     table,
     rows.map((r) => {
       const { [TABLE.ttlAttribute]: _ttl, ...item } = pendingItem(r);
-      return { PutRequest: { Item: legacy ? { ...item, [TABLE.gsi2.partitionKey]: keys.legacyDeliveryDay(r.createdAt.slice(0, 10)) } : item } };
+      const retention = {
+        day: { [TABLE.gsi2.partitionKey]: keys.legacyDeliveryDay(r.createdAt.slice(0, 10)), [TABLE.gsi2.sortKey]: keys.byCreation(r.createdAt, r.deliveryId) },
+        sharded: { [TABLE.gsi2.partitionKey]: keys.retentionShardPk(shardOf(r.deliveryId, INDEX_SHARDS)), [TABLE.gsi2.sortKey]: keys.byCreation(r.createdAt, r.deliveryId) },
+        split: {},
+      }[layout];
+      return { PutRequest: { Item: { ...item, ...retention } } };
     }),
   );
 }
 
 describe('retention', () => {
   it('deletes at most 100 summaries older than 30 days per pass, oldest first, with their attempts; a backlog drains over passes', async () => {
-    // The current hour: the recent rows carry their real TTL, which DynamoDB Local enforces.
     const now = new Date(Math.floor(Date.now() / 3600_000) * 3600_000);
     const ep = 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC';
-    // 150 old rows spread over three days (40, 39, 38 days ago), and 5 recent ones. The two oldest
-    // days were written before the index was sharded (their day partitions), the third after.
-    const old = Array.from({ length: 150 }, (_, i) => row(new Date(now.getTime() - (40 - Math.floor(i / 50)) * DAY + i * 1000), ep));
+    // 180 old rows spread over four days (40, 39, 38, 37 days ago), and 5 recent ones. The two oldest
+    // days were written in the first layout (day partitions), the third before the items split
+    // (creation-time shards), the fourth as now (found through the registry and the delivery log).
+    const old = Array.from({ length: 180 }, (_, i) => row(new Date(now.getTime() - (40 - Math.floor(i / 50)) * DAY + i * 1000), ep));
     const recent = Array.from({ length: 5 }, (_, i) => row(new Date(now.getTime() - 2 * DAY + i), ep));
-    await putUnexpiring(old.slice(0, 100), true);
-    await putUnexpiring(old.slice(100), false);
+    await putUnexpiring(old.slice(0, 100), 'day');
+    await putUnexpiring(old.slice(100, 150), 'sharded');
+    await putUnexpiring(old.slice(150), 'split');
     await putPendingDeliveries(table, recent);
-    // Give the oldest one an attempt item too, to see the cascade.
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.workspace('ret'), type: 'workspace', slug: 'ret', ...workspaceRegistryKeys('ret') } }));
+    // Give the oldest one an attempt item and a state too, to see the cascade.
     const { recordObservation } = await import('../../lambdas/store/deliveries');
     const first = { ...old[0]!, status: 'pending' as const, evidenceCount: 0 };
-    await putUnexpiring([first], true);
+    await putUnexpiring([first], 'day');
     await recordObservation(
       table,
       { delivery: first, endpoint: null, attempt: { outcome: 'delivered', timestamp: first.createdAt, durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: 200, responseBody: 'ok' }, status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' },
@@ -83,19 +92,21 @@ describe('retention', () => {
 
     const pass1 = await runRetention({ table, now: () => now });
     expect(pass1.deleted).toBe(100);
-    // Oldest first: the first 100 are gone, the next 50 remain.
+    // Oldest first: the first 100 are gone, the next 80 remain.
     for (const r of old.slice(0, 100)) expect(await getDelivery(table, r.deliveryId)).toBeNull();
     for (const r of old.slice(100)) expect(await getDelivery(table, r.deliveryId)).not.toBeNull();
     expect((await listAttempts(table, first.deliveryId, 5)).items).toHaveLength(0);
+    const { Items: leftOfFirst = [] } = await table.doc.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.delivery(first.deliveryId).pk } }));
+    expect(leftOfFirst).toEqual([]);
 
-    // The third day is in the shards: the next pass finds it there.
+    // The third day is in the shards, the fourth in the workspace's log: the next pass finds both.
     const pass2 = await runRetention({ table, now: () => now });
-    expect(pass2.deleted).toBe(50);
+    expect(pass2.deleted).toBe(80);
     for (const r of old.slice(100)) expect(await getDelivery(table, r.deliveryId)).toBeNull();
     const pass3 = await runRetention({ table, now: () => now });
     expect(pass3.deleted).toBe(0);
     for (const r of recent) expect(await getDelivery(table, r.deliveryId)).not.toBeNull();
-  });
+  }, 120_000);
 
   it('gives every summary and attempt a TTL of its creation plus 31 days, so DynamoDB removes the bulk', async () => {
     const created = new Date(Math.floor(Date.now() / 3600_000) * 3600_000 - 6 * DAY);
@@ -225,7 +236,7 @@ describe('stuck-pending repair', () => {
     const then = new Date(Date.now() - 10 * 60_000);
     const r = { ...row(then, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABE'), status: 'pending' as const, evidenceCount: 0, attempts: 0 };
     const item = pendingItem(r);
-    await batchWriteAll(table, [{ PutRequest: { Item: { ...item, [TABLE.gsi3.partitionKey]: keys.legacyPendingHour(r.createdAt) } } }]);
+    await batchWriteAll(table, [{ PutRequest: { Item: { ...item, [TABLE.gsi3.partitionKey]: keys.legacyPendingHour(r.createdAt), [TABLE.gsi3.sortKey]: keys.byCreation(r.createdAt, r.deliveryId) } } }]);
     const queue = capturingQueue();
     await runPendingRepair({ table, queue, now: () => new Date() });
     expect(queue.sent.map((m) => m.deliveryId)).toContain(r.deliveryId);

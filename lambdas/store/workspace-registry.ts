@@ -1,0 +1,44 @@
+/**
+ * The workspace registry (docs/architecture.md#retention): every workspace item carries the gsi1
+ * keys below, so the daily retention pass can walk the workspaces and read each one's delivery log
+ * for what is older than the retention period. It is written with the workspace (or, for a
+ * workspace created before the registry, on its first event after the upgrade), never on the
+ * delivery path.
+ */
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableContext } from './client';
+import { keys, TABLE } from './table-schema';
+
+/** The attributes that put a workspace item in the registry. */
+export function workspaceRegistryKeys(slug: string): Record<string, string> {
+  return { [TABLE.gsi1.partitionKey]: keys.workspaceRegistryPk, [TABLE.gsi1.sortKey]: slug };
+}
+
+/** Registered workspaces after `after` (exclusive; null: from the first), in slug order, at most `limit`. */
+export async function registeredWorkspaces(table: TableContext, after: string | null, limit: number): Promise<string[]> {
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      IndexName: TABLE.gsi1.name,
+      KeyConditionExpression: after === null ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
+      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
+      ExpressionAttributeValues: { ':pk': keys.workspaceRegistryPk, ...(after === null ? {} : { ':after': after }) },
+      ProjectionExpression: '#sk',
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((i) => String(i[TABLE.gsi1.sortKey]));
+}
+
+const CURSOR = keys.retentionWorkspaceCursor;
+
+/** The workspace the retention pass looked at last (null: start from the first). */
+export async function getRetentionWorkspaceCursor(table: TableContext): Promise<string | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: CURSOR, ConsistentRead: true }));
+  return (out.Item?.workspace as string | undefined) ?? null;
+}
+
+/** Saves where the retention pass stopped in the registry (null: it went round; start again). */
+export async function putRetentionWorkspaceCursor(table: TableContext, workspace: string | null): Promise<void> {
+  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...CURSOR, type: 'retention-cursor', workspace } }));
+}
