@@ -184,9 +184,9 @@ interface Pool {
  * pinned address (a name that now resolves elsewhere never reuses a socket to its old address).
  *
  * Node's own `maxTotalSockets` is not the budget: it is per agent (http and https would each have
- * one), counts a socket only once connected, and at its limit queues the request inside the agent,
- * where no idle socket of another receiver is closed to make room and the wait is bounded only by
- * the deadline, so a full container would time out deliveries as the receiver's fault.
+ * one), and at its limit it queues the request inside the agent, where no idle socket of another
+ * receiver is closed to make room and the wait is bounded only by the deadline, so a full container
+ * would time out deliveries as the receiver's fault.
  */
 function pinnedAgent<A extends typeof HttpAgent>(Base: A, pool: Pool, keepAliveMs: number): InstanceType<A> {
   const Pinned = class extends (Base as typeof HttpAgent) {
