@@ -15,6 +15,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULT_CONFIG, removalPolicyOf, retentionOf } from '../config';
+import { assertGeneratedCodeFresh } from '../generate/contract-code';
 
 /** Root of the repository (where package-lock.json is). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,6 +42,19 @@ export const STAGE_ENVIRONMENT = 'STAGE';
  * (docs/architecture.md#loopback-switch): the deployed stack never sets it.
  */
 export const FORBIDDEN_ENVIRONMENT = ['ALLOW_LOOPBACK_TARGETS', 'DYNAMODB_ENDPOINT'] as const;
+
+let generatedChecked = false;
+
+/**
+ * Fails synth when lambdas/generated/ is older than the contract or config/event-types.json
+ * (docs/architecture.md#one-contract): functions validate with that code, so a deploy must never
+ * ship it stale. Checked once per process.
+ */
+function checkGeneratedCode(): void {
+  if (generatedChecked) return;
+  assertGeneratedCodeFresh();
+  generatedChecked = true;
+}
 
 /** Absolute path of a Lambda entry file, `lambdas/functions/<name>.ts`; fails synth when it is missing. */
 export function functionEntry(name: string): string {
@@ -98,6 +112,7 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
+    checkGeneratedCode();
     const environment = props.environment ?? {};
     for (const name of FORBIDDEN_ENVIRONMENT) {
       if (name in environment) throw new Error(`${this.node.path}: ${name} is a local-development switch and must never be set on a deployed function`);
