@@ -15,7 +15,8 @@ import type { LaneState } from '../domain/delivery-lanes';
 import type { TableContext } from './client';
 import type { TransactItem } from './audit';
 import { conditionFailedAt, queryPages } from './table-io';
-import { keys, SK_PREFIX } from './table-schema';
+import { keys, SK_PREFIX, TABLE } from './table-schema';
+import { workspaceRegistryKeys } from './workspace-registry';
 
 /** The subscription-relevant state of an endpoint: what its subscription items copy. */
 export interface SubscriptionState {
@@ -166,14 +167,16 @@ async function readMarker(table: TableContext, slug: string): Promise<MarkerStat
 }
 
 async function writeMarker(table: TableContext, slug: string, now: Date, settled: boolean): Promise<void> {
+  const registry = workspaceRegistryKeys(slug);
   await table.doc.send(
     new UpdateCommand({
       TableName: table.tableName,
       Key: keys.workspace(slug),
-      UpdateExpression: settled ? 'SET #s = :true' : 'SET #w = if_not_exists(#w, :now)',
+      // A workspace created before the registry joins it here, on its first event after the upgrade (docs/architecture.md#retention).
+      UpdateExpression: `${settled ? 'SET #s = :true' : 'SET #w = if_not_exists(#w, :now)'}, #rpk = :rpk, #rsk = :rsk`,
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: settled ? { '#s': MARKER.settled } : { '#w': MARKER.writtenAt },
-      ExpressionAttributeValues: settled ? { ':true': true } : { ':now': now.toISOString() },
+      ExpressionAttributeNames: { ...(settled ? { '#s': MARKER.settled } : { '#w': MARKER.writtenAt }), '#rpk': TABLE.gsi1.partitionKey, '#rsk': TABLE.gsi1.sortKey },
+      ExpressionAttributeValues: { ...(settled ? { ':true': true } : { ':now': now.toISOString() }), ':rpk': registry[TABLE.gsi1.partitionKey], ':rsk': registry[TABLE.gsi1.sortKey] },
     }),
   );
 }

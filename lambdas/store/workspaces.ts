@@ -8,6 +8,7 @@ import { newId } from '../domain/ids';
 import type { TableContext } from './client';
 import { countItems, queryPage } from './pages';
 import { newWorkspaceSubscriptionMarker } from './subscriptions';
+import { workspaceRegistryKeys } from './workspace-registry';
 import { keys, SK_PREFIX } from './table-schema';
 
 /** A workspace record. */
@@ -24,13 +25,16 @@ export async function getWorkspace(table: TableContext, slug: string): Promise<W
   return { slug: out.Item.slug as string, name: out.Item.name as string, createdAt: out.Item.createdAt as string };
 }
 
-/** Creates a workspace (its subscription items complete from the start: docs/architecture.md#subscriptions); false when the slug is taken. */
+/**
+ * Creates a workspace (its subscription items complete from the start: docs/architecture.md#subscriptions;
+ * in the workspace registry: docs/architecture.md#retention); false when the slug is taken.
+ */
 export async function createWorkspace(table: TableContext, input: { slug: string; name: string }, now: Date): Promise<boolean> {
   try {
     await table.doc.send(
       new PutCommand({
         TableName: table.tableName,
-        Item: { ...keys.workspace(input.slug), type: 'workspace', slug: input.slug, name: input.name, createdAt: now.toISOString(), ...newWorkspaceSubscriptionMarker(now) },
+        Item: { ...keys.workspace(input.slug), type: 'workspace', slug: input.slug, name: input.name, createdAt: now.toISOString(), ...newWorkspaceSubscriptionMarker(now), ...workspaceRegistryKeys(input.slug) },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
