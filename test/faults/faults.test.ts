@@ -104,18 +104,24 @@ describe('dispatcher crashes (SQS hands the message over again after its visibil
   it('crash after the POST before the record', async () => {
     const h = await harness();
     const eps = await endpoints(h, [{ respond: ok }, { respond: ok }]);
+    const attemptPut = (input: Record<string, unknown>) => /"sk":(\{"S":)?"ATT#/.test(JSON.stringify(input));
+    const statePut = (input: Record<string, unknown>) => /"sk":(\{"S":)?"STATE"/.test(JSON.stringify(input));
     await h.publish(h.event('e1'));
-    // The record's transaction never reaches the table: the POST happened, nothing says so.
-    h.faults.fail({ command: 'TransactWriteItemsCommand', times: 2, kind: '5xx', phase: 'before' });
+    // The attempt never reaches the table: the POST happened, nothing says so.
+    h.faults.fail({ command: 'PutItemCommand', when: attemptPut, times: 2, kind: '5xx', phase: 'before' });
     await h.settle();
     await h.publish(h.event('e2'));
-    // The record applied but the answer was lost: the next receive must find it terminal and not POST again.
-    h.faults.fail({ command: 'TransactWriteItemsCommand', times: 2, kind: '5xx', phase: 'after' });
+    // The state applied but the answer was lost: the next receive must find it terminal and not POST again.
+    h.faults.fail({ command: 'PutItemCommand', when: statePut, times: 2, kind: '5xx', phase: 'after' });
     await h.settle();
-    const out = await verify('crash after POST, before record', h, expectations(['e1', 'e2'], eps));
-    // Each e1 delivery was POSTed twice under its one id (at-least-once); each e2 delivery once.
+    await h.publish(h.event('e3'));
+    // The attempt is stored and the state never written: the next receive completes it from the attempt, no second POST.
+    h.faults.fail({ command: 'PutItemCommand', when: statePut, times: 2, kind: '5xx', phase: 'before' });
+    await h.settle();
+    const out = await verify('crash after POST, before record', h, expectations(['e1', 'e2', 'e3'], eps));
+    // Each e1 delivery was POSTed twice under its one id (at-least-once); each e2 and e3 delivery once.
     expect(out.repeatedPosts).toBe(2);
-    for (const e of eps) expect(e.receiver.seen).toHaveLength(3);
+    for (const e of eps) expect(e.receiver.seen).toHaveLength(4);
   });
 
   it('the same message received twice concurrently', async () => {
