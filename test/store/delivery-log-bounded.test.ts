@@ -140,7 +140,8 @@ describe('bounded pages on a big workspace', () => {
       }),
       { numRuns: 15 },
     );
-  });
+    // An endpoint filter merges the endpoint's 9 partitions and checks summaries for its filters: a page is many small reads.
+  }, 240_000);
 
   it('a selective filter gives bounded, possibly short, pages whose cursors reach every match', async () => {
     const dead = await walk(BIG, { status: 'dead_lettered' }, 50);
