@@ -4,11 +4,11 @@
  * delivering to the benchmark's receiver process.
  */
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { LocalStack } from '../bin/local/stack';
 import { loadHandler } from '../bin/local/lambda-loader';
-import { keys } from '../lambdas/store/table-schema';
+import { fromItem, getDeliveryItems } from '../lambdas/store/deliveries';
 import type { CapacityMeter, CapacityRow } from './capacity';
 import type { UsageMeter, UsageSnapshot } from './usage';
 import type { ReceiverProcess } from './receiver-process';
@@ -147,21 +147,16 @@ export class PipelineDriver {
     return true;
   }
 
-  /** Reads the delivery rows with the stack's own (unmetered) client. */
+  /**
+   * Counts the deliveries `delivered` with exactly one attempt, read as the API reads them (the
+   * store's own reader, whatever the item layout), with the stack's own (unmetered) client.
+   */
   private async countFirstTry(ids: readonly string[]): Promise<number> {
-    const table = this.stack.table;
+    const items = await getDeliveryItems(this.stack.table, ids);
     let firstTry = 0;
-    for (let i = 0; i < ids.length; i += 100) {
-      let request: Record<string, unknown>[] = ids.slice(i, i + 100).map((id) => keys.delivery(id));
-      for (let tries = 0; request.length > 0 && tries < 10; tries++) {
-        const out = await table.doc.send(
-          new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: request, ProjectionExpression: '#s, attempts', ExpressionAttributeNames: { '#s': 'status' } } } }),
-        );
-        for (const item of out.Responses?.[table.tableName] ?? []) {
-          if (item.status === 'delivered' && item.attempts === 1) firstTry++;
-        }
-        request = (out.UnprocessedKeys?.[table.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      }
+    for (const item of items.values()) {
+      const record = fromItem(item);
+      if (record.status === 'delivered' && record.attempts === 1) firstTry++;
     }
     return firstTry;
   }

@@ -364,6 +364,12 @@ function printPipeline(p: PhaseFigures): void {
     ...(t.timedOut ? ['TIMED OUT before the queue drained'] : []),
   ];
   console.log(`checks: ${checks.join('; ')}`);
+  const slowLane = t.usage.functions['slow-dispatcher']?.records ?? 0;
+  if (slowLane > 0) {
+    console.log(
+      `  ${slowLane} records went through the slow lane (docs/behaviour.md#delivery-lanes): a POST to the receiver (which answers at once) took 3 s or more, so the machine is overloaded and the endpoint was marked slow; throughput and latency are the slow lane's, and the cost rows count its invocations.`,
+    );
+  }
 
   const l = p.latency;
   const pct = (x: { p50: number; p99: number }) => `${f1(x.p50)} / ${f1(x.p99)}`;
