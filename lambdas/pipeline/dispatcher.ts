@@ -29,9 +29,10 @@ import { signatureHeader } from '../domain/signing';
 import { redactUrl } from '../domain/url-redaction';
 import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
-import { getDelivery, readDelivery, recordObservation, type Observation, type UnappliedAttempt } from '../store/deliveries';
+import { readDelivery, recordObservation, type Observation, type UnappliedAttempt } from '../store/deliveries';
 import { getEndpointRecord, markEndpointSlow, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
+import { syncSubscriptionCopies } from '../store/subscriptions';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
 import { createDnsResolver, DnsLookupError } from './dns-resolver';
 import type { DomainEventSink } from '../queue/domain-events';
@@ -303,8 +304,10 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   return { kind: 'retry', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
 }
 
-/** Tells the workspace its endpoint was disabled: a notification and a domain event, best effort, after persistence (docs/behaviour.md#notifications). */
+/** After an auto-disable, best effort: the subscription copies, a notification and a domain event (docs/behaviour.md#notifications). */
 async function announceDisabled(deps: DispatchDeps, endpoint: EndpointRecord, delivery: DeliveryRecord, consecutiveFailures: number | null): Promise<void> {
+  // The publisher's copies of `enabled` (docs/architecture.md#subscriptions): from now on its events are held, not queued.
+  await syncSubscriptionCopies(deps.table, endpoint.workspace, endpoint.endpointId).catch(() => undefined);
   await putNotification(
     deps.table,
     delivery.workspace,

@@ -11,7 +11,6 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { nextStreak, OPEN_STATUSES, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
@@ -20,7 +19,7 @@ import type { TableContext } from './client';
 import { auditPut, writeAudited, type AuditInput, type TransactItem } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
-import { attemptId, ENDPOINT_DELIVERY_SHARDS, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
+import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
 import { batchWriteAll, conditionFailedAt } from './table-io';
 
 /** The wire form of a summary. */

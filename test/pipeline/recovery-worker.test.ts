@@ -3,7 +3,7 @@
  * count is what the job replays, pacing within the rate, cancel, resume after a
  * crash mid-job with no source replayed twice, duplicate messages, the 409s.
  */
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryStatus } from '../../lambdas/contract/schemas';
 import { newHeldDelivery, type DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
@@ -17,7 +17,6 @@ import { listDeliveriesOfEndpoint } from '../../lambdas/store/delivery-log';
 import { listAuditEvents } from '../../lambdas/store/audit';
 import { updateEndpoint } from '../../lambdas/store/endpoints';
 import { batchWriteAll } from '../../lambdas/store/table-io';
-import { TABLE } from '../../lambdas/store/table-schema';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
