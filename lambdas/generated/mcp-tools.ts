@@ -40,6 +40,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "create_webhook",
@@ -80,6 +81,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "get_webhook",
@@ -110,6 +112,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "update_webhook",
@@ -156,6 +159,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "delete_webhook",
@@ -186,6 +190,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: true,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "rotate_webhook_secret",
@@ -216,6 +221,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "send_webhook_test_event",
@@ -241,6 +247,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug", "endpointId"],
     },
     annotations: { title: "Send a test event", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "list_webhook_deliveries",
@@ -284,6 +291,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "get_webhook_delivery",
@@ -309,6 +317,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug", "deliveryId"],
     },
     annotations: { title: "Get a delivery", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "list_webhook_delivery_attempts",
@@ -352,6 +361,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "replay_webhook_delivery",
@@ -377,6 +387,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug", "deliveryId"],
     },
     annotations: { title: "Replay a delivery", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "list_event_types",
@@ -396,6 +407,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug"],
     },
     annotations: { title: "List event types", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "get_workspace_overview",
@@ -415,6 +427,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug"],
     },
     annotations: { title: "Workspace overview", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "list_members",
@@ -447,6 +460,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug"],
     },
     annotations: { title: "List members", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "list_api_tokens",
@@ -479,6 +493,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug"],
     },
     annotations: { title: "List API tokens", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "create_api_token",
@@ -529,6 +544,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       },
     },
     annotations: { title: "Create an API token", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "revoke_api_token",
@@ -554,6 +570,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug", "tokenId"],
     },
     annotations: { title: "Revoke an API token", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "list_audit_events",
@@ -586,6 +603,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug"],
     },
     annotations: { title: "List audit events", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "list_notifications",
@@ -618,6 +636,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug"],
     },
     annotations: { title: "List notifications", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "list_deliveries",
@@ -686,6 +705,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "get_webhook_health",
@@ -718,6 +738,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug", "endpointId"],
     },
     annotations: { title: "Get endpoint health", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "recover_webhook_deliveries",
@@ -773,6 +794,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       destructiveHint: false,
       openWorldHint: false,
     },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "get_job",
@@ -798,6 +820,7 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug", "jobId"],
     },
     annotations: { title: "Get a job", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
   {
     name: "cancel_job",
@@ -823,5 +846,6 @@ export const MCP_TOOLS: readonly Tool[] = [
       required: ["slug", "jobId"],
     },
     annotations: { title: "Cancel a job", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
   },
 ];

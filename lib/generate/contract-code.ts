@@ -247,6 +247,8 @@ function toolOf(def: OperationDef): Record<string, unknown> {
     description: `${def.description}${def.permission ? ` Requires permission \`${def.permission}\`.` : ''}`,
     inputSchema: toolInputSchema(def),
     annotations: { title: def.summary, readOnlyHint: def.readOnly, destructiveHint: def.destructive ?? false, openWorldHint: false },
+    // What the SDK's McpServer lists for a tool registered without task support.
+    execution: { taskSupport: 'forbidden' },
   };
 }
 
