@@ -23,7 +23,7 @@ import { meterCapacity } from './capacity';
 import { measureLambdas, type LambdaFigures } from './lambdas';
 import { DISPATCHER_CONSUMER, dispatcherConsumer } from '../lambdas/queue/delivery-queue';
 import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
-import { dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, setPayloadBytes, type CallMixResult, type PhaseResult } from './pipeline';
+import { CALL_MIX, dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, setPayloadBytes, type CallMixResult, type PhaseResult } from './pipeline';
 import { rawPostRate, type RawResult } from './raw';
 import { startReceiverProcess, type ReceiverProcess } from './receiver-process';
 import { round, table } from './stats';
@@ -347,7 +347,7 @@ function printPipeline(p: PhaseFigures): void {
           "DynamoDB Local alone, the pipeline's calls",
           f1(m.eventsPerSecond),
           'events/s',
-          `6 calls/event (3 GetItem, Query, BatchWriteItem, TransactWriteItems) = ${f1(m.callsPerSecond)} calls/s, ${m.concurrency} concurrent, ${m.events} events`,
+          `${f2(m.callsPerEvent)} calls/event (${CALL_MIX}) = ${f1(m.callsPerSecond)} calls/s, ${m.concurrency} concurrent, ${m.events} events`,
         ],
         ['ratio pipeline / DynamoDB Local alone', f1((t.deliveredPerSecond / m.eventsPerSecond) * 100), '%', 'how close the pipeline gets to the emulator\'s own limit for its calls'],
       ],
