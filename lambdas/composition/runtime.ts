@@ -6,9 +6,9 @@
  * it runs (docs/architecture.md#the-local-stack).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { resolveWorkspaceLimits, WORKSPACE_LIMITS_ENV, type WorkspaceLimits } from '../contract/limits';
 import type { MetricDimensionValues, MetricKey, MetricsRecorder } from '../contract/metrics';
 import { deploymentCatalogue } from '../domain/configured-event-types';
@@ -54,17 +54,32 @@ export interface AdapterFactories {
   metrics?(stage: string): MetricsWriter;
 }
 
+/**
+ * An AWS SDK client made on its first request: the SDK module of a service a function may never
+ * call (most functions never send to SQS, EventBridge or KMS) is not loaded at cold start
+ * (docs/architecture.md#lambda-bundles). Only `send` is used by the adapters.
+ */
+function lazyClient<C extends { send(command: never): Promise<unknown> }>(make: () => Promise<C>): C {
+  let client: Promise<C> | undefined;
+  const send = async (command: never) => (await (client ??= make())).send(command);
+  return { send } as unknown as C;
+}
+
+/** One SQS client per container, made on its first request. */
+let sharedSqs: SQSClient | undefined;
+const sqsClient = (): SQSClient => (sharedSqs ??= lazyClient<SQSClient>(async () => new (await import('@aws-sdk/client-sqs')).SQSClient({})));
+
 /** The deployed secret sealer: the stack's KMS key, when the function was given it. */
 function kmsSealer(keyId: string | undefined): SecretSealer | undefined {
-  return keyId ? kmsSecretSealer(new KMSClient({}), keyId) : undefined;
+  return keyId ? kmsSecretSealer(lazyClient<KMSClient>(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})), keyId) : undefined;
 }
 
 /** SQS and EventBridge: what every deployed function runs with. */
 export const awsAdapters: AdapterFactories = {
-  deliveryQueue: (url) => sqsDeliveryQueue(new SQSClient({}), url),
-  messageDelayer: (url) => sqsMessageDelayer(new SQSClient({}), url),
-  domainEvents: (name) => eventBridgeSink(new EventBridgeClient({}), name),
-  jobQueue: (url) => sqsJobQueue(new SQSClient({}), url),
+  deliveryQueue: (url) => sqsDeliveryQueue(sqsClient(), url),
+  messageDelayer: (url) => sqsMessageDelayer(sqsClient(), url),
+  domainEvents: (name) => eventBridgeSink(lazyClient<EventBridgeClient>(async () => new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({})), name),
+  jobQueue: (url) => sqsJobQueue(sqsClient(), url),
   secretSealer: kmsSealer,
   metrics: emfWriter,
 };

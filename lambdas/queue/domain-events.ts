@@ -1,5 +1,5 @@
 /** The service's own domain events: the port, and its EventBridge adapter (the local stack injects its own). */
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 
 /** Where the service's own domain events go (EventBridge in the cloud, the publisher in-process locally). */
 export interface DomainEventSink {
@@ -14,6 +14,8 @@ export const EVENT_SOURCE = 'webhooks.service';
 export function eventBridgeSink(client: EventBridgeClient, busName: string): DomainEventSink {
   return {
     async emit(workspace, type, payload) {
+      // Loaded on first use, not at cold start (docs/architecture.md#lambda-bundles).
+      const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
       const out = await client.send(
         new PutEventsCommand({ Entries: [{ EventBusName: busName, Source: EVENT_SOURCE, DetailType: type, Detail: JSON.stringify({ workspace, payload }) }] }),
       );

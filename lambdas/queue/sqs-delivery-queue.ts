@@ -1,5 +1,5 @@
 /** The SQS adapter of the delivery queue. */
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { deliveryMessageBody, messageDelay, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from './delivery-queue';
 
 /** SQS's batch limit. */
@@ -9,6 +9,8 @@ const BATCH = 10;
 export function sqsDeliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
   return {
     async send(messages: readonly DeliveryMessage[]) {
+      // Loaded on first use, not at cold start (docs/architecture.md#lambda-bundles).
+      const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
       for (let i = 0; i < messages.length; i += BATCH) {
         let entries = messages.slice(i, i + BATCH).map((m, j) => ({ Id: String(j), MessageBody: deliveryMessageBody(m), ...(messageDelay(m) > 0 ? { DelaySeconds: messageDelay(m) } : {}) }));
         for (let tries = 0; entries.length > 0 && tries < 3; tries++) {
@@ -27,6 +29,7 @@ export function sqsDeliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueu
 export function sqsMessageDelayer(sqs: SQSClient, queueUrl: string): MessageDelayer {
   return {
     async delay(receiptHandle, seconds) {
+      const { ChangeMessageVisibilityCommand } = await import('@aws-sdk/client-sqs');
       await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(Math.max(0, Math.round(seconds)), 43_200) }));
     },
   };
