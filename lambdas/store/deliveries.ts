@@ -94,10 +94,8 @@ export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
   };
 }
 
-/** The stored summary of a held delivery (docs/behaviour.md#held-deliveries): terminal from the start, never queued. */
-export function heldItem(record: DeliveryRecord): Record<string, unknown> {
-  return pendingItem(record);
-}
+/** The stored summary of a held delivery (docs/behaviour.md#held-deliveries): the same item, its record terminal from the start (never queued). */
+export const heldItem = pendingItem;
 
 /**
  * The state item of a delivery as `record` has it. `repair`: in the stuck-pending repair's index

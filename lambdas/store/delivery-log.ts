@@ -15,20 +15,12 @@ import { decodeDeliveryLogCursor, deliveryIdRange, deliveryLogFilter, encodeDeli
 import { mergeNewestFirst, type ShardRead } from '../domain/newest-first-merge';
 import type { TableContext } from './client';
 import { fromItem, getDeliveryItems, toDeliveryWire } from './deliveries';
-import { ENDPOINT_DELIVERY_SHARDS, keys, TABLE } from './table-schema';
+import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
 
 /** One index partition a page reads: a log shard, an endpoint's gsi2 shard, or its legacy gsi1 partition. */
 interface LogSource {
   readonly index: { readonly name: string; readonly partitionKey: string; readonly sortKey: string };
   readonly pk: string;
-}
-
-/** The sources of an endpoint's deliveries: its gsi2 shards, then its legacy gsi1 partition. */
-function endpointSources(endpointId: string): LogSource[] {
-  return [
-    ...Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({ index: TABLE.gsi2, pk: keys.endpointDeliveriesPk(endpointId, shard) })),
-    { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(endpointId) },
-  ];
 }
 
 /** The event-type filter as a FilterExpression on the log index, whose entries carry the event type. */
@@ -118,7 +110,7 @@ export async function listDeliveryLog(table: TableContext, workspace: string, fi
   if (filter.endpointId !== null && !(await endpointInWorkspace(table, workspace, filter.endpointId))) return empty;
   const sources =
     filter.endpointId !== null
-      ? endpointSources(filter.endpointId)
+      ? endpointDeliveryPartitions(filter.endpointId)
       : Array.from({ length: keys.deliveryLogShards }, (_, shard) => ({ index: TABLE.deliveryLog, pk: keys.deliveryLogPk(workspace, shard) }));
   const budget = deliveryLogReadBudget(limit);
   // A filter the entries cannot answer reads a summary per entry: half the budget each.
@@ -155,7 +147,7 @@ export async function listDeliveriesOfEndpoint(table: TableContext, endpointId: 
     after = decodeDeliveryLogCursor(filter, cursor);
     if (after === null) return { items: [], nextCursor: null };
   }
-  const sources = endpointSources(endpointId);
+  const sources = endpointDeliveryPartitions(endpointId);
   const page = await mergeNewestFirst((shard, from, n) => readSource(table, sources[shard]!, filter, from, n), {
     shards: sources.length,
     limit,

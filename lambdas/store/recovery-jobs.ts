@@ -15,7 +15,7 @@ import { deliveryIdRange, type JobRecord } from '../domain/recovery';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput, type TransactItem } from './audit';
 import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair } from './deliveries';
-import { ENDPOINT_DELIVERY_SHARDS, keys, TABLE } from './table-schema';
+import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
 import { conditionFailedAt } from './table-io';
 
 /** How long a (job, source) marker is kept: far longer than any job runs. */
@@ -113,14 +113,6 @@ export interface RecoverySelection {
   readonly jobId?: string;
 }
 
-/** The index partitions of an endpoint's deliveries: its gsi2 shards, and its legacy gsi1 partition. */
-function endpointPartitions(endpointId: string): { index: typeof TABLE.gsi1 | typeof TABLE.gsi2; pk: string }[] {
-  return [
-    ...Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({ index: TABLE.gsi2, pk: keys.endpointDeliveriesPk(endpointId, shard) })),
-    { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(endpointId) },
-  ];
-}
-
 /** True when a delivery (summary with its state) is a match of the selection. */
 function selects(s: RecoverySelection, item: Record<string, unknown>): boolean {
   const createdAt = Date.parse(String(item.createdAt));
@@ -149,7 +141,7 @@ interface WindowRead {
 async function readWindow(table: TableContext, s: RecoverySelection, after: string | null, pageSize: number): Promise<WindowRead> {
   const range = deliveryIdRange(s.since, s.until);
   const reads = await Promise.all(
-    endpointPartitions(s.endpointId).map(async (p) => {
+    endpointDeliveryPartitions(s.endpointId).map(async (p) => {
       const out = await table.doc.send(
         new QueryCommand({
           TableName: table.tableName,

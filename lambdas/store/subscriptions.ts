@@ -255,24 +255,12 @@ async function reconcileEndpoint(table: TableContext, slug: string, endpointId: 
  * Rewrites the `enabled` copies of one endpoint's subscription items from its item (read strongly
  * consistent), conditional on the endpoint not changing meanwhile: for a write that changes
  * `enabled` on the endpoint item alone, such as the dispatcher's auto-disable, best effort after it
- * (docs/architecture.md#subscriptions). About one write unit per subscribed type; nothing when the
- * endpoint is gone.
+ * (docs/architecture.md#subscriptions). About one write unit per copy that differs; nothing when
+ * the endpoint and its items are gone.
  */
 export async function syncSubscriptionCopies(table: TableContext, slug: string, endpointId: string): Promise<void> {
-  for (let tries = 1; ; tries++) {
-    const endpoint = await readEndpointView(table, slug, endpointId);
-    if (!endpoint) return;
-    const ops = endpoint.eventTypes.map((eventType) => ({ eventType, kind: 'put' as const, enabled: endpoint.enabled }));
-    try {
-      for (let i = 0; i < ops.length; i += MAX_TRANSACTION_ITEMS - 1) {
-        const chunk = ops.slice(i, i + MAX_TRANSACTION_ITEMS - 1);
-        await table.doc.send(new TransactWriteCommand({ TransactItems: [endpointStillIs(table, slug, endpointId, endpoint), ...subscriptionWrites(table, slug, endpointId, chunk)] }));
-      }
-      return;
-    } catch (e) {
-      if (!conditionFailedAt(e, 0) || tries >= RECONCILE_TRIES) throw e;
-    }
-  }
+  // The one-endpoint reconcile: it writes only the copies that differ, under the same condition.
+  await reconcileEndpoint(table, slug, endpointId, await readEndpointView(table, slug, endpointId), await subscriptionItemsOf(table, slug, endpointId));
 }
 
 /** Every subscription item of a workspace, by endpoint: event type → enabled copy. */

@@ -37,6 +37,18 @@ export const TABLE = {
   deliveryLog: { name: 'deliveryLog', partitionKey: 'logpk', sortKey: 'logsk', projection: 'INCLUDE', nonKeyAttributes: ['eventType'] },
 } as const;
 
+/**
+ * The index partitions of an endpoint's deliveries (docs/architecture.md#access-patterns): its
+ * {@link ENDPOINT_DELIVERY_SHARDS} gsi2 shards, then its gsi1 partition of deliveries written
+ * before the delivery items split. Entries of both are keyed by the delivery id.
+ */
+export function endpointDeliveryPartitions(endpointId: string): { readonly index: typeof TABLE.gsi1 | typeof TABLE.gsi2; readonly pk: string }[] {
+  return [
+    ...Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({ index: TABLE.gsi2, pk: keys.endpointDeliveriesPk(endpointId, shard) })),
+    { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(endpointId) },
+  ];
+}
+
 /** Every GSI of the table. */
 export const INDEXES = [TABLE.gsi1, TABLE.gsi2, TABLE.gsi3, TABLE.deliveryLog] as const;
 
