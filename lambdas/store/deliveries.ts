@@ -7,11 +7,14 @@
  * wins), then the state and the endpoint's streak catch up from it, conditional on the evidence
  * count read, so a duplicate or late observation can never regress the state or repeat a streak
  * change; a crash between the two is completed from the attempt on the next receive, with no
- * second POST. A status update therefore never rewrites the payload.
+ * second POST. A status update therefore never rewrites the payload. The first attempt is the
+ * exception: it travels inside the state's own first write (`firstAttempt`), so a first-try
+ * delivery costs one write, and that write's condition is what makes the first observation win.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from '../contract/pagination';
+import { encodeCursor } from '../domain/cursor';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { nextStreak, OPEN_STATUSES, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
 import { deliveryExpiresAtEpoch } from '../domain/scheduled-jobs';
@@ -284,9 +287,19 @@ function attemptFromItem(item: Record<string, unknown>): Attempt {
   };
 }
 
-/** Attempts of a delivery, by ordinal. */
-export function listAttempts(table: TableContext, deliveryId: string, limit: number, cursor?: string): Promise<Page<Attempt>> {
-  return queryPage(table, {
+/** The state item's attribute holding the delivery's first attempt (written with the state's first evidence). */
+const FIRST_ATTEMPT = 'firstAttempt';
+
+/** The first attempt a delivery's state item holds, if any (one written before it was embedded is an `ATT#` item instead). */
+async function embeddedFirstAttempt(table: TableContext, deliveryId: string): Promise<Attempt | null> {
+  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.deliveryState(deliveryId), ProjectionExpression: '#first', ExpressionAttributeNames: { '#first': FIRST_ATTEMPT } }));
+  const first = out.Item?.[FIRST_ATTEMPT] as Record<string, unknown> | undefined;
+  return first ? attemptFromItem(first) : null;
+}
+
+/** Attempts of a delivery, by ordinal: the first from the state item (when it holds it), the others from their own items. */
+export async function listAttempts(table: TableContext, deliveryId: string, limit: number, cursor?: string): Promise<Page<Attempt>> {
+  const stored = queryPage(table, {
     pk: keys.delivery(deliveryId).pk,
     skPrefix: SK_PREFIX.attempt,
     forward: true,
@@ -299,6 +312,15 @@ export function listAttempts(table: TableContext, deliveryId: string, limit: num
       return { value, sortKey: id, id };
     },
   });
+  // A cursor is at ordinal 1 or later: the first attempt belongs to the first page only.
+  if (cursor !== undefined) return stored;
+  const [page, first] = await Promise.all([stored, embeddedFirstAttempt(table, deliveryId)]);
+  if (!first) return page;
+  const items = [first, ...page.items];
+  if (items.length <= limit) return { items, nextCursor: page.nextCursor };
+  const kept = items.slice(0, limit);
+  const lastId = attemptId(kept[kept.length - 1]!.ordinal);
+  return { items: kept, nextCursor: encodeCursor({ sortKey: lastId, id: lastId }) };
 }
 
 /** What an attempt does to its delivery's state and its endpoint: stored on the attempt, so a crash before the state caught up is completed from it. */
@@ -321,11 +343,15 @@ export interface Observation extends AttemptEffect {
   readonly disableAudit?: Omit<AuditInput, 'targetId'>;
 }
 
-/** Outcome of {@link recordObservation}. */
+/**
+ * Outcome of {@link recordObservation}. `endpoint_changed`: a concurrent change moved the
+ * endpoint's streak, nothing was applied; `attemptStored` says whether the attempt is stored
+ * already (its own item), so a retry applies only the state and streak.
+ */
 export type RecordOutcome =
   | { kind: 'recorded'; delivery: DeliveryRecord; disabled: boolean; consecutiveFailures: number | null }
   | { kind: 'duplicate' }
-  | { kind: 'endpoint_changed' };
+  | { kind: 'endpoint_changed'; attemptStored: boolean };
 
 /** The delivery as the observation leaves it. */
 function observed(obs: Observation, nowIso: string): DeliveryRecord {
@@ -344,47 +370,68 @@ function observed(obs: Observation, nowIso: string): DeliveryRecord {
 
 /**
  * Records an observation (see the module comment): the attempt, put if absent (taken: `duplicate`),
- * then the state and the streak. `attemptWritten`: the attempt is already stored (a retry after
- * `endpoint_changed`, or a roll-forward of an attempt whose state never caught up).
+ * then the state and the streak. The first attempt is not put on its own: it is written inside the
+ * state's first write, whose condition then decides the first observation. `attemptWritten`: the
+ * attempt is already stored (a retry after `endpoint_changed`, or a roll-forward of an attempt
+ * whose state never caught up).
  */
 export async function recordObservation(table: TableContext, obs: Observation, now: Date, options: { attemptWritten?: boolean } = {}): Promise<RecordOutcome> {
   const d = obs.delivery;
   const ordinal = d.evidenceCount + 1;
-  if (!options.attemptWritten) {
-    const applies: AttemptEffect = { status: obs.status, http: obs.http, nextAttemptAt: obs.nextAttemptAt, streak: obs.streak };
-    try {
-      await table.doc.send(
-        new PutCommand({
-          TableName: table.tableName,
-          Item: { ...keys.attempt(d.deliveryId, ordinal), type: 'attempt', deliveryId: d.deliveryId, ordinal, ...obs.attempt, applies, [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (e) {
-      if (e instanceof ConditionalCheckFailedException) return { kind: 'duplicate' };
-      throw e;
-    }
+  if (options.attemptWritten) return applyObservation(table, obs, now, null);
+  if (ordinal === 1) return applyObservation(table, obs, now, { ordinal, ...obs.attempt });
+  const applies: AttemptEffect = { status: obs.status, http: obs.http, nextAttemptAt: obs.nextAttemptAt, streak: obs.streak };
+  try {
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.attempt(d.deliveryId, ordinal), type: 'attempt', deliveryId: d.deliveryId, ordinal, ...obs.attempt, applies, [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return { kind: 'duplicate' };
+    throw e;
   }
-  return applyObservation(table, obs, now);
+  return applyObservation(table, obs, now, null);
 }
 
 /**
- * Brings the state up to the observation's attempt, with the endpoint's streak (and a disable's
- * audit) in the same transaction when the streak changes. Conditional on the evidence count read
- * (or on no state yet: the summary holds the state the count was read from), and on the state
- * still being open, so it applies once.
+ * The state write of an observation: an update (never a put, which would drop the first attempt
+ * the item holds) of every state field, leaving the repair's index; with `first`, the first
+ * attempt goes in too. Conditional on the evidence count read (or on no state yet: the summary
+ * holds the state the count was read from), and on the state still being open, so it applies once.
  */
-async function applyObservation(table: TableContext, obs: Observation, now: Date): Promise<RecordOutcome> {
+function stateUpdate(table: TableContext, next: DeliveryRecord, read: number, first: Attempt | null) {
+  const { pk, sk, ...fields } = stateItem(next);
+  const set = first ? { ...fields, [FIRST_ATTEMPT]: first } : fields;
+  const names: Record<string, string> = { '#status': 'status', '#rpk': TABLE.gsi3.partitionKey, '#rsk': TABLE.gsi3.sortKey };
+  const values: Record<string, unknown> = { ':read': read, ':open1': OPEN_STATUSES[0], ':open2': OPEN_STATUSES[1] };
+  const assignments = Object.entries(set).map(([name, value], i) => {
+    names[`#f${i}`] = name;
+    values[`:f${i}`] = value;
+    return `#f${i} = :f${i}`;
+  });
+  return {
+    TableName: table.tableName,
+    Key: { pk, sk },
+    UpdateExpression: `SET ${assignments.join(', ')} REMOVE #rpk, #rsk`,
+    ConditionExpression: 'attribute_not_exists(pk) OR (evidenceCount = :read AND #status IN (:open1, :open2))',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * Brings the state up to the observation's attempt (with `first`: the first attempt, written in
+ * the same item), with the endpoint's streak (and a disable's audit) in the same transaction when
+ * the streak changes.
+ */
+async function applyObservation(table: TableContext, obs: Observation, now: Date, first: Attempt | null): Promise<RecordOutcome> {
   const d = obs.delivery;
   const nowIso = now.toISOString();
   const next = observed(obs, nowIso);
-  const statePut = {
-    TableName: table.tableName,
-    Item: stateItem(next),
-    ConditionExpression: 'attribute_not_exists(pk) OR (evidenceCount = :read AND #status IN (:open1, :open2))',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':read': d.evidenceCount, ':open1': OPEN_STATUSES[0], ':open2': OPEN_STATUSES[1] },
-  };
+  const stateWrite = stateUpdate(table, next, d.evidenceCount, first);
 
   const items: TransactItem[] = [];
   const ep = obs.endpoint;
@@ -419,11 +466,11 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
 
   try {
     // Most first-try deliveries change no streak: one single-item write, not a transaction (which costs every item twice).
-    if (items.length === 0) await table.doc.send(new PutCommand(statePut));
-    else await table.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: statePut }, ...items] }));
+    if (items.length === 0) await table.doc.send(new UpdateCommand(stateWrite));
+    else await table.doc.send(new TransactWriteCommand({ TransactItems: [{ Update: stateWrite }, ...items] }));
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException || conditionFailedAt(e, 0)) return { kind: 'duplicate' };
-    if (conditionFailedAt(e, 1)) return { kind: 'endpoint_changed' };
+    if (conditionFailedAt(e, 1)) return { kind: 'endpoint_changed', attemptStored: first === null };
     throw e;
   }
   return { kind: 'recorded', disabled: streak?.disables ?? false, consecutiveFailures: streak?.consecutiveFailures ?? null, delivery: next };

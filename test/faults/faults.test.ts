@@ -103,25 +103,29 @@ describe('publisher crashes (EventBridge invokes it again with the same event)',
 describe('dispatcher crashes (SQS hands the message over again after its visibility timeout)', () => {
   it('crash after the POST before the record', async () => {
     const h = await harness();
-    const eps = await endpoints(h, [{ respond: ok }, { respond: ok }]);
-    const attemptPut = (input: Record<string, unknown>) => /"sk":(\{"S":)?"ATT#/.test(JSON.stringify(input));
-    const statePut = (input: Record<string, unknown>) => /"sk":(\{"S":)?"STATE"/.test(JSON.stringify(input));
+    // Each receiver fails its fourth POST (e3's first attempt), so e3 has a retry whose record can tear.
+    const failsFourth: Respond = (_req, res, n) => res.writeHead(n === 4 ? 503 : 200).end();
+    const eps = await endpoints(h, [{ respond: failsFourth }, { respond: failsFourth }]);
+    const writesState = (input: Record<string, unknown>) => /"sk":(\{"S":)?"STATE"/.test(JSON.stringify(input));
+    // A later attempt's state write: it carries no first attempt.
+    const laterStateWrite = (input: Record<string, unknown>) => writesState(input) && !JSON.stringify(input).includes('firstAttempt');
     await h.publish(h.event('e1'));
-    // The attempt never reaches the table: the POST happened, nothing says so.
-    h.faults.fail({ command: 'PutItemCommand', when: attemptPut, times: 2, kind: '5xx', phase: 'before' });
+    // The first attempt travels in the state's first write, which never reaches the table: the POST happened, nothing says so.
+    h.faults.fail({ command: 'UpdateItemCommand', when: writesState, times: 2, kind: '5xx', phase: 'before' });
     await h.settle();
     await h.publish(h.event('e2'));
     // The state applied but the answer was lost: the next receive must find it terminal and not POST again.
-    h.faults.fail({ command: 'PutItemCommand', when: statePut, times: 2, kind: '5xx', phase: 'after' });
+    h.faults.fail({ command: 'UpdateItemCommand', when: writesState, times: 2, kind: '5xx', phase: 'after' });
     await h.settle();
     await h.publish(h.event('e3'));
-    // The attempt is stored and the state never written: the next receive completes it from the attempt, no second POST.
-    h.faults.fail({ command: 'PutItemCommand', when: statePut, times: 2, kind: '5xx', phase: 'before' });
+    // The retry's attempt is stored and its state (with the streak's reset) never written: the next receive completes it from the attempt, no POST.
+    h.faults.fail({ command: 'TransactWriteItemsCommand', when: laterStateWrite, times: 2, kind: '5xx', phase: 'before' });
     await h.settle();
+    expect(h.faults.injected.get('TransactWriteItemsCommand')).toBe(2);
     const out = await verify('crash after POST, before record', h, expectations(['e1', 'e2', 'e3'], eps));
-    // Each e1 delivery was POSTed twice under its one id (at-least-once); each e2 and e3 delivery once.
-    expect(out.repeatedPosts).toBe(2);
-    for (const e of eps) expect(e.receiver.seen).toHaveLength(4);
+    // Each e1 delivery was POSTed twice under its one id (at-least-once); each e2 delivery once; each e3 delivery twice (its 503, then its retry), never a third time.
+    expect(out.repeatedPosts).toBe(4);
+    for (const e of eps) expect(e.receiver.seen).toHaveLength(5);
   });
 
   it('the same message received twice concurrently', async () => {

@@ -108,22 +108,24 @@ describe('retention', () => {
     for (const r of recent) expect(await getDelivery(table, r.deliveryId)).not.toBeNull();
   }, 120_000);
 
-  it('gives every summary and attempt a TTL of its creation plus 31 days, so DynamoDB removes the bulk', async () => {
+  it('gives every summary, state and attempt a TTL of its creation plus 31 days, so DynamoDB removes the bulk', async () => {
     const created = new Date(Math.floor(Date.now() / 3600_000) * 3600_000 - 6 * DAY);
     const r = { ...row(created, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABD'), status: 'pending' as const, evidenceCount: 0 };
     await putPendingDeliveries(table, [r]);
     const { recordObservation } = await import('../../lambdas/store/deliveries');
-    await recordObservation(
-      table,
-      { delivery: r, endpoint: null, attempt: { outcome: 'delivered', timestamp: created.toISOString(), durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: 200, responseBody: 'ok' }, status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' },
-      created,
-    );
+    const attempt = (status: number) => ({ outcome: status < 300 ? ('delivered' as const) : ('failed' as const), timestamp: created.toISOString(), durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: status, responseBody: 'ok' });
+    // The first attempt goes into the state item; the second is an item of its own.
+    const first = await recordObservation(table, { delivery: r, endpoint: null, attempt: attempt(503), status: 'failed', http: true, nextAttemptAt: created.toISOString(), streak: 'none' }, created);
+    expect(first.kind).toBe('recorded');
+    const afterFirst = first.kind === 'recorded' ? first.delivery : r;
+    expect((await recordObservation(table, { delivery: afterFirst, endpoint: null, attempt: attempt(200), status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' }, created)).kind).toBe('recorded');
     const expected = Math.floor(created.getTime() / 1000) + RETENTION_TTL_DAYS * 24 * 3600;
     expect(RETENTION_TTL_DAYS).toBe(31);
-    for (const key of [keys.delivery(r.deliveryId), keys.attempt(r.deliveryId, 1)]) {
+    for (const key of [keys.delivery(r.deliveryId), keys.deliveryState(r.deliveryId), keys.attempt(r.deliveryId, 2)]) {
       const item = (await table.doc.send(new GetCommand({ TableName: table.tableName, Key: key }))).Item;
       expect(item?.[TABLE.ttlAttribute], key.sk).toBe(expected);
     }
+    expect((await listAttempts(table, r.deliveryId, 5)).items.map((a) => a.responseStatus)).toEqual([503, 200]);
   });
 });
 
