@@ -4,7 +4,7 @@
  * delivering to the benchmark's receiver process.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { LocalStack } from '../bin/local/stack';
 import { loadHandler } from '../bin/local/lambda-loader';
@@ -261,12 +261,12 @@ export interface CallMixResult {
 }
 
 /** The calls {@link dynamoDbCallMixRate} makes per event, as the bench prints them. */
-export const CALL_MIX = 'Query subscriptions, PutItem summary, strong Query of the delivery, PutItem attempt, PutItem state, GetItem endpoint once per 25';
+export const CALL_MIX = 'Query subscriptions, PutItem summary, strong Query of the delivery, UpdateItem state (with the first attempt), GetItem endpoint once per 25';
 
 /**
  * A second ceiling: the DynamoDB calls a first-try delivery makes (see {@link CALL_MIX}: the
  * publisher's subscriptions Query and summary put, the dispatcher's read of the delivery's
- * partition, attempt and state puts, and the endpoint read once per batch of 25), with items of
+ * partition, the state update holding the first attempt, and the endpoint read once per batch of 25), with items of
  * similar size and the same index keys, against the same DynamoDB Local, and nothing else: no
  * queue, no HTTP, no signing. Uses its own key space (`BENCH#…`) and the stack's own client (not
  * metered). Refresh it when the write path changes.
@@ -301,11 +301,21 @@ export async function dynamoDbCallMixRate(stack: LocalStack, events: number, con
           }),
         ),
       );
-      // Dispatcher: the delivery's partition, the endpoint once per batch, the attempt, the state.
+      // Dispatcher: the delivery's partition, the endpoint once per batch, the state with the first attempt in it.
       await call(() => doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ScanIndexForward: false, Limit: 3, ConsistentRead: true })));
       if (i % 25 === 0) await call(() => doc.send(new GetCommand({ TableName: tableName, Key: { pk: 'BENCH#ws', sk: 'WEBHOOK#1' }, ConsistentRead: true })));
-      await call(() => doc.send(new PutCommand({ TableName: tableName, Item: { pk, sk: 'ATT#000001', outcome: 'delivered', responseStatus: 200 }, ConditionExpression: 'attribute_not_exists(pk)' })));
-      await call(() => doc.send(new PutCommand({ TableName: tableName, Item: { pk, sk: 'STATE', status: 'delivered', attempts: 1, evidenceCount: 1 } })));
+      await call(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk, sk: 'STATE' },
+            UpdateExpression: 'SET #status = :status, attempts = :one, evidenceCount = :one, firstAttempt = :attempt',
+            ConditionExpression: 'attribute_not_exists(pk) OR (evidenceCount = :zero AND #status = :pending)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':status': 'delivered', ':one': 1, ':zero': 0, ':pending': 'pending', ':attempt': { ordinal: 1, outcome: 'delivered', responseStatus: 200 } },
+          }),
+        ),
+      );
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
