@@ -22,6 +22,7 @@ import { startLocalStack, type LocalStack } from '../bin/local/stack';
 import { meterCapacity } from './capacity';
 import { measureLambdas, type LambdaFigures } from './lambdas';
 import { DISPATCHER_CONSUMER, dispatcherConsumer } from '../lambdas/queue/delivery-queue';
+import { MAX_CONNECTIONS_PER_TARGET } from '../lambdas/pipeline/http-sender';
 import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
 import { CALL_MIX, dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, setPayloadBytes, type CallMixResult, type PhaseResult } from './pipeline';
 import { rawPostRate, type RawResult } from './raw';
@@ -130,8 +131,8 @@ const INIT_RUNS = args.initRuns;
 setPayloadBytes(args.payloadBytes);
 /** The dispatcher's in-flight maximum: maxConcurrency 4 batches × batchSize 25 (docs/architecture.md#dispatcher). */
 const PIPELINE_IN_FLIGHT = 100;
-/** `connections` of the dispatcher's undici Agent per target (lambdas/pipeline/http-sender.ts). */
-const SENDER_CONNECTIONS = 8;
+/** The dispatcher's connections per receiver address (its https pools, lambdas/pipeline/http-sender.ts). */
+const SENDER_CONNECTIONS = MAX_CONNECTIONS_PER_TARGET;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
