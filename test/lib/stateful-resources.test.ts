@@ -1,12 +1,14 @@
 /**
  * The stateful resources of the stack, pinned: the table, its key schema and
- * every index, the queues and the KMS key that seals the signing secrets keep
- * the logical ids and the replacement-triggering properties they were first
- * deployed with. CloudFormation replaces a resource whose logical id changes
- * (a moved or renamed construct) or whose key schema, name or FIFO setting
- * changes: for the table that loses every endpoint, delivery and token, for
- * the key every sealed secret (docs/architecture.md#secrets), for a queue the
- * messages in flight. A refactor that fails here needs a migration plan, not
+ * every index, the six queues (both delivery lanes, the delivery dead letters,
+ * the publish failures, the recovery jobs and their dead letters) and the KMS
+ * key that seals the signing secrets keep the logical ids and the
+ * replacement-triggering properties they were first deployed with.
+ * CloudFormation replaces a resource whose logical id changes (a moved or
+ * renamed construct) or whose key schema, name or FIFO setting changes: for
+ * the table that loses every endpoint, delivery and token, for the key every
+ * sealed secret (docs/architecture.md#secrets), for a queue the messages in
+ * flight. A refactor that fails here needs a migration plan, not
  * a new expected value. The values are literals on purpose: they must not
  * follow lambdas/store/table-schema.ts if that changes.
  *
@@ -27,6 +29,7 @@ const SECRETS_KEY_ID = 'SecretsKey9BF95D68';
 /** Logical ids of the queues deployed so far, by what they hold. */
 const QUEUE_IDS = {
   deliveries: 'DeliveryDeliveryQueueC61F3BC7',
+  slowLaneDeliveries: 'DeliverySlowDeliveryQueue220B992E',
   deliveryDeadLetters: 'DeliveryDeadLetterQueue7D230F16',
   publishFailures: 'DeliveryPublishFailures32CC9E76',
   recoveryJobs: 'RecoveryJobQueue637B0139',
