@@ -1,10 +1,12 @@
 /**
  * The repository is self-contained: code comments cite the team's own
- * reference (docs/architecture.md, docs/behaviour.md), never a document that
- * lives outside it, and every section they cite exists.
+ * reference (docs/architecture.md, docs/behaviour.md, and for running it
+ * docs/operations.md, docs/deploy.md, docs/scaling.md), never a document that
+ * lives outside it, and every section they cite exists; the links between
+ * the docs lead somewhere too.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -18,9 +20,15 @@ function files(dir: string): string[] {
   });
 }
 
+/** The reference documents, whose sections code and docs cite as `docs/<name>.md#<anchor>`. */
+const DOCS = ['architecture', 'behaviour', 'operations', 'deploy', 'scaling'] as const;
+
+/** A markdown text without its fenced code blocks (a `# comment` in a shell example is no heading). */
+const withoutCode = (text: string) => text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
 function anchorsOf(doc: string): Set<string> {
-  const text = readFileSync(join(ROOT, doc), 'utf8');
+  const text = withoutCode(readFileSync(join(ROOT, doc), 'utf8'));
   return new Set(
     [...text.matchAll(/^#+\s+(.+)$/gm)].map((m) =>
       m[1]!
@@ -31,6 +39,8 @@ function anchorsOf(doc: string): Set<string> {
     ),
   );
 }
+
+const anchors: Record<string, Set<string>> = Object.fromEntries(DOCS.map((d) => [`docs/${d}.md`, anchorsOf(`docs/${d}.md`)]));
 
 const sources = [...SOURCE_DIRS.flatMap((d) => files(join(ROOT, d))), join(ROOT, 'README.md')];
 const self = relative(ROOT, import.meta.filename);
@@ -44,11 +54,45 @@ describe('documentation links', () => {
   });
 
   it('point at sections that exist in docs/', () => {
-    const anchors: Record<string, Set<string>> = { 'docs/architecture.md': anchorsOf('docs/architecture.md'), 'docs/behaviour.md': anchorsOf('docs/behaviour.md') };
     const cited = sources.flatMap((f) =>
-      [...readFileSync(f, 'utf8').matchAll(/docs\/(architecture|behaviour)\.md#([a-z0-9-]+)/g)].map((m) => ({ file: relative(ROOT, f), doc: `docs/${m[1]}.md`, anchor: m[2]! })),
+      [...readFileSync(f, 'utf8').matchAll(new RegExp(`docs/(${DOCS.join('|')})\\.md#([a-z0-9-]+)`, 'g'))].map((m) => ({ file: relative(ROOT, f), doc: `docs/${m[1]}.md`, anchor: m[2]! })),
     );
     expect(cited.length).toBeGreaterThan(40);
-    expect(cited.filter((c) => !anchors[c.doc]?.has(c.anchor)).map((c) => `${c.file}: ${c.doc}#${c.anchor}`)).toEqual([]);
+    for (const doc of ['docs/operations.md', 'docs/deploy.md', 'docs/scaling.md']) expect(cited.some((c) => c.doc === doc), `a citation of ${doc}`).toBe(true);
+    expect(cited.filter((c) => !anchors[c.doc]!.has(c.anchor)).map((c) => `${c.file}: ${c.doc}#${c.anchor}`)).toEqual([]);
+  });
+});
+
+describe('links in docs/', () => {
+  /**
+   * Every reference a doc makes, outside code blocks: its markdown links that stay in the
+   * repository (`[…](#anchor)`, `[…](deploy.md#settings)`, `[…](../README.md)`), and the
+   * sections it names in prose (`operations.md#delivery-success-rate`, `docs/scaling.md#…`).
+   */
+  const references = DOCS.flatMap((name) => {
+    const doc = `docs/${name}.md`;
+    const text = withoutCode(readFileSync(join(ROOT, doc), 'utf8'));
+    const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/.test(target));
+    const prose = [...text.replace(/\]\([^)]*\)/g, ']').matchAll(/(?<![\w/.-])((?:docs\/)?[a-z]+\.md#[a-z0-9-]+)/g)].map((m) => m[1]!.replace(/^docs\//, ''));
+    return [...links, ...prose].map((target) => {
+      const [path, anchor] = target.split('#') as [string, string | undefined];
+      return { doc, target, file: path === '' ? doc : relative(ROOT, join(ROOT, dirname(doc), path)), anchor };
+    });
+  });
+
+  it('lead to files that exist', () => {
+    expect(references.length).toBeGreaterThan(50);
+    expect(references.filter((r) => !existsSync(join(ROOT, r.file))).map((r) => `${r.doc}: ${r.target}`)).toEqual([]);
+  });
+
+  it('lead to sections that exist', () => {
+    const broken = references.filter((r) => r.anchor !== undefined && !(anchors[r.file] ?? anchorsOf(r.file)).has(r.anchor));
+    expect(broken.map((r) => `${r.doc}: ${r.target}`)).toEqual([]);
+  });
+
+  it('name sections of operations.md, deploy.md and scaling.md that are there', () => {
+    for (const doc of ['docs/operations.md', 'docs/deploy.md', 'docs/scaling.md']) {
+      expect(references.some((r) => r.file === doc && r.anchor !== undefined), `a section link into ${doc}`).toBe(true);
+    }
   });
 });
