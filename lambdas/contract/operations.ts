@@ -7,9 +7,9 @@ import { z } from 'zod';
 import type { ErrorTag } from './errors';
 import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
 import { JobIdSchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
-import { SECRET_GRACE_HOURS, SEND_LIMITS } from './limits';
+import { DEFAULT_WORKSPACE_LIMITS, SECRET_GRACE_HOURS, SEND_LIMITS, type WorkspaceLimits } from './limits';
 import type { Permission } from './permissions';
-import type { RateLimitBucket } from './rate-limits';
+import { WORKSPACE_QUOTA_NOUNS, type RateLimitBucket, type WorkspaceQuotaBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './page-schemas';
 import { DELIVERY_LOG_DESCRIPTION } from './delivery-log';
 import { DeliveryLogQuerySchema } from './delivery-log-query';
@@ -80,6 +80,13 @@ export interface OperationDef {
    * answer holds no secret, since the first answer is kept for a day. @default false
    */
   readonly idempotent?: boolean;
+  /**
+   * The per-workspace limit the operation meets (docs/behaviour.md#workspace-limits), on top of the
+   * token's bucket: a count (`endpoints`, `apiTokens`: 409 `Conflict` on the create past it) or a
+   * per-minute quota (`testSendsPerMinute`, `replaysPerMinute`: 429 `RateLimited`). Its description
+   * then states the limit, and its problem example is the limit's refusal. @default none
+   */
+  readonly workspaceLimit?: keyof WorkspaceLimits;
 }
 
 /** Resources an operation may use beyond the table. */
@@ -93,8 +100,41 @@ const SlugDelivery = z.object({ slug: SlugSchema, deliveryId: DeliveryIdSchema }
 /** Errors every workspace route can answer with. */
 export const COMMON_ERRORS: readonly ErrorTag[] = ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'];
 
+/** The quota bucket of each per-minute workspace limit. */
+const QUOTA_BUCKET: Partial<Record<keyof WorkspaceLimits, WorkspaceQuotaBucket>> = { testSendsPerMinute: 'workspace_test_send', replaysPerMinute: 'workspace_replay' };
+
+/** What a workspace limit counts, as its refusal and the descriptions name it. */
+const COUNTED: Readonly<Record<'endpoints' | 'apiTokens', { readonly noun: string; readonly free: string; readonly freeing: string }>> = {
+  endpoints: { noun: 'webhook endpoints', free: 'delete', freeing: 'deleting' },
+  apiTokens: { noun: 'API tokens', free: 'revoke', freeing: 'revoking' },
+};
+
+/**
+ * The `detail` of the refusal at a workspace limit, as the operations word it (with `limits`, and
+ * for a quota the seconds to wait): the OpenAPI examples show it with the default limits.
+ */
+export function workspaceLimitRefusal(limit: keyof WorkspaceLimits, limits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS, retryAfterSeconds = 12): string {
+  const n = limits[limit];
+  const bucket = QUOTA_BUCKET[limit];
+  if (bucket) return `This workspace's quota of ${n} ${WORKSPACE_QUOTA_NOUNS[bucket]}${n === 1 ? '' : 's'} per minute, shared by all its tokens, is used up; retry after ${retryAfterSeconds} s`;
+  const counted = COUNTED[limit as keyof typeof COUNTED];
+  return `This workspace has ${n} ${counted.noun}, the most it may have; ${counted.free} one first`;
+}
+
+/** The sentence a description gets about the operation's workspace limit, with its default. */
+function workspaceLimitNote(limit: keyof WorkspaceLimits, rateLimit: RateLimitBucket): string {
+  const n = DEFAULT_WORKSPACE_LIMITS[limit];
+  const setting = `setting \`workspaceLimits.${limit}\``;
+  const bucket = QUOTA_BUCKET[limit];
+  if (bucket) {
+    return `Every token of the workspace, REST and MCP alike, shares a quota of ${n} ${WORKSPACE_QUOTA_NOUNS[bucket]}s per minute by default (${setting}), on top of the token's \`${rateLimit}\` bucket: past it, 429 \`RateLimited\` with \`Retry-After\`, and nothing is written. A call refused for another reason costs no quota.`;
+  }
+  const counted = COUNTED[limit as keyof typeof COUNTED];
+  return `A workspace may have ${n} ${counted.noun} by default (${setting}): past it, 409 \`Conflict\`, and nothing is written; ${counted.freeing} one frees a slot.`;
+}
+
 function op<const T extends OperationDef>(def: T): T {
-  return def;
+  return def.workspaceLimit ? { ...def, description: `${def.description} ${workspaceLimitNote(def.workspaceLimit, def.rateLimit)}` } : def;
 }
 
 /** The operations, in the order the reference lists them. */
@@ -131,6 +171,7 @@ export const OPERATIONS = [
     errors: ['ValidationError', 'InvalidWebhookUrl', 'UnknownEventType', 'Conflict'],
     permission: 'webhook:write',
     rateLimit: 'rest_write',
+    workspaceLimit: 'endpoints',
     mcpTool: 'create_webhook',
     readOnly: false,
     uses: ['domainEvents', 'secretSealing'],
@@ -199,7 +240,7 @@ export const OPERATIONS = [
     params: SlugEndpoint,
     response: RotatedSecretSchema,
     successStatus: 200,
-    errors: ['ValidationError', 'EndpointNotFound'],
+    errors: ['ValidationError', 'EndpointNotFound', 'Conflict'],
     permission: 'webhook:rotate-secret',
     rateLimit: 'rest_write',
     mcpTool: 'rotate_webhook_secret',
@@ -220,6 +261,7 @@ export const OPERATIONS = [
     errors: ['ValidationError', 'EndpointNotFound', 'EndpointDisabled'],
     permission: 'webhook:test',
     rateLimit: 'rest_write',
+    workspaceLimit: 'testSendsPerMinute',
     mcpTool: 'send_webhook_test_event',
     readOnly: false,
     uses: ['deliveryQueue'],
@@ -290,6 +332,7 @@ export const OPERATIONS = [
     errors: ['ValidationError', 'DeliveryNotFound', 'EndpointNotFound', 'EndpointDisabled', 'DeliveryNotReplayable'],
     permission: 'webhook:replay',
     rateLimit: 'rest_write',
+    workspaceLimit: 'replaysPerMinute',
     mcpTool: 'replay_webhook_delivery',
     readOnly: false,
     uses: ['deliveryQueue'],
@@ -378,6 +421,7 @@ export const OPERATIONS = [
     errors: ['ValidationError', 'Conflict'],
     permission: 'token:write',
     rateLimit: 'rest_write',
+    workspaceLimit: 'apiTokens',
     mcpTool: 'create_api_token',
     readOnly: false,
     uses: ['domainEvents'],

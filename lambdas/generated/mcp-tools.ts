@@ -45,7 +45,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "create_webhook",
     title: "Create a webhook endpoint",
-    description: "Registers an https endpoint subscribed to catalogue event types. A signing secret is minted but not returned: rotate the secret to obtain one. Writes audit `webhook.created`. Requires permission `webhook:write`.",
+    description: "Registers an https endpoint subscribed to catalogue event types. A signing secret is minted but not returned: rotate the secret to obtain one. Writes audit `webhook.created`. A workspace may have 1000 webhook endpoints by default (setting `workspaceLimits.endpoints`): past it, 409 `Conflict`, and nothing is written; deleting one frees a slot. Requires permission `webhook:write`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -226,7 +226,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "send_webhook_test_event",
     title: "Send a test event",
-    description: "Queues a synthetic `webhook.test_event` delivery to this one endpoint, signed and recorded like any other. The endpoint must be enabled (else 409). Requires permission `webhook:test`.",
+    description: "Queues a synthetic `webhook.test_event` delivery to this one endpoint, signed and recorded like any other. The endpoint must be enabled (else 409). Every token of the workspace, REST and MCP alike, shares a quota of 60 test sends per minute by default (setting `workspaceLimits.testSendsPerMinute`), on top of the token's `rest_write` bucket: past it, 429 `RateLimited` with `Retry-After`, and nothing is written. A call refused for another reason costs no quota. Requires permission `webhook:test`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -366,7 +366,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "replay_webhook_delivery",
     title: "Replay a delivery",
-    description: "Creates a NEW pending delivery (new id, attempts 0, same event type and payload, `replayedFrom` = the source) from a `failed`, `failed_permanent` or `dead_lettered` one, and queues it. The source is unchanged. 409 when the endpoint is disabled or the source is not replayable. Writes audit `webhook.delivery_replayed`. Requires permission `webhook:replay`.",
+    description: "Creates a NEW pending delivery (new id, attempts 0, same event type and payload, `replayedFrom` = the source) from a `failed`, `failed_permanent` or `dead_lettered` one, and queues it. The source is unchanged. 409 when the endpoint is disabled or the source is not replayable. Writes audit `webhook.delivery_replayed`. Every token of the workspace, REST and MCP alike, shares a quota of 600 replays per minute by default (setting `workspaceLimits.replaysPerMinute`), on top of the token's `rest_write` bucket: past it, 429 `RateLimited` with `Retry-After`, and nothing is written. A call refused for another reason costs no quota. Requires permission `webhook:replay`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -498,7 +498,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "create_api_token",
     title: "Create an API token",
-    description: "Creates a workspace token with the given scopes, which must grant nothing beyond the calling token (else 403). The raw token is in this response only; the service keeps its hash. Writes audit `api_token.created`. Requires permission `token:write`.",
+    description: "Creates a workspace token with the given scopes, which must grant nothing beyond the calling token (else 403). The raw token is in this response only; the service keeps its hash. Writes audit `api_token.created`. A workspace may have 100 API tokens by default (setting `workspaceLimits.apiTokens`): past it, 409 `Conflict`, and nothing is written; revoking one frees a slot. Requires permission `token:write`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",

@@ -28,7 +28,7 @@ import { MAX_RETRIES, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../../lambd
 import { DISABLE_THRESHOLD } from '../../lambdas/domain/delivery-lifecycle';
 import { signatureHeader } from '../../lambdas/domain/signing';
 import { type EventTypeInfo } from '../../lambdas/contract/events';
-import { OPERATIONS, declaredErrors, type OperationDef } from '../../lambdas/contract/operations';
+import { OPERATIONS, declaredErrors, workspaceLimitRefusal, type OperationDef } from '../../lambdas/contract/operations';
 import { DeliveryIdSchema } from '../../lambdas/contract/schemas';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_HOURS, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
 
@@ -123,10 +123,29 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
 
 const EXAMPLE_TRACE_ID = '1-67a0c0de-4f1e2d3c4b5a69788796a5b4';
 
-/** The example problem document of a tag. */
-export function problemExample(tag: ErrorTag): Problem {
-  const { detail, extensions } = PROBLEM_DETAIL[tag];
+/**
+ * The example problem document of a tag; with `def`, as that operation answers it: its refusal at
+ * its workspace limit, and its own bucket in the token's rate-limit refusal.
+ */
+export function problemExample(tag: ErrorTag, def?: OperationDef): Problem {
+  if (def?.workspaceLimit && workspaceLimitTag(def) === tag) return problemOf(tag, { detail: workspaceLimitRefusal(def.workspaceLimit) });
+  if (def && tag === 'RateLimited') return tokenRateLimitedExample(def);
+  return problemOf(tag, PROBLEM_DETAIL[tag]);
+}
+
+/** The example of the token's own rate-limit refusal in the operation's bucket. */
+function tokenRateLimitedExample(def: OperationDef): Problem {
+  return problemOf('RateLimited', { detail: `Too many ${def.rateLimit} requests for this token; retry after 12 s` });
+}
+
+function problemOf(tag: ErrorTag, { detail, extensions }: { detail: string; extensions?: Pick<Problem, 'issues'> }): Problem {
   return { type: errorType(tag), title: errorTitle(tag), status: ERROR_STATUS[tag], detail, tag, traceId: EXAMPLE_TRACE_ID, ...extensions };
+}
+
+/** The tag an operation answers at its workspace limit: 429 for a per-minute quota, 409 for a count. */
+function workspaceLimitTag(def: OperationDef): ErrorTag | undefined {
+  if (!def.workspaceLimit) return undefined;
+  return def.workspaceLimit === 'endpoints' || def.workspaceLimit === 'apiTokens' ? 'Conflict' : 'RateLimited';
 }
 
 function errorResponses(def: OperationDef) {
@@ -135,11 +154,21 @@ function errorResponses(def: OperationDef) {
     const status = ERROR_STATUS[tag];
     byStatus.set(status, [...(byStatus.get(status) ?? []), tag]);
   }
+  const limitTag = workspaceLimitTag(def);
+  const limitName = def.workspaceLimit === 'endpoints' ? "the workspace's endpoint limit" : def.workspaceLimit === 'apiTokens' ? "the workspace's API token limit" : "the workspace's quota";
   const out: Record<string, ResponseConfig> = {};
   for (const [status, tags] of byStatus) {
-    const examples: Record<string, ExampleObject> = Object.fromEntries(tags.map((t) => [t, { summary: errorTitle(t), value: problemExample(t) }]));
+    const examples: Record<string, ExampleObject> = Object.fromEntries(
+      tags.map((t) => [t, { summary: t === limitTag ? `${errorTitle(t)}: ${limitName}` : errorTitle(t), value: problemExample(t, def) }]),
+    );
+    // A quota refusal comes on top of the token's own bucket, which refuses with the same tag: both are shown.
+    if (limitTag === 'RateLimited' && tags.includes('RateLimited')) {
+      examples.RateLimitedPerToken = { summary: `${errorTitle('RateLimited')}: the token's \`${def.rateLimit}\` bucket`, value: tokenRateLimitedExample(def) };
+    }
     out[String(status)] = {
-      description: tags.map((t) => `\`${t}\`: ${errorTitle(t)}`).join('; '),
+      description: tags
+        .map((t) => `\`${t}\`: ${errorTitle(t)}${t !== limitTag ? '' : limitTag === 'Conflict' ? ` (${limitName})` : ` (the token's \`${def.rateLimit}\` bucket or ${limitName})`}`)
+        .join('; '),
       content: { 'application/problem+json': { schema: ProblemSchema, examples } },
       ...(status === 429
         ? {

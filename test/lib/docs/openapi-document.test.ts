@@ -3,13 +3,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_STATUS, ProblemSchema } from '../../../lambdas/contract/errors';
 import { builtInCatalogue } from '../../../lambdas/contract/events';
 import { SIGNATURE_EXAMPLE, buildOpenApiDocument, payloadComponentName, problemExample } from '../../../lib/docs/openapi-document';
-import { declaredErrors, OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
+import { declaredErrors, OPERATIONS, workspaceLimitRefusal, type OperationDef } from '../../../lambdas/contract/operations';
 import { createEventCatalogue } from '../../../lambdas/domain/event-catalogue';
 import { deploymentCatalogue } from '../../../lambdas/domain/configured-event-types';
 import { signOne } from '../../../lambdas/domain/signing';
 import { MAX_RETRIES, RETRY_DELAY_SECONDS } from '../../../lambdas/domain/backoff';
 import { DISABLE_THRESHOLD } from '../../../lambdas/domain/delivery-lifecycle';
-import { SEND_LIMITS, USER_AGENT } from '../../../lambdas/contract/limits';
+import { DEFAULT_WORKSPACE_LIMITS, SEND_LIMITS, USER_AGENT } from '../../../lambdas/contract/limits';
 
 const doc = buildOpenApiDocument({ eventTypes: builtInCatalogue() }) as any;
 const deployment = deploymentCatalogue();
@@ -61,7 +61,7 @@ describe('the OpenAPI document generated from the contract', () => {
     }
     for (const tag of declaredErrors(op)) {
       const examples = entry.responses[String(ERROR_STATUS[tag])].content['application/problem+json'].examples;
-      expect(examples[tag].value).toEqual(problemExample(tag));
+      expect(examples[tag].value).toEqual(problemExample(tag, op));
       expect(examples[tag].value).toMatchObject({ tag, status: ERROR_STATUS[tag], type: `urn:problem:webhooks:${tag}` });
       expect(ProblemSchema.safeParse(examples[tag].value).error).toBeUndefined();
     }
@@ -77,6 +77,51 @@ describe('the OpenAPI document generated from the contract', () => {
     const overview = OPERATIONS.find((o) => o.operationId === 'getWorkspaceOverview')!;
     expect(declaredErrors(overview).sort()).toEqual(['InternalError', 'RateLimited', 'Unauthorized', 'WorkspaceNotFound']);
     expect(Object.keys(doc.paths['/workspaces/{slug}/overview'].get.responses).sort()).toEqual(['200', '401', '404', '429', '500']);
+  });
+
+  describe('the workspace limits (docs/behaviour.md#workspace-limits)', () => {
+    const operation = (id: string) => {
+      const def = (OPERATIONS as readonly OperationDef[]).find((o) => o.operationId === id)!;
+      return doc.paths[def.path][def.method.toLowerCase()];
+    };
+    const problems = (id: string, status: number) => operation(id).responses[String(status)].content['application/problem+json'].examples;
+    const { endpoints, apiTokens, testSendsPerMinute, replaysPerMinute } = DEFAULT_WORKSPACE_LIMITS;
+
+    it('words each refusal as the operations do (the exact details test/operations/workspace-limits.test.ts gets)', () => {
+      const two = { testSendsPerMinute: 3, replaysPerMinute: 2, endpoints: 2, apiTokens: 2 };
+      expect(workspaceLimitRefusal('endpoints', two)).toBe('This workspace has 2 webhook endpoints, the most it may have; delete one first');
+      expect(workspaceLimitRefusal('apiTokens', two)).toBe('This workspace has 2 API tokens, the most it may have; revoke one first');
+      expect(workspaceLimitRefusal('testSendsPerMinute', two, 55)).toBe("This workspace's quota of 3 test sends per minute, shared by all its tokens, is used up; retry after 55 s");
+      expect(workspaceLimitRefusal('replaysPerMinute', two, 7)).toBe("This workspace's quota of 2 replays per minute, shared by all its tokens, is used up; retry after 7 s");
+    });
+
+    it("gives creating an endpoint or a token the workspace's count limit as its 409 example and in its description", () => {
+      expect(problems('createWebhook', 409).Conflict.value.detail).toBe(`This workspace has ${endpoints} webhook endpoints, the most it may have; delete one first`);
+      expect(problems('createApiToken', 409).Conflict.value.detail).toBe(`This workspace has ${apiTokens} API tokens, the most it may have; revoke one first`);
+      expect(operation('createWebhook').description).toContain(`A workspace may have ${endpoints} webhook endpoints by default (setting \`workspaceLimits.endpoints\`): past it, 409 \`Conflict\``);
+      expect(operation('createApiToken').description).toContain(`A workspace may have ${apiTokens} API tokens by default (setting \`workspaceLimits.apiTokens\`): past it, 409 \`Conflict\``);
+      expect(operation('createWebhook').responses['409'].description).toContain("the workspace's endpoint limit");
+      // The concurrent-rotation conflict stays the rotation's.
+      expect(problems('rotateWebhookSecret', 409).Conflict.value.detail).toMatch(/Another rotation of this secret/);
+      for (const id of ['createWebhook', 'createApiToken']) expect(JSON.stringify(problems(id, 409))).not.toMatch(/rotation/);
+    });
+
+    it("gives test sends and replays the workspace's quota as their 429 example, beside the token's bucket, and in their description", () => {
+      const send = problems('sendWebhookTestEvent', 429);
+      expect(Object.keys(send)).toEqual(['RateLimited', 'RateLimitedPerToken']);
+      expect(send.RateLimited.value.detail).toBe(`This workspace's quota of ${testSendsPerMinute} test sends per minute, shared by all its tokens, is used up; retry after 12 s`);
+      expect(send.RateLimitedPerToken.value.detail).toBe('Too many rest_write requests for this token; retry after 12 s');
+      expect(problems('replayWebhookDelivery', 429).RateLimited.value.detail).toBe(
+        `This workspace's quota of ${replaysPerMinute} replays per minute, shared by all its tokens, is used up; retry after 12 s`,
+      );
+      expect(operation('sendWebhookTestEvent').description).toContain(`a quota of ${testSendsPerMinute} test sends per minute by default (setting \`workspaceLimits.testSendsPerMinute\`)`);
+      expect(operation('replayWebhookDelivery').description).toContain(`a quota of ${replaysPerMinute} replays per minute by default (setting \`workspaceLimits.replaysPerMinute\`)`);
+      expect(operation('sendWebhookTestEvent').responses['429'].description).toContain("the workspace's quota");
+    });
+
+    it("names each operation's own bucket in the token's 429 example", () => {
+      expect(problems('listWebhooks', 429).RateLimited.value.detail).toBe('Too many rest_read requests for this token; retry after 12 s');
+    });
   });
 
   it('lists the event catalogue under webhooks', () => {
