@@ -3,7 +3,9 @@
  * bundled with the esbuild options NodejsFunction derives from
  * lib/constructs/service-function.ts: CJS, minify, platform node, target
  * node24, source map without sources content, main fields module,main, and
- * `@aws-sdk/*` external (the Lambda runtime provides it).
+ * `@aws-sdk/*` external (the Lambda runtime provides it). These are spelled out again here;
+ * test/lib/constructs/service-function.test.ts checks that the bundle is byte-for-byte the one CDK
+ * deploys and that NODE_OPTIONS is the deployed one.
  *
  * Cold init = wall time of a fresh `node` that `require()`s the bundle minus
  * that of a bare `node -e ''` (medians). The child runs in the bundle's own
@@ -84,12 +86,18 @@ function runNode(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{
   });
 }
 
+/**
+ * `NODE_OPTIONS` of every deployed function (lib/constructs/service-function.ts sets it; its test
+ * checks the two agree), so the cold loads pay what the deployed flag costs.
+ */
+export const DEPLOYED_NODE_OPTIONS = '--enable-source-maps';
+
 /** Environment of a deployed function, minus AWS credentials (none are needed to load a module). */
 function lambdaEnv(projectRoot: string, sourceMaps: boolean): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     NODE_PATH: join(projectRoot, 'node_modules'),
-    ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+    ...(sourceMaps ? { NODE_OPTIONS: DEPLOYED_NODE_OPTIONS } : {}),
     AWS_REGION: 'eu-west-1',
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
     TABLE_NAME: 'bench-table',

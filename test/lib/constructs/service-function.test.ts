@@ -4,10 +4,15 @@
  * given. Every Lambda function of the service's stack is a ServiceFunction
  * (../webhooks-stack.test.ts counts them), so these hold for each of them.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionEntry, ServiceFunction } from '../../../lib/constructs/service-function';
+import { DEPLOYED_NODE_OPTIONS, serviceFunctionBuildOptions } from '../../../bench/lambdas';
+import { functionEntry, PROJECT_ROOT, ServiceFunction } from '../../../lib/constructs/service-function';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
 import { ofType, resourcesOf, type Resource } from '../template';
 
@@ -58,6 +63,26 @@ describe('a service function', () => {
       });
     }
   });
+
+  it('deploy the bundle, and run with the NODE_OPTIONS, that the bundle budgets and `npm run bench` measure', async () => {
+    // bench/lambdas.ts (and test/contract/lambda-bundles.test.ts through it) spell NodejsFunction's
+    // esbuild options out again: a change here (an external, a flag) must reach them, or the
+    // cold-init figures and the budgets would be of a bundle that never deploys.
+    const bundled = buildTestStack({ bundle: true });
+    const outDir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
+    try {
+      new ServiceFunction(bundled.stack, 'Bundled', { entry: functionEntry('authorizer') });
+      const [fn] = ofType(Template.fromStack(bundled.stack), 'AWS::Lambda::Function').map(([, f]) => f);
+      const hash = (fn!.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '');
+      const outfile = join(outDir, 'index.js');
+      await build(serviceFunctionBuildOptions(functionEntry('authorizer'), outfile, PROJECT_ROOT));
+      expect(readFileSync(join(bundled.app.outdir, `asset.${hash}`, 'index.js'), 'utf8')).toBe(readFileSync(outfile, 'utf8'));
+      expect((fn!.Properties.Environment as { Variables: Record<string, string> }).Variables.NODE_OPTIONS).toBe(DEPLOYED_NODE_OPTIONS);
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+      removeTestOutput(bundled.app);
+    }
+  }, 60_000);
 
   it('refuses to create a function that sets ALLOW_LOOPBACK_TARGETS', () => {
     const stack = new Stack();
