@@ -34,6 +34,7 @@ beforeAll(() => {
       dispatcherMaxConcurrency: '8',
       tableBillingMode: 'provisioned',
       tableCapacity: '{"writeMax":4000}',
+      deliverySuccessRateAlarmPercent: '95',
     },
   });
   template = Template.fromStack(built.stack);
@@ -118,6 +119,15 @@ describe('a configured stage', () => {
     expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
     const onTopic = built.stack.monitoring.topic!.node.findAll().flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY));
     expect(onTopic).toEqual([]);
+  });
+});
+
+describe('deliverySuccessRateAlarmPercent', () => {
+  it('is the threshold of the delivery success-rate alarm, and its description says so', () => {
+    const alarmId = Stack.of(built.stack).getLogicalId(built.stack.monitoring.deliverySuccessRateAlarm.node.defaultChild as CfnElement);
+    const alarm = template.toJSON().Resources[alarmId];
+    expect(alarm.Properties).toMatchObject({ AlarmName: 'webhooks-sandbox-delivery-success-rate', Threshold: 95, ComparisonOperator: 'LessThanThreshold' });
+    expect(alarm.Properties.AlarmDescription).toMatch(/^Under 95 % of delivery attempts/);
   });
 });
 
