@@ -38,7 +38,11 @@ export function isReplayable(status: DeliveryStatus): boolean {
 // so its home is the contract's limits.
 export { DISABLE_THRESHOLD };
 
-/** Receives of one queue message before it moves to the dead-letter queue: the first attempt and every retry. */
+/**
+ * Receives of one queue message before SQS moves it to the dead-letter queue (its redrive's
+ * maxReceiveCount): as many as a delivery has attempts, so a retry ladder that never misses a
+ * receive fits on one message; a retry due past it is sent as a new message.
+ */
 export const MAX_RECEIVES = MAX_RETRIES + 1;
 
 /** How an observation moves the endpoint's consecutive-failure streak. */
@@ -97,11 +101,13 @@ export function refusedAtDispatch(reason: string): Classified {
 }
 
 /**
- * True when a retryable failure on attempt `attempts` (received `receiveCount`
- * times) has no next attempt: the retries are spent, or this is the queue's last receive.
+ * True when a retryable failure on attempt `attempts` has no next attempt: the retries are spent.
+ * Only attempts spend them (docs/behaviour.md#delivery-lanes): how often the queue handed the
+ * message over (deferrals, failed re-sends, crashed invocations) never does. A retry due on the
+ * queue's last receive rides on a new message instead (lambdas/functions/dispatcher.ts).
  */
-export function retriesExhausted(attempts: number, receiveCount: number): boolean {
-  return attempts > MAX_RETRIES || receiveCount >= MAX_RECEIVES;
+export function retriesExhausted(attempts: number): boolean {
+  return attempts > MAX_RETRIES;
 }
 
 /**
@@ -110,6 +116,37 @@ export function retriesExhausted(attempts: number, receiveCount: number): boolea
  */
 export function awaitsDeadLetter(delivery: Pick<DeliveryRecord, 'status' | 'nextAttemptAt'>): boolean {
   return delivery.status === 'failed' && delivery.nextAttemptAt === null;
+}
+
+/** Why the dead-letter consumer marks a delivery: its 7 attempts failed (bookkeeping reason). */
+export const RETRIES_EXHAUSTED = 'retries_exhausted';
+
+/**
+ * Why the dead-letter consumer marks a delivery that still had retries: the queue gave its message
+ * up (after {@link MAX_RECEIVES} receives) more than {@link MAX_REQUEUES} times, so something keeps
+ * failing before any attempt is recorded (a poison message that kills the dispatcher).
+ */
+export const QUEUE_RECEIVES_EXHAUSTED = 'queue_receives_exhausted';
+
+/**
+ * Times the dead-letter consumer sends a delivery that still has retries back to the delivery
+ * queue (counted in its message, docs/architecture.md#queue-messages) before it marks it anyway:
+ * what keeps a message that always kills its dispatcher from circling forever.
+ */
+export const MAX_REQUEUES = 3;
+
+/**
+ * What the dead-letter consumer does with an open delivery whose message reached the dead-letter
+ * queue after `requeues` earlier requeues (docs/behaviour.md#dead-lettering): mark it when its
+ * retries are spent ({@link RETRIES_EXHAUSTED}); else the queue gave it up (receives, not attempts),
+ * so send it back, at most {@link MAX_REQUEUES} times, then mark it ({@link QUEUE_RECEIVES_EXHAUSTED}).
+ */
+export function deadLetterVerdict(
+  delivery: Pick<DeliveryRecord, 'status' | 'nextAttemptAt' | 'attempts'>,
+  requeues: number,
+): { readonly kind: 'mark'; readonly reason: string } | { readonly kind: 'requeue' } {
+  if (awaitsDeadLetter(delivery) || retriesExhausted(delivery.attempts)) return { kind: 'mark', reason: RETRIES_EXHAUSTED };
+  return requeues < MAX_REQUEUES ? { kind: 'requeue' } : { kind: 'mark', reason: QUEUE_RECEIVES_EXHAUSTED };
 }
 
 /** The streak an endpoint had when the attempt was read. */

@@ -5,7 +5,9 @@
  * concurrently (Powertools batch); a retryable failure delays its message by the backoff and is
  * reported failed; a move sends the message to the slow lane and a spent one to the dead-letter
  * queue, then both are acked. In the slow lane, a batch first defers what is over the
- * per-endpoint and per-workspace caps. After the batch, what it recorded is added to the health
+ * per-endpoint and per-workspace caps. Only attempts spend a delivery's retries: a message that
+ * is to come back on its queue's last receive (SQS would move it to the dead-letter queue) is
+ * re-sent as a new message to its own lane instead (docs/architecture.md#retries-and-visibility). After the batch, what it recorded is added to the health
  * counters in one write per key (docs/architecture.md#health-counters), and its metrics are written
  * in one flush (docs/operations.md).
  */
@@ -15,6 +17,7 @@ import type { BufferedMetrics } from '../composition/metrics';
 import { defaultRuntime, delayerFromEnv, invocationMetrics, logger, queueFromEnv, secretSealerFromEnv } from '../composition/runtime';
 import type { MetricsRecorder } from '../contract/metrics';
 import { selectForAttempt, SLOW_LANE, type LaneRole } from '../domain/delivery-lanes';
+import { MAX_RECEIVES } from '../domain/delivery-lifecycle';
 import { BatchHealth } from '../pipeline/batch-health';
 import { dispatchDelivery, endpointReaderForBatch, systemResolver, type DispatchResult } from '../pipeline/dispatcher';
 import { httpSender } from '../pipeline/http-sender';
@@ -45,7 +48,9 @@ class RetryLater extends Error {
  * the slow lane's for `slow`, else `DELIVERY_QUEUE_URL`.
  */
 export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
-  const delayer = delayerFromEnv(process.env, lane === 'slow' ? 'SLOW_DELIVERY_QUEUE_URL' : 'DELIVERY_QUEUE_URL');
+  const ownQueue = lane === 'slow' ? 'SLOW_DELIVERY_QUEUE_URL' : 'DELIVERY_QUEUE_URL';
+  const delayer = delayerFromEnv(process.env, ownQueue);
+  const ownLane = queueFromEnv(process.env, ownQueue);
   const slowLane = queueFromEnv(process.env, 'SLOW_DELIVERY_QUEUE_URL');
   const deadLetters = queueFromEnv(process.env, 'DEAD_LETTER_QUEUE_URL');
 
@@ -85,11 +90,10 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
     const deferred = plan.deferred.get(record.messageId);
     if (deferred !== undefined) {
       if (deferred) return;
-      await delayer.delay(record.receiptHandle, SLOW_LANE.deferSeconds);
-      throw new RetryLater(`${message.deliveryId}: deferred, not re-sent`);
+      return comeBack(record, message, SLOW_LANE.deferSeconds, 'deferred, not re-sent');
     }
     const { deps } = defaultRuntime();
-    const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+    const receiveCount = receiveCountOf(record);
     const result = await dispatchDelivery(
       {
         table: deps.table,
@@ -111,11 +115,33 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
     await settle(record, message, result, invocation.metrics);
   }
 
+  /**
+   * Has the delivery come back in `delaySeconds`, in this lane, with no attempt spent: on this
+   * message (its visibility; the throw reports the record failed), except on the queue's last
+   * receive, where SQS would move the message to the dead-letter queue instead of handing it out
+   * again: then as a new message, whose receive count starts again, and this one is acked. If
+   * that send fails, on this message after all: the dead-letter consumer sends back a delivery
+   * that still has retries (docs/behaviour.md#dead-lettering).
+   */
+  async function comeBack(record: SQSRecord, message: DeliveryMessage, delaySeconds: number, why: string): Promise<void> {
+    if (receiveCountOf(record) >= MAX_RECEIVES) {
+      try {
+        await ownLane.send([{ ...message, delaySeconds }]);
+        return;
+      } catch (error) {
+        logger.warn('Could not re-send a delivery on its last receive; its message comes back, or goes to the dead-letter queue', { deliveryId: message.deliveryId, error: error as Error });
+      }
+    }
+    await delayer.delay(record.receiptHandle, delaySeconds);
+    throw new RetryLater(`${message.deliveryId}: ${why}`);
+  }
+
   /** Does what the result asks of the queue; a throw reports the record failed (it comes back after the delay set). */
   async function settle(record: SQSRecord, message: DeliveryMessage, result: DispatchResult, metrics: MetricsRecorder): Promise<void> {
     if (result.kind === 'ack') return;
     const { delivery } = result;
-    const addressed = { deliveryId: message.deliveryId, endpointId: delivery.endpointId, workspace: delivery.workspace };
+    // The requeue count rides along on every re-send of the delivery (docs/architecture.md#queue-messages).
+    const addressed: DeliveryMessage = { deliveryId: message.deliveryId, endpointId: delivery.endpointId, workspace: delivery.workspace, ...(message.requeues ? { requeues: message.requeues } : {}) };
     if (result.kind === 'move' || result.kind === 'dead_letter') {
       try {
         if (result.kind === 'move') {
@@ -124,14 +150,15 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
         } else await deadLetters.send([addressed]);
         return;
       } catch (error) {
-        // Not moved: the message itself comes back when due, and the next receive tries again.
+        // Not moved: it comes back in this lane when due, and the next receive tries again.
         logger.warn(`Could not ${result.kind === 'move' ? 'move a delivery to the slow lane' : 'send a spent delivery to the dead-letter queue'}`, { deliveryId: message.deliveryId, error: error as Error });
-        await delayer.delay(record.receiptHandle, result.kind === 'move' ? result.delaySeconds : 0);
-        throw new RetryLater(`${message.deliveryId}: ${result.kind} failed`);
+        if (result.kind === 'move') return comeBack(record, addressed, result.delaySeconds, 'move failed');
+        // Spent: past the last receive, SQS's own redrive takes it where it was going.
+        await delayer.delay(record.receiptHandle, 0);
+        throw new RetryLater(`${message.deliveryId}: dead_letter failed`);
       }
     }
-    await delayer.delay(record.receiptHandle, result.delaySeconds);
-    throw new RetryLater(`${message.deliveryId}: retry in ${result.delaySeconds} s`);
+    return comeBack(record, addressed, result.delaySeconds, `retry in ${result.delaySeconds} s`);
   }
 
   return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
@@ -150,6 +177,11 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
       invocation.metrics.flush();
     }
   };
+}
+
+/** How many times the queue has handed this message out, this receive included. */
+function receiveCountOf(record: SQSRecord): number {
+  return Number(record.attributes?.ApproximateReceiveCount ?? '1');
 }
 
 /** The delivery queue's dispatcher: the fast lane where the stage has a slow lane, else the only lane. */

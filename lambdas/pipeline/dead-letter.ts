@@ -2,12 +2,15 @@
  * The dead-letter consumer (docs/behaviour.md#dead-lettering): a delivery whose retries
  * are exhausted becomes `dead_lettered` by terminal bookkeeping (no HTTP
  * attempt, last HTTP evidence kept, streak untouched, an operator's re-enable
- * untouched), then a workspace Notification is recorded, best effort.
+ * untouched), then a workspace Notification is recorded, best effort. One whose message the
+ * queue gave up while it still had retries (receives, not attempts) is sent back instead, a
+ * bounded number of times, and marked only after that.
  */
 import type { HealthObservation } from '../domain/delivery-health';
 import { derivedId } from '../domain/ids';
-import { bookkeepingEntry, isTerminal, type DeliveryRecord } from '../domain/delivery-lifecycle';
+import { bookkeepingEntry, deadLetterVerdict, isTerminal, type DeliveryRecord } from '../domain/delivery-lifecycle';
 import { redactUrl } from '../domain/url-redaction';
+import { MAX_DELAY_SECONDS } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import { readDelivery, recordObservation } from '../store/deliveries';
 import { getEndpointRecord } from '../store/endpoints';
@@ -20,13 +23,24 @@ export interface DeadLetterDeps {
 }
 
 /**
- * Marks one exhausted delivery; `ignored` when it is gone or already terminal. `recorded` is
- * the marking as the batch's health counts see it (docs/behaviour.md#endpoint-health).
+ * What became of a dead letter:
+ * - `dead_lettered`: marked; `recorded` is the marking as the batch's health counts see it
+ *   (docs/behaviour.md#endpoint-health);
+ * - `requeue`: it still has retries and its message has been given up fewer than
+ *   `MAX_REQUEUES` times (lambdas/domain/delivery-lifecycle.ts): the caller sends it back to the delivery queue, due in
+ *   `delaySeconds` (its next attempt, within SQS's longest delay), nothing written;
+ * - `ignored`: gone or already terminal.
  */
-export async function deadLetterDelivery(
-  deps: DeadLetterDeps,
-  deliveryId: string,
-): Promise<{ kind: 'dead_lettered'; delivery: DeliveryRecord; recorded: HealthObservation } | { kind: 'ignored'; reason: string }> {
+export type DeadLetterResult =
+  | { kind: 'dead_lettered'; delivery: DeliveryRecord; recorded: HealthObservation }
+  | { kind: 'requeue'; delaySeconds: number; delivery: DeliveryRecord }
+  | { kind: 'ignored'; reason: string };
+
+/**
+ * Handles one dead letter of `deliveryId`, whose message had been sent back `requeues` times
+ * already (its `requeues` field): marks it, or asks for a requeue (see {@link DeadLetterResult}).
+ */
+export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: string, requeues = 0): Promise<DeadLetterResult> {
   const read = await readDelivery(deps.table, deliveryId);
   if (!read) return { kind: 'ignored', reason: 'delivery_gone' };
   let delivery = read.record;
@@ -45,7 +59,12 @@ export async function deadLetterDelivery(
     return { kind: 'ignored', reason: 'already_terminal' };
   }
   const now = deps.now();
-  const entry = bookkeepingEntry(now, 'dead_lettered', 'retries_exhausted');
+  const verdict = deadLetterVerdict(delivery, requeues);
+  if (verdict.kind === 'requeue') {
+    const due = delivery.nextAttemptAt ? Math.ceil((Date.parse(delivery.nextAttemptAt) - now.getTime()) / 1000) : 0;
+    return { kind: 'requeue', delaySeconds: Math.min(Math.max(0, due), MAX_DELAY_SECONDS), delivery };
+  }
+  const entry = bookkeepingEntry(now, 'dead_lettered', verdict.reason);
   const outcome = await recordObservation(
     deps.table,
     {

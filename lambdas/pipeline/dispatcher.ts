@@ -197,12 +197,11 @@ function secondsUntil(at: string | null, now: Date): number {
 }
 
 /**
- * Dispatches one delivery. `receiveCount` is the queue's count for the
- * message: on the last allowed receive a retryable failure has no next attempt.
- * `lane` is the queue it came from (docs/behaviour.md#delivery-lanes); `only` when the
- * stage has no slow lane, and then nothing moves.
+ * Dispatches one delivery. `_receiveCount` (the queue's count for the message) no longer decides
+ * anything: only attempts spend retries (`retriesExhausted`). `lane` is the queue it came from
+ * (docs/behaviour.md#delivery-lanes); `only` when the stage has no slow lane, and then nothing moves.
  */
-export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, receiveCount = 1, lane: LaneRole = 'only'): Promise<DispatchResult> {
+export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, _receiveCount = 1, lane: LaneRole = 'only'): Promise<DispatchResult> {
   const read = await readDelivery(deps.table, deliveryId);
   if (!read) return { kind: 'ack', reason: 'delivery_gone' };
   const delivery = read.record;
@@ -271,7 +270,7 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, r
   }
 
   const attempts = delivery.attempts + 1;
-  const exhausted = classified.status === 'failed' && retriesExhausted(attempts, receiveCount);
+  const exhausted = classified.status === 'failed' && retriesExhausted(attempts);
   const finishedAt = deps.now();
   const attempt = {
     outcome: classified.status,

@@ -139,7 +139,7 @@ export class DeliveryPipeline extends Construct {
       ...props.secretsKey?.environment,
     };
     const lanes = [
-      // The fast lane's backoff is a ChangeMessageVisibility on the delivery queue.
+      // The fast lane's backoff is a ChangeMessageVisibility on the delivery queue; a retry due past its last receive is a new message there.
       { id: 'Dispatcher', entry: 'dispatcher', queue: this.queue, environment: { DELIVERY_QUEUE_URL: this.queue.queueUrl }, consumer: fastConsumer, description: 'Delivers queued webhooks: signs, POSTs, records the attempt, backs off; moves failing or slow endpoints to the slow lane' },
       { id: 'SlowDispatcher', entry: 'slow-dispatcher', queue: this.slowQueue, environment: {}, consumer: SLOW_LANE_CONSUMER, description: 'Delivers the slow lane: endpoints that are failing or slow, a few per endpoint and workspace per batch' },
     ] as const;
@@ -158,6 +158,8 @@ export class DeliveryPipeline extends Construct {
       table.grantReadWriteItems(fn.role);
       this.eventBus.grantPutEventsTo(fn.role);
       props.secretsKey?.grantOpen(fn.role);
+      // Each lane re-sends to its own queue what is due past the last receive (the slow lane's grant is the one below).
+      if (lane.queue !== this.slowQueue) lane.queue.grantSendMessages(fn.role);
       this.slowQueue.grantSendMessages(fn.role);
       this.deadLetterQueue.grantSendMessages(fn.role);
       // The event source grants what the poller needs: Receive, Delete, ChangeMessageVisibility (the backoff), GetQueueAttributes.
@@ -178,12 +180,14 @@ export class DeliveryPipeline extends Construct {
     // ---- dead-letter consumer
     this.deadLetterConsumer = new ServiceFunction(this, 'DeadLetterConsumer', {
       entry: functionEntry('dead-letter'),
-      description: 'Marks deliveries whose retries are exhausted dead_lettered and notifies the workspace',
-      environment: { TABLE_NAME: tableName },
+      description: 'Marks deliveries whose retries are exhausted dead_lettered and notifies the workspace; sends back (bounded) those the queue gave up with retries left',
+      // A dead letter with retries left goes back to the delivery queue (docs/behaviour.md#dead-lettering).
+      environment: { TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.queue.queueUrl },
       timeout: DEAD_LETTER_TIMEOUT,
       ...logs,
     });
     table.grantReadWriteItems(this.deadLetterConsumer.role);
+    this.queue.grantSendMessages(this.deadLetterConsumer.role);
     this.deadLetterConsumer.function.addEventSource(new SqsEventSource(this.deadLetterQueue, { batchSize: DEAD_LETTER_CONSUMER.batchSize, reportBatchItemFailures: true }));
 
     // ---- publisher: every event of the bus

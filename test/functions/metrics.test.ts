@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { lambdaContext } from '../../bin/local/lambda-loader';
 import { emfWriter } from '../../lambdas/composition/metrics';
 import { METRIC_DIMENSIONS, METRICS, METRICS_NAMESPACE } from '../../lambdas/contract/metrics';
-import { DISABLE_THRESHOLD } from '../../lambdas/domain/delivery-lifecycle';
+import { DISABLE_THRESHOLD, MAX_REQUEUES } from '../../lambdas/domain/delivery-lifecycle';
 import type { PublishResult } from '../../lambdas/pipeline/publisher';
 import type { DeliveryMessage } from '../../lambdas/queue/delivery-queue';
 import { noEventSink } from '../../lambdas/queue/domain-events';
@@ -256,9 +256,13 @@ describe('delivery metrics in EMF', () => {
     expect(values.has('AttemptDuration lane=fast')).toBe(false);
   });
 
-  it('the dead-letter consumer: Attempts with outcome dead_lettered', async () => {
+  it('the dead-letter consumer: Attempts with outcome dead_lettered (a requeue counts nothing)', async () => {
+    // The failed delivery of the fast-lane test still has retries: its first dead letter is sent back, no attempt.
     const event = await batchOf([fastDeliveries.fail!]);
-    const docs = await emitted(() => deadLetter(event, lambdaContext('dead-letter', 'req-dlq')));
+    expect(await emitted(() => deadLetter(event, lambdaContext('dead-letter', 'req-dlq-requeue')))).toEqual([]);
+    // Given up by the queue as often as it may be: marked.
+    const given = { Records: event.Records.map((r) => ({ ...r, body: JSON.stringify({ ...JSON.parse(r.body), requeues: MAX_REQUEUES }) })) };
+    const docs = await emitted(() => deadLetter(given, lambdaContext('dead-letter', 'req-dlq')));
     expect(Object.fromEntries(readDocuments(docs))).toEqual({ 'Attempts outcome=dead_lettered': 1 });
   });
 

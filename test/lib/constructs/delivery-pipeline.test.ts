@@ -181,19 +181,21 @@ describe('the delivery pipeline', () => {
     // The slow dispatcher never touches the delivery queue.
     expect(variables(pipeline.slowDispatcher).DELIVERY_QUEUE_URL).toBeUndefined();
     expect(variables(pipeline.publisher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl, SLOW_DELIVERY_QUEUE_URL: slowUrl });
-    expect(variables(pipeline.deadLetterConsumer)).toMatchObject({ TABLE_NAME: tableRef });
-    expect(variables(pipeline.deadLetterConsumer).DELIVERY_QUEUE_URL).toBeUndefined();
+    // The dead-letter consumer sends back to the delivery queue what still has retries.
+    expect(variables(pipeline.deadLetterConsumer)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl });
     for (const fn of [pipeline.publisher, pipeline.deadLetterConsumer]) expect(variables(fn).EVENT_BUS_NAME).toBeUndefined();
   });
 
-  it('lets each dispatcher consume its lane (incl. ChangeMessageVisibility for the backoff) and send to the slow lane and the dead-letter queue, and the dead-letter consumer consume its queue', () => {
+  it('lets each dispatcher consume its lane (incl. ChangeMessageVisibility for the backoff) and send to its own lane, the slow lane and the dead-letter queue, and the dead-letter consumer consume its queue and send to the delivery queue', () => {
     const consume = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
     const sqsOf = (fn: ServiceFunction) => statementsOf(template, fn).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     const arn = (queue: typeof pipeline.queue) => ({ 'Fn::GetAtt': [logicalId(queue), 'Arn'] });
     const send = { Effect: 'Allow', Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], Resource: [arn(pipeline.deadLetterQueue), arn(pipeline.slowQueue)] };
-    expect(sqsOf(pipeline.dispatcher)).toEqual([send, { Effect: 'Allow', Action: consume, Resource: arn(pipeline.queue) }]);
+    // A retry due past the last receive is re-sent to the dispatcher's own lane.
+    expect(sqsOf(pipeline.dispatcher)).toEqual([{ ...send, Resource: [arn(pipeline.deadLetterQueue), arn(pipeline.queue), arn(pipeline.slowQueue)] }, { Effect: 'Allow', Action: consume, Resource: arn(pipeline.queue) }]);
     expect(sqsOf(pipeline.slowDispatcher)).toEqual([send, { Effect: 'Allow', Action: consume, Resource: arn(pipeline.slowQueue) }]);
     expect(sqsOf(pipeline.deadLetterConsumer)).toEqual([
+      { Effect: 'Allow', Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], Resource: arn(pipeline.queue) },
       { Effect: 'Allow', Action: consume, Resource: { 'Fn::GetAtt': [logicalId(pipeline.deadLetterQueue), 'Arn'] } },
     ]);
   });
