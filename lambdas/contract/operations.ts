@@ -9,7 +9,7 @@ import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
 import { JobIdSchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
 import { DEFAULT_WORKSPACE_LIMITS, SECRET_GRACE_HOURS, SEND_LIMITS, type WorkspaceLimits } from './limits';
 import type { Permission } from './permissions';
-import { WORKSPACE_QUOTA_NOUNS, type RateLimitBucket, type WorkspaceQuotaBucket } from './rate-limits';
+import { WORKSPACE_COUNTED, WORKSPACE_QUOTA_BUCKET, WORKSPACE_QUOTA_NOUNS, type RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './page-schemas';
 import { DELIVERY_LOG_DESCRIPTION } from './delivery-log';
 import { DeliveryLogQuerySchema } from './delivery-log-query';
@@ -100,36 +100,15 @@ const SlugDelivery = z.object({ slug: SlugSchema, deliveryId: DeliveryIdSchema }
 /** Errors every workspace route can answer with. */
 export const COMMON_ERRORS: readonly ErrorTag[] = ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'];
 
-/** The quota bucket of each per-minute workspace limit. */
-const QUOTA_BUCKET: Partial<Record<keyof WorkspaceLimits, WorkspaceQuotaBucket>> = { testSendsPerMinute: 'workspace_test_send', replaysPerMinute: 'workspace_replay' };
-
-/** What a workspace limit counts, as its refusal and the descriptions name it. */
-const COUNTED: Readonly<Record<'endpoints' | 'apiTokens', { readonly noun: string; readonly free: string; readonly freeing: string }>> = {
-  endpoints: { noun: 'webhook endpoints', free: 'delete', freeing: 'deleting' },
-  apiTokens: { noun: 'API tokens', free: 'revoke', freeing: 'revoking' },
-};
-
-/**
- * The `detail` of the refusal at a workspace limit, as the operations word it (with `limits`, and
- * for a quota the seconds to wait): the OpenAPI examples show it with the default limits.
- */
-export function workspaceLimitRefusal(limit: keyof WorkspaceLimits, limits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS, retryAfterSeconds = 12): string {
-  const n = limits[limit];
-  const bucket = QUOTA_BUCKET[limit];
-  if (bucket) return `This workspace's quota of ${n} ${WORKSPACE_QUOTA_NOUNS[bucket]}${n === 1 ? '' : 's'} per minute, shared by all its tokens, is used up; retry after ${retryAfterSeconds} s`;
-  const counted = COUNTED[limit as keyof typeof COUNTED];
-  return `This workspace has ${n} ${counted.noun}, the most it may have; ${counted.free} one first`;
-}
-
 /** The sentence a description gets about the operation's workspace limit, with its default. */
 function workspaceLimitNote(limit: keyof WorkspaceLimits, rateLimit: RateLimitBucket): string {
   const n = DEFAULT_WORKSPACE_LIMITS[limit];
   const setting = `setting \`workspaceLimits.${limit}\``;
-  const bucket = QUOTA_BUCKET[limit];
+  const bucket = WORKSPACE_QUOTA_BUCKET[limit];
   if (bucket) {
     return `Every token of the workspace, REST and MCP alike, shares a quota of ${n} ${WORKSPACE_QUOTA_NOUNS[bucket]}s per minute by default (${setting}), on top of the token's \`${rateLimit}\` bucket: past it, 429 \`RateLimited\` with \`Retry-After\`, and nothing is written. A call refused for another reason costs no quota.`;
   }
-  const counted = COUNTED[limit as keyof typeof COUNTED];
+  const counted = WORKSPACE_COUNTED[limit as keyof typeof WORKSPACE_COUNTED];
   return `A workspace may have ${n} ${counted.noun} by default (${setting}): past it, 409 \`Conflict\`, and nothing is written; ${counted.freeing} one frees a slot.`;
 }
 

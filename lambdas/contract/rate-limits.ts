@@ -3,7 +3,7 @@
  * configuration (cdk context `rateLimits`, env `RATE_LIMITS`) over these defaults. The per-workspace
  * quotas' numbers are in lambdas/contract/limits.ts (`workspaceLimits`).
  */
-import type { WorkspaceLimits } from './limits';
+import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from './limits';
 
 /** The buckets a route can declare. */
 export const RATE_LIMIT_BUCKETS = ['rest_read', 'rest_write', 'assistant', 'mcp'] as const;
@@ -60,4 +60,34 @@ export function workspaceQuotas(limits: WorkspaceLimits): Record<WorkspaceQuotaB
     workspace_test_send: { limit: limits.testSendsPerMinute, windowSeconds: 60 },
     workspace_replay: { limit: limits.replaysPerMinute, windowSeconds: 60 },
   };
+}
+
+/** The quota bucket of each per-minute workspace limit. */
+export const WORKSPACE_QUOTA_BUCKET: Readonly<Partial<Record<keyof WorkspaceLimits, WorkspaceQuotaBucket>>> = { testSendsPerMinute: 'workspace_test_send', replaysPerMinute: 'workspace_replay' };
+
+/** What a workspace count limit counts, as its refusal and the descriptions name it. */
+export const WORKSPACE_COUNTED: Readonly<Record<'endpoints' | 'apiTokens', { readonly noun: string; readonly free: string; readonly freeing: string }>> = {
+  endpoints: { noun: 'webhook endpoints', free: 'delete', freeing: 'deleting' },
+  apiTokens: { noun: 'API tokens', free: 'revoke', freeing: 'revoking' },
+};
+
+/**
+ * The `detail` of the refusal at a workspace limit, as the operations word it (with `limits`, and
+ * for a quota the seconds to wait): the OpenAPI examples show it with the default limits.
+ */
+export function workspaceLimitRefusal(limit: keyof WorkspaceLimits, limits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS, retryAfterSeconds = 12): string {
+  const n = limits[limit];
+  const bucket = WORKSPACE_QUOTA_BUCKET[limit];
+  return bucket ? workspaceQuotaRefusal(bucket, n, retryAfterSeconds) : workspaceCountRefusal(limit as keyof typeof WORKSPACE_COUNTED, n);
+}
+
+/** The detail of a 429 from a workspace's per-minute quota of `n`: the one wording, sent by the operations. */
+export function workspaceQuotaRefusal(bucket: WorkspaceQuotaBucket, n: number, retryAfterSeconds: number): string {
+  return `This workspace's quota of ${n} ${WORKSPACE_QUOTA_NOUNS[bucket]}${n === 1 ? '' : 's'} per minute, shared by all its tokens, is used up; retry after ${retryAfterSeconds} s`;
+}
+
+/** The detail of a 409 from a workspace's count limit of `n` endpoints or tokens: the one wording, sent by the operations. */
+export function workspaceCountRefusal(counted: keyof typeof WORKSPACE_COUNTED, n: number): string {
+  const c = WORKSPACE_COUNTED[counted];
+  return `This workspace has ${n} ${c.noun}, the most it may have; ${c.free} one first`;
 }

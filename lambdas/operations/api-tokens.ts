@@ -1,5 +1,6 @@
 /** API token operations (docs/behaviour.md#token-rules). */
 import { AppError } from '../contract/errors';
+import { workspaceCountRefusal } from '../contract/rate-limits';
 import { clampLimit } from '../contract/pagination';
 import { excessPermissions } from '../contract/permissions';
 import { hashApiToken, mintApiToken } from '../domain/api-tokens';
@@ -30,7 +31,7 @@ export const createApiToken: OperationImpl<'createApiToken'> = async (deps, call
     { action: 'api_token.created', actor: caller.tokenId, targetId: meta.tokenId, detail: { name: meta.name, scopes: meta.scopes } },
     limit,
   );
-  if (!stored) throw new AppError('Conflict', `This workspace has ${limit} API tokens, the most it may have; revoke one first`);
+  if (!stored) throw new AppError('Conflict', workspaceCountRefusal('apiTokens', limit));
   await deps.events.emit(caller.workspace, 'api_token.created', { tokenId: meta.tokenId, name: meta.name, scopes: meta.scopes });
   return { ...meta, token };
 };

@@ -7,7 +7,7 @@
 import { AppError } from '../contract/errors';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '../contract/limits';
 import type { MetricsRecorder } from '../contract/metrics';
-import { resolveQuotas, WORKSPACE_QUOTA_NOUNS, workspaceQuotas, type Quota, type RateLimitBucket, type WorkspaceQuotaBucket } from '../contract/rate-limits';
+import { resolveQuotas, workspaceQuotaRefusal, workspaceQuotas, type Quota, type RateLimitBucket, type WorkspaceQuotaBucket } from '../contract/rate-limits';
 import type { TableContext } from '../store/client';
 import { hitWindow, type RateDecision } from '../store/rate-limits';
 import type { OperationDeps } from './context';
@@ -47,10 +47,7 @@ export async function chargeWorkspaceQuota(deps: Pick<OperationDeps, 'table' | '
   const decision = await hitWindow(deps.table, bucket, workspace, quota, deps.now());
   if (!decision.allowed) {
     deps.metrics?.add('rateLimitRefusals', 1, { bucket });
-    throw rateLimited(
-      `This workspace's quota of ${quota.limit} ${WORKSPACE_QUOTA_NOUNS[bucket]}${quota.limit === 1 ? '' : 's'} per minute, shared by all its tokens, is used up; retry after ${decision.retryAfterSeconds} s`,
-      decision.retryAfterSeconds,
-    );
+    throw rateLimited(workspaceQuotaRefusal(bucket, quota.limit, decision.retryAfterSeconds), decision.retryAfterSeconds);
   }
 }
 

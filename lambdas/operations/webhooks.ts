@@ -4,6 +4,7 @@
  * (docs/behaviour.md#url-redaction).
  */
 import { AppError } from '../contract/errors';
+import { workspaceCountRefusal } from '../contract/rate-limits';
 import { clampLimit } from '../contract/pagination';
 import { permissionsOf } from '../contract/permissions';
 import type { EndpointCore } from '../contract/schemas';
@@ -96,7 +97,7 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     { action: 'webhook.created', actor: caller.tokenId, targetId: record.endpointId, detail: { url: redactUrl(url), eventTypes } },
     limit,
   );
-  if (!stored) throw new AppError('Conflict', `This workspace has ${limit} webhook endpoints, the most it may have; delete one first`);
+  if (!stored) throw new AppError('Conflict', workspaceCountRefusal('endpoints', limit));
   await deps.events.emit(caller.workspace, 'webhook.created', { endpointId: record.endpointId, url: redactUrl(url), eventTypes });
   // A new endpoint id has no counters yet.
   return { ...asSeenBy(caller, toEndpointWire(record)), health: NO_HEALTH };

@@ -28,7 +28,8 @@ import { MAX_RETRIES, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../../lambd
 import { DISABLE_THRESHOLD } from '../../lambdas/domain/delivery-lifecycle';
 import { signatureHeader } from '../../lambdas/domain/signing';
 import { type EventTypeInfo } from '../../lambdas/contract/events';
-import { OPERATIONS, declaredErrors, workspaceLimitRefusal, type OperationDef } from '../../lambdas/contract/operations';
+import { OPERATIONS, declaredErrors, type OperationDef } from '../../lambdas/contract/operations';
+import { workspaceLimitRefusal } from '../../lambdas/contract/rate-limits';
 import { DeliveryIdSchema } from '../../lambdas/contract/schemas';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_HOURS, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
 
