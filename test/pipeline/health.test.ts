@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchHealth } from '../../lambdas/pipeline/batch-health';
+import { MAX_REQUEUES } from '../../lambdas/domain/delivery-lifecycle';
 import { deadLetterDelivery } from '../../lambdas/pipeline/dead-letter';
 import { dispatchDelivery, type DispatchDeps } from '../../lambdas/pipeline/dispatcher';
 import { createHttpSender } from '../../lambdas/pipeline/http-sender';
@@ -180,11 +181,11 @@ describe('dead-lettering', () => {
     const r = await receiver((_req, res) => res.writeHead(500).end());
     const { workspace, endpointId } = await endpointAt(r.url);
     const ids = await publish(workspace, 2);
-    // The last allowed receive: the failure is the last attempt.
+    // One failed attempt each, then their messages are given up by the queue as often as it may be: marked.
     await batch(ids, 7);
     const tally = new BatchHealth();
     for (const id of [...ids, ids[0]!]) {
-      const res = await deadLetterDelivery({ table, now: () => clock }, id);
+      const res = await deadLetterDelivery({ table, now: () => clock }, id, MAX_REQUEUES);
       if (res.kind === 'dead_lettered') tally.add(res.recorded);
     }
     await tally.flush(table);
