@@ -327,7 +327,7 @@ export class Monitoring extends Construct {
       { ...dispatcherErrors, description: `The slow lane's dispatcher ${dispatcherErrors.description}` },
       { metric: props.slowDispatcher.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }), threshold: 1 },
     );
-    const throttled = 'was throttled: the account\'s Lambda concurrency is used up, so its deliveries wait (its event source caps it at 4 batches, far below any quota).';
+    const throttled = "was throttled: the account's Lambda concurrency is used up, so its deliveries wait (its event source caps its concurrency, far below any quota: the fast lane's at dispatcherMaxConcurrency, the slow lane's at 4 batches).";
     this.dispatcherThrottlesAlarm = alarm(
       'DispatcherThrottlesAlarm',
       { anchor: 'dispatcher-throttles', description: `The fast lane's dispatcher ${throttled}` },
