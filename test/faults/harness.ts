@@ -40,6 +40,8 @@ export const FAULT_SEND_LIMITS = { deadlineMs: 1500, bodyReadMs: 300, bodyCapByt
 interface SimMessage {
   readonly messageId: number;
   readonly deliveryId: string;
+  /** Times the dead-letter consumer sent the delivery back (the message's `requeues`). */
+  readonly requeues: number;
   receiveCount: number;
   visibleAt: number;
 }
@@ -57,9 +59,9 @@ class SimQueue {
     return this.messages.size;
   }
 
-  put(deliveryId: string): void {
+  put(deliveryId: string, delaySeconds = 0, requeues = 0): void {
     const messageId = ++this.ids;
-    this.messages.set(messageId, { messageId, deliveryId, receiveCount: 0, visibleAt: this.clock() });
+    this.messages.set(messageId, { messageId, deliveryId, requeues, receiveCount: 0, visibleAt: this.clock() + delaySeconds * 1000 });
   }
 
   /** Visible messages, oldest first, now hidden for the visibility timeout; over-received ones are redriven. */
@@ -71,7 +73,7 @@ class SimQueue {
       m.receiveCount++;
       if (this.redrive && m.receiveCount > this.redrive.maxReceives) {
         this.messages.delete(m.messageId);
-        this.redrive.to.put(m.deliveryId);
+        this.redrive.to.put(m.deliveryId, 0, m.requeues);
         continue;
       }
       m.visibleAt = now + VISIBILITY_SECONDS * 1000;
@@ -258,7 +260,11 @@ export async function startHarness(options: { dispatch?: Partial<DispatchDeps> }
                 if (result.kind === 'ack') queue.delete(m);
                 else if (result.kind === 'dead_letter') {
                   // As the handler does: to the dead-letter queue, then deleted here.
-                  dlq.put(m.deliveryId);
+                  dlq.put(m.deliveryId, 0, m.requeues);
+                  queue.delete(m);
+                } else if (m.receiveCount >= MAX_RECEIVES) {
+                  // As the handler does on the queue's last receive: a new message, due after the delay.
+                  queue.put(m.deliveryId, result.delaySeconds, m.requeues);
                   queue.delete(m);
                 } else queue.delay(m, result.delaySeconds);
               } catch (e) {
@@ -274,7 +280,9 @@ export async function startHarness(options: { dispatch?: Partial<DispatchDeps> }
           await Promise.all(
             dead.map(async (m) => {
               try {
-                await deadLetterDelivery({ table: fresh, now }, m.deliveryId);
+                const result = await deadLetterDelivery({ table: fresh, now }, m.deliveryId, m.requeues);
+                // As the handler does: retries left, back to the delivery queue with one more requeue.
+                if (result.kind === 'requeue') queue.put(m.deliveryId, result.delaySeconds, m.requeues + 1);
                 dlq.delete(m);
               } catch (e) {
                 crashes.push(`dead letter ${m.deliveryId}: ${(e as Error).message}`);

@@ -209,7 +209,7 @@ describe('grants beyond the table', () => {
   const opFunction = (operationId: string) => built.stack.api.operationFunctions.get(operationId)!;
   const variablesOf = (fn: ServiceFunction) => (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 
-  it('let exactly the test-send and replay operations (and the MCP function that runs them as tools, the publisher, stuck-pending repair and the recovery worker) send delivery messages', () => {
+  it('let exactly the test-send and replay operations (and the MCP function that runs them as tools, the publisher, stuck-pending repair, the recovery worker, the fast-lane dispatcher and the dead-letter consumer) send delivery messages', () => {
     const senders = ops.filter((d) => d.uses?.includes('deliveryQueue')).map((d) => d.operationId);
     expect(senders.sort()).toEqual(['replayWebhookDelivery', 'sendWebhookTestEvent']);
     const queueId = logicalId(built.stack.pipeline.queue);
@@ -219,12 +219,15 @@ describe('grants beyond the table', () => {
       built.stack.pipeline.publisher,
       built.stack.schedules.functions.get('PendingRepair')!,
       built.stack.recovery.worker,
+      // A retry due past the queue's last receive is a new message; a dead letter with retries left goes back.
+      built.stack.pipeline.dispatcher,
+      built.stack.pipeline.deadLetterConsumer,
     ]);
     for (const fn of allFunctions()) {
       expect(can(fn, 'sqs:SendMessage', queueId), fn.node.path).toBe(expected.has(fn));
-      // Only the ones that send have the queue's URL, except the dispatcher (its backoff is ChangeMessageVisibility).
+      // Exactly the ones that send have the queue's URL.
       const hasUrl = variablesOf(fn).DELIVERY_QUEUE_URL !== undefined;
-      expect(hasUrl, fn.node.path).toBe(expected.has(fn) || fn === built.stack.pipeline.dispatcher);
+      expect(hasUrl, fn.node.path).toBe(expected.has(fn));
     }
     for (const id of senders) expect(variablesOf(opFunction(id)).DELIVERY_QUEUE_URL).toEqual({ Ref: queueId });
   });
