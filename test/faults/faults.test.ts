@@ -165,7 +165,7 @@ describe('DynamoDB faults on every kind of call (an SDK middleware fails the fir
       for (const e of ['e1', 'e2']) await h.publish(h.event(e));
       await h.settle();
       const kinds = [...h.faults.injected.keys()];
-      for (const kind of ['GetItemCommand', 'QueryCommand', 'PutItemCommand', 'TransactWriteItemsCommand']) expect(kinds).toContain(kind);
+      for (const kind of ['GetItemCommand', 'QueryCommand', 'PutItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']) expect(kinds).toContain(kind);
       await verify(label, h, expectations(['e1', 'e2'], eps));
     });
   }
