@@ -190,7 +190,8 @@ export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
       rows = new Map();
     },
     rows() {
-      return [...rows.values()].sort((a, b) => a.stage.localeCompare(b.stage) || a.operation.localeCompare(b.operation));
+      // Copies: a phase keeps its snapshot while the next phase (before its reset) adds to the live rows.
+      return [...rows.values()].map((r) => ({ ...r, byTarget: { ...r.byTarget } })).sort((a, b) => a.stage.localeCompare(b.stage) || a.operation.localeCompare(b.operation));
     },
     totals() {
       const all = [...rows.values()];
