@@ -93,6 +93,13 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
   return { kind: 'dead_lettered', delivery: outcome.delivery, recorded };
 }
 
+/** How a dead-lettered delivery ended, in a notification's words. */
+function stoppedHow(delivery: DeliveryRecord): string {
+  // Never attempted: the queue gave its message up (its last error is the bookkeeping reason).
+  if (delivery.attempts === 0) return `stopped before any attempt (${delivery.lastError ?? 'unknown'})`;
+  return `stopped after ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'} (last: ${delivery.lastError ?? 'unknown'})`;
+}
+
 /**
  * The workspace notification of a dead letter, best effort after persistence
  * (docs/behaviour.md#notifications). Its id is derived from the delivery and the marking time,
@@ -109,7 +116,7 @@ async function notifyDeadLettered(deps: DeadLetterDeps, delivery: DeliveryRecord
         notificationId: derivedId('ntf', markedAt, ['dead-lettered', delivery.deliveryId]),
         kind: 'delivery.dead_lettered',
         // Read-scope callers read notifications: the URL is redacted (docs/behaviour.md#url-redaction).
-        message: `Delivery ${delivery.deliveryId} (${delivery.eventType}) to ${endpoint ? redactUrl(endpoint.url) : delivery.endpointId} stopped after ${delivery.attempts} attempts (last: ${delivery.lastError ?? 'unknown'}). The endpoint stopped receiving it; replay it once the receiver is fixed.`,
+        message: `Delivery ${delivery.deliveryId} (${delivery.eventType}) to ${endpoint ? redactUrl(endpoint.url) : delivery.endpointId} ${stoppedHow(delivery)}. The endpoint stopped receiving it; replay it once the receiver is fixed.`,
         endpointId: delivery.endpointId,
         deliveryId: delivery.deliveryId,
       },

@@ -197,5 +197,9 @@ describe('only attempts spend a delivery’s retries', () => {
     expect(dispatched).toHaveLength(MAX_RECEIVES * (MAX_REQUEUES + 1));
     expect(receivesOf(poison, 'dead-letter').map((r) => r.requeues)).toEqual(Array.from({ length: MAX_REQUEUES + 1 }, (_, i) => i));
     expect(receiver.seen).toHaveLength(0);
+    // The workspace is told it was never attempted, and why.
+    const notes = await api.call('GET', `${ws()}/notifications`);
+    const note = (notes.body.items as { deliveryId: string | null; message: string }[]).find((n) => n.deliveryId === poison);
+    expect(note?.message).toContain(`stopped before any attempt (${QUEUE_RECEIVES_EXHAUSTED})`);
   }, 60_000);
 });
