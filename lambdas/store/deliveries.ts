@@ -7,9 +7,10 @@
  * wins), then the state and the endpoint's streak catch up from it, conditional on the evidence
  * count read, so a duplicate or late observation can never regress the state or repeat a streak
  * change; a crash between the two is completed from the attempt on the next receive, with no
- * second POST. A status update therefore never rewrites the payload. The first attempt is the
- * exception: it travels inside the state's own first write (`firstAttempt`), so a first-try
- * delivery costs one write, and that write's condition is what makes the first observation win.
+ * second POST. A status update therefore never rewrites the payload. A first attempt that moves
+ * no streak (most first-try deliveries) is the exception: it travels inside the state's own first
+ * write (`firstAttempt`), so it costs one write; one that moves the streak is stored first like
+ * any other, so a contended endpoint update never loses its evidence.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -297,14 +298,18 @@ async function embeddedFirstAttempt(table: TableContext, deliveryId: string): Pr
   return first ? attemptFromItem(first) : null;
 }
 
-/** Attempts of a delivery, by ordinal: the first from the state item (when it holds it), the others from their own items. */
+/**
+ * Attempts of a delivery, by ordinal: the first from the state item (when it holds it), the others
+ * from their own items. An `ATT#000001` item beside a state-held first attempt lost the race for
+ * ordinal 1 (the state's condition decided): it is not evidence and is not listed.
+ */
 export async function listAttempts(table: TableContext, deliveryId: string, limit: number, cursor?: string): Promise<Page<Attempt>> {
-  const stored = queryPage(table, {
+  const page = (from: string | undefined, size: number) => queryPage(table, {
     pk: keys.delivery(deliveryId).pk,
     skPrefix: SK_PREFIX.attempt,
     forward: true,
-    limit,
-    cursor,
+    limit: size,
+    cursor: from,
     idPattern: /^\d{6}$/,
     map: (item) => {
       const value = attemptFromItem(item);
@@ -313,14 +318,17 @@ export async function listAttempts(table: TableContext, deliveryId: string, limi
     },
   });
   // A cursor is at ordinal 1 or later: the first attempt belongs to the first page only.
-  if (cursor !== undefined) return stored;
-  const [page, first] = await Promise.all([stored, embeddedFirstAttempt(table, deliveryId)]);
-  if (!first) return page;
-  const items = [first, ...page.items];
-  if (items.length <= limit) return { items, nextCursor: page.nextCursor };
-  const kept = items.slice(0, limit);
-  const lastId = attemptId(kept[kept.length - 1]!.ordinal);
-  return { items: kept, nextCursor: encodeCursor({ sortKey: lastId, id: lastId }) };
+  if (cursor !== undefined) return page(cursor, limit);
+  const first = await embeddedFirstAttempt(table, deliveryId);
+  if (!first) return page(undefined, limit);
+  // The state's first, then the stored items from ordinal 2 on (past any ATT#000001 that lost).
+  const afterFirst = encodeCursor({ sortKey: attemptId(1), id: attemptId(1) });
+  if (limit === 1) {
+    const more = (await page(afterFirst, 1)).items.length > 0;
+    return { items: [first], nextCursor: more ? afterFirst : null };
+  }
+  const rest = await page(afterFirst, limit - 1);
+  return { items: [first, ...rest.items], nextCursor: rest.nextCursor };
 }
 
 /** What an attempt does to its delivery's state and its endpoint: stored on the attempt, so a crash before the state caught up is completed from it. */
@@ -370,16 +378,19 @@ function observed(obs: Observation, nowIso: string): DeliveryRecord {
 
 /**
  * Records an observation (see the module comment): the attempt, put if absent (taken: `duplicate`),
- * then the state and the streak. The first attempt is not put on its own: it is written inside the
- * state's first write, whose condition then decides the first observation. `attemptWritten`: the
- * attempt is already stored (a retry after `endpoint_changed`, or a roll-forward of an attempt
- * whose state never caught up).
+ * then the state and the streak. A first attempt that moves no streak is not put on its own: it is
+ * written inside the state's first write, whose condition then decides the first observation.
+ * `attemptWritten`: the attempt is already stored (a retry after `endpoint_changed`, or a
+ * roll-forward of an attempt whose state never caught up).
  */
 export async function recordObservation(table: TableContext, obs: Observation, now: Date, options: { attemptWritten?: boolean } = {}): Promise<RecordOutcome> {
   const d = obs.delivery;
   const ordinal = d.evidenceCount + 1;
   if (options.attemptWritten) return applyObservation(table, obs, now, null);
-  if (ordinal === 1) return applyObservation(table, obs, now, { ordinal, ...obs.attempt });
+  // One write when nothing else changes with it; a streak change is a transaction that concurrent
+  // changes of the endpoint can refuse again and again, so its attempt is stored first.
+  const movesStreak = obs.endpoint !== null && nextStreak(obs.endpoint, obs.streak) !== null;
+  if (ordinal === 1 && !movesStreak) return applyObservation(table, obs, now, { ordinal, ...obs.attempt });
   const applies: AttemptEffect = { status: obs.status, http: obs.http, nextAttemptAt: obs.nextAttemptAt, streak: obs.streak };
   try {
     await table.doc.send(

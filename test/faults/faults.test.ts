@@ -103,12 +103,10 @@ describe('publisher crashes (EventBridge invokes it again with the same event)',
 describe('dispatcher crashes (SQS hands the message over again after its visibility timeout)', () => {
   it('crash after the POST before the record', async () => {
     const h = await harness();
-    // Each receiver fails its fourth POST (e3's first attempt), so e3 has a retry whose record can tear.
+    // Each receiver fails its fourth POST (e3's first attempt): a streak change, whose attempt is stored before its transaction.
     const failsFourth: Respond = (_req, res, n) => res.writeHead(n === 4 ? 503 : 200).end();
     const eps = await endpoints(h, [{ respond: failsFourth }, { respond: failsFourth }]);
     const writesState = (input: Record<string, unknown>) => /"sk":(\{"S":)?"STATE"/.test(JSON.stringify(input));
-    // A later attempt's state write: it carries no first attempt.
-    const laterStateWrite = (input: Record<string, unknown>) => writesState(input) && !JSON.stringify(input).includes('firstAttempt');
     await h.publish(h.event('e1'));
     // The first attempt travels in the state's first write, which never reaches the table: the POST happened, nothing says so.
     h.faults.fail({ command: 'UpdateItemCommand', when: writesState, times: 2, kind: '5xx', phase: 'before' });
@@ -118,8 +116,8 @@ describe('dispatcher crashes (SQS hands the message over again after its visibil
     h.faults.fail({ command: 'UpdateItemCommand', when: writesState, times: 2, kind: '5xx', phase: 'after' });
     await h.settle();
     await h.publish(h.event('e3'));
-    // The retry's attempt is stored and its state (with the streak's reset) never written: the next receive completes it from the attempt, no POST.
-    h.faults.fail({ command: 'TransactWriteItemsCommand', when: laterStateWrite, times: 2, kind: '5xx', phase: 'before' });
+    // The failed attempt is stored and its state (with the streak) never written: the next receive completes it from the attempt, no POST.
+    h.faults.fail({ command: 'TransactWriteItemsCommand', when: writesState, times: 2, kind: '5xx', phase: 'before' });
     await h.settle();
     expect(h.faults.injected.get('TransactWriteItemsCommand')).toBe(2);
     const out = await verify('crash after POST, before record', h, expectations(['e1', 'e2', 'e3'], eps));

@@ -160,6 +160,37 @@ describe('the first attempt, written with the state', () => {
     expect((await listAttempts(table, deliveryId, 10)).items).toHaveLength(1);
   });
 
+  it('a first attempt that moves the streak is stored before its transaction: a crash there is completed by the next receive, no second POST', async () => {
+    const r = await receiver(503);
+    const { endpoint, deliveryId } = await published(r.url);
+    await crashAtStateWrite(deliveryId);
+    expect(await readDelivery(table, deliveryId)).toMatchObject({ record: { evidenceCount: 0 }, unapplied: { attempt: { ordinal: 1, responseStatus: 503 } } });
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'retry' });
+    expect(r.seen).toHaveLength(1);
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 1, evidenceCount: 1 });
+    expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))?.consecutiveFailures).toBe(1);
+  });
+
+  it('many failing first attempts on one endpoint at once (a batch read it once): each POSTed once, every one recorded, the streak counted once each', async () => {
+    const r = await receiver(503);
+    const workspace = `rf-${++n}`;
+    const endpoint = await seedEndpoint(table, { workspace, url: r.url });
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const { deliveryIds } = await publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: clock }, { workspace, type: 'order.shipped', payload: { orderId: `o-${n}-${i}` } });
+      ids.push(...deliveryIds);
+    }
+    // Every record of the batch sees the endpoint as the batch read it: their streak updates contend.
+    const batch = { ...deps(), endpoint: async () => endpoint };
+    const first = await Promise.allSettled(ids.map((id) => dispatchDelivery(batch, id)));
+    // Those whose streak update lost five times come back (the message's next receive): no POST again.
+    const again = ids.filter((_, i) => first[i]!.status === 'rejected');
+    await Promise.all(again.map((id) => dispatchDelivery(deps(), id)));
+    expect(r.seen).toHaveLength(ids.length);
+    for (const id of ids) expect(await getDelivery(table, id)).toMatchObject({ status: 'failed', attempts: 1, evidenceCount: 1 });
+    expect((await getEndpointRecord(table, workspace, endpoint.endpointId))?.consecutiveFailures).toBe(ids.length);
+  });
+
   it('two receives of a first attempt at once: one observation wins, whatever each receiver answered', async () => {
     // The first POST is slow and fails, the second is quick and succeeds: both race to the one write.
     const r = await scriptedReceiver((_req, res, n) => void setTimeout(() => res.writeHead(n === 1 ? 503 : 200).end(), n === 1 ? 150 : 0));
