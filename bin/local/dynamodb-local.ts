@@ -179,7 +179,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   const table = createTableContext({ tableName: 'probe', endpoint });
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}): ${output.slice(-2000)}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}): ${output.slice(-2000)}`);
     try {
       await table.doc.send(new ListTablesCommand({}));
       break;
