@@ -24,7 +24,7 @@ import { auditPut, writeAudited, type AuditInput, type TransactItem } from './au
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
 import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
-import { batchWriteAll, conditionFailedAt } from './table-io';
+import { batchWriteAll, conditionFailedAt, conflictAt } from './table-io';
 
 /** The wire form of a summary. */
 export function toDeliveryWire(r: DeliveryRecord): Delivery {
@@ -481,7 +481,8 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
     else await table.doc.send(new TransactWriteCommand({ TransactItems: [{ Update: stateWrite }, ...items] }));
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException || conditionFailedAt(e, 0)) return { kind: 'duplicate' };
-    if (conditionFailedAt(e, 1)) return { kind: 'endpoint_changed', attemptStored: first === null };
+    // The endpoint moved, or another record's transaction was moving it: re-read it and apply again.
+    if (conditionFailedAt(e, 1) || conflictAt(e, 1)) return { kind: 'endpoint_changed', attemptStored: first === null };
     throw e;
   }
   return { kind: 'recorded', disabled: streak?.disables ?? false, consecutiveFailures: streak?.consecutiveFailures ?? null, delivery: next };

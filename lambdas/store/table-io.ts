@@ -15,6 +15,11 @@ export function conditionFailedAt(error: unknown, index: number): boolean {
   );
 }
 
+/** True when a transaction was cancelled because another transaction was changing the item at `index`. */
+export function conflictAt(error: unknown, index: number): boolean {
+  return error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'TransactionConflict';
+}
+
 /** Every page of a query on the table (the SDK's paginator follows LastEvaluatedKey). */
 export function queryPages(table: TableContext, input: Omit<QueryCommandInput, 'TableName'>): AsyncIterable<QueryCommandOutput> {
   return paginateQuery({ client: table.doc }, { TableName: table.tableName, ...input });

@@ -5,11 +5,11 @@
  * response lost). Added at the `initialize` step, above the SDK's own retries, so
  * every injected fault reaches the service's code instead of being absorbed.
  */
-import { InternalServerError, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { InternalServerError, ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
-/** What kind of failure: a throttle or a 5xx. */
-export type FaultKind = 'throttle' | '5xx';
+/** What kind of failure: a throttle, a 5xx, or a transaction cancelled because another one was changing its second item. */
+export type FaultKind = 'throttle' | '5xx' | 'conflict';
 
 /** When the call fails: before it reaches the table, or after it was applied (the response lost). */
 export type FaultPhase = 'before' | 'after';
@@ -42,7 +42,10 @@ export interface DynamoFaults {
 }
 
 function fault(kind: FaultKind, command: string): Error {
-  const $metadata = { httpStatusCode: kind === 'throttle' ? 400 : 500, attempts: 1 };
+  const $metadata = { httpStatusCode: kind === '5xx' ? 500 : 400, attempts: 1 };
+  if (kind === 'conflict') {
+    return new TransactionCanceledException({ message: `injected conflict on ${command}`, $metadata, CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] });
+  }
   return kind === 'throttle'
     ? new ProvisionedThroughputExceededException({ message: `injected throttle on ${command}`, $metadata })
     : new InternalServerError({ message: `injected server error on ${command}`, $metadata });

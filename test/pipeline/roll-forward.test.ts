@@ -191,6 +191,22 @@ describe('the first attempt, written with the state', () => {
     expect((await getEndpointRecord(table, workspace, endpoint.endpointId))?.consecutiveFailures).toBe(ids.length);
   });
 
+  it("a streak update refused because another record's transaction was moving the endpoint is applied again at once: no error, no second POST", async () => {
+    const r = await receiver(503);
+    const { endpoint, deliveryId } = await published(r.url);
+    const faults = injectDynamoFaults(table.doc);
+    faults.fail({ command: 'TransactWriteItemsCommand', when: writesState, times: 2, kind: 'conflict' });
+    try {
+      expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'retry' });
+      expect(faults.injected.get('TransactWriteItemsCommand')).toBe(2);
+    } finally {
+      faults.remove();
+    }
+    expect(r.seen).toHaveLength(1);
+    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 1, evidenceCount: 1 });
+    expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))?.consecutiveFailures).toBe(1);
+  });
+
   it('two receives of a first attempt at once: one observation wins, whatever each receiver answered', async () => {
     // The first POST is slow and fails, the second is quick and succeeds: both race to the one write.
     const r = await scriptedReceiver((_req, res, n) => void setTimeout(() => res.writeHead(n === 1 ? 503 : 200).end(), n === 1 ? 150 : 0));
