@@ -66,9 +66,9 @@ export function workspaceQuotas(limits: WorkspaceLimits): Record<WorkspaceQuotaB
 export const WORKSPACE_QUOTA_BUCKET: Readonly<Partial<Record<keyof WorkspaceLimits, WorkspaceQuotaBucket>>> = { testSendsPerMinute: 'workspace_test_send', replaysPerMinute: 'workspace_replay' };
 
 /** What a workspace count limit counts, as its refusal and the descriptions name it. */
-export const WORKSPACE_COUNTED: Readonly<Record<'endpoints' | 'apiTokens', { readonly noun: string; readonly free: string; readonly freeing: string }>> = {
-  endpoints: { noun: 'webhook endpoints', free: 'delete', freeing: 'deleting' },
-  apiTokens: { noun: 'API tokens', free: 'revoke', freeing: 'revoking' },
+export const WORKSPACE_COUNTED: Readonly<Record<'endpoints' | 'apiTokens', { readonly noun: string; readonly one: string; readonly free: string; readonly freeing: string }>> = {
+  endpoints: { noun: 'webhook endpoints', one: 'webhook endpoint', free: 'delete', freeing: 'deleting' },
+  apiTokens: { noun: 'API tokens', one: 'API token', free: 'revoke', freeing: 'revoking' },
 };
 
 /**
@@ -89,5 +89,5 @@ export function workspaceQuotaRefusal(bucket: WorkspaceQuotaBucket, n: number, r
 /** The detail of a 409 from a workspace's count limit of `n` endpoints or tokens: the one wording, sent by the operations. */
 export function workspaceCountRefusal(counted: keyof typeof WORKSPACE_COUNTED, n: number): string {
   const c = WORKSPACE_COUNTED[counted];
-  return `This workspace has ${n} ${c.noun}, the most it may have; ${c.free} one first`;
+  return `This workspace has ${n} ${n === 1 ? c.one : c.noun}, the most it may have; ${c.free} one first`;
 }

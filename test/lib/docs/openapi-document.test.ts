@@ -94,6 +94,10 @@ describe('the OpenAPI document generated from the contract', () => {
       expect(workspaceLimitRefusal('apiTokens', two)).toBe('This workspace has 2 API tokens, the most it may have; revoke one first');
       expect(workspaceLimitRefusal('testSendsPerMinute', two, 55)).toBe("This workspace's quota of 3 test sends per minute, shared by all its tokens, is used up; retry after 55 s");
       expect(workspaceLimitRefusal('replaysPerMinute', two, 7)).toBe("This workspace's quota of 2 replays per minute, shared by all its tokens, is used up; retry after 7 s");
+      const one = { testSendsPerMinute: 1, replaysPerMinute: 1, endpoints: 1, apiTokens: 1 };
+      expect(workspaceLimitRefusal('endpoints', one)).toBe('This workspace has 1 webhook endpoint, the most it may have; delete one first');
+      expect(workspaceLimitRefusal('apiTokens', one)).toBe('This workspace has 1 API token, the most it may have; revoke one first');
+      expect(workspaceLimitRefusal('testSendsPerMinute', one, 5)).toBe("This workspace's quota of 1 test send per minute, shared by all its tokens, is used up; retry after 5 s");
     });
 
     it("gives creating an endpoint or a token the workspace's count limit as its 409 example and in its description", () => {
