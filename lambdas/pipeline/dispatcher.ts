@@ -171,7 +171,7 @@ function about(delivery: DeliveryRecord): Record<string, string> {
 
 /**
  * Records an observation, re-reading the endpoint when a concurrent change moved its streak
- * (bounded): an attempt stored on its own is not written again, only the state and streak are.
+ * (bounded): the attempt is then stored already, and only the state and streak are applied again.
  */
 async function record(
   deps: DispatchDeps,
@@ -185,7 +185,7 @@ async function record(
   for (let i = 0; i < 5; i++) {
     const outcome = await recordObservation(deps.table, { delivery, endpoint: ep, ...build(ep) }, deps.now(), { attemptWritten: written });
     if (outcome.kind !== 'endpoint_changed') return outcome;
-    written = outcome.attemptStored;
+    written = true;
     ep = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
   }
   throw new Error(`endpoint ${delivery.endpointId} kept changing while recording ${delivery.deliveryId}`);

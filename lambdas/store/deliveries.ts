@@ -353,13 +353,13 @@ export interface Observation extends AttemptEffect {
 
 /**
  * Outcome of {@link recordObservation}. `endpoint_changed`: a concurrent change moved the
- * endpoint's streak, nothing was applied; `attemptStored` says whether the attempt is stored
- * already (its own item), so a retry applies only the state and streak.
+ * endpoint's streak and nothing was applied; the attempt is stored already (only an attempt stored
+ * first goes with a streak change), so a retry applies only the state and streak.
  */
 export type RecordOutcome =
   | { kind: 'recorded'; delivery: DeliveryRecord; disabled: boolean; consecutiveFailures: number | null }
   | { kind: 'duplicate' }
-  | { kind: 'endpoint_changed'; attemptStored: boolean };
+  | { kind: 'endpoint_changed' };
 
 /** The delivery as the observation leaves it. */
 function observed(obs: Observation, nowIso: string): DeliveryRecord {
@@ -482,7 +482,7 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException || conditionFailedAt(e, 0)) return { kind: 'duplicate' };
     // The endpoint moved, or another record's transaction was moving it: re-read it and apply again.
-    if (conditionFailedAt(e, 1) || conflictAt(e, 1)) return { kind: 'endpoint_changed', attemptStored: first === null };
+    if (conditionFailedAt(e, 1) || conflictAt(e, 1)) return { kind: 'endpoint_changed' };
     throw e;
   }
   return { kind: 'recorded', disabled: streak?.disables ?? false, consecutiveFailures: streak?.consecutiveFailures ?? null, delivery: next };
