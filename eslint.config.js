@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 /**
  * The layers of lambdas/, lowest first (docs/architecture.md#layers): a module
@@ -21,9 +22,17 @@ const layerZones = LAYERS.flatMap((rank, i) =>
           {
             patterns: [
               ...(forbidden.length
-                ? [{ group: forbidden.map((l) => `../${l}/*`), message: `lambdas/${layer} must not import a layer above it or beside it (docs/architecture.md#layers).` }]
+                ? [
+                    {
+                      group: forbidden.map((l) => `../${l}/*`),
+                      message: `lambdas/${layer} must not import a layer above it or beside it (docs/architecture.md#layers).`,
+                    },
+                  ]
                 : []),
-              { group: ['**/bin/**', '**/lib/**', '**/test/**', '**/bench/**'], message: 'Runtime code never imports the CDK app, the local stack, tests or the bench.' },
+              {
+                group: ['**/bin/**', '**/lib/**', '**/test/**', '**/bench/**'],
+                message: 'Runtime code never imports the CDK app, the local stack, tests or the bench.',
+              },
             ],
           },
         ],
@@ -64,7 +73,12 @@ export default tseslint.config(
   {
     // The admin CLI targets deployed tables too: it must not depend on the local stack.
     files: ['bin/admin.ts', 'bin/admin/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['./local/*', '**/bin/local/**'], message: 'The admin CLI must not import the local stack.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['./local/*', '**/bin/local/**'], message: 'The admin CLI must not import the local stack.' }] },
+      ],
+    },
   },
   {
     // The console is built for the browser: it shares the contract's types, never its code
@@ -76,8 +90,15 @@ export default tseslint.config(
         {
           patterns: [
             // Except the published numbers (limits.ts imports nothing), so the console states them from their one home.
-            { group: ['**/lambdas/contract/*', '!**/lambdas/contract/limits'], allowTypeImports: true, message: 'The console imports only types from the contract (values only from limits.ts).' },
-            { group: ['**/lambdas/*/**', '!**/lambdas/contract/*', '**/bin/**', '**/lib/**', '**/test/**', '**/bench/**', 'node:*'], message: 'The console runs in the browser: no server code.' },
+            {
+              group: ['**/lambdas/contract/*', '!**/lambdas/contract/limits'],
+              allowTypeImports: true,
+              message: 'The console imports only types from the contract (values only from limits.ts).',
+            },
+            {
+              group: ['**/lambdas/*/**', '!**/lambdas/contract/*', '**/bin/**', '**/lib/**', '**/test/**', '**/bench/**', 'node:*'],
+              message: 'The console runs in the browser: no server code.',
+            },
             { group: ['zod'], allowTypeImports: true, message: 'The console uses zod types only.' },
           ],
         },
@@ -88,4 +109,6 @@ export default tseslint.config(
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
+  // Layout is Prettier's (`npm run lint` runs `prettier --check`): no ESLint rule argues with it.
+  prettier,
 );
