@@ -142,7 +142,8 @@ function sum(consumed: unknown, isRead: boolean, byTarget: Record<string, number
   let wcu = 0;
   for (const c of list) {
     if (c.Table) byTarget.table = (byTarget.table ?? 0) + units(c.Table);
-    for (const [name, u] of Object.entries({ ...c.GlobalSecondaryIndexes, ...c.LocalSecondaryIndexes })) byTarget[name] = (byTarget[name] ?? 0) + units(u);
+    for (const [name, u] of Object.entries({ ...c.GlobalSecondaryIndexes, ...c.LocalSecondaryIndexes }))
+      byTarget[name] = (byTarget[name] ?? 0) + units(u);
     if (c.ReadCapacityUnits !== undefined || c.WriteCapacityUnits !== undefined) {
       rcu += c.ReadCapacityUnits ?? 0;
       wcu += c.WriteCapacityUnits ?? 0;
@@ -156,7 +157,8 @@ function sum(consumed: unknown, isRead: boolean, byTarget: Record<string, number
 export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
   let rows = new Map<string, CapacityRow>();
   type AnyHandler = (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>;
-  const middleware = (next: AnyHandler, context: { commandName?: string }): AnyHandler =>
+  const middleware =
+    (next: AnyHandler, context: { commandName?: string }): AnyHandler =>
     async (args) => {
       const command = context.commandName ?? 'Unknown';
       if (!SUPPORTED.has(command)) return next(args);
@@ -191,7 +193,9 @@ export function meterCapacity(doc: DynamoDBDocumentClient): CapacityMeter {
     },
     rows() {
       // Copies: a phase keeps its snapshot while the next phase (before its reset) adds to the live rows.
-      return [...rows.values()].map((r) => ({ ...r, byTarget: { ...r.byTarget } })).sort((a, b) => a.stage.localeCompare(b.stage) || a.operation.localeCompare(b.operation));
+      return [...rows.values()]
+        .map((r) => ({ ...r, byTarget: { ...r.byTarget } }))
+        .sort((a, b) => a.stage.localeCompare(b.stage) || a.operation.localeCompare(b.operation));
     },
     totals() {
       const all = [...rows.values()];

@@ -40,7 +40,10 @@ export const PLATFORM_LOG_LINES = [
 ] as const;
 
 /** Bytes CloudWatch Logs ingests for Lambda's own lines of one invocation (with the per-event overhead). */
-export const PLATFORM_LOG_BYTES_PER_INVOCATION = PLATFORM_LOG_LINES.reduce((n, line) => n + Buffer.byteLength(`${line}\n`) + LOG_EVENT_OVERHEAD_BYTES, 0);
+export const PLATFORM_LOG_BYTES_PER_INVOCATION = PLATFORM_LOG_LINES.reduce(
+  (n, line) => n + Buffer.byteLength(`${line}\n`) + LOG_EVENT_OVERHEAD_BYTES,
+  0,
+);
 
 /**
  * DynamoDB's own round trip the duration estimate assumes, ms: single-digit milliseconds for a
@@ -124,14 +127,22 @@ export function provisionedUnitPrice(unitHour: number, utilization: number): num
 }
 
 /** The cost of one phase's counts, per million deliveries. */
-export function costModel(counts: PhaseCounts, functions: Readonly<Record<string, FunctionSettings>>, assumption: ProvisionedAssumption): CostModel {
+export function costModel(
+  counts: PhaseCounts,
+  functions: Readonly<Record<string, FunctionSettings>>,
+  assumption: ProvisionedAssumption,
+): CostModel {
   const d = Math.max(1, counts.deliveries);
   const per = (n: number) => n / d;
   const { usage } = counts;
   const fns = Object.entries(usage.functions);
   const invocations = fns.reduce((n, [, f]) => n + f.invocations, 0);
   const measured = fns.map(([name, f]) => ({ name, ...durationCost(f.billedMs, settingsOf(functions, name)) }));
-  const estimated = fns.map(([name, f]) => ({ name, ms: estimatedAwsMs(f), ...durationCost(estimatedAwsMs(f), settingsOf(functions, name)) }));
+  const estimated = fns.map(([name, f]) => ({
+    name,
+    ms: estimatedAwsMs(f),
+    ...durationCost(estimatedAwsMs(f), settingsOf(functions, name)),
+  }));
   const sqs = usage.sqs;
   const sqsRequests = sqs.sendChunks + sqs.receiveRequests + sqs.deleteRequests + sqs.visibilityRequests;
   const loggedBytes = Object.values(usage.logs.bytes).reduce((n, b) => n + b, 0);
@@ -145,11 +156,20 @@ export function costModel(counts: PhaseCounts, functions: Readonly<Record<string
     perMillion: per(units) * usdPerUnit * MILLION,
     basis,
   });
-  const perInvocation = fns.map(([name, f]) => `${name} ${f.invocations}${f.records > 0 ? ` (${(f.records / Math.max(1, f.invocations)).toFixed(1)} records each)` : ''}`).join(', ');
+  const perInvocation = fns
+    .map(
+      ([name, f]) =>
+        `${name} ${f.invocations}${f.records > 0 ? ` (${(f.records / Math.max(1, f.invocations)).toFixed(1)} records each)` : ''}`,
+    )
+    .join(', ');
   const mean = (ms: number, invocations: number) => (ms / Math.max(1, invocations)).toFixed(1);
   const memory = (name: string) => `${settingsOf(functions, name).memoryMb} MB ${settingsOf(functions, name).architecture}`;
-  const measuredMs = fns.map(([name, f]) => `${name} ${mean(f.billedMs, f.invocations)} ms (${mean(f.dynamoBusyMs, f.invocations)} waiting on DynamoDB Local)`).join(', ');
-  const estimatedMs = estimated.map((e) => `${e.name} ${mean(e.ms, usage.functions[e.name]!.invocations)} ms × ${memory(e.name)}`).join(', ');
+  const measuredMs = fns
+    .map(([name, f]) => `${name} ${mean(f.billedMs, f.invocations)} ms (${mean(f.dynamoBusyMs, f.invocations)} waiting on DynamoDB Local)`)
+    .join(', ');
+  const estimatedMs = estimated
+    .map((e) => `${e.name} ${mean(e.ms, usage.functions[e.name]!.invocations)} ms × ${memory(e.name)}`)
+    .join(', ');
   const rows: CostRow[] = [
     row('DynamoDB writes (on-demand)', counts.wcu, 'WRU', PRICES.dynamoDb.writeRequestUnit, 'ConsumedCapacity, table and indexes'),
     row('DynamoDB reads (on-demand)', counts.rcu, 'RRU', PRICES.dynamoDb.readRequestUnit, 'ConsumedCapacity, table and indexes'),
@@ -176,7 +196,13 @@ export function costModel(counts: PhaseCounts, functions: Readonly<Record<string
       basis: `not in the total: ${measuredMs}`,
       inTotal: false,
     },
-    row('EventBridge events', usage.eventBridge.billedEvents, 'events', PRICES.eventBridgeEvent, `PutEvents entries in 64 KiB chunks (${usage.eventBridge.putEventsEntries} entries)`),
+    row(
+      'EventBridge events',
+      usage.eventBridge.billedEvents,
+      'events',
+      PRICES.eventBridgeEvent,
+      `PutEvents entries in 64 KiB chunks (${usage.eventBridge.putEventsEntries} entries)`,
+    ),
     {
       component: 'CloudWatch Logs ingestion',
       perDelivery: per(logBytes),
@@ -191,16 +217,28 @@ export function costModel(counts: PhaseCounts, functions: Readonly<Record<string
       PRICES.kmsRequest,
       `data-key Decrypt ${usage.kms.decrypt} + GenerateDataKey ${usage.kms.generate} in the phase: opened data keys are cached per container, so about one Decrypt per dispatcher container and data key`,
     ),
-    row('X-Ray traces', invocations * X_RAY_SAMPLED_FRACTION, 'traces', PRICES.xRayTrace, `${X_RAY_SAMPLED_FRACTION * 100} % of invocations (default sampling rule; estimate)`),
+    row(
+      'X-Ray traces',
+      invocations * X_RAY_SAMPLED_FRACTION,
+      'traces',
+      PRICES.xRayTrace,
+      `${X_RAY_SAMPLED_FRACTION * 100} % of invocations (default sampling rule; estimate)`,
+    ),
   ];
   const onDemandTotal = rows.filter((r) => r.inTotal !== false).reduce((n, r) => n + r.perMillion, 0);
   const dynamoOnDemand = rows[0]!.perMillion + rows[1]!.perMillion;
   const utilization = assumption.targetUtilizationPercent / 100;
-  const dynamoProvisioned = per(counts.wcu) * MILLION * provisionedUnitPrice(PRICES.dynamoDb.wcuHour, utilization) + per(counts.rcu) * MILLION * provisionedUnitPrice(PRICES.dynamoDb.rcuHour, utilization);
+  const dynamoProvisioned =
+    per(counts.wcu) * MILLION * provisionedUnitPrice(PRICES.dynamoDb.wcuHour, utilization) +
+    per(counts.rcu) * MILLION * provisionedUnitPrice(PRICES.dynamoDb.rcuHour, utilization);
   return {
     rows,
     onDemandTotal,
-    provisioned: { dynamoDb: dynamoProvisioned, total: onDemandTotal - dynamoOnDemand + dynamoProvisioned, targetUtilizationPercent: assumption.targetUtilizationPercent },
+    provisioned: {
+      dynamoDb: dynamoProvisioned,
+      total: onDemandTotal - dynamoOnDemand + dynamoProvisioned,
+      targetUtilizationPercent: assumption.targetUtilizationPercent,
+    },
   };
 }
 
@@ -209,7 +247,12 @@ export function costModel(counts: PhaseCounts, functions: Readonly<Record<string
  * about one receiver latency per invocation; per delivery that is latency × memory / records per
  * invocation (the bench's receiver answers at once).
  */
-export function receiverLatencyCost(latencyMs: number, counts: PhaseCounts, functions: Readonly<Record<string, FunctionSettings>>, dispatcher = 'dispatcher'): number {
+export function receiverLatencyCost(
+  latencyMs: number,
+  counts: PhaseCounts,
+  functions: Readonly<Record<string, FunctionSettings>>,
+  dispatcher = 'dispatcher',
+): number {
   const f = counts.usage.functions[dispatcher];
   if (!f || f.invocations === 0) return 0;
   const extra = durationCost(latencyMs * f.invocations, settingsOf(functions, dispatcher));

@@ -31,7 +31,6 @@ const HEALTHY_WORKSPACES = 3;
 /** The black hole's share of all deliveries. */
 const BLACK_HOLE_SHARE = 0.1;
 
-
 /** One run of the scenario, as the healthy workspaces saw it. */
 export interface FairnessRun {
   readonly healthyDeliveries: number;
@@ -95,7 +94,11 @@ async function workspaceWithEndpoints(stack: LocalStack, slug: string, url: stri
  * Runs the scenario on a running stack: `healthyRatePerSecond` deliveries/s spread over the healthy
  * workspaces for `seconds`, without and then with the black hole.
  */
-export async function fairnessScenario(stack: LocalStack, receiver: ReceiverProcess, options: { healthyRatePerSecond: number; seconds: number; lanes: FairnessResult['lanes'] }): Promise<FairnessResult> {
+export async function fairnessScenario(
+  stack: LocalStack,
+  receiver: ReceiverProcess,
+  options: { healthyRatePerSecond: number; seconds: number; lanes: FairnessResult['lanes'] },
+): Promise<FairnessResult> {
   const publisher = await loadHandler<Publisher>('publisher');
   const hole = await blackHole();
   try {
@@ -122,7 +125,11 @@ export async function fairnessScenario(stack: LocalStack, receiver: ReceiverProc
       const blackHoleCount = withBlackHole ? Math.max(1, Math.round(blackHoleEventsPerSecond * seconds)) : 0;
       const schedule = [
         ...Array.from({ length: healthyCount }, (_, i) => ({ at: i * healthyGap, workspace: healthy[i % healthy.length]!, healthy: true })),
-        ...Array.from({ length: blackHoleCount }, (_, i) => ({ at: (i + 0.5) * (1000 / blackHoleEventsPerSecond), workspace: blackHoleWorkspace, healthy: false })),
+        ...Array.from({ length: blackHoleCount }, (_, i) => ({
+          at: (i + 0.5) * (1000 / blackHoleEventsPerSecond),
+          workspace: blackHoleWorkspace,
+          healthy: false,
+        })),
       ].sort((a, b) => a.at - b.at);
       let blackHoleDeliveries = 0;
       const started = nowMs();
@@ -158,7 +165,13 @@ export async function fairnessScenario(stack: LocalStack, receiver: ReceiverProc
         healthyDeliveries: publishedAt.size,
         received: latencies.length,
         deliveredPerSecond: latencies.length / ((last - started) / 1000),
-        latencyMs: { p50: quantile(latencies, 0.5), p90: quantile(latencies, 0.9), p99: quantile(latencies, 0.99), max: quantile(latencies, 1), samples: latencies.length },
+        latencyMs: {
+          p50: quantile(latencies, 0.5),
+          p90: quantile(latencies, 0.9),
+          p99: quantile(latencies, 0.99),
+          max: quantile(latencies, 1),
+          samples: latencies.length,
+        },
         blackHoleDeliveries,
       };
     };

@@ -73,7 +73,11 @@ export function serviceFunctionBuildOptions(entry: string, outfile: string, proj
 }
 
 /** Runs `node -e script` in `cwd`; wall ms and stdout. */
-function runNode(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string; stderr: string; code: number | null }> {
+function runNode(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve, reject) => {
     const started = nowMs();
     const child = spawn(process.execPath, ['-e', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -127,7 +131,8 @@ export async function measureLambdas(options: {
     .filter((n) => !options.only || options.only.includes(n))
     .sort();
 
-  const built: { name: string; dir: string; bytes: number; gzipBytes: number; mapBytes: number; largest: string; error: string | null }[] = [];
+  const built: { name: string; dir: string; bytes: number; gzipBytes: number; mapBytes: number; largest: string; error: string | null }[] =
+    [];
   for (const name of names) {
     const outDirOf = join(options.outDir, name);
     const outfile = join(outDirOf, 'index.js');
@@ -145,7 +150,15 @@ export async function measureLambdas(options: {
         error: null,
       });
     } catch (e) {
-      built.push({ name, dir: outDirOf, bytes: 0, gzipBytes: 0, mapBytes: 0, largest: '', error: `bundle failed: ${(e as Error).message.split('\n')[0]}` });
+      built.push({
+        name,
+        dir: outDirOf,
+        bytes: 0,
+        gzipBytes: 0,
+        mapBytes: 0,
+        largest: '',
+        error: `bundle failed: ${(e as Error).message.split('\n')[0]}`,
+      });
     }
   }
   options.log(`bundled ${built.length} functions; timing ${options.runs} cold loads each…`);

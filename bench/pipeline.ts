@@ -26,13 +26,19 @@ export function setPayloadBytes(bytes: number): void {
 
 /** The payload of event `i` (the catalogue requires `orderId`), padded by a `notes` field to the run's payload size. */
 export function payloadOf(i: number): Record<string, string> {
-  const base = { orderId: `ord_${String(i).padStart(8, '0')}`, carrier: 'DHL', trackingNumber: `JD0146000033${String(i).padStart(8, '0')}` };
+  const base = {
+    orderId: `ord_${String(i).padStart(8, '0')}`,
+    carrier: 'DHL',
+    trackingNumber: `JD0146000033${String(i).padStart(8, '0')}`,
+  };
   const room = payloadBytes - Buffer.byteLength(JSON.stringify({ ...base, notes: '' }));
   return room > 0 ? { ...base, notes: 'x'.repeat(room) } : base;
 }
 
 /** The publisher's Lambda handler, as the bench calls it. */
-export type Publisher = (e: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>) => Promise<{ deliveryIds: string[]; queued?: boolean }>;
+export type Publisher = (
+  e: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>,
+) => Promise<{ deliveryIds: string[]; queued?: boolean }>;
 
 /** Event `i` of the bench for `workspace`, as EventBridge hands it to the publisher (a fresh event id). */
 export function busEvent(workspace: string, i: number): EventBridgeEvent<string, { workspace: string; payload: unknown }> {
@@ -59,7 +65,13 @@ export interface Percentiles {
 }
 
 function percentiles(values: readonly number[]): Percentiles {
-  return { p50: quantile(values, 0.5), p90: quantile(values, 0.9), p99: quantile(values, 0.99), max: quantile(values, 1), samples: values.length };
+  return {
+    p50: quantile(values, 0.5),
+    p90: quantile(values, 0.9),
+    p99: quantile(values, 0.99),
+    max: quantile(values, 1),
+    samples: values.length,
+  };
 }
 
 /** What one measured phase observed. */
@@ -140,7 +152,11 @@ export class PipelineDriver {
 
   /** Waits until the delivery queue is empty (every message dispatched, recorded and deleted). */
   private async drain(deadline: number): Promise<boolean> {
-    while (this.stack.queues.deliveries.depth > 0 || this.stack.queues.slowDeliveries.depth > 0 || this.stack.queues.deadLetters.depth > 0) {
+    while (
+      this.stack.queues.deliveries.depth > 0 ||
+      this.stack.queues.slowDeliveries.depth > 0 ||
+      this.stack.queues.deadLetters.depth > 0
+    ) {
       if (nowMs() > deadline) return false;
       await sleep(2);
     }
@@ -166,7 +182,13 @@ export class PipelineDriver {
    * (throughput) or open-loop at `ratePerSecond` (latency), then waits until
    * every delivery is recorded. Capacity is counted over exactly this window.
    */
-  async phase(options: { events: number; concurrency?: number; ratePerSecond?: number; timeoutMs: number; firstIndex: number }): Promise<PhaseResult> {
+  async phase(options: {
+    events: number;
+    concurrency?: number;
+    ratePerSecond?: number;
+    timeoutMs: number;
+    firstIndex: number;
+  }): Promise<PhaseResult> {
     await this.receiver.reset();
     this.pipelineErrors.length = 0;
     const publishedAt = new Map<string, { at: number; returned: number }>();
@@ -261,7 +283,8 @@ export interface CallMixResult {
 }
 
 /** The calls {@link dynamoDbCallMixRate} makes per event, as the bench prints them. */
-export const CALL_MIX = 'Query subscriptions, PutItem summary, strong Query of the delivery, UpdateItem state (with the first attempt), GetItem endpoint once per 25';
+export const CALL_MIX =
+  'Query subscriptions, PutItem summary, strong Query of the delivery, UpdateItem state (with the first attempt), GetItem endpoint once per 25';
 
 /**
  * A second ceiling: the DynamoDB calls a first-try delivery makes (see {@link CALL_MIX}: the
@@ -274,7 +297,12 @@ export const CALL_MIX = 'Query subscriptions, PutItem summary, strong Query of t
 export async function dynamoDbCallMixRate(stack: LocalStack, events: number, concurrency: number): Promise<CallMixResult> {
   const { doc, tableName } = stack.table;
   const filler = 'x'.repeat(1024);
-  await doc.send(new PutCommand({ TableName: tableName, Item: { pk: 'BENCH#ws', sk: 'WEBHOOK#1', enabled: true, eventTypes: [EVENT_TYPE], filler: filler.slice(0, 600) } }));
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { pk: 'BENCH#ws', sk: 'WEBHOOK#1', enabled: true, eventTypes: [EVENT_TYPE], filler: filler.slice(0, 600) },
+    }),
+  );
   await doc.send(new PutCommand({ TableName: tableName, Item: { pk: 'BENCH#ws', sk: `SUB#${EVENT_TYPE}#1` } }));
   let next = 0;
   let calls = 0;
@@ -290,20 +318,50 @@ export async function dynamoDbCallMixRate(stack: LocalStack, events: number, con
       const pk = `BENCH#d${i}`;
       // Publisher: the subscriptions of the type, then the summary (with the payload) put if absent, with its gsi2 and log keys.
       await call(() =>
-        doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': 'BENCH#ws', ':p': `SUB#${EVENT_TYPE}#` } })),
+        doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+            ExpressionAttributeValues: { ':pk': 'BENCH#ws', ':p': `SUB#${EVENT_TYPE}#` },
+          }),
+        ),
       );
       await call(() =>
         doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: { pk, sk: 'META', status: 'pending', payload: filler, gsi2pk: `BENCH#ep#${i % 8}`, gsi2sk: pk, logpk: `BENCH#log#${i % 16}`, logsk: pk, eventType: EVENT_TYPE },
+            Item: {
+              pk,
+              sk: 'META',
+              status: 'pending',
+              payload: filler,
+              gsi2pk: `BENCH#ep#${i % 8}`,
+              gsi2sk: pk,
+              logpk: `BENCH#log#${i % 16}`,
+              logsk: pk,
+              eventType: EVENT_TYPE,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         ),
       );
       // Dispatcher: the delivery's partition, the endpoint once per batch, the state with the first attempt in it.
-      await call(() => doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ScanIndexForward: false, Limit: 3, ConsistentRead: true })));
-      if (i % 25 === 0) await call(() => doc.send(new GetCommand({ TableName: tableName, Key: { pk: 'BENCH#ws', sk: 'WEBHOOK#1' }, ConsistentRead: true })));
+      await call(() =>
+        doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': pk },
+            ScanIndexForward: false,
+            Limit: 3,
+            ConsistentRead: true,
+          }),
+        ),
+      );
+      if (i % 25 === 0)
+        await call(() =>
+          doc.send(new GetCommand({ TableName: tableName, Key: { pk: 'BENCH#ws', sk: 'WEBHOOK#1' }, ConsistentRead: true })),
+        );
       await call(() =>
         doc.send(
           new UpdateCommand({
@@ -312,7 +370,13 @@ export async function dynamoDbCallMixRate(stack: LocalStack, events: number, con
             UpdateExpression: 'SET #status = :status, attempts = :one, evidenceCount = :one, firstAttempt = :attempt',
             ConditionExpression: 'attribute_not_exists(pk) OR (evidenceCount = :zero AND #status = :pending)',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': 'delivered', ':one': 1, ':zero': 0, ':pending': 'pending', ':attempt': { ordinal: 1, outcome: 'delivered', responseStatus: 200 } },
+            ExpressionAttributeValues: {
+              ':status': 'delivered',
+              ':one': 1,
+              ':zero': 0,
+              ':pending': 'pending',
+              ':attempt': { ordinal: 1, outcome: 'delivered', responseStatus: 200 },
+            },
           }),
         ),
       );
@@ -320,5 +384,12 @@ export async function dynamoDbCallMixRate(stack: LocalStack, events: number, con
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (nowMs() - started) / 1000;
-  return { events, concurrency, seconds, eventsPerSecond: events / seconds, callsPerSecond: calls / seconds, callsPerEvent: calls / events };
+  return {
+    events,
+    concurrency,
+    seconds,
+    eventsPerSecond: events / seconds,
+    callsPerSecond: calls / seconds,
+    callsPerEvent: calls / events,
+  };
 }

@@ -24,7 +24,16 @@ import { measureLambdas, type LambdaFigures } from './lambdas';
 import { DISPATCHER_CONSUMER, dispatcherConsumer } from '../lambdas/queue/delivery-queue';
 import { MAX_CONNECTIONS_PER_TARGET } from '../lambdas/pipeline/http-sender';
 import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
-import { CALL_MIX, dynamoDbCallMixRate, EVENT_TYPE, payloadOf, PipelineDriver, setPayloadBytes, type CallMixResult, type PhaseResult } from './pipeline';
+import {
+  CALL_MIX,
+  dynamoDbCallMixRate,
+  EVENT_TYPE,
+  payloadOf,
+  PipelineDriver,
+  setPayloadBytes,
+  type CallMixResult,
+  type PhaseResult,
+} from './pipeline';
 import { rawPostRate, type RawResult } from './raw';
 import { startReceiverProcess, type ReceiverProcess } from './receiver-process';
 import { round, table } from './stats';
@@ -95,7 +104,7 @@ function parseCommandLine() {
     fairnessOnly: values['fairness-only'] ?? false,
     skipFairness: values['skip-fairness'] ?? false,
     oneLane: values['one-lane'] ?? false,
-    fairnessRate: positiveInt(values["fairness-rate"], 15, '--fairness-rate'),
+    fairnessRate: positiveInt(values['fairness-rate'], 15, '--fairness-rate'),
     fairnessSeconds: positiveInt(values['fairness-seconds'], 30, '--fairness-seconds'),
     skipPipeline: values['skip-pipeline'] ?? false,
     events: positiveInt(values.events, 2000, '--events'),
@@ -106,7 +115,9 @@ function parseCommandLine() {
     initRuns: positiveInt(values['init-runs'], 3, '--init-runs'),
     payloadBytes: positiveInt(values['payload-bytes'], 1024, '--payload-bytes'),
     dispatcherBatchSize: positiveInt(values['dispatcher-batch-size'], DISPATCHER_CONSUMER.batchSize, '--dispatcher-batch-size'),
-    sweepPayloadBytes: values['skip-sweep'] ? [] : (values['sweep-payload-bytes'] ?? '1024,16384,65536').split(',').map((v) => positiveInt(v.trim(), 1024, '--sweep-payload-bytes')),
+    sweepPayloadBytes: values['skip-sweep']
+      ? []
+      : (values['sweep-payload-bytes'] ?? '1024,16384,65536').split(',').map((v) => positiveInt(v.trim(), 1024, '--sweep-payload-bytes')),
     sweepEvents: positiveInt(values['sweep-events'], 200, '--sweep-events'),
   };
 }
@@ -233,13 +244,25 @@ async function runPipeline(): Promise<PipelineFigures> {
   const phases = args.fairnessOnly ? undefined : await measuredPhases(stack, receiver, meter, pipelineErrors, errorSamples);
   let fairness: FairnessResult | undefined;
   if (!args.skipFairness) {
-    log(`fairness: ${args.fairnessRate} healthy deliveries/s for ${args.fairnessSeconds} s, alone and with a black-hole workspace (${args.oneLane ? 'one lane' : 'slow lane'})…`);
-    fairness = await fairnessScenario(stack, receiver, { healthyRatePerSecond: args.fairnessRate, seconds: args.fairnessSeconds, lanes: args.oneLane ? 'one lane' : 'slow lane' });
+    log(
+      `fairness: ${args.fairnessRate} healthy deliveries/s for ${args.fairnessSeconds} s, alone and with a black-hole workspace (${args.oneLane ? 'one lane' : 'slow lane'})…`,
+    );
+    fairness = await fairnessScenario(stack, receiver, {
+      healthyRatePerSecond: args.fairnessRate,
+      seconds: args.fairnessSeconds,
+      lanes: args.oneLane ? 'one lane' : 'slow lane',
+    });
   }
   return { phases, fairness };
 }
 
-async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, meter: ReturnType<typeof meterCapacity>, pipelineErrors: string[], errorSamples: string[]): Promise<PhaseFigures> {
+async function measuredPhases(
+  stack: LocalStack,
+  receiver: ReceiverProcess,
+  meter: ReturnType<typeof meterCapacity>,
+  pipelineErrors: string[],
+  errorSamples: string[],
+): Promise<PhaseFigures> {
   const driver = new PipelineDriver(stack, receiver, meter, pipelineErrors, usage);
   await driver.createEndpoint();
 
@@ -253,7 +276,12 @@ async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, mete
   const rawSenderConnections = await rawPostRate({ ...rawOptions, connections: SENDER_CONNECTIONS });
 
   log(`throughput: ${EVENTS} events, ${PUBLISH_CONCURRENCY} concurrent publishers…`);
-  const throughput = await driver.phase({ events: EVENTS, concurrency: PUBLISH_CONCURRENCY, timeoutMs: 120_000 + EVENTS * 200, firstIndex: WARMUP });
+  const throughput = await driver.phase({
+    events: EVENTS,
+    concurrency: PUBLISH_CONCURRENCY,
+    timeoutMs: 120_000 + EVENTS * 200,
+    firstIndex: WARMUP,
+  });
   if (throughput.timedOut) log('throughput run timed out before the queue drained');
 
   const mixEvents = Math.min(EVENTS, 600);
@@ -262,13 +290,23 @@ async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, mete
 
   const ratePerSecond = LATENCY_RATE ?? Math.max(10, Math.round(throughput.deliveredPerSecond / 2));
   log(`latency: ${LATENCY_EVENTS} events paced at ${ratePerSecond}/s…`);
-  const latency = await driver.phase({ events: LATENCY_EVENTS, ratePerSecond, timeoutMs: 120_000 + (LATENCY_EVENTS / ratePerSecond) * 1000, firstIndex: WARMUP + EVENTS });
+  const latency = await driver.phase({
+    events: LATENCY_EVENTS,
+    ratePerSecond,
+    timeoutMs: 120_000 + (LATENCY_EVENTS / ratePerSecond) * 1000,
+    firstIndex: WARMUP + EVENTS,
+  });
 
   // The same paced run with the other batching rule: batches of 10 or less leave at once, over 10 wait up to 1 s.
   const otherBatchSize = args.dispatcherBatchSize > 10 ? 10 : DISPATCHER_CONSUMER.batchSize;
   log(`latency: ${LATENCY_EVENTS} events paced at ${ratePerSecond}/s, dispatcher batches of ${otherBatchSize}…`);
   stack.queues.deliveries.reconfigure(dispatcherConsumer(otherBatchSize, DISPATCHER_CONSUMER.maxConcurrency));
-  const otherLatency = await driver.phase({ events: LATENCY_EVENTS, ratePerSecond, timeoutMs: 120_000 + (LATENCY_EVENTS / ratePerSecond) * 1000, firstIndex: WARMUP + EVENTS + LATENCY_EVENTS });
+  const otherLatency = await driver.phase({
+    events: LATENCY_EVENTS,
+    ratePerSecond,
+    timeoutMs: 120_000 + (LATENCY_EVENTS / ratePerSecond) * 1000,
+    firstIndex: WARMUP + EVENTS + LATENCY_EVENTS,
+  });
   stack.queues.deliveries.reconfigure(dispatcherConsumer(args.dispatcherBatchSize, DISPATCHER_CONSUMER.maxConcurrency));
 
   // Issue 9 item 2: the units per delivery at each payload size, the same closed loop with fewer events.
@@ -277,7 +315,14 @@ async function measuredPhases(stack: LocalStack, receiver: ReceiverProcess, mete
   for (const bytes of args.sweepPayloadBytes) {
     setPayloadBytes(bytes);
     log(`payload sweep: ${args.sweepEvents} events of ${bytes} bytes…`);
-    sweep.push(await driver.phase({ events: args.sweepEvents, concurrency: PUBLISH_CONCURRENCY, timeoutMs: 120_000 + args.sweepEvents * 200, firstIndex: next }));
+    sweep.push(
+      await driver.phase({
+        events: args.sweepEvents,
+        concurrency: PUBLISH_CONCURRENCY,
+        timeoutMs: 120_000 + args.sweepEvents * 200,
+        firstIndex: next,
+      }),
+    );
     next += args.sweepEvents;
   }
   setPayloadBytes(args.payloadBytes);
@@ -318,7 +363,9 @@ function printFairness(r: FairnessResult): void {
       [false, true, true, true, true, true, true],
     ),
   );
-  console.log(`throughput kept: ${f1(r.throughputRatio * 100)} % (goal ≥ 80 %); p99 with the black hole ${f1(r.withBlackHole.latencyMs.p99)} ms (goal < 2000 ms): ${r.meetsGoal ? 'MEETS the goal' : 'MISSES the goal'}`);
+  console.log(
+    `throughput kept: ${f1(r.throughputRatio * 100)} % (goal ≥ 80 %); p99 with the black hole ${f1(r.withBlackHole.latencyMs.p99)} ms (goal < 2000 ms): ${r.meetsGoal ? 'MEETS the goal' : 'MISSES the goal'}`,
+  );
   console.log(fairnessNote(r));
 }
 
@@ -339,18 +386,33 @@ function printPipeline(p: PhaseFigures): void {
     table(
       ['measure', 'value', 'unit', 'detail'],
       [
-        ['pipeline: publish → dispatch → record', f1(t.deliveredPerSecond), 'deliveries/s', `${t.firstTryDelivered} first-try delivered in ${f2(t.seconds)} s (first publish → last record)`],
+        [
+          'pipeline: publish → dispatch → record',
+          f1(t.deliveredPerSecond),
+          'deliveries/s',
+          `${t.firstTryDelivered} first-try delivered in ${f2(t.seconds)} s (first publish → last record)`,
+        ],
         rawRow(p.raw, 'raw POST, 1 process'),
         rawRow(p.rawSenderConnections, "raw POST, 1 process, dispatcher's pool size"),
         ['ratio pipeline / ceiling', f1(ratio * 100), '%', ''],
-        ['publish only (same run)', f1(t.publishedPerSecond), 'events/s', `all ${t.events} publisher calls returned after ${f2(t.publishSeconds)} s`],
+        [
+          'publish only (same run)',
+          f1(t.publishedPerSecond),
+          'events/s',
+          `all ${t.events} publisher calls returned after ${f2(t.publishSeconds)} s`,
+        ],
         [
           "DynamoDB Local alone, the pipeline's calls",
           f1(m.eventsPerSecond),
           'events/s',
           `${f2(m.callsPerEvent)} calls/event (${CALL_MIX}) = ${f1(m.callsPerSecond)} calls/s, ${m.concurrency} concurrent, ${m.events} events`,
         ],
-        ['ratio pipeline / DynamoDB Local alone', f1((t.deliveredPerSecond / m.eventsPerSecond) * 100), '%', 'how close the pipeline gets to the emulator\'s own limit for its calls'],
+        [
+          'ratio pipeline / DynamoDB Local alone',
+          f1((t.deliveredPerSecond / m.eventsPerSecond) * 100),
+          '%',
+          "how close the pipeline gets to the emulator's own limit for its calls",
+        ],
       ],
       [false, true, false, false],
     ),
@@ -389,7 +451,16 @@ function printPipeline(p: PhaseFigures): void {
           pct(r.publishCallMs),
           pct(r.queueToReceiptMs),
         ]),
-        [`throughput run (saturated: includes backlog)`, t.latencyMs.samples, f1(t.latencyMs.p50), f1(t.latencyMs.p90), f1(t.latencyMs.p99), f1(t.latencyMs.max), pct(t.publishCallMs), pct(t.queueToReceiptMs)],
+        [
+          `throughput run (saturated: includes backlog)`,
+          t.latencyMs.samples,
+          f1(t.latencyMs.p50),
+          f1(t.latencyMs.p90),
+          f1(t.latencyMs.p99),
+          f1(t.latencyMs.max),
+          pct(t.publishCallMs),
+          pct(t.queueToReceiptMs),
+        ],
       ],
       [false, true, true, true, true, true, true, true],
     ),
@@ -397,10 +468,15 @@ function printPipeline(p: PhaseFigures): void {
   console.log(
     '"then → receipt" = publisher returned → receipt: the queue wait, including the batching window (over 10 per batch, a batch leaves when it is full or the oldest has waited 1 s; at 10 or less at once: the stage setting dispatcherBatchSize), then the dispatcher\'s two reads, signing and the POST.',
   );
-  if (l.notFirstTry > 0 || l.pipelineErrors > 0 || l.timedOut) console.log(`latency run checks: not first-try ${l.notFirstTry}, pipeline errors ${l.pipelineErrors}${l.timedOut ? ', TIMED OUT' : ''}`);
+  if (l.notFirstTry > 0 || l.pipelineErrors > 0 || l.timedOut)
+    console.log(
+      `latency run checks: not first-try ${l.notFirstTry}, pipeline errors ${l.pipelineErrors}${l.timedOut ? ', TIMED OUT' : ''}`,
+    );
 
   const per = Math.max(1, t.firstTryDelivered);
-  console.log(`\n== DynamoDB capacity per first-try delivered event (DynamoDB Local's ConsumedCapacity, throughput run, ${t.firstTryDelivered} events) ==`);
+  console.log(
+    `\n== DynamoDB capacity per first-try delivered event (DynamoDB Local's ConsumedCapacity, throughput run, ${t.firstTryDelivered} events) ==`,
+  );
   console.log(
     table(
       ['stage', 'operation', 'calls/event', 'RCU/event', 'WCU/event', 'table / index split per event', 'mean call ms'],
@@ -421,7 +497,8 @@ function printPipeline(p: PhaseFigures): void {
       [false, false, true, true, true, false, true],
     ),
   );
-  const stageTotals = (stage: string) => t.capacity.rows.filter((r) => r.stage === stage).reduce((a, r) => ({ rcu: a.rcu + r.rcu, wcu: a.wcu + r.wcu }), { rcu: 0, wcu: 0 });
+  const stageTotals = (stage: string) =>
+    t.capacity.rows.filter((r) => r.stage === stage).reduce((a, r) => ({ rcu: a.rcu + r.rcu, wcu: a.wcu + r.wcu }), { rcu: 0, wcu: 0 });
   for (const stage of ['publisher', 'dispatcher']) {
     const s = stageTotals(stage);
     console.log(`  ${stage}: ${f2(s.rcu / per)} RCU + ${f2(s.wcu / per)} WCU per event`);
@@ -431,7 +508,12 @@ function printPipeline(p: PhaseFigures): void {
 }
 
 /** What the cost model takes from a phase. */
-const countsOf = (r: PhaseResult): PhaseCounts => ({ deliveries: r.firstTryDelivered, rcu: r.capacity.totals.rcu, wcu: r.capacity.totals.wcu, usage: r.usage });
+const countsOf = (r: PhaseResult): PhaseCounts => ({
+  deliveries: r.firstTryDelivered,
+  rcu: r.capacity.totals.rcu,
+  wcu: r.capacity.totals.wcu,
+  usage: r.usage,
+});
 
 const PROVISIONED = { targetUtilizationPercent: TABLE_TARGET_UTILIZATION_PERCENT };
 /** Issue 9 item 8's targets, USD per million first-try deliveries at 1 KiB. */
@@ -450,7 +532,13 @@ function printCost(p: PhaseFigures, functions: Record<string, FunctionSettings>)
       ['component', 'per delivery', 'unit', '$ per million', 'counted from'],
       [
         ...model.rows.map((r) => [r.component, units(r.perDelivery), r.unit, usd(r.perMillion), r.basis]),
-        ['total, on-demand table', '', '', usd(model.onDemandTotal), `target ≤ $${COST_TARGETS.onDemand}: ${model.onDemandTotal <= COST_TARGETS.onDemand ? 'MEETS' : 'MISSES'}`],
+        [
+          'total, on-demand table',
+          '',
+          '',
+          usd(model.onDemandTotal),
+          `target ≤ $${COST_TARGETS.onDemand}: ${model.onDemandTotal <= COST_TARGETS.onDemand ? 'MEETS' : 'MISSES'}`,
+        ],
         [
           `DynamoDB provisioned at ${model.provisioned.targetUtilizationPercent} % utilisation`,
           '',
@@ -458,7 +546,13 @@ function printCost(p: PhaseFigures, functions: Record<string, FunctionSettings>)
           usd(model.provisioned.dynamoDb),
           'the same units at the WCU-hour and RCU-hour prices, divided by the utilisation auto scaling targets (lib/constructs/table.ts)',
         ],
-        ['total, provisioned table', '', '', usd(model.provisioned.total), `target ≤ $${COST_TARGETS.provisioned}: ${model.provisioned.total <= COST_TARGETS.provisioned ? 'MEETS' : 'MISSES'}`],
+        [
+          'total, provisioned table',
+          '',
+          '',
+          usd(model.provisioned.total),
+          `target ≤ $${COST_TARGETS.provisioned}: ${model.provisioned.total <= COST_TARGETS.provisioned ? 'MEETS' : 'MISSES'}`,
+        ],
       ],
       [false, true, false, true, false],
     ),
@@ -483,7 +577,9 @@ function printSweep(p: PhaseFigures, functions: Record<string, FunctionSettings>
   const sweep = p.sweep;
   if (sweep.length === 0) return;
   const per = (r: PhaseResult, n: number) => n / Math.max(1, r.firstTryDelivered);
-  console.log(`\n== DynamoDB units per first-try delivery by payload size (sweep: ${sweep.map((r) => r.events).join('/')} events, ${PUBLISH_CONCURRENCY} concurrent publishers) ==`);
+  console.log(
+    `\n== DynamoDB units per first-try delivery by payload size (sweep: ${sweep.map((r) => r.events).join('/')} events, ${PUBLISH_CONCURRENCY} concurrent publishers) ==`,
+  );
   const keys = [...new Set(sweep.flatMap((r) => r.capacity.rows.map((row) => `${row.stage}|${row.operation}`)))].sort();
   const cell = (r: PhaseResult, key: string) => {
     const row = r.capacity.rows.find((x) => `${x.stage}|${x.operation}` === key);
@@ -496,8 +592,16 @@ function printSweep(p: PhaseFigures, functions: Record<string, FunctionSettings>
         ...keys.map((key) => [...key.split('|'), ...sweep.map((r) => cell(r, key))]),
         ['total', '', ...sweep.map((r) => `${f2(per(r, r.capacity.totals.rcu))} / ${f2(per(r, r.capacity.totals.wcu))}`)],
         ['$ per million, on-demand table', '', ...sweep.map((r) => usd(costModel(countsOf(r), functions, PROVISIONED).onDemandTotal))],
-        ['$ per million, provisioned table', '', ...sweep.map((r) => usd(costModel(countsOf(r), functions, PROVISIONED).provisioned.total))],
-        ['checks: not first-try / duplicates / errors', '', ...sweep.map((r) => `${r.notFirstTry} / ${r.receiverDuplicates} / ${r.pipelineErrors + r.publishErrors}`)],
+        [
+          '$ per million, provisioned table',
+          '',
+          ...sweep.map((r) => usd(costModel(countsOf(r), functions, PROVISIONED).provisioned.total)),
+        ],
+        [
+          'checks: not first-try / duplicates / errors',
+          '',
+          ...sweep.map((r) => `${r.notFirstTry} / ${r.receiverDuplicates} / ${r.pipelineErrors + r.publishErrors}`),
+        ],
       ],
       [false, false, ...sweep.map(() => true)],
     ),
@@ -505,7 +609,10 @@ function printSweep(p: PhaseFigures, functions: Record<string, FunctionSettings>
   const first = sweep[0]!;
   const last = sweep[sweep.length - 1]!;
   if (first === last) return;
-  const grew = { rcu: per(last, last.capacity.totals.rcu) - per(first, first.capacity.totals.rcu), wcu: per(last, last.capacity.totals.wcu) - per(first, first.capacity.totals.wcu) };
+  const grew = {
+    rcu: per(last, last.capacity.totals.rcu) - per(first, first.capacity.totals.rcu),
+    wcu: per(last, last.capacity.totals.wcu) - per(first, first.capacity.totals.wcu),
+  };
   const own = payloadOwnUnits(last.payloadBytes);
   const within = grew.wcu + grew.rcu <= own.wcu + own.rcu;
   console.log(
@@ -570,7 +677,11 @@ async function main(): Promise<number> {
   }
 
   console.log(`\nWebhook delivery benchmark, ${startedAt.toISOString()}`);
-  console.log(`Node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), load average before ${env.loadAverageBefore.join(' / ')}, after ${loadavg().map((n) => n.toFixed(2)).join(' / ')}; commit ${env.commit}`);
+  console.log(
+    `Node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), load average before ${env.loadAverageBefore.join(' / ')}, after ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' / ')}; commit ${env.commit}`,
+  );
   if (pipeline) {
     console.log(
       `Setup: local stack in this process (DynamoDB Local in-memory, in-process queue with SQS semantics: batch ${args.dispatcherBatchSize}, window ${dispatcherConsumer(args.dispatcherBatchSize, 4).maxBatchingWindowSeconds} s, 4 batches in flight; the real publisher and dispatcher handlers); ` +
@@ -580,7 +691,13 @@ async function main(): Promise<number> {
       printPipeline(pipeline.phases);
       try {
         functionSettings = pipelineFunctionSettings(args.dispatcherBatchSize);
-        costs = { throughput: printCost(pipeline.phases, functionSettings), sweep: pipeline.phases.sweep.map((r) => ({ payloadBytes: r.payloadBytes, model: costModel(countsOf(r), functionSettings!, PROVISIONED) })) };
+        costs = {
+          throughput: printCost(pipeline.phases, functionSettings),
+          sweep: pipeline.phases.sweep.map((r) => ({
+            payloadBytes: r.payloadBytes,
+            model: costModel(countsOf(r), functionSettings!, PROVISIONED),
+          })),
+        };
         printSweep(pipeline.phases, functionSettings);
       } catch (e) {
         console.log(`\ncost model: could not read the functions' deployed settings from the CDK constructs: ${(e as Error).message}`);
@@ -597,7 +714,14 @@ async function main(): Promise<number> {
       {
         startedAt: startedAt.toISOString(),
         environment: { ...env, loadAverageAfter: loadavg().map((n) => round(n, 2)) },
-        options: { events: EVENTS, warmup: WARMUP, publishConcurrency: PUBLISH_CONCURRENCY, latencyEvents: LATENCY_EVENTS, initRuns: INIT_RUNS, payloadBytes: args.payloadBytes },
+        options: {
+          events: EVENTS,
+          warmup: WARMUP,
+          publishConcurrency: PUBLISH_CONCURRENCY,
+          latencyEvents: LATENCY_EVENTS,
+          initRuns: INIT_RUNS,
+          payloadBytes: args.payloadBytes,
+        },
         fairness: pipeline?.fairness ?? null,
         pipeline: pipeline?.phases
           ? {
@@ -624,7 +748,9 @@ async function main(): Promise<number> {
   );
   console.log(`\nwrote ${RESULTS_FILE}`);
   const t = pipeline?.phases?.throughput;
-  const failed = [...(t ? [t] : []), ...(pipeline?.phases?.sweep ?? [])].some((r) => r.timedOut || r.notFirstTry > 0 || r.publishErrors > 0 || r.receiverDuplicates > 0);
+  const failed = [...(t ? [t] : []), ...(pipeline?.phases?.sweep ?? [])].some(
+    (r) => r.timedOut || r.notFirstTry > 0 || r.publishErrors > 0 || r.receiverDuplicates > 0,
+  );
   return failed ? 1 : 0;
 }
 

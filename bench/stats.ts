@@ -28,11 +28,18 @@ export function round(value: number, digits = 1): number {
 }
 
 /** A fixed-width text table. */
-export function table(headers: readonly string[], rows: readonly (readonly (string | number)[])[], alignRight: readonly boolean[] = []): string {
+export function table(
+  headers: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+  alignRight: readonly boolean[] = [],
+): string {
   const cells = [headers, ...rows].map((r) => r.map((c) => String(c)));
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   const line = (r: readonly string[]) =>
-    r.map((c, i) => (alignRight[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    r
+      .map((c, i) => (alignRight[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 

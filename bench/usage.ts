@@ -116,7 +116,17 @@ export interface UsageSnapshot {
   readonly kms: { decrypt: number; generate: number };
 }
 
-const emptyFunction = (): FunctionUsage => ({ invocations: 0, totalMs: 0, billedMs: 0, records: 0, dynamoBusyMs: 0, dynamoReads: 0, dynamoWrites: 0, dynamoCallMs: 0, sqsSends: 0 });
+const emptyFunction = (): FunctionUsage => ({
+  invocations: 0,
+  totalMs: 0,
+  billedMs: 0,
+  records: 0,
+  dynamoBusyMs: 0,
+  dynamoReads: 0,
+  dynamoWrites: 0,
+  dynamoCallMs: 0,
+  sqsSends: 0,
+});
 
 function emptySnapshot(): UsageSnapshot {
   return {
@@ -176,7 +186,10 @@ export class UsageMeter {
   }
 
   /** The local stack's `instrument`: counting adapters and consumers. */
-  instrument(): { adapters: (own: AdapterFactories) => AdapterFactories; consumer: (name: string, consume: BatchConsumer) => BatchConsumer } {
+  instrument(): {
+    adapters: (own: AdapterFactories) => AdapterFactories;
+    consumer: (name: string, consume: BatchConsumer) => BatchConsumer;
+  } {
     return {
       adapters: (own) => ({
         ...own,
@@ -247,7 +260,7 @@ export class UsageMeter {
     const originals = streams.map((s) => s.write.bind(s));
     streams.forEach((stream, i) => {
       const original = originals[i]!;
-      stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      stream.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
         const pass = () => (original as (...a: unknown[]) => boolean)(chunk, ...rest);
         const swallow = () => {
           rest.find((r): r is () => void => typeof r === 'function')?.();
@@ -260,9 +273,10 @@ export class UsageMeter {
           return stream === process.stdout && /^\{"(level|_aws)":/.test(text) ? swallow() : pass();
         }
         this.current.logs.bytes[name] = (this.current.logs.bytes[name] ?? 0) + Buffer.byteLength(text);
-        this.current.logs.lines[name] = (this.current.logs.lines[name] ?? 0) + Math.max(1, text.split('\n').filter((l) => l.length > 0).length);
+        this.current.logs.lines[name] =
+          (this.current.logs.lines[name] ?? 0) + Math.max(1, text.split('\n').filter((l) => l.length > 0).length);
         return stream === process.stderr ? pass() : swallow();
-      });
+      };
     });
     this.uninstall = () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write));
   }

@@ -27,10 +27,15 @@ Target (default: the local stack of .local/stack.json):
 
 function target(values: { table?: string; region?: string; endpoint?: string; 'data-dir'?: string }): TableContext {
   if (values.table) {
-    return createTableContext({ tableName: values.table, ...(values.endpoint ? { endpoint: values.endpoint } : {}), ...(values.region ? { region: values.region } : {}) });
+    return createTableContext({
+      tableName: values.table,
+      ...(values.endpoint ? { endpoint: values.endpoint } : {}),
+      ...(values.region ? { region: values.region } : {}),
+    });
   }
   const file = `${values['data-dir'] ?? '.local'}/stack.json`;
-  if (!existsSync(file)) throw new Error(`No ${file}: start the local stack with \`npm start\`, or pass --table <name> for a deployed table.`);
+  if (!existsSync(file))
+    throw new Error(`No ${file}: start the local stack with \`npm start\`, or pass --table <name> for a deployed table.`);
   const stack = JSON.parse(readFileSync(file, 'utf8')) as { dynamoDbEndpoint: string; tableName: string };
   return createTableContext({ tableName: stack.tableName, endpoint: stack.dynamoDbEndpoint });
 }
@@ -82,7 +87,10 @@ async function main(): Promise<number> {
       return 0;
     }
     if (noun === 'token' && verb === 'create') {
-      const scopes = (values.scopes ?? 'admin').split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = (values.scopes ?? 'admin')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = scopes.filter((s) => !isScope(s));
       if (bad.length || scopes.length === 0) throw new Error(`Unknown scope(s): ${bad.join(', ') || '(none given)'}`);
       const { token, tokenId } = await issueToken(table, slug, { name: values.name ?? 'admin cli', scopes });
@@ -114,12 +122,19 @@ async function publish(args: string[], values: { bus?: string; region?: string; 
     return 0;
   }
   const file = `${values['data-dir'] ?? '.local'}/stack.json`;
-  if (!existsSync(file)) throw new Error(`No ${file}: start the local stack with \`npm start\`, or pass --bus <name> for a deployed stack.`);
+  if (!existsSync(file))
+    throw new Error(`No ${file}: start the local stack with \`npm start\`, or pass --bus <name> for a deployed stack.`);
   const { apiUrl } = JSON.parse(readFileSync(file, 'utf8')) as { apiUrl: string };
-  const res = await fetch(`${apiUrl}/local/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workspace: slug, type, payload }) });
+  const res = await fetch(`${apiUrl}/local/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ workspace: slug, type, payload }),
+  });
   const body = (await res.json()) as { deliveryIds?: string[]; detail?: string };
   if (!res.ok) throw new Error(body.detail ?? `HTTP ${res.status}`);
-  console.log(`Published ${type} to ${slug}: ${body.deliveryIds?.length ?? 0} deliveries queued${body.deliveryIds?.length ? ` (${body.deliveryIds.join(', ')})` : ''}.`);
+  console.log(
+    `Published ${type} to ${slug}: ${body.deliveryIds?.length ?? 0} deliveries queued${body.deliveryIds?.length ? ` (${body.deliveryIds.join(', ')})` : ''}.`,
+  );
   return 0;
 }
 

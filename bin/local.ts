@@ -42,7 +42,8 @@ async function main(): Promise<void> {
     const raw = values[flag];
     if (raw === undefined) return undefined;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < bounds.min || n > bounds.max) throw new Error(`--${flag} must be an integer from ${bounds.min} to ${bounds.max}`);
+    if (!Number.isInteger(n) || n < bounds.min || n > bounds.max)
+      throw new Error(`--${flag} must be an integer from ${bounds.min} to ${bounds.max}`);
     return n;
   };
   const dispatcherBatchSize = setting('dispatcher-batch-size', DISPATCHER_SETTING_BOUNDS.batchSize);
@@ -77,7 +78,10 @@ Webhook delivery service: local stack ready
   Try:  curl -H "Authorization: Bearer ${stack.token}" ${stack.apiUrl}/workspaces/${stack.workspace}/overview
 Ctrl-C stops the API and DynamoDB Local.`);
 
-  stopOnSignals((signal) => console.log(`\n${signal}: stopping…`), () => stack.stop());
+  stopOnSignals(
+    (signal) => console.log(`\n${signal}: stopping…`),
+    () => stack.stop(),
+  );
 }
 
 main().catch((e: unknown) => {

@@ -71,7 +71,12 @@ async function main(): Promise<number> {
   }
   const port = parseNumber(values.port, '--port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'a port number (0-65535)');
   const failRate = parseNumber(values['fail-rate'], '--fail-rate', (n) => n >= 0 && n <= 1, 'between 0 and 1');
-  const failStatus = parseNumber(values['fail-status'], '--fail-status', (n) => Number.isInteger(n) && n >= 400 && n <= 599, 'a 4xx or 5xx status');
+  const failStatus = parseNumber(
+    values['fail-status'],
+    '--fail-status',
+    (n) => Number.isInteger(n) && n >= 400 && n <= 599,
+    'a 4xx or 5xx status',
+  );
   const secrets = (values.secret ?? [])
     .flatMap((s) => s.split(','))
     .map((s) => s.trim())

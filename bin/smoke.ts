@@ -50,10 +50,13 @@ async function main(): Promise<number> {
   const apiUrl = parseUrl(values.api!, '--api');
   const receiverUrl = values.receiver === undefined ? undefined : parseUrl(values.receiver, '--receiver');
   if (receiverUrl === undefined && !isLoopbackUrl(apiUrl)) {
-    throw new UsageError('--receiver is required: a deployed stack delivers only to public https URLs, so the smoke test cannot use a receiver of its own');
+    throw new UsageError(
+      '--receiver is required: a deployed stack delivers only to public https URLs, so the smoke test cannot use a receiver of its own',
+    );
   }
   const timeout = Number(values.timeout);
-  if (values.timeout.trim() === '' || !Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout must be a number of seconds > 0, got "${values.timeout}"`);
+  if (values.timeout.trim() === '' || !Number.isFinite(timeout) || timeout <= 0)
+    throw new UsageError(`--timeout must be a number of seconds > 0, got "${values.timeout}"`);
 
   const result = await runSmoke({
     apiUrl,

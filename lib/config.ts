@@ -259,7 +259,9 @@ function parseRateLimits(value: unknown, problems: string[]): RateLimitOverrides
 function parseWorkspaceLimits(value: unknown, problems: string[]): WorkspaceLimitOverrides {
   const raw = toObject(value);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    problems.push('workspaceLimits must be an object such as {"testSendsPerMinute": 60, "replaysPerMinute": 600, "endpoints": 1000, "apiTokens": 100}');
+    problems.push(
+      'workspaceLimits must be an object such as {"testSendsPerMinute": 60, "replaysPerMinute": 600, "endpoints": 1000, "apiTokens": 100}',
+    );
     return {};
   }
   const { min, max } = WORKSPACE_LIMIT_BOUNDS;
@@ -287,12 +289,14 @@ function parseTableCapacity(value: unknown, problems: string[]): Partial<TableCa
   const out: Partial<Record<keyof TableCapacity, number>> = {};
   for (const [name, v] of Object.entries(raw)) {
     if (!(names as string[]).includes(name)) problems.push(`tableCapacity.${name}: unknown bound (known: ${names.join(', ')})`);
-    else if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) problems.push(`tableCapacity.${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
+    else if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      problems.push(`tableCapacity.${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
     else out[name as keyof TableCapacity] = v;
   }
   const merged = { ...DEFAULT_TABLE_CAPACITY, ...out };
   for (const kind of ['read', 'write'] as const) {
-    if (merged[`${kind}Min`] > merged[`${kind}Max`]) problems.push(`tableCapacity: ${kind}Min (${merged[`${kind}Min`]}) must be at most ${kind}Max (${merged[`${kind}Max`]})`);
+    if (merged[`${kind}Min`] > merged[`${kind}Max`])
+      problems.push(`tableCapacity: ${kind}Min (${merged[`${kind}Min`]}) must be at most ${kind}Max (${merged[`${kind}Max`]})`);
   }
   return out;
 }
@@ -301,7 +305,10 @@ function parseTableCapacity(value: unknown, problems: string[]): Partial<TableCa
 function toList(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   if (value.trim().startsWith('[')) return toObject(value);
-  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function parseAllowedOrigins(value: unknown, problems: string[]): readonly string[] {
@@ -315,7 +322,8 @@ function parseAllowedOrigins(value: unknown, problems: string[]): readonly strin
     if (list.length > 1) problems.push(`${shape}: "*" already allows every origin, list it alone`);
     return ['*'];
   }
-  if (list.length > MAX_ALLOWED_ORIGINS) problems.push(`mcpAllowedOrigins takes at most ${MAX_ALLOWED_ORIGINS} origins (got ${list.length})`);
+  if (list.length > MAX_ALLOWED_ORIGINS)
+    problems.push(`mcpAllowedOrigins takes at most ${MAX_ALLOWED_ORIGINS} origins (got ${list.length})`);
   for (const origin of list) {
     if (!ORIGIN.test(origin) || origin.length > 253) {
       problems.push(`mcpAllowedOrigins: ${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path or trailing slash)`);
@@ -357,19 +365,29 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   const throttlingBurstLimit = integer('throttlingBurstLimit', 0, 5000);
   const recoveryRatePerSecond = integer('recoveryRatePerSecond', RECOVERY_RATE_BOUNDS.min, RECOVERY_RATE_BOUNDS.max);
   const deliverySuccessRateAlarmPercent = integer('deliverySuccessRateAlarmPercent', 1, 100);
-  const dispatcherBatchSize = integer('dispatcherBatchSize', DISPATCHER_SETTING_BOUNDS.batchSize.min, DISPATCHER_SETTING_BOUNDS.batchSize.max);
-  const dispatcherMaxConcurrency = integer('dispatcherMaxConcurrency', DISPATCHER_SETTING_BOUNDS.maxConcurrency.min, DISPATCHER_SETTING_BOUNDS.maxConcurrency.max);
+  const dispatcherBatchSize = integer(
+    'dispatcherBatchSize',
+    DISPATCHER_SETTING_BOUNDS.batchSize.min,
+    DISPATCHER_SETTING_BOUNDS.batchSize.max,
+  );
+  const dispatcherMaxConcurrency = integer(
+    'dispatcherMaxConcurrency',
+    DISPATCHER_SETTING_BOUNDS.maxConcurrency.min,
+    DISPATCHER_SETTING_BOUNDS.maxConcurrency.max,
+  );
 
   let throttlingRateLimit = DEFAULT_CONFIG.throttlingRateLimit;
   if (given('throttlingRateLimit')) {
     const n = toNumber(raw.throttlingRateLimit);
     // API Gateway takes a fractional rate (e.g. 0.5 rps); the account default ceiling is 10000.
-    if (!Number.isFinite(n) || n <= 0 || n > 10000) problems.push(`throttlingRateLimit must be a number above 0 and at most 10000 (got ${JSON.stringify(raw.throttlingRateLimit)})`);
+    if (!Number.isFinite(n) || n <= 0 || n > 10000)
+      problems.push(`throttlingRateLimit must be a number above 0 and at most 10000 (got ${JSON.stringify(raw.throttlingRateLimit)})`);
     else throttlingRateLimit = n;
   }
 
   const removalPolicy = given('removalPolicy') ? raw.removalPolicy : DEFAULT_CONFIG.removalPolicy;
-  if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') problems.push(`removalPolicy must be "retain" or "destroy" (got ${JSON.stringify(removalPolicy)})`);
+  if (removalPolicy !== 'retain' && removalPolicy !== 'destroy')
+    problems.push(`removalPolicy must be "retain" or "destroy" (got ${JSON.stringify(removalPolicy)})`);
 
   // `-c alarmEmail=` (an empty string) also means none, so the command line can turn off an address set in cdk.json.
   const alarmEmail = given('alarmEmail') && raw.alarmEmail !== '' ? raw.alarmEmail : DEFAULT_CONFIG.alarmEmail;
@@ -379,19 +397,24 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
 
   const rateLimits = given('rateLimits') ? parseRateLimits(raw.rateLimits, problems) : DEFAULT_CONFIG.rateLimits;
   const workspaceLimits = given('workspaceLimits') ? parseWorkspaceLimits(raw.workspaceLimits, problems) : DEFAULT_CONFIG.workspaceLimits;
-  const mcpAllowedOrigins = given('mcpAllowedOrigins') ? parseAllowedOrigins(raw.mcpAllowedOrigins, problems) : DEFAULT_CONFIG.mcpAllowedOrigins;
+  const mcpAllowedOrigins = given('mcpAllowedOrigins')
+    ? parseAllowedOrigins(raw.mcpAllowedOrigins, problems)
+    : DEFAULT_CONFIG.mcpAllowedOrigins;
   // Unlike the other keys, null here is a value (unreserved), not "use the default".
   const unreserved = raw.mcpReservedConcurrency === null || raw.mcpReservedConcurrency === '' || raw.mcpReservedConcurrency === 'null';
   let mcpReservedConcurrency = unreserved ? null : DEFAULT_CONFIG.mcpReservedConcurrency;
   if (!unreserved && given('mcpReservedConcurrency')) {
     const n = toNumber(raw.mcpReservedConcurrency);
     if (!Number.isInteger(n) || n < 1 || n > 1000) {
-      problems.push(`mcpReservedConcurrency must be an integer from 1 to 1000, or null for an unreserved function (got ${JSON.stringify(raw.mcpReservedConcurrency)})`);
+      problems.push(
+        `mcpReservedConcurrency must be an integer from 1 to 1000, or null for an unreserved function (got ${JSON.stringify(raw.mcpReservedConcurrency)})`,
+      );
     } else mcpReservedConcurrency = n;
   }
 
   const tableBillingMode = given('tableBillingMode') ? raw.tableBillingMode : DEFAULT_CONFIG.tableBillingMode;
-  if (tableBillingMode !== 'on-demand' && tableBillingMode !== 'provisioned') problems.push(`tableBillingMode must be "on-demand" or "provisioned" (got ${JSON.stringify(tableBillingMode)})`);
+  if (tableBillingMode !== 'on-demand' && tableBillingMode !== 'provisioned')
+    problems.push(`tableBillingMode must be "on-demand" or "provisioned" (got ${JSON.stringify(tableBillingMode)})`);
   const tableCapacity = given('tableCapacity') ? parseTableCapacity(raw.tableCapacity, problems) : DEFAULT_CONFIG.tableCapacity;
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -440,7 +463,9 @@ export function quotasOf(config: Pick<WebhooksConfig, 'rateLimits'>): Record<Rat
 
 /** The table's billing (lib/constructs/table.ts): on-demand, or provisioned within the capacity bounds merged over {@link DEFAULT_TABLE_CAPACITY}. */
 export function tableBillingOf(config: Pick<WebhooksConfig, 'tableBillingMode' | 'tableCapacity'>): TableBilling {
-  return config.tableBillingMode === 'provisioned' ? { mode: 'provisioned', ...DEFAULT_TABLE_CAPACITY, ...config.tableCapacity } : { mode: 'on-demand' };
+  return config.tableBillingMode === 'provisioned'
+    ? { mode: 'provisioned', ...DEFAULT_TABLE_CAPACITY, ...config.tableCapacity }
+    : { mode: 'on-demand' };
 }
 
 /** The complete workspace limits (defaults merged with the overrides): the `WORKSPACE_LIMITS` value of the functions running operations. */

@@ -67,8 +67,18 @@ export class WebhooksStack extends Stack {
       dispatcherMaxConcurrency: config.dispatcherMaxConcurrency,
       ...logs,
     });
-    this.recovery = new RecoveryJobs(this, 'Recovery', { table: this.table, deliveryQueue: this.pipeline.queue, ratePerSecond: config.recoveryRatePerSecond, ...logs });
-    const operationResources = { deliveryQueue: this.pipeline.queue, eventBus: this.pipeline.eventBus, jobQueue: this.recovery.queue, secretsKey: this.secretsKey };
+    this.recovery = new RecoveryJobs(this, 'Recovery', {
+      table: this.table,
+      deliveryQueue: this.pipeline.queue,
+      ratePerSecond: config.recoveryRatePerSecond,
+      ...logs,
+    });
+    const operationResources = {
+      deliveryQueue: this.pipeline.queue,
+      eventBus: this.pipeline.eventBus,
+      jobQueue: this.recovery.queue,
+      secretsKey: this.secretsKey,
+    };
     const quotas = quotasOf(config);
     const workspaceLimits = workspaceLimitsOf(config);
     this.api = new ServiceApi(this, 'Api', {
@@ -128,7 +138,10 @@ export class WebhooksStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: url, description: 'Base URL of the REST API (the stage URL)' });
     new CfnOutput(this, 'OpenApiUrl', { value: `${url}openapi.json`, description: 'The OpenAPI document generated from the contract' });
     new CfnOutput(this, 'ReferenceUrl', { value: `${url}reference`, description: 'The interactive API reference' });
-    new CfnOutput(this, 'ConsoleUrl', { value: `${url}console`, description: 'The web console (sign in with the workspace slug and an API token)' });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: `${url}console`,
+      description: 'The web console (sign in with the workspace slug and an API token)',
+    });
     new CfnOutput(this, 'McpUrl', {
       value: this.mcp.functionUrl.url,
       description: 'The MCP server (Streamable HTTP, POST JSON-RPC) with Authorization: Bearer <workspace API token>',
@@ -136,9 +149,16 @@ export class WebhooksStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName, description: 'The service table' });
     new CfnOutput(this, 'EventBusName', {
       value: this.pipeline.eventBus.eventBusName,
-      description: 'The domain-events bus: put events with detail-type = the event type and detail = {"workspace": <slug>, "payload": {...}}',
+      description:
+        'The domain-events bus: put events with detail-type = the event type and detail = {"workspace": <slug>, "payload": {...}}',
     });
-    new CfnOutput(this, 'DeliveryQueueUrl', { value: this.pipeline.queue.queueUrl, description: 'The delivery queue (one message per delivery)' });
-    new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard of the stage (docs/operations.md names its widgets)' });
+    new CfnOutput(this, 'DeliveryQueueUrl', {
+      value: this.pipeline.queue.queueUrl,
+      description: 'The delivery queue (one message per delivery)',
+    });
+    new CfnOutput(this, 'DashboardName', {
+      value: this.dashboard.dashboard.dashboardName,
+      description: 'The CloudWatch dashboard of the stage (docs/operations.md names its widgets)',
+    });
   }
 }

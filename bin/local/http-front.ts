@@ -6,7 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import { AppError } from '../../lambdas/contract/errors';
 import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { problemResponse } from '../../lambdas/http/responses';
@@ -24,15 +30,16 @@ interface Route {
   readonly names: string[];
 }
 
-const routes: Route[] = (OPERATIONS as readonly OperationDef[]).map((def) => {
-  const names: string[] = [];
-  // Contract paths are plain segments and `{param}`s.
-  const source = def.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  return { def, pattern: new RegExp(`^${source}/?$`), names };
-})
+const routes: Route[] = (OPERATIONS as readonly OperationDef[])
+  .map((def) => {
+    const names: string[] = [];
+    // Contract paths are plain segments and `{param}`s.
+    const source = def.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    return { def, pattern: new RegExp(`^${source}/?$`), names };
+  })
   // As API Gateway: a literal segment wins over a `{param}` sibling (`/webhooks/deliveries/…` vs `/webhooks/{endpointId}`).
   .sort((a, b) => literalSegments(b.def.path) - literalSegments(a.def.path));
 
@@ -67,10 +74,19 @@ export type ExtraRoute = (req: IncomingMessage, body: Buffer, url: URL, requestI
 function refuseOnSocket(socket: Duplex, refusal: AppError): void {
   const result = problemResponse(refusal, randomUUID());
   const body = Buffer.from(result.body, 'utf8');
-  const headers = Object.entries({ ...(result.headers as Record<string, string>), 'content-length': String(body.length), connection: 'close' })
+  const headers = Object.entries({
+    ...(result.headers as Record<string, string>),
+    'content-length': String(body.length),
+    connection: 'close',
+  })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ''}\r\n${headers}\r\n`, 'latin1'), body]));
+  socket.end(
+    Buffer.concat([
+      Buffer.from(`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? ''}\r\n${headers}\r\n`, 'latin1'),
+      body,
+    ]),
+  );
 }
 
 /**
@@ -144,13 +160,19 @@ async function handle(req: IncomingMessage, requestId: string, extraRoutes: read
 
   // The TOKEN authorizer, as API Gateway runs it: no header → 401 without a call.
   const authorization = req.headers.authorization;
-  if (!authorization) return problemResponse(new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`'), requestId);
+  if (!authorization)
+    return problemResponse(new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`'), requestId);
   const authorizer = await loadHandler<AuthorizerHandler>('authorizer');
   let policy: APIGatewayAuthorizerResult;
   try {
-    policy = await authorizer({ type: 'TOKEN', authorizationToken: authorization, methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}` });
+    policy = await authorizer({
+      type: 'TOKEN',
+      authorizationToken: authorization,
+      methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`,
+    });
   } catch (e) {
-    if ((e as Error).message === 'Unauthorized') return problemResponse(new AppError('Unauthorized', 'Unknown or revoked API token'), requestId);
+    if ((e as Error).message === 'Unauthorized')
+      return problemResponse(new AppError('Unauthorized', 'Unknown or revoked API token'), requestId);
     throw e;
   }
   if (policy.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
@@ -182,7 +204,14 @@ async function handle(req: IncomingMessage, requestId: string, extraRoutes: read
     stageVariables: null,
     body: body.length ? body.toString('utf8') : null,
     isBase64Encoded: false,
-    requestContext: { requestId, authorizer: { ...(policy.context ?? {}), principalId: policy.principalId }, httpMethod: method, path: url.pathname, resourcePath: route.def.path, stage: 'local' },
+    requestContext: {
+      requestId,
+      authorizer: { ...(policy.context ?? {}), principalId: policy.principalId },
+      httpMethod: method,
+      path: url.pathname,
+      resourcePath: route.def.path,
+      stage: 'local',
+    },
   } as unknown as APIGatewayProxyEvent;
   const handler = await loadHandler<ProxyHandler>(kebab(route.def.operationId));
   return handler(event, lambdaContext(route.def.operationId, requestId));

@@ -9,7 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
-import { deliveryMessageBody, DISPATCHER_CONSUMER, messageDelay, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from '../../lambdas/queue/delivery-queue';
+import {
+  deliveryMessageBody,
+  DISPATCHER_CONSUMER,
+  messageDelay,
+  type DeliveryMessage,
+  type DeliveryQueue,
+  type MessageDelayer,
+} from '../../lambdas/queue/delivery-queue';
 
 /** Consumes a batch, as a Lambda on an SQS event source does. */
 export type BatchConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -137,7 +144,9 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
         this.byReceipt.set(m.receiptHandle, m);
         // The visibility timeout only guards against a consumer that died: it is not part of the
         // retry ladder, so it is not shortened below 10 s, or a slow batch would be received twice.
-        m.visibleAt = now + Math.max(10_000, ((this.options.visibilityTimeoutSeconds ?? DISPATCHER_CONSUMER.visibilityTimeoutSeconds) * 1000) / this.scale);
+        m.visibleAt =
+          now +
+          Math.max(10_000, ((this.options.visibilityTimeoutSeconds ?? DISPATCHER_CONSUMER.visibilityTimeoutSeconds) * 1000) / this.scale);
         records.push(this.record(m));
       }
       if (records.length === 0) continue;

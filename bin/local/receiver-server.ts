@@ -164,7 +164,8 @@ function preview(value: unknown, max = 100): string {
 export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
   const hooks = verifiers(options.secret);
   const failStatus = options.failStatus ?? 503;
-  if (!Number.isInteger(failStatus) || failStatus < 100 || failStatus > 599) throw new ReceiverConfigError(`fail status must be an HTTP status, got ${failStatus}`);
+  if (!Number.isInteger(failStatus) || failStatus < 100 || failStatus > 599)
+    throw new ReceiverConfigError(`fail status must be an HTTP status, got ${failStatus}`);
   let failRate = checkRate(options.failRate ?? 0);
   const random = options.random ?? Math.random;
   const log = options.log ?? (() => {});
@@ -238,7 +239,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     // From here on the id is present: verification requires it, and so does the branch above.
     const webhookId = id ?? '';
     const verification =
-      verifiedBySecret === undefined ? 'UNVERIFIED (no secret configured)' : hooks.length > 1 ? `verified (secret ${verifiedBySecret} of ${hooks.length})` : 'verified';
+      verifiedBySecret === undefined
+        ? 'UNVERIFIED (no secret configured)'
+        : hooks.length > 1
+          ? `verified (secret ${verifiedBySecret} of ${hooks.length})`
+          : 'verified';
 
     let body: unknown;
     try {

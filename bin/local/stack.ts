@@ -91,7 +91,12 @@ export interface LocalStack {
   /** PID of DynamoDB Local when this stack started it. */
   readonly dynamoDbPid: number | null;
   /** The delivery queue, the slow lane's, their dead-letter queue, and the jobs queue (in-process, SQS semantics). */
-  readonly queues: { readonly deliveries: InProcessQueue; readonly slowDeliveries: InProcessQueue; readonly deadLetters: InProcessQueue; readonly jobs: InProcessQueue };
+  readonly queues: {
+    readonly deliveries: InProcessQueue;
+    readonly slowDeliveries: InProcessQueue;
+    readonly deadLetters: InProcessQueue;
+    readonly jobs: InProcessQueue;
+  };
   stop(): Promise<void>;
 }
 
@@ -101,7 +106,11 @@ function docsRoute(): ExtraRoute {
     const mod = (await import(new URL('../../lambdas/functions/serve-docs.ts', import.meta.url).href)) as {
       handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
     };
-    return mod.handler({ path: url.pathname, headers: { host: req.headers.host }, requestContext: { requestId } } as unknown as APIGatewayProxyEvent);
+    return mod.handler({
+      path: url.pathname,
+      headers: { host: req.headers.host },
+      requestContext: { requestId },
+    } as unknown as APIGatewayProxyEvent);
   };
 }
 
@@ -117,7 +126,11 @@ function consoleRoute(dir: string): ExtraRoute {
     const mod = (await import(new URL('../../lambdas/functions/serve-console.ts', import.meta.url).href)) as {
       handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
     };
-    return mod.handler({ path: url.pathname, headers: { host: req.headers.host }, requestContext: { requestId } } as unknown as APIGatewayProxyEvent);
+    return mod.handler({
+      path: url.pathname,
+      headers: { host: req.headers.host },
+      requestContext: { requestId },
+    } as unknown as APIGatewayProxyEvent);
   };
 }
 
@@ -142,17 +155,36 @@ function localEventsRoute(): ExtraRoute {
     if (url.pathname !== '/local/events') return null;
     const json = (status: number, value: unknown): APIGatewayProxyResult => ({
       statusCode: status,
-      headers: { 'content-type': status < 300 ? 'application/json' : 'application/problem+json', 'x-trace-id': requestId, 'cache-control': 'no-store' },
+      headers: {
+        'content-type': status < 300 ? 'application/json' : 'application/problem+json',
+        'x-trace-id': requestId,
+        'cache-control': 'no-store',
+      },
       body: JSON.stringify(value),
     });
-    if (req.method !== 'POST') return json(404, { type: 'urn:problem:webhooks:RouteNotFound', title: 'No such route', status: 404, detail: 'POST only', tag: 'RouteNotFound', traceId: requestId });
+    if (req.method !== 'POST')
+      return json(404, {
+        type: 'urn:problem:webhooks:RouteNotFound',
+        title: 'No such route',
+        status: 404,
+        detail: 'POST only',
+        tag: 'RouteNotFound',
+        traceId: requestId,
+      });
     let event: { id?: unknown; workspace?: unknown; type?: unknown; payload?: unknown };
     try {
       const parsed = JSON.parse(body.toString('utf8')) as unknown;
       // Anything but an object is an event with no fields: refused below as an unknown type.
       event = parsed !== null && typeof parsed === 'object' ? parsed : {};
     } catch {
-      return json(400, { type: 'urn:problem:webhooks:ValidationError', title: 'The request is not valid', status: 400, detail: 'Body is not JSON', tag: 'ValidationError', traceId: requestId });
+      return json(400, {
+        type: 'urn:problem:webhooks:ValidationError',
+        title: 'The request is not valid',
+        status: 400,
+        detail: 'Body is not JSON',
+        tag: 'ValidationError',
+        traceId: requestId,
+      });
     }
     const { publishEvent } = await import('../../lambdas/pipeline/publisher');
     const { defaultRuntime } = await import('../../lambdas/composition/runtime');
@@ -193,7 +225,17 @@ function mcpRoute(): ExtraRoute {
       headers,
       isBase64Encoded: false,
       ...(body.length ? { body: body.toString('utf8') } : {}),
-      requestContext: { requestId, domainName: headers.host ?? 'localhost', http: { method: req.method ?? 'GET', path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] ?? '' } },
+      requestContext: {
+        requestId,
+        domainName: headers.host ?? 'localhost',
+        http: {
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          protocol: 'HTTP/1.1',
+          sourceIp: '127.0.0.1',
+          userAgent: headers['user-agent'] ?? '',
+        },
+      },
     } as unknown as APIGatewayProxyEventV2);
   };
 }
@@ -209,7 +251,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let dynamo: DynamoDbLocal | undefined;
   const endpoint =
     options.dynamoDbEndpoint ??
-    (dynamo = await startDynamoDbLocal({ ...(options.dynamoDbPort ? { port: options.dynamoDbPort } : {}), ...(options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') }) })).endpoint;
+    (dynamo = await startDynamoDbLocal({
+      ...(options.dynamoDbPort ? { port: options.dynamoDbPort } : {}),
+      ...(options.inMemory ? {} : { dataDir: join(dataDir, 'dynamodb') }),
+    })).endpoint;
   try {
     const tableName = options.tableName ?? 'webhooks-local';
     const table = createTableContext({ tableName, endpoint });
@@ -218,13 +263,39 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The pipeline: SQS, its DLQ and EventBridge stand in-process, injected into the composition root below.
     const timeScale = options.timeScale ?? 1;
     const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
-    const deadLetters = new InProcessQueue({ name: 'deliveries-dlq', batchSize: DEAD_LETTER_CONSUMER.batchSize, timeScale, onError: (e) => report('dead-letter', e) });
+    const deadLetters = new InProcessQueue({
+      name: 'deliveries-dlq',
+      batchSize: DEAD_LETTER_CONSUMER.batchSize,
+      timeScale,
+      onError: (e) => report('dead-letter', e),
+    });
     // The same rule as the deployed event source: a batch over 10 gets the 1 s window.
-    const consumer = dispatcherConsumer(options.dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize, options.dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency);
-    const deliveries = new InProcessQueue({ name: 'deliveries', ...consumer, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('dispatcher', e) });
+    const consumer = dispatcherConsumer(
+      options.dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize,
+      options.dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency,
+    );
+    const deliveries = new InProcessQueue({
+      name: 'deliveries',
+      ...consumer,
+      deadLetterQueue: deadLetters,
+      maxReceiveCount: MAX_RECEIVES,
+      timeScale,
+      onError: (e) => report('dispatcher', e),
+    });
     // The slow lane (docs/behaviour.md#delivery-lanes): its own queue and consumer, the same dead-letter queue.
-    const slowDeliveries = new InProcessQueue({ name: 'deliveries-slow', ...SLOW_LANE_CONSUMER, deadLetterQueue: deadLetters, maxReceiveCount: MAX_RECEIVES, timeScale, onError: (e) => report('slow-dispatcher', e) });
-    const deliveryQueues: Record<string, InProcessQueue> = { 'local:deliveries': deliveries, 'local:deliveries-slow': slowDeliveries, 'local:deliveries-dlq': deadLetters };
+    const slowDeliveries = new InProcessQueue({
+      name: 'deliveries-slow',
+      ...SLOW_LANE_CONSUMER,
+      deadLetterQueue: deadLetters,
+      maxReceiveCount: MAX_RECEIVES,
+      timeScale,
+      onError: (e) => report('slow-dispatcher', e),
+    });
+    const deliveryQueues: Record<string, InProcessQueue> = {
+      'local:deliveries': deliveries,
+      'local:deliveries-slow': slowDeliveries,
+      'local:deliveries-dlq': deadLetters,
+    };
     const deliveryQueueAt = (url: string) => {
       const queue = deliveryQueues[url];
       if (!queue) throw new Error(`No local delivery queue ${url}`);
@@ -242,11 +313,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       timeScale,
       onError: (e) => report('recovery-worker', e),
     });
-    const jobQueue: JobQueue = { send: async (message, delaySeconds) => jobs.sendBody(JSON.stringify({ jobId: message.jobId }), delaySeconds) };
+    const jobQueue: JobQueue = {
+      send: async (message, delaySeconds) => jobs.sendBody(JSON.stringify({ jobId: message.jobId }), delaySeconds),
+    };
     const events: DomainEventSink = {
       async emit(workspace, type, payload) {
         const publish = await loadHandler<(e: EventBridgeEvent<string, unknown>) => Promise<unknown>>('publisher');
-        await publish({ id: randomUUID(), version: '0', account: 'local', time: new Date().toISOString(), region: 'local', resources: [], source: EVENT_SOURCE, 'detail-type': type, detail: { workspace, payload } });
+        await publish({
+          id: randomUUID(),
+          version: '0',
+          account: 'local',
+          time: new Date().toISOString(),
+          region: 'local',
+          resources: [],
+          source: EVENT_SOURCE,
+          'detail-type': type,
+          detail: { workspace, payload },
+        });
       },
     };
 
@@ -292,7 +375,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let token: string | undefined;
     if (existsSync(stackFile)) {
       const saved = JSON.parse(readFileSync(stackFile, 'utf8')) as { token?: string; workspace?: string };
-      if (saved.token && saved.workspace === slug && (await resolveCaller(table, `Bearer ${saved.token}`))?.workspace === slug) token = saved.token;
+      if (saved.token && saved.workspace === slug && (await resolveCaller(table, `Bearer ${saved.token}`))?.workspace === slug)
+        token = saved.token;
     }
     token ??= (await issueToken(table, slug, { name: 'local admin', scopes: ['admin'] })).token;
 
@@ -310,7 +394,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       options.schedules === false
         ? async () => undefined
         : startSchedules(
-            SCHEDULED_JOBS.map((job) => ({ name: job.entry, everyMs: job.everyMinutes * 60_000, run: async () => (await loadHandler<() => Promise<unknown>>(job.entry))() })),
+            SCHEDULED_JOBS.map((job) => ({
+              name: job.entry,
+              everyMs: job.everyMinutes * 60_000,
+              run: async () => (await loadHandler<() => Promise<unknown>>(job.entry))(),
+            })),
             timeScale,
             report,
           );
@@ -322,7 +410,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const mcpUrl = `${apiUrl}/mcp`;
-    if (options.writeStackFile ?? true) writeFileSync(stackFile, JSON.stringify({ apiUrl, mcpUrl, workspace: slug, token, dynamoDbEndpoint: endpoint, tableName }, null, 2));
+    if (options.writeStackFile ?? true)
+      writeFileSync(stackFile, JSON.stringify({ apiUrl, mcpUrl, workspace: slug, token, dynamoDbEndpoint: endpoint, tableName }, null, 2));
 
     return {
       apiUrl,

@@ -56,7 +56,8 @@ export function apiClient(apiUrl: string, token: string, timeoutMs = 10_000): Ap
       throw new ApiCallError(`${method} ${path} did not answer (${e instanceof Error ? e.message : String(e)}${cause})`);
     }
     const text = await res.text();
-    if (res.status !== expected) throw new ApiCallError(`${method} ${path} answered ${describeAnswer(res.status, text)}; expected ${expected}`);
+    if (res.status !== expected)
+      throw new ApiCallError(`${method} ${path} answered ${describeAnswer(res.status, text)}; expected ${expected}`);
     if (text === '') return undefined as T;
     try {
       return JSON.parse(text) as T;

@@ -107,16 +107,23 @@ async function waitForDelivered(call: ApiCall, base: string, deliveryId: string,
 
 /** The evidence of a delivered delivery: a delivered attempt with a 2xx and the three signature headers. */
 async function checkEvidence(call: ApiCall, base: string, delivery: Delivery): Promise<Attempt> {
-  if (!is2xx(delivery.lastResponseStatus)) throw new Error(`the delivery's last response status is ${delivery.lastResponseStatus ?? 'none'}, not 2xx`);
+  if (!is2xx(delivery.lastResponseStatus))
+    throw new Error(`the delivery's last response status is ${delivery.lastResponseStatus ?? 'none'}, not 2xx`);
   const page = await call<{ items: Attempt[] }>('GET', `${base}/webhooks/deliveries/${delivery.deliveryId}/attempts`, 200);
   const attempt = page.items.find((a) => a.outcome === 'delivered');
-  if (!attempt) throw new Error(`no delivered attempt recorded (${page.items.length} attempt(s): ${page.items.map((a) => a.outcome).join(', ') || 'none'})`);
-  if (!is2xx(attempt.responseStatus)) throw new Error(`attempt ${attempt.ordinal} recorded response status ${attempt.responseStatus ?? 'none'}, not 2xx`);
+  if (!attempt)
+    throw new Error(
+      `no delivered attempt recorded (${page.items.length} attempt(s): ${page.items.map((a) => a.outcome).join(', ') || 'none'})`,
+    );
+  if (!is2xx(attempt.responseStatus))
+    throw new Error(`attempt ${attempt.ordinal} recorded response status ${attempt.responseStatus ?? 'none'}, not 2xx`);
   const headers = attempt.requestHeaders;
   const missing = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].filter((h) => !headers[h]);
   if (missing.length > 0) throw new Error(`attempt ${attempt.ordinal} sent no ${missing.join(', ')} header`);
-  if (headers['webhook-id'] !== delivery.deliveryId) throw new Error(`attempt ${attempt.ordinal} sent webhook-id ${headers['webhook-id']}, not the delivery id ${delivery.deliveryId}`);
-  if (!/(^| )v1,/.test(headers['webhook-signature']!)) throw new Error(`attempt ${attempt.ordinal} sent a webhook-signature with no v1 signature`);
+  if (headers['webhook-id'] !== delivery.deliveryId)
+    throw new Error(`attempt ${attempt.ordinal} sent webhook-id ${headers['webhook-id']}, not the delivery id ${delivery.deliveryId}`);
+  if (!/(^| )v1,/.test(headers['webhook-signature']!))
+    throw new Error(`attempt ${attempt.ordinal} sent a webhook-signature with no v1 signature`);
   return attempt;
 }
 
@@ -150,20 +157,30 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     const target = targetUrl;
 
     const endpoint = await step(SMOKE_STEPS.create, () =>
-      call<Endpoint>('POST', `${base}/webhooks`, 201, { url: target, eventTypes: [TEST_EVENT_TYPE], description: `smoke test ${new Date().toISOString()} (deleted when it ends)` }),
+      call<Endpoint>('POST', `${base}/webhooks`, 201, {
+        url: target,
+        eventTypes: [TEST_EVENT_TYPE],
+        description: `smoke test ${new Date().toISOString()} (deleted when it ends)`,
+      }),
     );
     endpointId = endpoint.endpointId;
     ok(SMOKE_STEPS.create, `${endpoint.endpointId} -> ${target}`);
 
     if (port !== undefined) {
       // The secret is minted at creation but shown only by a rotation (docs/behaviour.md#secret-rotation).
-      const rotated = await step(SMOKE_STEPS.secret, () => call<RotatedSecret>('POST', `${base}/webhooks/${endpoint.endpointId}/rotate-secret`, 200));
+      const rotated = await step(SMOKE_STEPS.secret, () =>
+        call<RotatedSecret>('POST', `${base}/webhooks/${endpoint.endpointId}/rotate-secret`, 200),
+      );
       ok(SMOKE_STEPS.secret, 'rotated; the new secret stays in this process');
       const listenOn = port;
-      receiver = await step(SMOKE_STEPS.receiver, () => startReceiver({ port: listenOn, secret: rotated.secret, log: (line) => receiverLines.push(line) }));
+      receiver = await step(SMOKE_STEPS.receiver, () =>
+        startReceiver({ port: listenOn, secret: rotated.secret, log: (line) => receiverLines.push(line) }),
+      );
       ok(SMOKE_STEPS.receiver, `${receiver.url}, verifying signatures with the standardwebhooks library`);
     } else {
-      log(`  --    ${SMOKE_STEPS.signature}: skipped, the receiver at ${target} is yours (the smoke test checks the headers the service recorded)`);
+      log(
+        `  --    ${SMOKE_STEPS.signature}: skipped, the receiver at ${target} is yours (the smoke test checks the headers the service recorded)`,
+      );
     }
 
     const queued = await step(SMOKE_STEPS.send, () => call<Delivery>('POST', `${base}/webhooks/${endpoint.endpointId}/test-event`, 202));
@@ -176,13 +193,17 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     } catch (e) {
       // A signature the smoke's own receiver refused is why nothing was delivered: name that step.
       const rejected = receiverLines.find((line) => line.includes('REJECTED'));
-      if (rejected && e instanceof SmokeStepError) throw new SmokeStepError(SMOKE_STEPS.signature, `the receiver rejected the request: ${rejected.trim()} (${e.message})`);
+      if (rejected && e instanceof SmokeStepError)
+        throw new SmokeStepError(SMOKE_STEPS.signature, `the receiver rejected the request: ${rejected.trim()} (${e.message})`);
       throw e;
     }
     ok(SMOKE_STEPS.wait, `delivered after ${delivered.attempts} attempt(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     const attempt = await step(SMOKE_STEPS.evidence, () => checkEvidence(call, base, delivered));
-    ok(SMOKE_STEPS.evidence, `attempt ${attempt.ordinal} ${attempt.outcome}, HTTP ${attempt.responseStatus}, in ${attempt.durationMs ?? '?'} ms, webhook-id, webhook-timestamp and webhook-signature sent`);
+    ok(
+      SMOKE_STEPS.evidence,
+      `attempt ${attempt.ordinal} ${attempt.outcome}, HTTP ${attempt.responseStatus}, in ${attempt.durationMs ?? '?'} ms, webhook-id, webhook-timestamp and webhook-signature sent`,
+    );
 
     const seen = receiver;
     if (seen !== undefined) {
@@ -191,7 +212,8 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
         const got = seen.received.find((r) => r.webhookId === queued.deliveryId);
         if (!got) throw new Error(`the receiver recorded no verified request with webhook-id ${queued.deliveryId}`);
         if (!got.verified) throw new Error(`the request with webhook-id ${queued.deliveryId} was not verified`);
-        if (got.eventType !== TEST_EVENT_TYPE || got.deliveryId !== queued.deliveryId) throw new Error(`the verified body is not the test event of ${queued.deliveryId}`);
+        if (got.eventType !== TEST_EVENT_TYPE || got.deliveryId !== queued.deliveryId)
+          throw new Error(`the verified body is not the test event of ${queued.deliveryId}`);
       });
       ok(SMOKE_STEPS.signature, `the receiver verified ${queued.deliveryId} with the endpoint's secret`);
     }

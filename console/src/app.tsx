@@ -31,7 +31,10 @@ const NAV = [
   { label: 'Members', path: 'members' },
 ] as const;
 
-type Boot = { state: 'signed-out'; reason?: string } | { state: 'checking'; stored: StoredSession } | { state: 'signed-in'; stored: StoredSession; overview: Overview };
+type Boot =
+  | { state: 'signed-out'; reason?: string }
+  | { state: 'checking'; stored: StoredSession }
+  | { state: 'signed-in'; stored: StoredSession; overview: Overview };
 
 /** The whole console. */
 export function App() {
@@ -61,7 +64,12 @@ export function App() {
       (overview) => setBoot({ state: 'signed-in', stored: boot.stored, overview }),
       (e: unknown) => {
         const problem = asProblem(e);
-        if (problem.status === 401 || problem.status === 404) signOut(problem.status === 404 ? `Workspace “${boot.stored.slug}” was not found for this token.` : `Your session ended: ${problem.detail}`);
+        if (problem.status === 401 || problem.status === 404)
+          signOut(
+            problem.status === 404
+              ? `Workspace “${boot.stored.slug}” was not found for this token.`
+              : `Your session ended: ${problem.detail}`,
+          );
         else setBootProblem(problem);
       },
     );
@@ -107,10 +115,14 @@ function Shell({ session }: { session: Session }) {
   const section = route.segments[0] ?? 'overview';
   return (
     <div class="shell">
-      <a class="skip-link" href="#main" onClick={(e) => {
-        e.preventDefault();
-        document.getElementById('main')?.focus();
-      }}>
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="topbar">

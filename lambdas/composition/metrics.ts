@@ -5,7 +5,14 @@
  * dimension values, so a flush writes one document per combination (e.g. one per `outcome`).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { METRIC_DIMENSIONS, METRICS, METRICS_NAMESPACE, type MetricDimensionValues, type MetricKey, type MetricsRecorder } from '../contract/metrics';
+import {
+  METRIC_DIMENSIONS,
+  METRICS,
+  METRICS_NAMESPACE,
+  type MetricDimensionValues,
+  type MetricKey,
+  type MetricsRecorder,
+} from '../contract/metrics';
 
 /** The metrics of one dimension combination: a count is one summed value, a duration its samples. */
 export interface MetricGroup {
@@ -73,7 +80,8 @@ export function emfWriter(stage: string): MetricsWriter {
         for (let from = 0; from < longest; from += VALUES_PER_DOCUMENT) {
           for (const [name, value] of Object.entries(group.dimensions)) metrics.addDimension(name, value);
           for (const [key, values] of group.values) {
-            for (const value of values.slice(from, from + VALUES_PER_DOCUMENT)) metrics.addMetric(METRICS[key].name, MetricUnit[METRICS[key].unit], value);
+            for (const value of values.slice(from, from + VALUES_PER_DOCUMENT))
+              metrics.addMetric(METRICS[key].name, MetricUnit[METRICS[key].unit], value);
           }
           metrics.publishStoredMetrics();
         }

@@ -67,18 +67,28 @@ function lazyClient<C extends { send(command: never): Promise<unknown> }>(make: 
 
 /** One SQS client per container, made on its first request. */
 let sharedSqs: SQSClient | undefined;
-const sqsClient = (): SQSClient => (sharedSqs ??= lazyClient<SQSClient>(async () => new (await import('@aws-sdk/client-sqs')).SQSClient({})));
+const sqsClient = (): SQSClient =>
+  (sharedSqs ??= lazyClient<SQSClient>(async () => new (await import('@aws-sdk/client-sqs')).SQSClient({})));
 
 /** The deployed secret sealer: the stack's KMS key, when the function was given it. */
 function kmsSealer(keyId: string | undefined): SecretSealer | undefined {
-  return keyId ? kmsSecretSealer(lazyClient<KMSClient>(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})), keyId) : undefined;
+  return keyId
+    ? kmsSecretSealer(
+        lazyClient<KMSClient>(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})),
+        keyId,
+      )
+    : undefined;
 }
 
 /** SQS and EventBridge: what every deployed function runs with. */
 export const awsAdapters: AdapterFactories = {
   deliveryQueue: (url) => sqsDeliveryQueue(sqsClient(), url),
   messageDelayer: (url) => sqsMessageDelayer(sqsClient(), url),
-  domainEvents: (name) => eventBridgeSink(lazyClient<EventBridgeClient>(async () => new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({})), name),
+  domainEvents: (name) =>
+    eventBridgeSink(
+      lazyClient<EventBridgeClient>(async () => new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({})),
+      name,
+    ),
   jobQueue: (url) => sqsJobQueue(sqsClient(), url),
   secretSealer: kmsSealer,
   metrics: emfWriter,
@@ -222,7 +232,8 @@ export function recoveryWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
     now: () => new Date(),
     sleep: (ms) => (factories.sleep ? factories.sleep(ms) : new Promise((resolve) => setTimeout(resolve, ms))),
     ratePerSecond: recoveryRateFrom(env),
-    onSendFailure: (error, deliveryIds) => logger.warn('Replay messages not sent: the stuck-pending repair will send them', { deliveryIds, error: error as Error }),
+    onSendFailure: (error, deliveryIds) =>
+      logger.warn('Replay messages not sent: the stuck-pending repair will send them', { deliveryIds, error: error as Error }),
   };
 }
 

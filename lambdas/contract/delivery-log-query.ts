@@ -29,7 +29,10 @@ export const DeliveryLogQuerySchema = PageQuerySchema.extend({
       message: `must be one or more of ${DELIVERY_STATUSES.join(', ')}, comma-separated`,
     })
     .optional()
-    .meta({ description: `Only these statuses: one or more of ${DELIVERY_STATUSES.map((s) => `\`${s}\``).join(', ')}, comma-separated.`, example: 'failed,dead_lettered' }),
+    .meta({
+      description: `Only these statuses: one or more of ${DELIVERY_STATUSES.map((s) => `\`${s}\``).join(', ')}, comma-separated.`,
+      example: 'failed,dead_lettered',
+    }),
   eventType: z
     .string()
     .max(200)
@@ -37,8 +40,14 @@ export const DeliveryLogQuerySchema = PageQuerySchema.extend({
     .optional()
     .meta({ description: 'Only this event type (`order.shipped`), or every type under a prefix (`order.*`).', example: 'order.*' }),
   endpointId: EndpointIdSchema.optional().meta({ description: 'Only deliveries to this endpoint.' }),
-  since: instant('Only deliveries created at or after this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.', '2026-11-25T00:00:00Z'),
-  until: instant('Only deliveries created at or before this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.', '2026-11-25T23:59:59.999Z'),
+  since: instant(
+    'Only deliveries created at or after this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.',
+    '2026-11-25T00:00:00Z',
+  ),
+  until: instant(
+    'Only deliveries created at or before this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.',
+    '2026-11-25T23:59:59.999Z',
+  ),
 }).refine(sinceNotAfterUntil, { message: 'must not be after until', path: ['since'] });
 
 /** Parsed query of the delivery log. */

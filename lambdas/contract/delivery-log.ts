@@ -30,5 +30,5 @@ export const DELIVERY_LOG_DESCRIPTION = [
   `Every page does bounded work: it reads at most ${DELIVERY_LOG_READS.perItem} × \`limit\` items (at least ${DELIVERY_LOG_READS.minimum}) plus the page's deliveries,`,
   'so a page of a selective filter may come back short, even empty, with a `nextCursor`: keep following `nextCursor` until it is null to see every match.',
   'A cursor is tied to the filters it was made under; with other filters, or when it does not decode, it gives an empty page.',
-  'Deliveries stored before the log\'s index was deployed are not in it.',
+  "Deliveries stored before the log's index was deployed are not in it.",
 ].join(' ');

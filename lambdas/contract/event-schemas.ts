@@ -21,16 +21,26 @@ export const BUILT_IN_EVENT_TYPES = {
   'webhook.test_event': {
     description: 'Synthetic event sent by a test send, to check an endpoint end to end.',
     payload: z.object({ message: z.string(), sentAt: z.string(), endpointId: z.string() }).meta({
-      examples: [{ message: 'This is a test event from the webhook delivery service.', sentAt: '2026-11-25T12:05:00.000Z', endpointId: EXAMPLE_ENDPOINT.endpointId }],
+      examples: [
+        {
+          message: 'This is a test event from the webhook delivery service.',
+          sentAt: '2026-11-25T12:05:00.000Z',
+          endpointId: EXAMPLE_ENDPOINT.endpointId,
+        },
+      ],
     }),
   },
   'webhook.created': {
     description: 'A webhook endpoint was created.',
-    payload: z.object({ ...endpointRef, eventTypes: z.array(z.string()) }).meta({ examples: [{ ...EXAMPLE_ENDPOINT, eventTypes: ['webhook.test_event', 'webhook.disabled'] }] }),
+    payload: z
+      .object({ ...endpointRef, eventTypes: z.array(z.string()) })
+      .meta({ examples: [{ ...EXAMPLE_ENDPOINT, eventTypes: ['webhook.test_event', 'webhook.disabled'] }] }),
   },
   'webhook.updated': {
     description: 'A webhook endpoint was updated (only the changed field names are listed).',
-    payload: z.object({ ...endpointRef, changed: z.array(z.string()) }).meta({ examples: [{ ...EXAMPLE_ENDPOINT, changed: ['url', 'enabled'] }] }),
+    payload: z
+      .object({ ...endpointRef, changed: z.array(z.string()) })
+      .meta({ examples: [{ ...EXAMPLE_ENDPOINT, changed: ['url', 'enabled'] }] }),
   },
   'webhook.deleted': {
     description: 'A webhook endpoint and its delivery history were deleted.',
@@ -38,7 +48,9 @@ export const BUILT_IN_EVENT_TYPES = {
   },
   'webhook.disabled': {
     description: 'A webhook endpoint was disabled after consecutive delivery failures.',
-    payload: z.object({ ...endpointRef, consecutiveFailures: z.number().int() }).meta({ examples: [{ ...EXAMPLE_ENDPOINT, consecutiveFailures: 20 }] }),
+    payload: z
+      .object({ ...endpointRef, consecutiveFailures: z.number().int() })
+      .meta({ examples: [{ ...EXAMPLE_ENDPOINT, consecutiveFailures: 20 }] }),
   },
   'webhook.secret_rotated': {
     description: 'A webhook endpoint signing secret was rotated (the secret itself is never in the event).',

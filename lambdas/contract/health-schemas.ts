@@ -13,7 +13,8 @@ export const HealthWindowSchema = z.enum(HEALTH_WINDOW_NAMES);
 /** Query of the health operation. */
 export const HealthQuerySchema = z.object({
   window: HealthWindowSchema.default('24h').meta({
-    description: '`24h` (default): the current UTC hour and the 23 before it, in hourly buckets. `7d`: the current UTC day and the 6 before it, in daily buckets.',
+    description:
+      '`24h` (default): the current UTC hour and the 23 before it, in hourly buckets. `7d`: the current UTC day and the 6 before it, in daily buckets.',
     example: '24h',
   }),
 });
@@ -27,24 +28,32 @@ export const EndpointHealthSchema = z
     window: HealthWindowSchema,
     from: timestamp.meta({ description: 'Start of the first bucket.' }),
     to: timestamp.meta({ description: 'When the counters were read (the window ends here).' }),
-    attempts: count.meta({ description: 'HTTP attempts recorded (a URL refused at dispatch counts as a failed attempt); bookkeeping entries are not attempts. Equals `delivered` + `failed`.' }),
+    attempts: count.meta({
+      description:
+        'HTTP attempts recorded (a URL refused at dispatch counts as a failed attempt); bookkeeping entries are not attempts. Equals `delivered` + `failed`.',
+    }),
     delivered: count.meta({ description: 'Attempts answered 2xx.' }),
     failed: count.meta({ description: 'Failed attempts, retryable and permanent alike.' }),
-    failedPermanent: count.meta({ description: 'Of `failed`, those that failed permanently (3xx, 4xx other than 408 and 429, a URL refused at dispatch).' }),
+    failedPermanent: count.meta({
+      description: 'Of `failed`, those that failed permanently (3xx, 4xx other than 408 and 429, a URL refused at dispatch).',
+    }),
     deadLettered: count.meta({ description: 'Deliveries marked `dead_lettered` (retries exhausted).' }),
-    successRate: z.number().min(0).max(1).nullable().meta({ description: '`delivered` / `attempts`, rounded to 4 decimals; null with no attempt.' }),
-    latencyMs: z
-      .object({ p50: count.nullable(), p95: count.nullable() })
-      .meta({
-        description:
-          `Attempt duration percentiles from a fixed-bucket histogram: the upper bound (ms) of the bucket holding the rank (the last bound for anything slower); null with no attempt. Bounds: ${LATENCY_BUCKET_BOUNDS_MS.join(', ')}.`,
-      }),
-    byResponseStatus: z
-      .record(z.string(), count)
-      .meta({ description: 'Attempts by HTTP status code (as a string), plus `timeout` and `network_error` (every other failure without a response, a refused URL included). Sums to `attempts`.' }),
-    series: z
-      .array(z.object({ start: timestamp, delivered: count, failed: count }))
-      .meta({ description: 'One bucket per hour (`24h`) or per UTC day (`7d`), oldest first, every bucket present: delivered and failed attempts.' }),
+    successRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: '`delivered` / `attempts`, rounded to 4 decimals; null with no attempt.' }),
+    latencyMs: z.object({ p50: count.nullable(), p95: count.nullable() }).meta({
+      description: `Attempt duration percentiles from a fixed-bucket histogram: the upper bound (ms) of the bucket holding the rank (the last bound for anything slower); null with no attempt. Bounds: ${LATENCY_BUCKET_BOUNDS_MS.join(', ')}.`,
+    }),
+    byResponseStatus: z.record(z.string(), count).meta({
+      description:
+        'Attempts by HTTP status code (as a string), plus `timeout` and `network_error` (every other failure without a response, a refused URL included). Sums to `attempts`.',
+    }),
+    series: z.array(z.object({ start: timestamp, delivered: count, failed: count })).meta({
+      description: 'One bucket per hour (`24h`) or per UTC day (`7d`), oldest first, every bucket present: delivered and failed attempts.',
+    }),
   })
   .meta({
     id: 'WebhookEndpointHealth',

@@ -23,7 +23,12 @@ export type InputCheck =
 /** One node of an input schema. */
 export type InputNode =
   | { readonly t: 'string' | 'number' | 'boolean' | 'unknown'; readonly checks?: readonly InputCheck[] }
-  | { readonly t: 'object'; readonly shape: Readonly<Record<string, InputNode>>; readonly strict?: boolean; readonly checks?: readonly InputCheck[] }
+  | {
+      readonly t: 'object';
+      readonly shape: Readonly<Record<string, InputNode>>;
+      readonly strict?: boolean;
+      readonly checks?: readonly InputCheck[];
+    }
   | { readonly t: 'array'; readonly element: InputNode; readonly checks?: readonly InputCheck[] }
   | { readonly t: 'enum'; readonly values: readonly (string | number)[]; readonly checks?: readonly InputCheck[] }
   | { readonly t: 'optional' | 'nullable'; readonly inner: InputNode }
@@ -84,7 +89,11 @@ function literal(v: unknown): string {
 }
 
 function invalidType(expected: string, input: unknown, cont?: boolean): Issue {
-  return { path: [], message: `Invalid input: expected ${expected}, received ${receivedType(input)}`, ...(cont === false ? { continue: false } : {}) };
+  return {
+    path: [],
+    message: `Invalid input: expected ${expected}, received ${receivedType(input)}`,
+    ...(cont === false ? { continue: false } : {}),
+  };
 }
 
 const SIZED: Record<string, string> = { string: 'characters', array: 'items' };
@@ -132,7 +141,11 @@ function runCheck(c: InputCheck, p: Payload): void {
       const ok = c.k === 'gte' ? x >= c.n : c.k === 'gt' ? x > c.n : c.k === 'lte' ? x <= c.n : x < c.n;
       if (ok) return;
       const big = c.k === 'lte' || c.k === 'lt';
-      p.issues.push({ path: [], message: c.message ?? sizeMessage(big, typeof v === 'number' ? 'number' : 'unknown', c.n, c.k === 'gte' || c.k === 'lte'), continue: true });
+      p.issues.push({
+        path: [],
+        message: c.message ?? sizeMessage(big, typeof v === 'number' ? 'number' : 'unknown', c.n, c.k === 'gte' || c.k === 'lte'),
+        continue: true,
+      });
       return;
     }
     case 'int': {
@@ -144,7 +157,10 @@ function runCheck(c: InputCheck, p: Payload): void {
       if (!Number.isSafeInteger(x)) {
         p.issues.push({
           path: [],
-          message: x > 0 ? `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}` : `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`,
+          message:
+            x > 0
+              ? `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`
+              : `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`,
           continue: true,
         });
       }
@@ -251,7 +267,11 @@ function parseObject(n: Extract<InputNode, { t: 'object' }>, p: Payload): void {
     const unknown: string[] = [];
     for (const key in input) if (!Object.prototype.hasOwnProperty.call(n.shape, key)) unknown.push(key);
     if (unknown.length) {
-      p.issues.push({ path: [], message: `Unrecognized key${unknown.length > 1 ? 's' : ''}: ${unknown.map(literal).join(', ')}`, unrecognized: true });
+      p.issues.push({
+        path: [],
+        message: `Unrecognized key${unknown.length > 1 ? 's' : ''}: ${unknown.map(literal).join(', ')}`,
+        unrecognized: true,
+      });
     }
   }
 }
@@ -274,7 +294,10 @@ function parse(n: InputNode, p: Payload): Payload {
       if (!n.values.includes(v as string | number)) {
         p.issues.push({
           path: [],
-          message: n.values.length === 1 ? `Invalid input: expected ${literal(n.values[0])}` : `Invalid option: expected one of ${n.values.map(literal).join('|')}`,
+          message:
+            n.values.length === 1
+              ? `Invalid input: expected ${literal(n.values[0])}`
+              : `Invalid option: expected one of ${n.values.map(literal).join('|')}`,
         });
       }
       return p;
@@ -338,5 +361,7 @@ function run(n: InputNode, p: Payload): Payload {
 /** Parses `value` with an input schema the generator produced: zod's `safeParse`, with its issues' paths and messages. */
 export function validateInput(schema: InputNode, value: unknown): InputResult {
   const p = run(schema, { value, issues: [] });
-  return p.issues.length ? { success: false, issues: p.issues.map((i) => ({ path: i.path, message: i.message })) } : { success: true, data: p.value };
+  return p.issues.length
+    ? { success: false, issues: p.issues.map((i) => ({ path: i.path, message: i.message })) }
+    : { success: true, data: p.value };
 }

@@ -29,18 +29,25 @@ const instant = (description: string) =>
 export const RecoverBodySchema = z
   .object({
     since: instant('Replay deliveries created at or after this instant.'),
-    until: instant('… and at or before this one. Fixed when the job is created: at most (and by default) the creation time, so the job never matches its own replays.').optional(),
+    until: instant(
+      '… and at or before this one. Fixed when the job is created: at most (and by default) the creation time, so the job never matches its own replays.',
+    ).optional(),
     statuses: z
       .array(z.enum(RECOVERABLE_STATUSES))
       .min(1)
       .max(RECOVERABLE_STATUSES.length)
       .optional()
-      .meta({ description: `Statuses to replay: any of ${RECOVERABLE_STATUSES.map((s) => `\`${s}\``).join(', ')}. Default ${DEFAULT_RECOVERY_STATUSES.map((s) => `\`${s}\``).join(' and ')}.` }),
+      .meta({
+        description: `Statuses to replay: any of ${RECOVERABLE_STATUSES.map((s) => `\`${s}\``).join(', ')}. Default ${DEFAULT_RECOVERY_STATUSES.map((s) => `\`${s}\``).join(' and ')}.`,
+      }),
     dryRun: z.boolean().optional().meta({ description: 'Only count the matching deliveries (200 `{matched}`); nothing is changed.' }),
   })
   .strict()
   .refine(sinceNotAfterUntilInstants, { message: 'must not be after until', path: ['since'] })
-  .meta({ id: 'RecoverDeliveries', example: { since: EXAMPLE.since, until: EXAMPLE.until, statuses: ['failed_permanent', 'dead_lettered'] } });
+  .meta({
+    id: 'RecoverDeliveries',
+    example: { since: EXAMPLE.since, until: EXAMPLE.until, statuses: ['failed_permanent', 'dead_lettered'] },
+  });
 
 /** The dry-run answer of a recover request. */
 export const RecoveryCountSchema = z
@@ -53,16 +60,26 @@ export const JobSchema = z
     jobId: JobIdSchema,
     kind: z.literal('recover'),
     endpointId: EndpointIdSchema,
-    status: z.enum(JOB_STATUSES).meta({ description: '`running` until every match is replayed (`completed`), it is cancelled (`cancelled`) or it cannot go on (`failed`: the endpoint was disabled or deleted).' }),
+    status: z.enum(JOB_STATUSES).meta({
+      description:
+        '`running` until every match is replayed (`completed`), it is cancelled (`cancelled`) or it cannot go on (`failed`: the endpoint was disabled or deleted).',
+    }),
     since: z.string().meta({ format: 'date-time', example: EXAMPLE.since }),
     until: z.string().meta({ format: 'date-time', example: EXAMPLE.until }),
     statuses: z.array(z.enum(RECOVERABLE_STATUSES)),
     matched: z.number().int().min(0).meta({ description: 'The dry-run count taken when the job was created.' }),
     replayed: z.number().int().min(0).meta({ description: 'Replays written so far (each a new pending delivery with `replayedFrom`).' }),
-    skipped: z.number().int().min(0).meta({ description: 'Matches that no longer matched when the job reached them (changed or deleted meanwhile).' }),
+    skipped: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: 'Matches that no longer matched when the job reached them (changed or deleted meanwhile).' }),
     createdAt: z.string().meta({ format: 'date-time', example: EXAMPLE.created }),
     updatedAt: z.string().meta({ format: 'date-time', example: EXAMPLE.updated }),
-    finishedAt: z.string().nullable().meta({ format: 'date-time', description: 'When the job completed, was cancelled or failed; null while running.' }),
+    finishedAt: z
+      .string()
+      .nullable()
+      .meta({ format: 'date-time', description: 'When the job completed, was cancelled or failed; null while running.' }),
   })
   .meta({
     id: 'Job',

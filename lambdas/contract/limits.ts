@@ -38,7 +38,12 @@ export interface WorkspaceLimits {
 }
 
 /** The names of {@link WorkspaceLimits}, in the order they are documented. */
-export const WORKSPACE_LIMIT_NAMES = ['testSendsPerMinute', 'replaysPerMinute', 'endpoints', 'apiTokens'] as const satisfies readonly (keyof WorkspaceLimits)[];
+export const WORKSPACE_LIMIT_NAMES = [
+  'testSendsPerMinute',
+  'replaysPerMinute',
+  'endpoints',
+  'apiTokens',
+] as const satisfies readonly (keyof WorkspaceLimits)[];
 
 /** The limits of a workspace unless the stage's `workspaceLimits` setting overrides them: generous, so only a runaway client meets them. */
 export const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = { testSendsPerMinute: 60, replaysPerMinute: 600, endpoints: 1000, apiTokens: 100 };

@@ -34,7 +34,10 @@ export const METRICS = {
   autoDisables: { name: 'AutoDisables', unit: 'Count', dimensions: [] },
   /** Requests refused by a rate limit, by bucket (the per-token buckets and the workspace quotas). */
   rateLimitRefusals: { name: 'RateLimitRefusals', unit: 'Count', dimensions: ['bucket'] },
-} as const satisfies Record<string, { name: string; unit: 'Count' | 'Milliseconds'; dimensions: readonly (keyof typeof METRIC_DIMENSIONS)[] }>;
+} as const satisfies Record<
+  string,
+  { name: string; unit: 'Count' | 'Milliseconds'; dimensions: readonly (keyof typeof METRIC_DIMENSIONS)[] }
+>;
 
 /** A metric's key in {@link METRICS}. */
 export type MetricKey = keyof typeof METRICS;

@@ -213,8 +213,7 @@ export const OPERATIONS = [
     method: 'POST',
     path: '/workspaces/{slug}/webhooks/{endpointId}/rotate-secret',
     summary: 'Rotate the signing secret',
-    description:
-      `Mints a new signing secret, returned once in this response. The replaced secret stays active for a ${SECRET_GRACE_HOURS}-hour grace window (deliveries carry two signatures); rotating again inside the window drops the original. Writes audit \`webhook.secret_rotated\`.`,
+    description: `Mints a new signing secret, returned once in this response. The replaced secret stays active for a ${SECRET_GRACE_HOURS}-hour grace window (deliveries carry two signatures); rotating again inside the window drops the original. Writes audit \`webhook.secret_rotated\`.`,
     tag: 'Webhooks',
     params: SlugEndpoint,
     response: RotatedSecretSchema,
@@ -284,8 +283,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/workspaces/{slug}/webhooks/deliveries/{deliveryId}/attempts',
     summary: 'List attempts of a delivery',
-    description:
-      `Pages through the immutable evidence of a delivery, by ordinal: outcome, time, duration, failure reason, request headers, response status and a ${SEND_LIMITS.bodyCapBytes / 1024} KiB body prefix. Restricted to the owning workspace.`,
+    description: `Pages through the immutable evidence of a delivery, by ordinal: outcome, time, duration, failure reason, request headers, response status and a ${SEND_LIMITS.bodyCapBytes / 1024} KiB body prefix. Restricted to the owning workspace.`,
     tag: 'Deliveries',
     params: SlugDelivery,
     query: PageQuerySchema,
@@ -338,7 +336,8 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/workspaces/{slug}/overview',
     summary: 'Workspace overview',
-    description: 'Counts of the workspace endpoints, members and API tokens, the last 24 h of deliveries, and what the calling token may do (`caller`).',
+    description:
+      'Counts of the workspace endpoints, members and API tokens, the last 24 h of deliveries, and what the calling token may do (`caller`).',
     tag: 'Workspace',
     params: Slug,
     response: OverviewSchema,
@@ -410,7 +409,8 @@ export const OPERATIONS = [
     method: 'DELETE',
     path: '/workspaces/{slug}/api-tokens/{tokenId}',
     summary: 'Revoke an API token',
-    description: 'Revokes a token of the workspace; it stops working once the authorizer cache (at most its TTL) expires. Writes audit `api_token.revoked`.',
+    description:
+      'Revokes a token of the workspace; it stops working once the authorizer cache (at most its TTL) expires. Writes audit `api_token.revoked`.',
     tag: 'API tokens',
     params: SlugToken,
     successStatus: 204,
@@ -497,7 +497,7 @@ export const OPERATIONS = [
     path: '/workspaces/{slug}/webhooks/{endpointId}/recover',
     summary: 'Recover deliveries of an endpoint',
     description:
-      'Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage\'s recovery rate. With `dryRun: true` it answers 200 `{matched}` and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled or a recovery of it is already running. Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`.',
+      "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. With `dryRun: true` it answers 200 `{matched}` and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled or a recovery of it is already running. Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`.",
     tag: 'Deliveries',
     params: SlugEndpoint,
     body: RecoverBodySchema,
@@ -517,7 +517,8 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/workspaces/{slug}/jobs/{jobId}',
     summary: 'Get a job',
-    description: 'Returns a background job of the workspace (a recovery) with its progress: `matched`, `replayed`, `skipped`, and its status.',
+    description:
+      'Returns a background job of the workspace (a recovery) with its progress: `matched`, `replayed`, `skipped`, and its status.',
     tag: 'Deliveries',
     params: z.object({ slug: SlugSchema, jobId: JobIdSchema }),
     response: JobSchema,

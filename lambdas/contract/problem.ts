@@ -19,10 +19,19 @@ export const ProblemSchema = z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
       .meta({ description: 'Validation issues (ValidationError only).' }),
-    rule: z.string().optional().meta({ description: 'The URL rule that failed (InvalidWebhookUrl only): scheme, credentials, localhost, single_label, ip_not_public, too_long, malformed.' }),
-    unknownEventTypes: z.array(z.string()).optional().meta({ description: 'The event types not in the catalogue (UnknownEventType only).' }),
+    rule: z.string().optional().meta({
+      description:
+        'The URL rule that failed (InvalidWebhookUrl only): scheme, credentials, localhost, single_label, ip_not_public, too_long, malformed.',
+    }),
+    unknownEventTypes: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'The event types not in the catalogue (UnknownEventType only).' }),
     requiredPermission: z.string().optional().meta({ description: 'The permission the operation needs (Forbidden only).' }),
-    excessPermissions: z.array(z.string()).optional().meta({ description: 'Requested permissions beyond the caller’s (Forbidden on token creation only).' }),
+    excessPermissions: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'Requested permissions beyond the caller’s (Forbidden on token creation only).' }),
   })
   .meta({
     id: 'Problem',

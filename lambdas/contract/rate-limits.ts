@@ -63,10 +63,15 @@ export function workspaceQuotas(limits: WorkspaceLimits): Record<WorkspaceQuotaB
 }
 
 /** The quota bucket of each per-minute workspace limit. */
-export const WORKSPACE_QUOTA_BUCKET: Readonly<Partial<Record<keyof WorkspaceLimits, WorkspaceQuotaBucket>>> = { testSendsPerMinute: 'workspace_test_send', replaysPerMinute: 'workspace_replay' };
+export const WORKSPACE_QUOTA_BUCKET: Readonly<Partial<Record<keyof WorkspaceLimits, WorkspaceQuotaBucket>>> = {
+  testSendsPerMinute: 'workspace_test_send',
+  replaysPerMinute: 'workspace_replay',
+};
 
 /** What a workspace count limit counts, as its refusal and the descriptions name it. */
-export const WORKSPACE_COUNTED: Readonly<Record<'endpoints' | 'apiTokens', { readonly noun: string; readonly one: string; readonly free: string; readonly freeing: string }>> = {
+export const WORKSPACE_COUNTED: Readonly<
+  Record<'endpoints' | 'apiTokens', { readonly noun: string; readonly one: string; readonly free: string; readonly freeing: string }>
+> = {
   endpoints: { noun: 'webhook endpoints', one: 'webhook endpoint', free: 'delete', freeing: 'deleting' },
   apiTokens: { noun: 'API tokens', one: 'API token', free: 'revoke', freeing: 'revoking' },
 };
@@ -75,7 +80,11 @@ export const WORKSPACE_COUNTED: Readonly<Record<'endpoints' | 'apiTokens', { rea
  * The `detail` of the refusal at a workspace limit, as the operations word it (with `limits`, and
  * for a quota the seconds to wait): the OpenAPI examples show it with the default limits.
  */
-export function workspaceLimitRefusal(limit: keyof WorkspaceLimits, limits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS, retryAfterSeconds = 12): string {
+export function workspaceLimitRefusal(
+  limit: keyof WorkspaceLimits,
+  limits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS,
+  retryAfterSeconds = 12,
+): string {
   const n = limits[limit];
   const bucket = WORKSPACE_QUOTA_BUCKET[limit];
   return bucket ? workspaceQuotaRefusal(bucket, n, retryAfterSeconds) : workspaceCountRefusal(limit as keyof typeof WORKSPACE_COUNTED, n);

@@ -44,13 +44,14 @@ export const TokenIdSchema = idSchema('tok', '01JD2YA1B2C3D4E5F6G7H8J9KM').meta(
  */
 export const EndpointHealthSummarySchema = z
   .object({
-    successRate24h: z
-      .number()
-      .min(0)
-      .max(1)
+    successRate24h: z.number().min(0).max(1).nullable().meta({
+      description:
+        'Delivered HTTP attempts / HTTP attempts over the last 24 hourly buckets (as `GET …/health?window=24h`); null with no attempt.',
+      example: 0.9841,
+    }),
+    lastAttemptAt: timestamp
       .nullable()
-      .meta({ description: 'Delivered HTTP attempts / HTTP attempts over the last 24 hourly buckets (as `GET …/health?window=24h`); null with no attempt.', example: 0.9841 }),
-    lastAttemptAt: timestamp.nullable().meta({ description: 'Start of the latest recorded HTTP attempt in the last 7 days; null with none.' }),
+      .meta({ description: 'Start of the latest recorded HTTP attempt in the last 7 days; null with none.' }),
   })
   .meta({ id: 'WebhookEndpointHealthSummary', example: { successRate24h: 0.9841, lastAttemptAt: '2026-11-25T12:04:59.000Z' } });
 export type EndpointHealthSummary = z.infer<typeof EndpointHealthSummarySchema>;
@@ -96,7 +97,11 @@ const eventTypesInput = z
   .max(100)
   .refine(distinctItems, 'event types must not repeat')
   .meta({ description: 'Event types to subscribe to; each must be in the event-type catalogue.' });
-const urlInput = z.string().min(1).max(2048).meta({ description: 'https URL of the receiver.', example: 'https://hooks.example.com/webhooks' });
+const urlInput = z
+  .string()
+  .min(1)
+  .max(2048)
+  .meta({ description: 'https URL of the receiver.', example: 'https://hooks.example.com/webhooks' });
 const descriptionInput = z.string().max(500).nullable();
 
 /** Body of create endpoint. */
@@ -128,12 +133,21 @@ export type UpdateEndpointBody = z.infer<typeof UpdateEndpointBodySchema>;
 export const RotatedSecretSchema = z
   .object({
     endpointId: EndpointIdSchema,
-    secret: z.string().meta({ description: 'New signing secret, shown once: `whsec_` + base64 of 32 random bytes.', example: 'whsec_C+6hb2JHdDKEcK2+A1skMC5GXPiSP2I5EjpobvCtJLk=' }),
-    previousSecretExpiresAt: timestamp.nullable().meta({ description: `End of the ${SECRET_GRACE_HOURS} h grace window of the replaced secret.` }),
+    secret: z.string().meta({
+      description: 'New signing secret, shown once: `whsec_` + base64 of 32 random bytes.',
+      example: 'whsec_C+6hb2JHdDKEcK2+A1skMC5GXPiSP2I5EjpobvCtJLk=',
+    }),
+    previousSecretExpiresAt: timestamp
+      .nullable()
+      .meta({ description: `End of the ${SECRET_GRACE_HOURS} h grace window of the replaced secret.` }),
   })
   .meta({
     id: 'RotatedSecret',
-    example: { endpointId: EXAMPLE.endpointId, secret: 'whsec_C+6hb2JHdDKEcK2+A1skMC5GXPiSP2I5EjpobvCtJLk=', previousSecretExpiresAt: '2026-11-26T12:05:00.000Z' },
+    example: {
+      endpointId: EXAMPLE.endpointId,
+      secret: 'whsec_C+6hb2JHdDKEcK2+A1skMC5GXPiSP2I5EjpobvCtJLk=',
+      previousSecretExpiresAt: '2026-11-26T12:05:00.000Z',
+    },
   });
 export type RotatedSecret = z.infer<typeof RotatedSecretSchema>;
 
@@ -166,7 +180,11 @@ export const DeliverySchema = z
       attempts: 1,
       nextAttemptAt: null,
       eventType: 'webhook.test_event',
-      payload: { message: 'This is a test event from the webhook delivery service.', sentAt: EXAMPLE.updated, endpointId: EXAMPLE.endpointId },
+      payload: {
+        message: 'This is a test event from the webhook delivery service.',
+        sentAt: EXAMPLE.updated,
+        endpointId: EXAMPLE.endpointId,
+      },
       replayedFrom: null,
       lastResponseStatus: 200,
       lastError: null,
@@ -217,7 +235,10 @@ export const ScopeSchema = z.enum(SCOPES).meta({ id: 'Scope' });
 /** API token metadata (never the token). */
 export const ApiTokenSchema = z
   .object({ tokenId: TokenIdSchema, name: z.string(), scopes: z.array(ScopeSchema), createdAt: timestamp })
-  .meta({ id: 'ApiToken', example: { tokenId: EXAMPLE.tokenId, name: 'CI deploy bot', scopes: ['read', 'webhook:write'], createdAt: EXAMPLE.created } });
+  .meta({
+    id: 'ApiToken',
+    example: { tokenId: EXAMPLE.tokenId, name: 'CI deploy bot', scopes: ['read', 'webhook:write'], createdAt: EXAMPLE.created },
+  });
 export type ApiToken = z.infer<typeof ApiTokenSchema>;
 
 /** Body of create API token. */
@@ -318,7 +339,9 @@ export const OverviewSchema = z
       .object({
         tokenId: z.string(),
         scopes: z.array(z.string()),
-        permissions: z.array(z.enum(PERMISSIONS)).meta({ description: 'What the calling token may do: its scopes expanded to permissions.' }),
+        permissions: z
+          .array(z.enum(PERMISSIONS))
+          .meta({ description: 'What the calling token may do: its scopes expanded to permissions.' }),
       })
       .meta({ description: 'The token making the request, so a client (the console) can offer only what the token may do.' }),
   })
@@ -330,7 +353,11 @@ export const OverviewSchema = z
       members: 4,
       apiTokens: 2,
       deliveries24h: { delivered: 1240, failed: 18, deadLettered: 1 },
-      caller: { tokenId: EXAMPLE.tokenId, scopes: ['read'], permissions: ['member:list', 'token:list', 'audit:list', 'notification:list', 'event-type:list', 'webhook:read', 'webhook:list'] },
+      caller: {
+        tokenId: EXAMPLE.tokenId,
+        scopes: ['read'],
+        permissions: ['member:list', 'token:list', 'audit:list', 'notification:list', 'event-type:list', 'webhook:read', 'webhook:list'],
+      },
     },
   });
 export type Overview = z.infer<typeof OverviewSchema>;

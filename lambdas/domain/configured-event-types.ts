@@ -9,7 +9,14 @@
 import raw from '../../config/event-types.json';
 import { validateInput } from '../contract/input-validation';
 import { BUILT_IN_EVENT_PAYLOADS, CONFIGURED_EVENT_TYPES, CONFIGURED_VALIDATORS } from '../generated/event-catalogue';
-import { builtInProblems, catalogueOf, configuredInfo, configuredProblems, parseEventTypesConfigWith, type EventCatalogue } from './event-catalogue-core';
+import {
+  builtInProblems,
+  catalogueOf,
+  configuredInfo,
+  configuredProblems,
+  parseEventTypesConfigWith,
+  type EventCatalogue,
+} from './event-catalogue-core';
 
 /** Throws unless the generated types are the file's (a bad file throws too, naming every problem). */
 function checkGenerated(): void {
@@ -38,7 +45,10 @@ export function deploymentCatalogue(): EventCatalogue {
     validators.set(t.name, (payload) => configuredProblems(validate, payload));
   }
   catalogue = catalogueOf(
-    [...BUILT_IN_EVENT_PAYLOADS.map((t) => ({ name: t.name, description: t.description, payloadSchema: t.payloadSchema, builtIn: true })), ...CONFIGURED_EVENT_TYPES.map(configuredInfo)],
+    [
+      ...BUILT_IN_EVENT_PAYLOADS.map((t) => ({ name: t.name, description: t.description, payloadSchema: t.payloadSchema, builtIn: true })),
+      ...CONFIGURED_EVENT_TYPES.map(configuredInfo),
+    ],
     validators,
   );
   return catalogue;

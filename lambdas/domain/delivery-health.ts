@@ -97,7 +97,16 @@ export function counts(obs: HealthObservation): boolean {
 
 /** Zero counts. */
 export function emptyCounts(): EndpointCounts {
-  return { attempts: 0, delivered: 0, failed: 0, failedPermanent: 0, deadLettered: 0, byResponseStatus: {}, latency: {}, lastAttemptAt: null };
+  return {
+    attempts: 0,
+    delivered: 0,
+    failed: 0,
+    failedPermanent: 0,
+    deadLettered: 0,
+    byResponseStatus: {},
+    latency: {},
+    lastAttemptAt: null,
+  };
 }
 
 function addObservation(c: EndpointCounts, obs: HealthObservation): void {
@@ -153,7 +162,13 @@ export function aggregateBatch(observations: readonly HealthObservation[]): Batc
 }
 
 function scalars(c: ScalarCounts): ScalarCounts {
-  return { attempts: c.attempts, delivered: c.delivered, failed: c.failed, failedPermanent: c.failedPermanent, deadLettered: c.deadLettered };
+  return {
+    attempts: c.attempts,
+    delivered: c.delivered,
+    failed: c.failed,
+    failedPermanent: c.failedPermanent,
+    deadLettered: c.deadLettered,
+  };
 }
 
 const HOUR_MS = 3_600_000;
@@ -177,7 +192,10 @@ export function counterExpiresAtEpoch(hour: string): number {
 }
 
 /** A window's buckets at `now`: the current (partial) bucket and the ones before it, oldest first. */
-export function windowBuckets(window: HealthWindow, now: Date): { from: Date; to: Date; starts: Date[]; firstHour: string; lastHour: string } {
+export function windowBuckets(
+  window: HealthWindow,
+  now: Date,
+): { from: Date; to: Date; starts: Date[]; firstHour: string; lastHour: string } {
   const { bucketMs, buckets } = HEALTH_WINDOWS[window];
   const current = Math.floor(now.getTime() / bucketMs) * bucketMs;
   const starts = Array.from({ length: buckets }, (_, i) => new Date(current - (buckets - 1 - i) * bucketMs));
@@ -259,7 +277,10 @@ export function summaryFirstHour(now: Date): string {
 }
 
 /** Sums a workspace's hour counters within the 24 h window at `now`. */
-export function workspaceLast24h(now: Date, hours: readonly { hour: string; counts: ScalarCounts }[]): { delivered: number; failed: number; deadLettered: number } {
+export function workspaceLast24h(
+  now: Date,
+  hours: readonly { hour: string; counts: ScalarCounts }[],
+): { delivered: number; failed: number; deadLettered: number } {
   const { firstHour } = windowBuckets('24h', now);
   const lastHour = hourOf(now);
   const out = { delivered: 0, failed: 0, deadLettered: 0 };

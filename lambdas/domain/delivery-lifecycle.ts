@@ -88,7 +88,8 @@ export const DESTINATION_NOT_PUBLIC = 'destination_not_public';
  * permanent. Every failure moves the streak except a service fault (retried, streak unchanged).
  */
 export function classify(outcome: HttpOutcome): Classified {
-  if (outcome.kind === 'error') return { status: 'failed', streak: isServiceFault(outcome.reason) ? 'none' : 'increment', reason: outcome.reason };
+  if (outcome.kind === 'error')
+    return { status: 'failed', streak: isServiceFault(outcome.reason) ? 'none' : 'increment', reason: outcome.reason };
   const s = outcome.status;
   if (s >= 200 && s < 300) return { status: 'delivered', streak: 'reset', reason: null };
   if (s >= 500 || s === 408 || s === 429) return { status: 'failed', streak: 'increment', reason: `http_${s}` };
@@ -212,5 +213,13 @@ export function newHeldDelivery(input: NewDelivery, now: Date): DeliveryRecord {
 
 /** An evidence entry that is not an HTTP attempt: no duration, no request, no response. */
 export function bookkeepingEntry(now: Date, outcome: 'failed_permanent' | 'dead_lettered', reason: string): Omit<Attempt, 'ordinal'> {
-  return { outcome, timestamp: now.toISOString(), durationMs: null, failureReason: reason, requestHeaders: {}, responseStatus: null, responseBody: null };
+  return {
+    outcome,
+    timestamp: now.toISOString(),
+    durationMs: null,
+    failureReason: reason,
+    requestHeaders: {},
+    responseStatus: null,
+    responseBody: null,
+  };
 }

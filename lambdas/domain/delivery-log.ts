@@ -21,9 +21,17 @@ export interface DeliveryLogFilter {
 }
 
 /** The filter of a parsed query. */
-export function deliveryLogFilter(query: Pick<DeliveryLogQuery, 'status' | 'eventType' | 'endpointId' | 'since' | 'until'>): DeliveryLogFilter {
-  const statuses = query.status === undefined ? null : ([...new Set(query.status.split(',').map((s) => s.trim()))].sort() as DeliveryStatus[]);
-  const eventType = query.eventType === undefined ? null : query.eventType.endsWith('.*') ? { prefix: query.eventType.slice(0, -1) } : { exact: query.eventType };
+export function deliveryLogFilter(
+  query: Pick<DeliveryLogQuery, 'status' | 'eventType' | 'endpointId' | 'since' | 'until'>,
+): DeliveryLogFilter {
+  const statuses =
+    query.status === undefined ? null : ([...new Set(query.status.split(',').map((s) => s.trim()))].sort() as DeliveryStatus[]);
+  const eventType =
+    query.eventType === undefined
+      ? null
+      : query.eventType.endsWith('.*')
+        ? { prefix: query.eventType.slice(0, -1) }
+        : { exact: query.eventType };
   return {
     statuses,
     eventType,
@@ -34,9 +42,16 @@ export function deliveryLogFilter(query: Pick<DeliveryLogQuery, 'status' | 'even
 }
 
 /** True when a summary (its status, event type, endpoint and creation time) passes the filter. */
-export function matchesDeliveryLogFilter(filter: DeliveryLogFilter, d: { status: string; eventType: string; endpointId: string; createdAt: string }): boolean {
+export function matchesDeliveryLogFilter(
+  filter: DeliveryLogFilter,
+  d: { status: string; eventType: string; endpointId: string; createdAt: string },
+): boolean {
   if (filter.statuses && !(filter.statuses as readonly string[]).includes(d.status)) return false;
-  if (filter.eventType && ('exact' in filter.eventType ? d.eventType !== filter.eventType.exact : !d.eventType.startsWith(filter.eventType.prefix))) return false;
+  if (
+    filter.eventType &&
+    ('exact' in filter.eventType ? d.eventType !== filter.eventType.exact : !d.eventType.startsWith(filter.eventType.prefix))
+  )
+    return false;
   if (filter.endpointId !== null && d.endpointId !== filter.endpointId) return false;
   const created = Date.parse(d.createdAt);
   if (filter.sinceMs !== null && created < filter.sinceMs) return false;

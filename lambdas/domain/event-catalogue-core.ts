@@ -32,7 +32,9 @@ export function builtInProblems(issues: readonly InputIssue[]): string[] {
 
 /** The problems of a configured payload, from its JSON Schema validator (empty: valid). */
 export function configuredProblems(validate: PayloadValidator, payload: unknown): string[] {
-  return validate(payload) ? [] : (validate.errors ?? []).map((e) => `payload${e.instancePath.replaceAll('/', '.')}: ${e.message ?? 'invalid'}`);
+  return validate(payload)
+    ? []
+    : (validate.errors ?? []).map((e) => `payload${e.instancePath.replaceAll('/', '.')}: ${e.message ?? 'invalid'}`);
 }
 
 /** A configured type as the catalogue lists it. */
@@ -41,7 +43,10 @@ export function configuredInfo(t: ConfiguredEventType): EventTypeInfo {
 }
 
 /** A catalogue of `types`, each validated by its entry in `validators`. */
-export function catalogueOf(types: readonly EventTypeInfo[], validators: ReadonlyMap<string, (payload: unknown) => string[]>): EventCatalogue {
+export function catalogueOf(
+  types: readonly EventTypeInfo[],
+  validators: ReadonlyMap<string, (payload: unknown) => string[]>,
+): EventCatalogue {
   return {
     types,
     has: (name) => validators.has(name),

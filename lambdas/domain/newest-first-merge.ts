@@ -68,7 +68,9 @@ export async function mergeNewestFirst<T>(read: ShardReader<T>, options: MergeOp
   };
   const emittable = () => {
     const f = frontier();
-    return found.filter((e) => f === null || e.position >= f).sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
+    return found
+      .filter((e) => f === null || e.position >= f)
+      .sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
   };
 
   // The budget ends the rounds; the cap guards against a reader that makes no progress.
@@ -88,7 +90,8 @@ export async function mergeNewestFirst<T>(read: ShardReader<T>, options: MergeOp
     const sorted = [...found].sort((a, b) => (a.position < b.position ? 1 : -1));
     const threshold = sorted.length > limit ? sorted[limit]!.position : null;
     const byStop = open.sort((a, b) => ((a.after ?? '') < (b.after ?? '') ? 1 : -1));
-    const blocking = threshold !== null ? byStop.filter((s) => s.after !== null && s.after > threshold) : byStop.slice(0, Math.ceil(byStop.length / 2));
+    const blocking =
+      threshold !== null ? byStop.filter((s) => s.after !== null && s.after > threshold) : byStop.slice(0, Math.ceil(byStop.length / 2));
     if (blocking.length === 0) break;
     const fits = Math.floor(remaining / blocking.length);
     toRead = (fits >= 1 ? blocking : blocking.slice(0, remaining)).map((s) => s.i);

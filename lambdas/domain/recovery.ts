@@ -55,7 +55,10 @@ export function recoveryWindow(request: RecoverRequest, now: Date): { since: str
 }
 
 /** A new running job, with nothing replayed yet. */
-export function newRecoveryJob(input: { workspace: string; endpointId: string; actor: string; matched: number; window: ReturnType<typeof recoveryWindow> }, now: Date): JobRecord {
+export function newRecoveryJob(
+  input: { workspace: string; endpointId: string; actor: string; matched: number; window: ReturnType<typeof recoveryWindow> },
+  now: Date,
+): JobRecord {
   const iso = now.toISOString();
   return {
     jobId: newId('whj', now),

@@ -56,7 +56,11 @@ export function rotateSecrets(
   now: Date,
 ): { secrets: StoredSecret[]; previousSecretExpiresAt: string | null } {
   const current = secrets[0];
-  const next: StoredSecret = { ...(typeof newSecret === 'string' ? { secret: newSecret } : { sealed: newSecret }), createdAt: now.toISOString(), expiresAt: null };
+  const next: StoredSecret = {
+    ...(typeof newSecret === 'string' ? { secret: newSecret } : { sealed: newSecret }),
+    createdAt: now.toISOString(),
+    expiresAt: null,
+  };
   if (!current) return { secrets: [next], previousSecretExpiresAt: null };
   const expiresAt = new Date(now.getTime() + SECRET_GRACE_MS).toISOString();
   return { secrets: [next, { ...current, expiresAt }], previousSecretExpiresAt: expiresAt };

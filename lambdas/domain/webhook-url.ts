@@ -11,14 +11,7 @@
 import ipaddr from 'ipaddr.js';
 
 /** The rule a refused URL broke. */
-export type UrlRule =
-  | 'malformed'
-  | 'scheme'
-  | 'credentials'
-  | 'localhost'
-  | 'single_label'
-  | 'ip_not_public'
-  | 'too_long';
+export type UrlRule = 'malformed' | 'scheme' | 'credentials' | 'localhost' | 'single_label' | 'ip_not_public' | 'too_long';
 
 /** Options of {@link checkWebhookUrl} and {@link isPublicAddress}. */
 export interface UrlCheckOptions {

@@ -29,8 +29,21 @@ async function handleRecord(record: SQSRecord, health: BatchHealth, metrics: Met
   if (result.kind === 'requeue') {
     const { delivery } = result;
     // A new message: its receive count starts again. A failed send fails the record, and the dead letter comes back.
-    await deliveries.send([{ deliveryId: delivery.deliveryId, endpointId: delivery.endpointId, workspace: delivery.workspace, requeues: requeues + 1, delaySeconds: result.delaySeconds }]);
-    logger.warn('Dead letter with retries left sent back to the delivery queue', { deliveryId: message.deliveryId, requeues: requeues + 1, attempts: delivery.attempts, status: delivery.status });
+    await deliveries.send([
+      {
+        deliveryId: delivery.deliveryId,
+        endpointId: delivery.endpointId,
+        workspace: delivery.workspace,
+        requeues: requeues + 1,
+        delaySeconds: result.delaySeconds,
+      },
+    ]);
+    logger.warn('Dead letter with retries left sent back to the delivery queue', {
+      deliveryId: message.deliveryId,
+      requeues: requeues + 1,
+      attempts: delivery.attempts,
+      status: delivery.status,
+    });
     return;
   }
   if (result.kind === 'dead_lettered') {
@@ -46,11 +59,16 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
   const health = new BatchHealth();
   const metrics = invocationMetrics();
   try {
-    const response = await processPartialResponse(event, (record: SQSRecord) => handleRecord(record, health, metrics), new BatchProcessor(EventType.SQS), {
-      context,
-      processInParallel: true,
-      throwOnFullBatchFailure: false,
-    });
+    const response = await processPartialResponse(
+      event,
+      (record: SQSRecord) => handleRecord(record, health, metrics),
+      new BatchProcessor(EventType.SQS),
+      {
+        context,
+        processInParallel: true,
+        throwOnFullBatchFailure: false,
+      },
+    );
     const observations = health.size;
     try {
       await health.flush(defaultRuntime().deps.table);

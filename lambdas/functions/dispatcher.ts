@@ -23,7 +23,6 @@ import { dispatchDelivery, endpointReaderForBatch, systemResolver, type Dispatch
 import { httpSender } from '../pipeline/http-sender';
 import { parseDeliveryMessage, type DeliveryMessage } from '../queue/delivery-queue';
 
-
 /** One invocation's state: its health tally and its metrics. */
 interface Invocation {
   readonly health: BatchHealth;
@@ -74,7 +73,10 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
       await slowLane.send(defer.map(({ messageId: _, ...m }) => ({ ...m, delaySeconds: SLOW_LANE.deferSeconds })));
     } catch (error) {
       sent = false;
-      logger.warn('Deferred deliveries could not be re-sent; they come back with their messages', { count: defer.length, error: error as Error });
+      logger.warn('Deferred deliveries could not be re-sent; they come back with their messages', {
+        count: defer.length,
+        error: error as Error,
+      });
     }
     for (const m of defer) deferred.set(m.messageId, sent);
     return { messages, deferred };
@@ -129,7 +131,10 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
         await ownLane.send([{ ...message, delaySeconds }]);
         return;
       } catch (error) {
-        logger.warn('Could not re-send a delivery on its last receive; its message comes back, or goes to the dead-letter queue', { deliveryId: message.deliveryId, error: error as Error });
+        logger.warn('Could not re-send a delivery on its last receive; its message comes back, or goes to the dead-letter queue', {
+          deliveryId: message.deliveryId,
+          error: error as Error,
+        });
       }
     }
     await delayer.delay(record.receiptHandle, delaySeconds);
@@ -141,7 +146,12 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
     if (result.kind === 'ack') return;
     const { delivery } = result;
     // The requeue count rides along on every re-send of the delivery (docs/architecture.md#queue-messages).
-    const addressed: DeliveryMessage = { deliveryId: message.deliveryId, endpointId: delivery.endpointId, workspace: delivery.workspace, ...(message.requeues ? { requeues: message.requeues } : {}) };
+    const addressed: DeliveryMessage = {
+      deliveryId: message.deliveryId,
+      endpointId: delivery.endpointId,
+      workspace: delivery.workspace,
+      ...(message.requeues ? { requeues: message.requeues } : {}),
+    };
     if (result.kind === 'move' || result.kind === 'dead_letter') {
       try {
         if (result.kind === 'move') {
@@ -151,7 +161,10 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
         return;
       } catch (error) {
         // Not moved: it comes back in this lane when due, and the next receive tries again.
-        logger.warn(`Could not ${result.kind === 'move' ? 'move a delivery to the slow lane' : 'send a spent delivery to the dead-letter queue'}`, { deliveryId: message.deliveryId, error: error as Error });
+        logger.warn(
+          `Could not ${result.kind === 'move' ? 'move a delivery to the slow lane' : 'send a spent delivery to the dead-letter queue'}`,
+          { deliveryId: message.deliveryId, error: error as Error },
+        );
         if (result.kind === 'move') return comeBack(record, addressed, result.delaySeconds, 'move failed');
         // Spent: past the last receive, SQS's own redrive takes it where it was going.
         await delayer.delay(record.receiptHandle, 0);
@@ -163,14 +176,23 @@ export function dispatcherHandler(lane: LaneRole): (event: SQSEvent, context: Co
 
   return async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     // One processor, health tally and metrics buffer per invocation: they hold the batch's state.
-    const invocation: Invocation = { health: new BatchHealth(), metrics: invocationMetrics(), endpoint: endpointReaderForBatch(defaultRuntime().deps.table) };
+    const invocation: Invocation = {
+      health: new BatchHealth(),
+      metrics: invocationMetrics(),
+      endpoint: endpointReaderForBatch(defaultRuntime().deps.table),
+    };
     try {
       const plan = await planBatch(event.Records, invocation.metrics);
-      const response = await processPartialResponse(event, (record: SQSRecord) => handleRecord(record, plan, invocation), new BatchProcessor(EventType.SQS), {
-        context,
-        processInParallel: true,
-        throwOnFullBatchFailure: false,
-      });
+      const response = await processPartialResponse(
+        event,
+        (record: SQSRecord) => handleRecord(record, plan, invocation),
+        new BatchProcessor(EventType.SQS),
+        {
+          context,
+          processInParallel: true,
+          throwOnFullBatchFailure: false,
+        },
+      );
       await flushHealth(invocation.health);
       return response;
     } finally {
@@ -197,7 +219,8 @@ function countDispatch(metrics: MetricsRecorder, result: DispatchResult, lane: L
   if (!recorded) return;
   metrics.add('attempts', 1, { outcome: recorded.outcome });
   if (recorded.http && recorded.durationMs !== null) metrics.add('attemptDuration', recorded.durationMs, { lane });
-  if (recorded.http && delivery?.attempts === 1) metrics.add('publishToFirstAttempt', Math.max(0, now.getTime() - Date.parse(delivery.createdAt)), {});
+  if (recorded.http && delivery?.attempts === 1)
+    metrics.add('publishToFirstAttempt', Math.max(0, now.getTime() - Date.parse(delivery.createdAt)), {});
   if (result.disabled) metrics.add('autoDisables', 1, {});
 }
 

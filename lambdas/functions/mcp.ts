@@ -11,7 +11,12 @@ function toRequest(event: APIGatewayProxyEventV2): Request {
   const method = event.requestContext.http.method;
   const headers = new Headers();
   for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers.set(k, v);
-  const body = event.body === undefined || method === 'GET' || method === 'HEAD' ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
+  const body =
+    event.body === undefined || method === 'GET' || method === 'HEAD'
+      ? undefined
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64')
+        : event.body;
   return new Request(url, { method, headers, ...(body !== undefined ? { body } : {}) });
 }
 

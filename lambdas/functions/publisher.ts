@@ -17,10 +17,20 @@ export async function handler(event: EventBridgeEvent<string, { workspace?: unkn
   const metrics = invocationMetrics();
   try {
     const workspace = typeof event.detail?.workspace === 'string' ? event.detail.workspace : '';
-    const result = await publishEvent({ ...deps, slowQueue }, { id: event.id, time: event.time, workspace, type: event['detail-type'], payload: event.detail?.payload });
-    if (!result.queued) logger.warn('Rows written, enqueue failed: the stuck-pending repair will send them', { deliveryIds: result.deliveryIds });
+    const result = await publishEvent(
+      { ...deps, slowQueue },
+      { id: event.id, time: event.time, workspace, type: event['detail-type'], payload: event.detail?.payload },
+    );
+    if (!result.queued)
+      logger.warn('Rows written, enqueue failed: the stuck-pending repair will send them', { deliveryIds: result.deliveryIds });
     // Per event at DEBUG: the counts are metrics, and an INFO line per event is most of the log bill (docs/scaling.md).
-    else logger.debug('Published', { type: event['detail-type'], workspace, deliveries: result.deliveryIds.length, held: result.heldDeliveryIds.length });
+    else
+      logger.debug('Published', {
+        type: event['detail-type'],
+        workspace,
+        deliveries: result.deliveryIds.length,
+        held: result.heldDeliveryIds.length,
+      });
     metrics.add('deliveriesPublished', result.deliveryIds.length, {});
     metrics.add('deliveriesHeld', result.heldDeliveryIds.length, {});
     return result;

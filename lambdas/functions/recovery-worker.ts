@@ -27,7 +27,9 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
       logger.error('Recovery slice failed', { jobId: message.jobId, receives, error: error as Error });
       if (receives >= JOB_WORKER_CONSUMER.maxReceives) {
-        await failJob(deps, message.jobId, 'worker_error').catch((e: unknown) => logger.error('Could not mark the job failed', { jobId: message.jobId, error: e as Error }));
+        await failJob(deps, message.jobId, 'worker_error').catch((e: unknown) =>
+          logger.error('Could not mark the job failed', { jobId: message.jobId, error: e as Error }),
+        );
       }
       batchItemFailures.push({ itemIdentifier: record.messageId });
     }

@@ -32,7 +32,12 @@ export function consoleResponse(path: string, read: ConsoleFileReader): APIGatew
     const html = path.endsWith('/') ? page.toString('utf8').replaceAll('"console/', '"') : page.toString('utf8');
     return {
       statusCode: 200,
-      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': CONSOLE_CSP, ...securityHeaders },
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-cache',
+        'content-security-policy': CONSOLE_CSP,
+        ...securityHeaders,
+      },
       body: html,
     };
   }
@@ -42,7 +47,11 @@ export function consoleResponse(path: string, read: ConsoleFileReader): APIGatew
   if (!body) return null;
   return {
     statusCode: 200,
-    headers: { 'content-type': TYPES[match[2] as keyof typeof TYPES], 'cache-control': 'public, max-age=31536000, immutable', ...securityHeaders },
+    headers: {
+      'content-type': TYPES[match[2] as keyof typeof TYPES],
+      'cache-control': 'public, max-age=31536000, immutable',
+      ...securityHeaders,
+    },
     body: body.toString('utf8'),
   };
 }

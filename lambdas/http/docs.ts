@@ -55,7 +55,10 @@ export function withServer(document: Buffer, serverUrl: string | undefined): str
 }
 
 /** The base URL of the API a request came through, when the request tells it. */
-export function serverUrlOf(event: { headers?: Record<string, string | undefined> | null; requestContext?: { domainName?: string; stage?: string } }): string | undefined {
+export function serverUrlOf(event: {
+  headers?: Record<string, string | undefined> | null;
+  requestContext?: { domainName?: string; stage?: string };
+}): string | undefined {
   const ctx = event.requestContext;
   if (ctx?.domainName && ctx.stage && ctx.stage !== '$default') {
     // A custom domain maps the stage away; only the default execute-api host carries it in the path.
@@ -73,12 +76,21 @@ export function docsResponse(path: string, read: DocsFileReader, serverUrl?: str
     return doc ? { statusCode: 200, headers: headers('application/json', 'public, max-age=60'), body: withServer(doc, serverUrl) } : null;
   }
   if (path === '/reference' || path === '/reference/') {
-    return { statusCode: 200, headers: headers('text/html; charset=utf-8', 'public, max-age=60'), body: REFERENCE_HTML.replaceAll('"reference/', path.endsWith('/') ? '"' : '"reference/') };
+    return {
+      statusCode: 200,
+      headers: headers('text/html; charset=utf-8', 'public, max-age=60'),
+      body: REFERENCE_HTML.replaceAll('"reference/', path.endsWith('/') ? '"' : '"reference/'),
+    };
   }
   const asset = /^\/reference\/([a-z0-9.-]+)$/.exec(path)?.[1];
   if (asset && asset in REFERENCE_ASSETS) {
     const body = read(asset);
-    if (body) return { statusCode: 200, headers: headers(REFERENCE_ASSETS[asset as keyof typeof REFERENCE_ASSETS], 'public, max-age=3600'), body: body.toString('utf8') };
+    if (body)
+      return {
+        statusCode: 200,
+        headers: headers(REFERENCE_ASSETS[asset as keyof typeof REFERENCE_ASSETS], 'public, max-age=3600'),
+        body: body.toString('utf8'),
+      };
   }
   return null;
 }

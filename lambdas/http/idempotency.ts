@@ -13,7 +13,12 @@ import { validateInput } from '../contract/input-validation';
 import type { OperationRoute } from '../contract/routes';
 import { IDEMPOTENCY, IDEMPOTENCY_KEY } from '../generated/contract';
 import type { Caller, SurfaceRuntime } from '../operations/context';
-import { claimIdempotencyKey, completeIdempotencyRecord, releaseIdempotencyRecord, type IdempotencyClaim } from '../store/idempotency-records';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyRecord,
+  releaseIdempotencyRecord,
+  type IdempotencyClaim,
+} from '../store/idempotency-records';
 
 /** What the middleware needs of the request context. */
 export interface IdempotencyRequestContext extends Context {
@@ -75,14 +80,19 @@ export function idempotency(
       const parsed = validateInput(IDEMPOTENCY_KEY, raw);
       if (!parsed.success) {
         const message = parsed.issues.map((i) => i.message).join('; ');
-        throw new AppError('ValidationError', `Invalid header ${IDEMPOTENCY.key}: ${message}. Send 1–255 printable characters, e.g. a UUID.`, {
-          issues: [{ path: `header.${IDEMPOTENCY.key}`, message }],
-        });
+        throw new AppError(
+          'ValidationError',
+          `Invalid header ${IDEMPOTENCY.key}: ${message}. Send 1–255 printable characters, e.g. a UUID.`,
+          {
+            issues: [{ path: `header.${IDEMPOTENCY.key}`, message }],
+          },
+        );
       }
       const { caller, input } = request.context;
       if (!caller || !input) throw new AppError('InternalError', 'request was not prepared');
       const claim = { tokenId: caller.tokenId, key: parsed.data as string, fingerprint: requestFingerprint(def.operationId, input) };
-      const remainingMs = typeof request.context.getRemainingTimeInMillis === 'function' ? request.context.getRemainingTimeInMillis() : undefined;
+      const remainingMs =
+        typeof request.context.getRemainingTimeInMillis === 'function' ? request.context.getRemainingTimeInMillis() : undefined;
       const found = await claimIdempotencyKey(runtime().deps.table, {
         ...claim,
         now: runtime().deps.now(),
@@ -96,7 +106,10 @@ export function idempotency(
         );
       }
       if (found.kind === 'in_progress') {
-        throw new AppError('IdempotencyKeyInProgress', `A request with ${IDEMPOTENCY.key} ${JSON.stringify(claim.key)} is still running; retry when it has finished to get its answer`);
+        throw new AppError(
+          'IdempotencyKeyInProgress',
+          `A request with ${IDEMPOTENCY.key} ${JSON.stringify(claim.key)} is still running; retry when it has finished to get its answer`,
+        );
       }
       if (found.kind === 'completed') {
         // The first answer again (status and body), under this request's trace id; nothing runs.

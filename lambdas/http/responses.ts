@@ -16,7 +16,9 @@ export function jsonResponse(status: number, body: unknown, traceId: string): AP
  * anything else as a 500 InternalError that shows no internals.
  */
 export function problemResponse(error: unknown, traceId: string, instance?: string): APIGatewayProxyResult {
-  const appError = isAppError(error) ? error : new AppError('InternalError', `Something went wrong on our side. Quote trace id ${traceId} to support.`);
+  const appError = isAppError(error)
+    ? error
+    : new AppError('InternalError', `Something went wrong on our side. Quote trace id ${traceId} to support.`);
   return {
     statusCode: appError.status,
     headers: {

@@ -37,7 +37,8 @@ function parseBody(def: OperationRoute, event: APIGatewayProxyEvent): unknown {
   if (!def.input.body) return undefined;
   const type = headerOf(event, 'content-type')?.trim();
   const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
-  if (raw.trim() === '') throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
+  if (raw.trim() === '')
+    throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
   try {
     // Lenient on the declared type (`curl -d` says form-urlencoded): JSON is what counts.
     return JSON.parse(raw) as unknown;
@@ -64,7 +65,10 @@ function problemErrors(logger: Logger): middy.MiddlewareObj<APIGatewayProxyEvent
  * token never changes anything: docs/architecture.md#authorizer), slug ↔ token workspace (404,
  * no oracle), rate limit, permission.
  */
-function guard(def: OperationRoute, runtime: () => SurfaceRuntime): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
+function guard(
+  def: OperationRoute,
+  runtime: () => SurfaceRuntime,
+): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
   return {
     before: async (request: RestRequest) => {
       let caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
@@ -76,7 +80,12 @@ function guard(def: OperationRoute, runtime: () => SurfaceRuntime): middy.Middle
       checkWorkspace(caller, slug);
       const decision = await runtime().rateLimiter.hit(def.rateLimit, caller.tokenId);
       if (!decision.allowed) {
-        throw new AppError('RateLimited', `Too many ${def.rateLimit} requests for this token; retry after ${decision.retryAfterSeconds} s`, {}, decision.retryAfterSeconds);
+        throw new AppError(
+          'RateLimited',
+          `Too many ${def.rateLimit} requests for this token; retry after ${decision.retryAfterSeconds} s`,
+          {},
+          decision.retryAfterSeconds,
+        );
       }
       checkPermission(def, caller);
       request.context.caller = caller;
@@ -89,7 +98,11 @@ function parseInput(def: OperationRoute): middy.MiddlewareObj<APIGatewayProxyEve
   return {
     before: (request: RestRequest) => {
       const { event } = request;
-      request.context.input = parseOperationInput(def, { params: event.pathParameters ?? {}, query: event.queryStringParameters ?? {}, body: parseBody(def, event) });
+      request.context.input = parseOperationInput(def, {
+        params: event.pathParameters ?? {},
+        query: event.queryStringParameters ?? {},
+        body: parseBody(def, event),
+      });
     },
   };
 }
@@ -107,20 +120,23 @@ export function restHandler<K extends OperationId>(operationId: K, impl: Operati
   const def: OperationRoute | undefined = OPERATION_ROUTES.find((o) => o.operationId === operationId);
   if (!def) throw new Error(`Unknown operation ${operationId}`);
   const { runtime, logger } = options;
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(problemErrors(logger))
-    .use(guard(def, runtime))
-    .use(parseInput(def))
-    // After the checks and the parsing: a refused or invalid request never claims a key.
-    .use(idempotency(def, runtime, logger))
-    .handler(async (event, context) => {
-      const { caller, input } = context;
-      if (!caller || !input) throw new AppError('InternalError', 'request was not prepared');
-      // The parsed input matches operation K's schemas by construction.
-      const result = await impl(runtime().deps, caller, input as Parameters<OperationImpl<K>>[2]);
-      // A dry run (docs/behaviour.md#recovery-jobs) answers its own status: nothing was changed.
-      const status = def.dryRunStatus && (input.body as { dryRun?: unknown } | undefined)?.dryRun === true ? def.dryRunStatus : def.successStatus;
-      return jsonResponse(status, result, traceIdOf(event));
-    });
+  return (
+    middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext>()
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(problemErrors(logger))
+      .use(guard(def, runtime))
+      .use(parseInput(def))
+      // After the checks and the parsing: a refused or invalid request never claims a key.
+      .use(idempotency(def, runtime, logger))
+      .handler(async (event, context) => {
+        const { caller, input } = context;
+        if (!caller || !input) throw new AppError('InternalError', 'request was not prepared');
+        // The parsed input matches operation K's schemas by construction.
+        const result = await impl(runtime().deps, caller, input as Parameters<OperationImpl<K>>[2]);
+        // A dry run (docs/behaviour.md#recovery-jobs) answers its own status: nothing was changed.
+        const status =
+          def.dryRunStatus && (input.body as { dryRun?: unknown } | undefined)?.dryRun === true ? def.dryRunStatus : def.successStatus;
+        return jsonResponse(status, result, traceIdOf(event));
+      })
+  );
 }

@@ -54,9 +54,13 @@ export const MCP_CORS_HEADERS = {
  * `access-control-allow-origin` when `allowedOrigins` lets the origin in (`*` for `["*"]`, else the
  * origin itself). An origin not on the list gets no allow-origin header, so its browser refuses.
  */
-export function mcpCorsHeaders(origin: string | null, allowedOrigins: readonly string[] = MCP_CORS.defaultAllowedOrigins): Record<string, string> {
+export function mcpCorsHeaders(
+  origin: string | null,
+  allowedOrigins: readonly string[] = MCP_CORS.defaultAllowedOrigins,
+): Record<string, string> {
   if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*', ...MCP_CORS_HEADERS };
-  if (origin !== null && allowedOrigins.includes(origin)) return { 'access-control-allow-origin': origin, vary: 'origin', ...MCP_CORS_HEADERS };
+  if (origin !== null && allowedOrigins.includes(origin))
+    return { 'access-control-allow-origin': origin, vary: 'origin', ...MCP_CORS_HEADERS };
   return { ...MCP_CORS_HEADERS };
 }
 
@@ -87,14 +91,20 @@ function problem(error: AppError, traceId: string, extra: Record<string, string>
 }
 
 function unauthorized(traceId: string): Response {
-  return problem(new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`'), traceId, { 'www-authenticate': 'Bearer' });
+  return problem(new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`'), traceId, {
+    'www-authenticate': 'Bearer',
+  });
 }
 
 /** Answers one MCP HTTP request. */
 export async function handleMcpRequest(request: Request, runtime: SurfaceRuntime, traceId: string): Promise<Response> {
   if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: mcpCorsHeaders(request.headers.get('origin')) });
   if (request.method !== 'POST') {
-    return problem(new AppError('MethodNotAllowed', 'This MCP endpoint is stateless: send JSON-RPC with POST (no GET event stream, no DELETE session)'), traceId, { allow: 'POST, OPTIONS' });
+    return problem(
+      new AppError('MethodNotAllowed', 'This MCP endpoint is stateless: send JSON-RPC with POST (no GET event stream, no DELETE session)'),
+      traceId,
+      { allow: 'POST, OPTIONS' },
+    );
   }
   const authorization = request.headers.get('authorization');
   const token = bearerToken(authorization);
@@ -104,9 +114,13 @@ export async function handleMcpRequest(request: Request, runtime: SurfaceRuntime
   const body = await request.text();
   if (/^\s*\[/.test(body)) {
     return problem(
-      new AppError('ValidationError', 'JSON-RPC batches are not accepted: send one JSON-RPC message per POST (MCP 2025-06-18 removed batching)', {
-        issues: [{ path: 'body', message: 'a JSON-RPC batch (array); send one message per request' }],
-      }),
+      new AppError(
+        'ValidationError',
+        'JSON-RPC batches are not accepted: send one JSON-RPC message per POST (MCP 2025-06-18 removed batching)',
+        {
+          issues: [{ path: 'body', message: 'a JSON-RPC batch (array); send one message per request' }],
+        },
+      ),
       traceId,
     );
   }

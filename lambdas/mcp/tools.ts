@@ -29,7 +29,10 @@ function keysOf(node: OperationRoute['input']['params'] | undefined): string[] {
 }
 
 /** Splits flat tool arguments back into path, query and body. */
-export function splitToolArguments(def: Pick<OperationRoute, 'input'>, args: Record<string, unknown>): { params: unknown; query: unknown; body: unknown } {
+export function splitToolArguments(
+  def: Pick<OperationRoute, 'input'>,
+  args: Record<string, unknown>,
+): { params: unknown; query: unknown; body: unknown } {
   const pick = (keys: string[]) => Object.fromEntries(keys.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]));
   return {
     params: pick(keysOf(def.input.params)),
@@ -43,7 +46,13 @@ export function splitToolArguments(def: Pick<OperationRoute, 'input'>, args: Rec
  * in the operation's own rate-limit bucket (so a tool call costs what the REST call costs, on top
  * of the gate's `mcp` hit), the permission, the parsing, the implementation.
  */
-export async function callTool(def: OperationRoute, runtime: SurfaceRuntime, caller: Caller, args: Record<string, unknown>, traceId: string): Promise<CallToolResult> {
+export async function callTool(
+  def: OperationRoute,
+  runtime: SurfaceRuntime,
+  caller: Caller,
+  args: Record<string, unknown>,
+  traceId: string,
+): Promise<CallToolResult> {
   try {
     const raw = splitToolArguments(def, args);
     checkWorkspace(caller, (raw.params as { slug?: string }).slug);
@@ -52,10 +61,13 @@ export async function callTool(def: OperationRoute, runtime: SurfaceRuntime, cal
     const input = parseOperationInput(def, raw);
     const impl = IMPLEMENTATIONS[def.operationId] as OperationImpl<OperationId>;
     const result = (await impl(runtime.deps, caller, input as never)) as unknown;
-    const structured = result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { done: true };
+    const structured =
+      result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { done: true };
     return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   } catch (error) {
-    const appError = isAppError(error) ? error : new AppError('InternalError', `Something went wrong on our side. Quote trace id ${traceId} to support.`);
+    const appError = isAppError(error)
+      ? error
+      : new AppError('InternalError', `Something went wrong on our side. Quote trace id ${traceId} to support.`);
     const problem = toProblem(appError, traceId, def.mcpTool);
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }], structuredContent: problem };
   }

@@ -71,11 +71,15 @@ function parsePart(where: string, schema: InputNode, raw: unknown): unknown {
  * Parses raw path, query and body with the operation's input schemas, generated from the contract
  * (lambdas/generated/contract.ts): a ValidationError naming each issue.
  */
-export function parseOperationInput(route: Pick<OperationRoute, 'input'>, raw: { params: unknown; query: unknown; body: unknown }): { params: unknown; query: unknown; body: unknown } {
+export function parseOperationInput(
+  route: Pick<OperationRoute, 'input'>,
+  raw: { params: unknown; query: unknown; body: unknown },
+): { params: unknown; query: unknown; body: unknown } {
   const { input } = route;
   const params = parsePart('path', input.params, raw.params ?? {});
   const query = input.query ? parsePart('query', input.query, raw.query ?? {}) : undefined;
-  if (input.body && raw.body === undefined) throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
+  if (input.body && raw.body === undefined)
+    throw new AppError('ValidationError', 'A JSON request body is required', { issues: [{ path: 'body', message: 'required' }] });
   const body = input.body ? parsePart('body', input.body, raw.body) : undefined;
   return { params, query, body };
 }

@@ -25,12 +25,18 @@ export async function issueToken(
 ): Promise<{ token: string; tokenId: string }> {
   const token = mintApiToken();
   const tokenId = newId('tok', now);
-  await putApiToken(table, slug, { tokenId, name: input.name, scopes: input.scopes as never, createdAt: now.toISOString(), hash: hashApiToken(token) }, now, {
-    action: 'api_token.created',
-    actor: 'system',
-    targetId: tokenId,
-    detail: { name: input.name, scopes: input.scopes },
-  });
+  await putApiToken(
+    table,
+    slug,
+    { tokenId, name: input.name, scopes: input.scopes as never, createdAt: now.toISOString(), hash: hashApiToken(token) },
+    now,
+    {
+      action: 'api_token.created',
+      actor: 'system',
+      targetId: tokenId,
+      detail: { name: input.name, scopes: input.scopes },
+    },
+  );
   return { token, tokenId };
 }
 

@@ -17,7 +17,9 @@ export const listApiTokens: OperationImpl<'listApiTokens'> = (deps, caller, { qu
 export const createApiToken: OperationImpl<'createApiToken'> = async (deps, caller, { body }) => {
   const excess = excessPermissions(caller.scopes, body.scopes);
   if (excess.length > 0) {
-    throw new AppError('Forbidden', `The requested scopes grant permissions the calling token lacks: ${excess.join(', ')}`, { excessPermissions: excess });
+    throw new AppError('Forbidden', `The requested scopes grant permissions the calling token lacks: ${excess.join(', ')}`, {
+      excessPermissions: excess,
+    });
   }
   const now = deps.now();
   const token = mintApiToken();

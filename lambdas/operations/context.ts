@@ -70,12 +70,16 @@ export interface OperationInput<K extends OperationId> {
   readonly body: OpDef<K> extends { body: infer B } ? Out<B> : undefined;
 }
 
-type DryRunResult<K extends OperationId> = OpDef<K> extends { dryRun: { response: infer D } } ? (D extends z.ZodType ? z.input<D> : never) : never;
+type DryRunResult<K extends OperationId> =
+  OpDef<K> extends { dryRun: { response: infer D } } ? (D extends z.ZodType ? z.input<D> : never) : never;
 
 /** Result of operation K (undefined for 204; its dry-run answer too when it has one). */
 export type OperationResult<K extends OperationId> =
-  | (OpDef<K> extends { response: infer R } ? (R extends z.ZodType ? z.input<R> : never) : void)
-  | DryRunResult<K>;
+  (OpDef<K> extends { response: infer R } ? (R extends z.ZodType ? z.input<R> : never) : void) | DryRunResult<K>;
 
 /** The implementation of operation K. */
-export type OperationImpl<K extends OperationId> = (deps: OperationDeps, caller: Caller, input: OperationInput<K>) => Promise<OperationResult<K>>;
+export type OperationImpl<K extends OperationId> = (
+  deps: OperationDeps,
+  caller: Caller,
+  input: OperationInput<K>,
+) => Promise<OperationResult<K>>;

@@ -19,7 +19,8 @@ async function endpointOf(deps: OperationDeps, caller: Caller, endpointId: strin
 /** A delivery of the caller's workspace; another workspace's is as absent as a missing one. */
 async function deliveryOf(deps: OperationDeps, caller: Caller, deliveryId: string): Promise<DeliveryRecord> {
   const delivery = await getDelivery(deps.table, deliveryId);
-  if (!delivery || delivery.workspace !== caller.workspace) throw new AppError('DeliveryNotFound', `No delivery ${deliveryId} in workspace ${caller.workspace}`);
+  if (!delivery || delivery.workspace !== caller.workspace)
+    throw new AppError('DeliveryNotFound', `No delivery ${deliveryId} in workspace ${caller.workspace}`);
   return delivery;
 }
 
@@ -30,10 +31,24 @@ async function deliveryOf(deps: OperationDeps, caller: Caller, deliveryId: strin
  */
 export function replayOf(source: DeliveryRecord, actor: string, now: Date): { record: DeliveryRecord; audit: AuditInput } {
   const record = newPendingDelivery(
-    { workspace: source.workspace, endpointId: source.endpointId, eventType: source.eventType, payload: source.payload, replayedFrom: source.deliveryId },
+    {
+      workspace: source.workspace,
+      endpointId: source.endpointId,
+      eventType: source.eventType,
+      payload: source.payload,
+      replayedFrom: source.deliveryId,
+    },
     now,
   );
-  return { record, audit: { action: 'webhook.delivery_replayed', actor, targetId: record.deliveryId, detail: { replayedFrom: source.deliveryId, endpointId: source.endpointId } } };
+  return {
+    record,
+    audit: {
+      action: 'webhook.delivery_replayed',
+      actor,
+      targetId: record.deliveryId,
+      detail: { replayedFrom: source.deliveryId, endpointId: source.endpointId },
+    },
+  };
 }
 
 /** Writes a new pending row (with its audit when given) and queues it. */
@@ -64,11 +79,18 @@ export const listWebhookDeliveryAttempts: OperationImpl<'listWebhookDeliveryAtte
 export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = async (deps, caller, { params }) => {
   const source = await deliveryOf(deps, caller, params.deliveryId);
   if (!isReplayable(source.status)) {
-    throw new AppError('DeliveryNotReplayable', `Delivery ${source.deliveryId} is ${source.status}; only ${REPLAYABLE_STATUSES.join(', ')} deliveries can be replayed`);
+    throw new AppError(
+      'DeliveryNotReplayable',
+      `Delivery ${source.deliveryId} is ${source.status}; only ${REPLAYABLE_STATUSES.join(', ')} deliveries can be replayed`,
+    );
   }
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, source.endpointId);
   if (!endpoint) throw new AppError('EndpointNotFound', `The endpoint ${source.endpointId} of this delivery no longer exists`);
-  if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before replaying`);
+  if (!endpoint.enabled)
+    throw new AppError(
+      'EndpointDisabled',
+      `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before replaying`,
+    );
   // Charged here, after every other check, and only here: recovery jobs replay through replayOf, paced by their own rate.
   await chargeWorkspaceQuota(deps, 'workspace_replay', caller.workspace);
   const now = deps.now();
@@ -81,10 +103,18 @@ export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = asy
 /** POST .../webhooks/{endpointId}/test-event: a synthetic `webhook.test_event` to this endpoint only, within the workspace's test-send quota (docs/behaviour.md#rate-limits). */
 export const sendWebhookTestEvent: OperationImpl<'sendWebhookTestEvent'> = async (deps, caller, { params }) => {
   const endpoint = await endpointOf(deps, caller, params.endpointId);
-  if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it before sending a test event`);
+  if (!endpoint.enabled)
+    throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it before sending a test event`);
   await chargeWorkspaceQuota(deps, 'workspace_test_send', caller.workspace);
   const now = deps.now();
-  const payload = { message: 'This is a test event from the webhook delivery service.', sentAt: now.toISOString(), endpointId: endpoint.endpointId };
-  const record = newPendingDelivery({ workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: TEST_EVENT_TYPE, payload, replayedFrom: null }, now);
+  const payload = {
+    message: 'This is a test event from the webhook delivery service.',
+    sentAt: now.toISOString(),
+    endpointId: endpoint.endpointId,
+  };
+  const record = newPendingDelivery(
+    { workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: TEST_EVENT_TYPE, payload, replayedFrom: null },
+    now,
+  );
   return toDeliveryWire(await queueNew(deps, record, now));
 };

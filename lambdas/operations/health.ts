@@ -29,7 +29,10 @@ export async function withHealth(deps: Pick<OperationDeps, 'table' | 'now'>, end
 }
 
 /** The overview's last 24 hourly buckets of the workspace counters. */
-export async function deliveries24h(deps: Pick<OperationDeps, 'table' | 'now'>, slug: string): Promise<{ delivered: number; failed: number; deadLettered: number }> {
+export async function deliveries24h(
+  deps: Pick<OperationDeps, 'table' | 'now'>,
+  slug: string,
+): Promise<{ delivered: number; failed: number; deadLettered: number }> {
   const now = deps.now();
   const { firstHour, lastHour } = windowBuckets('24h', now);
   return workspaceLast24h(now, await readWorkspaceHours(deps.table, slug, firstHour, lastHour));

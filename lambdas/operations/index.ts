@@ -6,7 +6,13 @@
 import type { OperationId } from '../contract/operations';
 import type { OperationImpl } from './context';
 import { createApiToken, listApiTokens, revokeApiToken } from './api-tokens';
-import { getWebhookDelivery, listWebhookDeliveries, listWebhookDeliveryAttempts, replayWebhookDelivery, sendWebhookTestEvent } from './deliveries';
+import {
+  getWebhookDelivery,
+  listWebhookDeliveries,
+  listWebhookDeliveryAttempts,
+  replayWebhookDelivery,
+  sendWebhookTestEvent,
+} from './deliveries';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
 import { listDeliveries } from './delivery-log';
 import { getWebhookHealth } from './health';

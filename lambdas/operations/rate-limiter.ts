@@ -7,7 +7,14 @@
 import { AppError } from '../contract/errors';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '../contract/limits';
 import type { MetricsRecorder } from '../contract/metrics';
-import { resolveQuotas, workspaceQuotaRefusal, workspaceQuotas, type Quota, type RateLimitBucket, type WorkspaceQuotaBucket } from '../contract/rate-limits';
+import {
+  resolveQuotas,
+  workspaceQuotaRefusal,
+  workspaceQuotas,
+  type Quota,
+  type RateLimitBucket,
+  type WorkspaceQuotaBucket,
+} from '../contract/rate-limits';
 import type { TableContext } from '../store/client';
 import { hitWindow, type RateDecision } from '../store/rate-limits';
 import type { OperationDeps } from './context';
@@ -23,7 +30,11 @@ export interface RateLimiter {
  */
 export async function chargeRateLimit(limiter: RateLimiter, bucket: RateLimitBucket, clientKey: string): Promise<void> {
   const decision = await limiter.hit(bucket, clientKey);
-  if (!decision.allowed) throw rateLimited(`Too many ${bucket} requests for this token; retry after ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
+  if (!decision.allowed)
+    throw rateLimited(
+      `Too many ${bucket} requests for this token; retry after ${decision.retryAfterSeconds} s`,
+      decision.retryAfterSeconds,
+    );
 }
 
 /** The one refusal of every quota, per token or per workspace: 429 `RateLimited` with `Retry-After`. */
@@ -42,7 +53,11 @@ export function workspaceLimitsOf(deps: Pick<OperationDeps, 'workspaceLimits'>):
  * anything, so a refused call changes nothing and a call refused for another reason (404, 409)
  * costs no quota; an idempotent repeat never reaches the operation, so it is not charged either.
  */
-export async function chargeWorkspaceQuota(deps: Pick<OperationDeps, 'table' | 'now' | 'workspaceLimits' | 'metrics'>, bucket: WorkspaceQuotaBucket, workspace: string): Promise<void> {
+export async function chargeWorkspaceQuota(
+  deps: Pick<OperationDeps, 'table' | 'now' | 'workspaceLimits' | 'metrics'>,
+  bucket: WorkspaceQuotaBucket,
+  workspace: string,
+): Promise<void> {
   const quota = workspaceQuotas(workspaceLimitsOf(deps))[bucket];
   const decision = await hitWindow(deps.table, bucket, workspace, quota, deps.now());
   if (!decision.allowed) {
@@ -66,7 +81,11 @@ export function countingRefusals(limiter: RateLimiter, metrics: MetricsRecorder)
 }
 
 /** The DynamoDB fixed-window limiter. */
-export function tableRateLimiter(table: TableContext, quotas: Record<RateLimitBucket, Quota>, now: () => Date = () => new Date()): RateLimiter {
+export function tableRateLimiter(
+  table: TableContext,
+  quotas: Record<RateLimitBucket, Quota>,
+  now: () => Date = () => new Date(),
+): RateLimiter {
   return { hit: (bucket, key) => hitWindow(table, bucket, key, quotas[bucket], now()) };
 }
 

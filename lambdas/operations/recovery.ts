@@ -21,19 +21,29 @@ async function jobOf(deps: OperationDeps, workspace: string, jobId: string): Pro
 export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'> = async (deps, caller, { params, body }) => {
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, params.endpointId);
   if (!endpoint) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
-  if (!endpoint.enabled) throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before recovering its deliveries`);
+  if (!endpoint.enabled)
+    throw new AppError(
+      'EndpointDisabled',
+      `Endpoint ${endpoint.endpointId} is disabled; re-enable it (PATCH enabled: true) before recovering its deliveries`,
+    );
   const now = deps.now();
   const window = recoveryWindow(body, now);
   const count = () => countMatches(deps.table, { endpointId: endpoint.endpointId, ...window });
   if (body.dryRun) return { matched: await count() };
 
   const inProgress = (jobId: string | null) =>
-    new AppError('RecoveryInProgress', `${jobId ? `Recovery job ${jobId}` : 'A recovery'} of endpoint ${endpoint.endpointId} is still running; cancel it or wait for it to finish`);
+    new AppError(
+      'RecoveryInProgress',
+      `${jobId ? `Recovery job ${jobId}` : 'A recovery'} of endpoint ${endpoint.endpointId} is still running; cancel it or wait for it to finish`,
+    );
   const running = await runningRecoveryOf(deps.table, endpoint.endpointId);
   if (running) throw inProgress(running);
   const jobQueue = deps.jobQueue;
   if (!jobQueue) throw new Error('This function has no jobs queue (JOB_QUEUE_URL)');
-  const job = newRecoveryJob({ workspace: caller.workspace, endpointId: endpoint.endpointId, actor: caller.tokenId, matched: await count(), window }, now);
+  const job = newRecoveryJob(
+    { workspace: caller.workspace, endpointId: endpoint.endpointId, actor: caller.tokenId, matched: await count(), window },
+    now,
+  );
   // The lock is taken in the same transaction as the job: two concurrent requests cannot both start one.
   if (!(await createRecoveryJob(deps.table, job, now))) throw inProgress(await runningRecoveryOf(deps.table, endpoint.endpointId));
   try {
@@ -48,7 +58,8 @@ export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'>
 };
 
 /** GET .../jobs/{jobId} */
-export const getJob: OperationImpl<'getJob'> = async (deps, caller, { params }) => toJobWire(await jobOf(deps, caller.workspace, params.jobId));
+export const getJob: OperationImpl<'getJob'> = async (deps, caller, { params }) =>
+  toJobWire(await jobOf(deps, caller.workspace, params.jobId));
 
 /** POST .../jobs/{jobId}/cancel: a running job stops before its next replay; a finished one is answered as it is. */
 export const cancelJob: OperationImpl<'cancelJob'> = async (deps, caller, { params }) => {

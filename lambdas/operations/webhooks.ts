@@ -41,9 +41,13 @@ function validUrl(deps: OperationDeps, raw: string): string {
 function knownEventTypes(deps: OperationDeps, types: readonly string[]): string[] {
   const unknown = types.filter((t) => !deps.eventTypes.has(t));
   if (unknown.length > 0) {
-    throw new AppError('UnknownEventType', `Unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. GET /workspaces/{slug}/event-types lists the catalogue.`, {
-      unknownEventTypes: unknown,
-    });
+    throw new AppError(
+      'UnknownEventType',
+      `Unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. GET /workspaces/{slug}/event-types lists the catalogue.`,
+      {
+        unknownEventTypes: unknown,
+      },
+    );
   }
   return [...types];
 }
@@ -122,7 +126,11 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
     detail: { changed: Object.keys(changes), ...changes, ...(changes.url !== undefined ? { url: redactUrl(changes.url) } : {}) },
   });
   if (!updated) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
-  await deps.events.emit(caller.workspace, 'webhook.updated', { endpointId: updated.endpointId, url: redactUrl(updated.url), changed: Object.keys(changes) });
+  await deps.events.emit(caller.workspace, 'webhook.updated', {
+    endpointId: updated.endpointId,
+    url: redactUrl(updated.url),
+    changed: Object.keys(changes),
+  });
   return withHealth(deps, asSeenBy(caller, toEndpointWire(updated)));
 };
 
@@ -135,7 +143,10 @@ export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller
     targetId: params.endpointId,
   });
   if (!deleted) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
-  await deps.events.emit(caller.workspace, 'webhook.deleted', { endpointId: params.endpointId, url: existing ? redactUrl(existing.url) : '' });
+  await deps.events.emit(caller.workspace, 'webhook.deleted', {
+    endpointId: params.endpointId,
+    url: existing ? redactUrl(existing.url) : '',
+  });
 };
 
 /** POST .../rotate-secret: the new secret, shown once. */
@@ -150,8 +161,12 @@ export const rotateWebhookSecret: OperationImpl<'rotateWebhookSecret'> = async (
     targetId: record.endpointId,
     detail: { previousSecretExpiresAt: rotated.previousSecretExpiresAt },
   });
-  if (outcome === 'not_found') throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+  if (outcome === 'not_found')
+    throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
   if (outcome === 'conflict') throw new AppError('Conflict', 'Another rotation of this secret happened at the same time; retry.');
-  await deps.events.emit(caller.workspace, 'webhook.secret_rotated', { endpointId: record.endpointId, previousSecretExpiresAt: rotated.previousSecretExpiresAt });
+  await deps.events.emit(caller.workspace, 'webhook.secret_rotated', {
+    endpointId: record.endpointId,
+    previousSecretExpiresAt: rotated.previousSecretExpiresAt,
+  });
   return { endpointId: record.endpointId, secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt };
 };

@@ -48,7 +48,9 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
     // The last receive wrote its attempt and ended before the state caught up: complete it first.
     const { ordinal: _ordinal, ...attempt } = read.unapplied.attempt;
     const endpoint = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
-    const applied = await recordObservation(deps.table, { delivery, endpoint, attempt, ...read.unapplied.applies }, deps.now(), { attemptWritten: true });
+    const applied = await recordObservation(deps.table, { delivery, endpoint, attempt, ...read.unapplied.applies }, deps.now(), {
+      attemptWritten: true,
+    });
     // A streak moved meanwhile, or another consumer applied it: the message comes back and this starts over.
     if (applied.kind !== 'recorded') throw new Error(`${deliveryId}: its last attempt could not be applied yet (${applied.kind})`);
     delivery = applied.delivery;

@@ -97,7 +97,11 @@ export type DispatchResult =
   | { kind: 'dead_letter'; delivery: DeliveryRecord; recorded?: HealthObservation; disabled?: true };
 
 /** The observation as health counts it (docs/behaviour.md#endpoint-health). */
-function observed(delivery: DeliveryRecord, http: boolean, attempt: Omit<Observation['attempt'], 'requestHeaders' | 'responseBody'>): HealthObservation {
+function observed(
+  delivery: DeliveryRecord,
+  http: boolean,
+  attempt: Omit<Observation['attempt'], 'requestHeaders' | 'responseBody'>,
+): HealthObservation {
   return {
     workspace: delivery.workspace,
     endpointId: delivery.endpointId,
@@ -133,7 +137,8 @@ export function endpointReaderForBatch(table: TableContext): (workspace: string,
 }
 
 /** The address to pin and the time resolving it took, or why the attempt stops here. */
-type AddressCheck = { ok: true; pinned: PinnedAddress; spentMs: number } | { ok: false; permanent: boolean; reason: string; spentMs: number };
+type AddressCheck =
+  { ok: true; pinned: PinnedAddress; spentMs: number } | { ok: false; permanent: boolean; reason: string; spentMs: number };
 
 /**
  * Resolves and checks the URL's host; the address to pin, or the reason it is refused / failed.
@@ -151,14 +156,25 @@ async function checkedAddress(deps: DispatchDeps, url: URL, delivery: DeliveryRe
       addresses = await deps.resolve(host);
     } catch (error) {
       const reason = error instanceof DnsLookupError ? error.reason : serviceFaultReason('dns_unavailable');
-      if (isServiceFault(reason)) deps.log?.warn('Name resolution failed on our side; the delivery is retried, its endpoint streak unchanged', { ...about(delivery), host, reason, error: String(error) });
+      if (isServiceFault(reason))
+        deps.log?.warn('Name resolution failed on our side; the delivery is retried, its endpoint streak unchanged', {
+          ...about(delivery),
+          host,
+          reason,
+          error: String(error),
+        });
       return { ok: false, permanent: false, reason, spentMs: spent() };
     }
   }
   if (addresses.length === 0) return { ok: false, permanent: false, reason: 'dns_failure', spentMs: spent() };
   const bad = addresses.find((a) => !isPublicAddress(a.address, deps.urlPolicy));
   if (bad) {
-    deps.log?.warn('Delivery refused: its host resolves to an address that is not public', { ...about(delivery), host, address: bad.address, addresses: addresses.map((a) => a.address) });
+    deps.log?.warn('Delivery refused: its host resolves to an address that is not public', {
+      ...about(delivery),
+      host,
+      address: bad.address,
+      addresses: addresses.map((a) => a.address),
+    });
     return { ok: false, permanent: true, reason: DESTINATION_NOT_PUBLIC, spentMs: spent() };
   }
   return { ok: true, pinned: addresses[0]!, spentMs: spent() };
@@ -201,11 +217,17 @@ function secondsUntil(at: string | null, now: Date): number {
  * anything: only attempts spend retries (`retriesExhausted`). `lane` is the queue it came from
  * (docs/behaviour.md#delivery-lanes); `only` when the stage has no slow lane, and then nothing moves.
  */
-export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, _receiveCount = 1, lane: LaneRole = 'only'): Promise<DispatchResult> {
+export async function dispatchDelivery(
+  deps: DispatchDeps,
+  deliveryId: string,
+  _receiveCount = 1,
+  lane: LaneRole = 'only',
+): Promise<DispatchResult> {
   const read = await readDelivery(deps.table, deliveryId);
   if (!read) return { kind: 'ack', reason: 'delivery_gone' };
   const delivery = read.record;
-  const loadEndpoint = () => (deps.endpoint ?? ((ws, id) => getEndpointRecord(deps.table, ws, id)))(delivery.workspace, delivery.endpointId);
+  const loadEndpoint = () =>
+    (deps.endpoint ?? ((ws, id) => getEndpointRecord(deps.table, ws, id)))(delivery.workspace, delivery.endpointId);
   // An attempt was written but the receive that made it ended before the state caught up: complete it, no second POST.
   if (read.unapplied) return rollForward(deps, delivery, await loadEndpoint(), read.unapplied);
   if (isTerminal(delivery.status)) return { kind: 'ack', reason: 'already_terminal', delivery };
@@ -233,11 +255,14 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, _
   }
 
   // A failing or slow endpoint's delivery waits in the slow lane, not in a fast batch.
-  if (lane === 'fast' && laneOf(endpoint, now) === 'slow') return { kind: 'move', delaySeconds: secondsUntil(delivery.nextAttemptAt, now), delivery };
+  if (lane === 'fast' && laneOf(endpoint, now) === 'slow')
+    return { kind: 'move', delaySeconds: secondsUntil(delivery.nextAttemptAt, now), delivery };
 
   // Dispatch-time URL check: the endpoint rules again, then every resolved address.
   const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
-  const address = check.ok ? await checkedAddress(deps, check.url, delivery) : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}`, spentMs: 0 } as const);
+  const address = check.ok
+    ? await checkedAddress(deps, check.url, delivery)
+    : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}`, spentMs: 0 } as const);
 
   // Before any attempt is recorded: a secret that cannot be opened is the service's fault, and the message comes back.
   const signingSecrets = await openSecrets(activeSecrets(endpoint.secrets, now), deps.secrets);
@@ -261,11 +286,20 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, _
     classified = address.permanent ? refusedAtDispatch(address.reason) : classify(result);
   } else {
     // Resolution is part of the attempt's deadline: the POST gets what is left of it.
-    const send = deps.sender({ url: check.ok ? check.url : new URL(endpoint.url), headers, body, pinned: address.pinned, spentMs: address.spentMs });
+    const send = deps.sender({
+      url: check.ok ? check.url : new URL(endpoint.url),
+      headers,
+      body,
+      pinned: address.pinned,
+      spentMs: address.spentMs,
+    });
     result = lane === 'only' ? await send : await markedIfSlow(deps, endpoint, send, () => (markedInFlight = true));
     classified = classify(result);
     if (result.kind === 'error' && isServiceFault(result.reason)) {
-      deps.log?.warn('Delivery attempt failed on our side; it is retried, its endpoint streak unchanged', { ...about(delivery), reason: result.reason });
+      deps.log?.warn('Delivery attempt failed on our side; it is retried, its endpoint streak unchanged', {
+        ...about(delivery),
+        reason: result.reason,
+      });
     }
   }
 
@@ -288,7 +322,11 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, _
     http: true,
     nextAttemptAt: classified.status === 'failed' && !exhausted ? nextAttemptAt(attempts, finishedAt).toISOString() : null,
     streak: classified.streak,
-    disableAudit: { action: 'webhook.disabled', actor: 'system', detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId } },
+    disableAudit: {
+      action: 'webhook.disabled',
+      actor: 'system',
+      detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId },
+    },
   }));
   if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
   const recorded = observed(delivery, true, attempt);
@@ -299,12 +337,18 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, _
   if (exhausted) return { kind: 'dead_letter', delivery: outcome.delivery, recorded, ...disabled };
   const delaySeconds = retryDelaySeconds(attempts);
   // The retry of an endpoint that just failed (its streak moved) or was slow waits in the slow lane.
-  if (lane === 'fast' && (classified.streak === 'increment' || marked)) return { kind: 'move', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
+  if (lane === 'fast' && (classified.streak === 'increment' || marked))
+    return { kind: 'move', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
   return { kind: 'retry', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
 }
 
 /** After an auto-disable, best effort: the subscription copies, a notification and a domain event (docs/behaviour.md#notifications). */
-async function announceDisabled(deps: DispatchDeps, endpoint: EndpointRecord, delivery: DeliveryRecord, consecutiveFailures: number | null): Promise<void> {
+async function announceDisabled(
+  deps: DispatchDeps,
+  endpoint: EndpointRecord,
+  delivery: DeliveryRecord,
+  consecutiveFailures: number | null,
+): Promise<void> {
   // The publisher's copies of `enabled` (docs/architecture.md#subscriptions): from now on its events are held, not queued.
   await syncSubscriptionCopies(deps.table, endpoint.workspace, endpoint.endpointId).catch(() => undefined);
   await putNotification(
@@ -319,7 +363,11 @@ async function announceDisabled(deps: DispatchDeps, endpoint: EndpointRecord, de
     deps.now(),
   ).catch(() => undefined);
   await deps.events
-    ?.emit(delivery.workspace, 'webhook.disabled', { endpointId: endpoint.endpointId, url: redactUrl(endpoint.url), consecutiveFailures: consecutiveFailures ?? DISABLE_THRESHOLD })
+    ?.emit(delivery.workspace, 'webhook.disabled', {
+      endpointId: endpoint.endpointId,
+      url: redactUrl(endpoint.url),
+      consecutiveFailures: consecutiveFailures ?? DISABLE_THRESHOLD,
+    })
     .catch(() => undefined);
 }
 
@@ -329,7 +377,12 @@ async function announceDisabled(deps: DispatchDeps, endpoint: EndpointRecord, de
  * that made it would have done: ack a final status, or schedule the retry it decided (in the lane
  * this message came from). Nothing is sent to the receiver again.
  */
-async function rollForward(deps: DispatchDeps, delivery: DeliveryRecord, endpoint: EndpointRecord | null, unapplied: UnappliedAttempt): Promise<DispatchResult> {
+async function rollForward(
+  deps: DispatchDeps,
+  delivery: DeliveryRecord,
+  endpoint: EndpointRecord | null,
+  unapplied: UnappliedAttempt,
+): Promise<DispatchResult> {
   const { attempt, applies } = unapplied;
   const { ordinal: _ordinal, ...evidence } = attempt;
   const outcome = await record(
@@ -339,7 +392,11 @@ async function rollForward(deps: DispatchDeps, delivery: DeliveryRecord, endpoin
     () => ({
       attempt: evidence,
       ...applies,
-      disableAudit: { action: 'webhook.disabled', actor: 'system', detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId } },
+      disableAudit: {
+        action: 'webhook.disabled',
+        actor: 'system',
+        detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId },
+      },
     }),
     true,
   );
@@ -349,7 +406,13 @@ async function rollForward(deps: DispatchDeps, delivery: DeliveryRecord, endpoin
   const disabled = outcome.disabled ? ({ disabled: true } as const) : {};
   if (applies.status !== 'failed') return { kind: 'ack', reason: applies.status, delivery: outcome.delivery, recorded, ...disabled };
   if (applies.nextAttemptAt === null) return { kind: 'dead_letter', delivery: outcome.delivery, recorded, ...disabled };
-  return { kind: 'retry', delaySeconds: secondsUntil(applies.nextAttemptAt, deps.now()), delivery: outcome.delivery, recorded, ...disabled };
+  return {
+    kind: 'retry',
+    delaySeconds: secondsUntil(applies.nextAttemptAt, deps.now()),
+    delivery: outcome.delivery,
+    recorded,
+    ...disabled,
+  };
 }
 
 /**
@@ -358,7 +421,12 @@ async function rollForward(deps: DispatchDeps, delivery: DeliveryRecord, endpoin
  * in, or moved to, the slow lane while this one still waits: a receiver that turns into a black
  * hole holds a fast batch for one deadline, not for every delivery published meanwhile.
  */
-async function markedIfSlow(deps: DispatchDeps, endpoint: EndpointRecord, send: Promise<SendResult>, onMarked: () => void): Promise<SendResult> {
+async function markedIfSlow(
+  deps: DispatchDeps,
+  endpoint: EndpointRecord,
+  send: Promise<SendResult>,
+  onMarked: () => void,
+): Promise<SendResult> {
   const timer = setTimeout(() => {
     void markSlow(deps, endpoint, SLOW_LANE.slowAttemptMs, deps.now()).then((marked) => marked && onMarked());
   }, SLOW_LANE.slowAttemptMs);
@@ -379,7 +447,11 @@ async function markSlow(deps: DispatchDeps, endpoint: EndpointRecord, durationMs
   try {
     await markEndpointSlow(deps.table, endpoint.workspace, endpoint.endpointId, until);
   } catch (error) {
-    deps.log?.warn('Could not mark a slow endpoint; it stays in the fast lane until its next slow attempt', { workspace: endpoint.workspace, endpointId: endpoint.endpointId, error: String(error) });
+    deps.log?.warn('Could not mark a slow endpoint; it stays in the fast lane until its next slow attempt', {
+      workspace: endpoint.workspace,
+      endpointId: endpoint.endpointId,
+      error: String(error),
+    });
   }
   return true;
 }

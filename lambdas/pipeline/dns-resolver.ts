@@ -85,7 +85,10 @@ export function createDnsResolver(options: DnsResolverOptions = {}): (hostname: 
     if (literal) return [{ address: name, family: literal === 6 ? 6 : 4 }];
     if (name === 'localhost' || name.endsWith('.localhost')) return [...LOCALHOST];
 
-    const resolver = new AresResolver({ timeout: options.queryTimeoutMs ?? DNS_LIMITS.queryTimeoutMs, tries: options.tries ?? DNS_LIMITS.tries });
+    const resolver = new AresResolver({
+      timeout: options.queryTimeoutMs ?? DNS_LIMITS.queryTimeoutMs,
+      tries: options.tries ?? DNS_LIMITS.tries,
+    });
     if (options.servers) resolver.setServers([...options.servers]);
     // At the deadline every query still open fails with ECANCELLED; an answer already in is kept.
     const timer = setTimeout(() => resolver.cancel(), deadlineMs);

@@ -36,8 +36,7 @@ export interface PinnedAddress {
 
 /** What one POST observed. */
 export type SendResult =
-  | { kind: 'response'; status: number; body: string | null; durationMs: number }
-  | { kind: 'error'; reason: string; durationMs: number };
+  { kind: 'response'; status: number; body: string | null; durationMs: number } | { kind: 'error'; reason: string; durationMs: number };
 
 /** One POST to send. */
 export interface SendInput {
@@ -226,10 +225,12 @@ function pinnedAgent<A extends typeof HttpAgent>(Base: A, pool: Pool, keepAliveM
       // per-receiver cap holds for requests sent in the same tick.
       if (pool.budget.tryAcquire()) connect();
       else
-        void pool.budget.wait(pool.waitMs, () => pool.makeRoom()).then((granted) => {
-          if (granted) connect();
-          else done(Object.assign(new Error(`no socket came free under the container's limit of sockets`), { code: SOCKET_LIMIT_CODE }));
-        });
+        void pool.budget
+          .wait(pool.waitMs, () => pool.makeRoom())
+          .then((granted) => {
+            if (granted) connect();
+            else done(Object.assign(new Error(`no socket came free under the container's limit of sockets`), { code: SOCKET_LIMIT_CODE }));
+          });
       return undefined;
     }
   };
@@ -305,7 +306,8 @@ export function createHttpSender(limits: SendLimits = SEND_LIMITS, options: Send
       let oldest: Duplex | undefined;
       for (const agent of agents)
         for (const sockets of Object.values(agent.freeSockets))
-          for (const socket of sockets ?? []) if (!socket.destroyed && (!oldest || (lastUsed.get(socket) ?? 0) < (lastUsed.get(oldest) ?? 0))) oldest = socket;
+          for (const socket of sockets ?? [])
+            if (!socket.destroyed && (!oldest || (lastUsed.get(socket) ?? 0) < (lastUsed.get(oldest) ?? 0))) oldest = socket;
       oldest?.destroy();
     },
   };
@@ -343,7 +345,10 @@ export function createHttpSender(limits: SendLimits = SEND_LIMITS, options: Send
       secure,
       body,
     );
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no complete response within ${deadlineMs} ms`), { name: 'TimeoutError' })), deadlineMs);
+    const timer = setTimeout(
+      () => req.destroy(Object.assign(new Error(`no complete response within ${deadlineMs} ms`), { name: 'TimeoutError' })),
+      deadlineMs,
+    );
     try {
       const res = await response;
       const prefix = await readPrefix(res, limits.bodyCapBytes, limits.bodyReadMs);

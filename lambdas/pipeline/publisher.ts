@@ -78,10 +78,13 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   const problems = deps.eventTypes.validate(event.type, event.payload);
   if (problems === null) throw new AppError('UnknownEventType', `Unknown event type: ${event.type}`);
   if (problems.length > 0) {
-    throw new AppError('ValidationError', `Invalid ${event.type} payload: ${problems.join('; ')}`, { issues: problems.map((p) => ({ path: p.split(':')[0], message: p })) });
+    throw new AppError('ValidationError', `Invalid ${event.type} payload: ${problems.join('; ')}`, {
+      issues: problems.map((p) => ({ path: p.split(':')[0], message: p })),
+    });
   }
   const size = Buffer.byteLength(JSON.stringify(event.payload ?? null), 'utf8');
-  if (size > MAX_PAYLOAD_BYTES) throw new AppError('PayloadTooLarge', `The payload is ${size} bytes; at most ${MAX_PAYLOAD_BYTES} are accepted`);
+  if (size > MAX_PAYLOAD_BYTES)
+    throw new AppError('PayloadTooLarge', `The payload is ${size} bytes; at most ${MAX_PAYLOAD_BYTES} are accepted`);
   // The subscribers of the type, from their subscription items (docs/architecture.md#subscriptions);
   // the workspace item is read only until this container has seen it settled.
   const endpoints = await findSubscribers(deps.table, event.workspace, event.type, deps.now());
@@ -90,7 +93,12 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   const eventId = event.id ?? randomUUID();
   // Every row of the event is stamped with the event's time, so a re-run builds byte-identical rows.
   const at = eventTime(event, deps.now());
-  const input = (ep: Subscriber) => ({ workspace: event.workspace, endpointId: ep.endpointId, eventType: event.type, payload: event.payload });
+  const input = (ep: Subscriber) => ({
+    workspace: event.workspace,
+    endpointId: ep.endpointId,
+    eventType: event.type,
+    payload: event.payload,
+  });
   const id = (ep: Subscriber) => ({ deliveryId: eventDeliveryId(eventId, ep.endpointId, at) });
   const rows = endpoints.filter((ep) => ep.enabled).map((ep) => ({ ...newPendingDelivery(input(ep), at), ...id(ep) }));
   // Nothing published during an outage is lost from the record: a disabled endpoint's event is held.
@@ -109,7 +117,11 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
     const ep = byId.get(r.endpointId);
     // A subscription item carries no lane state: such a delivery starts in the fast lane, whose
     // dispatcher moves it when its endpoint is failing or slow (docs/behaviour.md#delivery-lanes).
-    (deps.slowQueue && ep?.lane && laneOf(ep.lane, now) === 'slow' ? slow : fast).push({ deliveryId: r.deliveryId, endpointId: r.endpointId, workspace: r.workspace });
+    (deps.slowQueue && ep?.lane && laneOf(ep.lane, now) === 'slow' ? slow : fast).push({
+      deliveryId: r.deliveryId,
+      endpointId: r.endpointId,
+      workspace: r.workspace,
+    });
   }
   const unsent = new Set<string>();
   const sendTo = async (queue: DeliveryQueue, messages: DeliveryMessage[]) => {

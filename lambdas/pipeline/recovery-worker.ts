@@ -63,7 +63,10 @@ export async function runRecoverySlice(deps: RecoveryWorkerDeps, jobId: string):
 
   const endpoint = await getEndpointRecord(deps.table, job.workspace, job.endpointId);
   if (!endpoint || !endpoint.enabled) {
-    const ended = await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), { expectedVersion: job.version, reason: endpoint ? ENDPOINT_DISABLED : 'endpoint_deleted' });
+    const ended = await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), {
+      expectedVersion: job.version,
+      reason: endpoint ? ENDPOINT_DISABLED : 'endpoint_deleted',
+    });
     return ended ? { kind: 'finished', status: 'failed', replayed: 0 } : { kind: 'ignored', reason: 'moved' };
   }
 

@@ -3,11 +3,24 @@
  * expiry of replaced secrets, and the stuck-pending repair. Each pass is
  * bounded; a backlog drains over several passes.
  */
-import { REPAIR_AFTER_MINUTES, REPAIR_LOOKBACK_HOURS, REPAIR_MAX_PER_PASS, RETENTION_DAYS, RETENTION_MAX_PER_PASS } from '../domain/scheduled-jobs';
+import {
+  REPAIR_AFTER_MINUTES,
+  REPAIR_LOOKBACK_HOURS,
+  REPAIR_MAX_PER_PASS,
+  RETENTION_DAYS,
+  RETENTION_MAX_PER_PASS,
+} from '../domain/scheduled-jobs';
 import { activeSecrets } from '../domain/secrets';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
-import { deliveriesCreatedBefore, getDeliveryItems, getRetentionWatermark, legacyDeliveriesOfDay, pendingCreatedBefore, putRetentionWatermark } from '../store/deliveries';
+import {
+  deliveriesCreatedBefore,
+  getDeliveryItems,
+  getRetentionWatermark,
+  legacyDeliveriesOfDay,
+  pendingCreatedBefore,
+  putRetentionWatermark,
+} from '../store/deliveries';
 import { dropExpiredSecrets, endpointsWithEndedGrace, getEndpointRecord } from '../store/endpoints';
 import { workspaceDeliveriesBefore } from '../store/delivery-log';
 import { deletePartition } from '../store/table-io';
@@ -43,7 +56,8 @@ export async function runRetention(
   let deleted = 0;
   const drop = async (rows: readonly { deliveryId: string }[]) => {
     // A few deliveries at once (each: its summary, state and attempts): a pass stays short.
-    for (let i = 0; i < rows.length; i += 8) await Promise.all(rows.slice(i, i + 8).map((row) => deletePartition(deps.table, keys.delivery(row.deliveryId).pk)));
+    for (let i = 0; i < rows.length; i += 8)
+      await Promise.all(rows.slice(i, i + 8).map((row) => deletePartition(deps.table, keys.delivery(row.deliveryId).pk)));
     deleted += rows.length;
   };
   while (deleted < max) {
@@ -102,7 +116,9 @@ export async function runPendingRepair(
   const items = await getDeliveryItems(deps.table, ids);
   const stuck = ids.flatMap((deliveryId) => {
     const item = items.get(deliveryId);
-    return item && item.status === 'pending' && !item.evidenceCount ? [{ deliveryId, endpointId: String(item.endpointId), workspace: String(item.workspace) }] : [];
+    return item && item.status === 'pending' && !item.evidenceCount
+      ? [{ deliveryId, endpointId: String(item.endpointId), workspace: String(item.workspace) }]
+      : [];
   });
   if (stuck.length > 0) await deps.queue.send(stuck);
   return { requeued: stuck.length };

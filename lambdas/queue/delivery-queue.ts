@@ -25,7 +25,13 @@ export const DISPATCHER_SETTING_BOUNDS = { batchSize: { min: 1, max: 100 }, maxC
  * (Lambda's SQS guidance), so a batch still being processed is never handed out twice.
  */
 export function dispatcherConsumer(batchSize: number, maxConcurrency: number): QueueConsumer {
-  return { batchSize, maxBatchingWindowSeconds: batchSize > 10 ? 1 : 0, maxConcurrency, timeoutSeconds: 30, visibilityTimeoutSeconds: 6 * 30 };
+  return {
+    batchSize,
+    maxBatchingWindowSeconds: batchSize > 10 ? 1 : 0,
+    maxConcurrency,
+    timeoutSeconds: 30,
+    visibilityTimeoutSeconds: 6 * 30,
+  };
 }
 
 /** The spec's defaults: batches of 25 gathered for at most 1 s, at most 4 batches at once. */
@@ -98,10 +104,16 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | null {
   try {
     const value = JSON.parse(body) as { deliveryId?: unknown; endpointId?: unknown; workspace?: unknown; requeues?: unknown };
     if (typeof value?.deliveryId !== 'string' || !DELIVERY_ID.test(value.deliveryId)) return null;
-    const addressed = typeof value.endpointId === 'string' && ENDPOINT_ID.test(value.endpointId) && typeof value.workspace === 'string' && SLUG.test(value.workspace);
+    const addressed =
+      typeof value.endpointId === 'string' &&
+      ENDPOINT_ID.test(value.endpointId) &&
+      typeof value.workspace === 'string' &&
+      SLUG.test(value.workspace);
     // Older messages have no count: none so far. A count that is not one is ignored the same way.
     const requeues = Number.isSafeInteger(value.requeues) && (value.requeues as number) > 0 ? { requeues: value.requeues as number } : {};
-    return addressed ? { deliveryId: value.deliveryId, endpointId: value.endpointId as string, workspace: value.workspace as string, ...requeues } : { deliveryId: value.deliveryId, ...requeues };
+    return addressed
+      ? { deliveryId: value.deliveryId, endpointId: value.endpointId as string, workspace: value.workspace as string, ...requeues }
+      : { deliveryId: value.deliveryId, ...requeues };
   } catch {
     return null;
   }

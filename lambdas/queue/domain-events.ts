@@ -17,7 +17,9 @@ export function eventBridgeSink(client: EventBridgeClient, busName: string): Dom
       // Loaded on first use, not at cold start (docs/architecture.md#lambda-bundles).
       const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
       const out = await client.send(
-        new PutEventsCommand({ Entries: [{ EventBusName: busName, Source: EVENT_SOURCE, DetailType: type, Detail: JSON.stringify({ workspace, payload }) }] }),
+        new PutEventsCommand({
+          Entries: [{ EventBusName: busName, Source: EVENT_SOURCE, DetailType: type, Detail: JSON.stringify({ workspace, payload }) }],
+        }),
       );
       if (out.FailedEntryCount) throw new Error(`EventBridge refused ${type}: ${out.Entries?.[0]?.ErrorMessage ?? 'unknown error'}`);
     },

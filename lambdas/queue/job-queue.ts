@@ -11,7 +11,13 @@ import { idPattern } from '../contract/ids';
  * batch of replays), a timeout well above one slice's replays, the visibility
  * timeout six times it, and the receives before a message is dead-lettered.
  */
-export const JOB_WORKER_CONSUMER = { batchSize: 1, maxConcurrency: 2, timeoutSeconds: 60, visibilityTimeoutSeconds: 6 * 60, maxReceives: 5 } as const;
+export const JOB_WORKER_CONSUMER = {
+  batchSize: 1,
+  maxConcurrency: 2,
+  timeoutSeconds: 60,
+  visibilityTimeoutSeconds: 6 * 60,
+  maxReceives: 5,
+} as const;
 
 /** SQS's longest message delay, in seconds. */
 export const MAX_JOB_DELAY_SECONDS = 900;

@@ -12,7 +12,11 @@ export function sqsDeliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueu
       // Loaded on first use, not at cold start (docs/architecture.md#lambda-bundles).
       const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
       for (let i = 0; i < messages.length; i += BATCH) {
-        let entries = messages.slice(i, i + BATCH).map((m, j) => ({ Id: String(j), MessageBody: deliveryMessageBody(m), ...(messageDelay(m) > 0 ? { DelaySeconds: messageDelay(m) } : {}) }));
+        let entries = messages.slice(i, i + BATCH).map((m, j) => ({
+          Id: String(j),
+          MessageBody: deliveryMessageBody(m),
+          ...(messageDelay(m) > 0 ? { DelaySeconds: messageDelay(m) } : {}),
+        }));
         for (let tries = 0; entries.length > 0 && tries < 3; tries++) {
           const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
           const failed = new Set((out.Failed ?? []).map((f) => f.Id));
@@ -30,7 +34,13 @@ export function sqsMessageDelayer(sqs: SQSClient, queueUrl: string): MessageDela
   return {
     async delay(receiptHandle, seconds) {
       const { ChangeMessageVisibilityCommand } = await import('@aws-sdk/client-sqs');
-      await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: Math.min(Math.max(0, Math.round(seconds)), 43_200) }));
+      await sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: Math.min(Math.max(0, Math.round(seconds)), 43_200),
+        }),
+      );
     },
   };
 }

@@ -9,7 +9,9 @@ export function sqsJobQueue(sqs: SQSClient, queueUrl: string): JobQueue {
       const delay = Math.min(Math.max(0, Math.ceil(delaySeconds)), MAX_JOB_DELAY_SECONDS);
       // Loaded on first use, not at cold start (docs/architecture.md#lambda-bundles).
       const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
-      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ jobId: message.jobId }), DelaySeconds: delay }));
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ jobId: message.jobId }), DelaySeconds: delay }),
+      );
     },
   };
 }

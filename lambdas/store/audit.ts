@@ -46,7 +46,13 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
  * transaction, so the change and its audit stand or fall together. The audit
  * is the last item: a caller reads a failed condition by its item's index.
  */
-export async function writeAudited(table: TableContext, items: readonly TransactItem[], slug: string, audit: AuditInput | undefined, now: Date): Promise<void> {
+export async function writeAudited(
+  table: TableContext,
+  items: readonly TransactItem[],
+  slug: string,
+  audit: AuditInput | undefined,
+  now: Date,
+): Promise<void> {
   await table.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? [auditPut(table, slug, audit, now)] : [])] }));
 }
 

@@ -128,8 +128,15 @@ export function stateItem(record: DeliveryRecord, repair = false): Record<string
 }
 
 /** Writes new pending summaries, and held ones when given, in batches. */
-export async function putPendingDeliveries(table: TableContext, records: readonly DeliveryRecord[], held: readonly DeliveryRecord[] = []): Promise<void> {
-  await batchWriteAll(table, [...records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })), ...held.map((r) => ({ PutRequest: { Item: heldItem(r) } }))]);
+export async function putPendingDeliveries(
+  table: TableContext,
+  records: readonly DeliveryRecord[],
+  held: readonly DeliveryRecord[] = [],
+): Promise<void> {
+  await batchWriteAll(table, [
+    ...records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })),
+    ...held.map((r) => ({ PutRequest: { Item: heldItem(r) } })),
+  ]);
 }
 
 /**
@@ -140,7 +147,9 @@ export async function markForRepair(table: TableContext, records: readonly Deliv
   await Promise.all(
     records.map(async (r) => {
       try {
-        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: stateItem(r, true), ConditionExpression: 'attribute_not_exists(pk)' }));
+        await table.doc.send(
+          new PutCommand({ TableName: table.tableName, Item: stateItem(r, true), ConditionExpression: 'attribute_not_exists(pk)' }),
+        );
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
       }
@@ -164,7 +173,11 @@ const PUT_CONCURRENCY = 16;
  * a terminal status), only read back. A publisher re-run after a partial write
  * thus completes the missing rows and learns which of the others are still pending.
  */
-export async function putDeliveriesIfAbsent(table: TableContext, records: readonly DeliveryRecord[], held: readonly DeliveryRecord[] = []): Promise<PutPendingOutcome> {
+export async function putDeliveriesIfAbsent(
+  table: TableContext,
+  records: readonly DeliveryRecord[],
+  held: readonly DeliveryRecord[] = [],
+): Promise<PutPendingOutcome> {
   const writes = [...records.map((r) => ({ record: r, item: pendingItem(r) })), ...held.map((r) => ({ record: r, item: heldItem(r) }))];
   const created: DeliveryRecord[] = [];
   const taken: string[] = [];
@@ -241,7 +254,12 @@ export async function readDelivery(table: TableContext, deliveryId: string): Pro
   const items = out.Items ?? [];
   const summary = items.find((i) => i.sk === keys.delivery(deliveryId).sk);
   if (!summary) return null;
-  const record = fromItem(mergeStateItem(summary, items.find((i) => i.sk === keys.deliveryState(deliveryId).sk)));
+  const record = fromItem(
+    mergeStateItem(
+      summary,
+      items.find((i) => i.sk === keys.deliveryState(deliveryId).sk),
+    ),
+  );
   const next = items.find((i) => i.sk === keys.attempt(deliveryId, record.evidenceCount + 1).sk);
   const unapplied = next && next.applies ? { attempt: attemptFromItem(next), applies: next.applies as AttemptEffect } : null;
   return { record, unapplied };
@@ -293,7 +311,14 @@ const FIRST_ATTEMPT = 'firstAttempt';
 
 /** The first attempt a delivery's state item holds, if any (one written before it was embedded is an `ATT#` item instead). */
 async function embeddedFirstAttempt(table: TableContext, deliveryId: string): Promise<Attempt | null> {
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.deliveryState(deliveryId), ProjectionExpression: '#first', ExpressionAttributeNames: { '#first': FIRST_ATTEMPT } }));
+  const out = await table.doc.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: keys.deliveryState(deliveryId),
+      ProjectionExpression: '#first',
+      ExpressionAttributeNames: { '#first': FIRST_ATTEMPT },
+    }),
+  );
   const first = out.Item?.[FIRST_ATTEMPT] as Record<string, unknown> | undefined;
   return first ? attemptFromItem(first) : null;
 }
@@ -304,19 +329,20 @@ async function embeddedFirstAttempt(table: TableContext, deliveryId: string): Pr
  * ordinal 1 (the state's condition decided): it is not evidence and is not listed.
  */
 export async function listAttempts(table: TableContext, deliveryId: string, limit: number, cursor?: string): Promise<Page<Attempt>> {
-  const page = (from: string | undefined, size: number) => queryPage(table, {
-    pk: keys.delivery(deliveryId).pk,
-    skPrefix: SK_PREFIX.attempt,
-    forward: true,
-    limit: size,
-    cursor: from,
-    idPattern: /^\d{6}$/,
-    map: (item) => {
-      const value = attemptFromItem(item);
-      const id = attemptId(value.ordinal);
-      return { value, sortKey: id, id };
-    },
-  });
+  const page = (from: string | undefined, size: number) =>
+    queryPage(table, {
+      pk: keys.delivery(deliveryId).pk,
+      skPrefix: SK_PREFIX.attempt,
+      forward: true,
+      limit: size,
+      cursor: from,
+      idPattern: /^\d{6}$/,
+      map: (item) => {
+        const value = attemptFromItem(item);
+        const id = attemptId(value.ordinal);
+        return { value, sortKey: id, id };
+      },
+    });
   // A cursor is at ordinal 1 or later: the first attempt belongs to the first page only.
   if (cursor !== undefined) return page(cursor, limit);
   const first = await embeddedFirstAttempt(table, deliveryId);
@@ -383,7 +409,12 @@ function observed(obs: Observation, nowIso: string): DeliveryRecord {
  * `attemptWritten`: the attempt is already stored (a retry after `endpoint_changed`, or a
  * roll-forward of an attempt whose state never caught up).
  */
-export async function recordObservation(table: TableContext, obs: Observation, now: Date, options: { attemptWritten?: boolean } = {}): Promise<RecordOutcome> {
+export async function recordObservation(
+  table: TableContext,
+  obs: Observation,
+  now: Date,
+  options: { attemptWritten?: boolean } = {},
+): Promise<RecordOutcome> {
   const d = obs.delivery;
   const ordinal = d.evidenceCount + 1;
   if (options.attemptWritten) return applyObservation(table, obs, now, null);
@@ -396,7 +427,15 @@ export async function recordObservation(table: TableContext, obs: Observation, n
     await table.doc.send(
       new PutCommand({
         TableName: table.tableName,
-        Item: { ...keys.attempt(d.deliveryId, ordinal), type: 'attempt', deliveryId: d.deliveryId, ordinal, ...obs.attempt, applies, [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt) },
+        Item: {
+          ...keys.attempt(d.deliveryId, ordinal),
+          type: 'attempt',
+          deliveryId: d.deliveryId,
+          ordinal,
+          ...obs.attempt,
+          applies,
+          [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -463,7 +502,9 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
       Update: {
         TableName: table.tableName,
         Key: keys.endpoint(ep.workspace, ep.endpointId),
-        UpdateExpression: streak.disables ? 'SET consecutiveFailures = :next, enabled = :false, updatedAt = :now' : 'SET consecutiveFailures = :next',
+        UpdateExpression: streak.disables
+          ? 'SET consecutiveFailures = :next, enabled = :false, updatedAt = :now'
+          : 'SET consecutiveFailures = :next',
         ConditionExpression: streak.disables ? 'consecutiveFailures = :prev AND enabled = :true' : 'consecutiveFailures = :prev',
         ExpressionAttributeValues: {
           ':next': streak.consecutiveFailures,
@@ -472,7 +513,8 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
         },
       },
     });
-    if (streak.disables && obs.disableAudit) items.push(auditPut(table, ep.workspace, { ...obs.disableAudit, targetId: ep.endpointId }, now));
+    if (streak.disables && obs.disableAudit)
+      items.push(auditPut(table, ep.workspace, { ...obs.disableAudit, targetId: ep.endpointId }, now));
   }
 
   try {
@@ -485,7 +527,12 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
     if (conditionFailedAt(e, 1) || conflictAt(e, 1)) return { kind: 'endpoint_changed' };
     throw e;
   }
-  return { kind: 'recorded', disabled: streak?.disables ?? false, consecutiveFailures: streak?.consecutiveFailures ?? null, delivery: next };
+  return {
+    kind: 'recorded',
+    disabled: streak?.disables ?? false,
+    consecutiveFailures: streak?.consecutiveFailures ?? null,
+    delivery: next,
+  };
 }
 
 /** The delivery id of an index entry (from its table key). */
@@ -523,7 +570,10 @@ export interface CreatedEntry {
 }
 
 function createdEntry(index: typeof TABLE.gsi2 | typeof TABLE.gsi3) {
-  return (item: Record<string, unknown>): CreatedEntry => ({ deliveryId: deliveryIdOfKey(item), createdAt: String(item[index.sortKey]).split('#')[0]! });
+  return (item: Record<string, unknown>): CreatedEntry => ({
+    deliveryId: deliveryIdOfKey(item),
+    createdAt: String(item[index.sortKey]).split('#')[0]!,
+  });
 }
 
 /** The oldest `limit` entries of every shard of an index below `before` (and from `from`), merged oldest first. */
@@ -535,7 +585,9 @@ async function oldestAcrossShards(
   limit: number,
   from?: string,
 ): Promise<CreatedEntry[]> {
-  const shards = await Promise.all(Array.from({ length: INDEX_SHARDS }, (_, shard) => indexEntriesBefore(table, index, partitionOf(shard), before, limit, from)));
+  const shards = await Promise.all(
+    Array.from({ length: INDEX_SHARDS }, (_, shard) => indexEntriesBefore(table, index, partitionOf(shard), before, limit, from)),
+  );
   return shards
     .flat()
     .sort((a, b) => String(a[index.sortKey]).localeCompare(String(b[index.sortKey])))
@@ -551,9 +603,15 @@ async function oldestAcrossShards(
 export async function pendingCreatedBefore(table: TableContext, since: string, before: string, limit: number): Promise<string[]> {
   const sharded = await oldestAcrossShards(table, TABLE.gsi3, keys.pendingShardPk, before, limit, since);
   const legacy: string[] = [];
-  for (let hour = Date.parse(since.slice(0, 13) + ':00:00Z'); hour <= Date.parse(before) && legacy.length + sharded.length < limit; hour += 3600_000) {
+  for (
+    let hour = Date.parse(since.slice(0, 13) + ':00:00Z');
+    hour <= Date.parse(before) && legacy.length + sharded.length < limit;
+    hour += 3600_000
+  ) {
     const partition = keys.legacyPendingHour(new Date(hour).toISOString());
-    legacy.push(...(await indexEntriesBefore(table, TABLE.gsi3, partition, before, limit - sharded.length - legacy.length)).map(deliveryIdOfKey));
+    legacy.push(
+      ...(await indexEntriesBefore(table, TABLE.gsi3, partition, before, limit - sharded.length - legacy.length)).map(deliveryIdOfKey),
+    );
   }
   return [...legacy, ...sharded.map((e) => e.deliveryId)];
 }

@@ -11,7 +11,14 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryLogReadBudget } from '../contract/delivery-log';
 import type { Page } from '../contract/pagination';
 import type { Delivery } from '../contract/schemas';
-import { decodeDeliveryLogCursor, deliveryIdRange, deliveryLogFilter, encodeDeliveryLogCursor, matchesDeliveryLogFilter, type DeliveryLogFilter } from '../domain/delivery-log';
+import {
+  decodeDeliveryLogCursor,
+  deliveryIdRange,
+  deliveryLogFilter,
+  encodeDeliveryLogCursor,
+  matchesDeliveryLogFilter,
+  type DeliveryLogFilter,
+} from '../domain/delivery-log';
 import { mergeNewestFirst, type ShardRead } from '../domain/newest-first-merge';
 import type { TableContext } from './client';
 import { fromItem, getDeliveryItems, toDeliveryWire } from './deliveries';
@@ -54,7 +61,11 @@ async function readSource(
 ): Promise<ShardRead<Record<string, unknown> | null>> {
   const range = deliveryIdRange(filter);
   if (after !== null && after <= range.low) return { matches: [], evaluated: 0, stoppedAt: null };
-  const { FilterExpression, ExpressionAttributeNames = {}, ExpressionAttributeValues = {} } = source.index === TABLE.deliveryLog ? eventTypeExpression(filter) : {};
+  const {
+    FilterExpression,
+    ExpressionAttributeNames = {},
+    ExpressionAttributeValues = {},
+  } = source.index === TABLE.deliveryLog ? eventTypeExpression(filter) : {};
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
@@ -88,7 +99,9 @@ async function readSource(
 
 /** True when the endpoint exists in the workspace (its gsi1 partition is then the workspace's). */
 async function endpointInWorkspace(table: TableContext, workspace: string, endpointId: string): Promise<boolean> {
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.endpoint(workspace, endpointId), ProjectionExpression: 'pk' }));
+  const out = await table.doc.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.endpoint(workspace, endpointId), ProjectionExpression: 'pk' }),
+  );
   return out.Item !== undefined;
 }
 
@@ -100,7 +113,13 @@ async function endpointInWorkspace(table: TableContext, workspace: string, endpo
  * with a `nextCursor` (a selective filter); a cursor of other filters, or one
  * that does not decode, gives an empty page.
  */
-export async function listDeliveryLog(table: TableContext, workspace: string, filter: DeliveryLogFilter, limit: number, cursor?: string): Promise<Page<Delivery>> {
+export async function listDeliveryLog(
+  table: TableContext,
+  workspace: string,
+  filter: DeliveryLogFilter,
+  limit: number,
+  cursor?: string,
+): Promise<Page<Delivery>> {
   const empty = { items: [], nextCursor: null };
   let after: string | null = null;
   if (cursor !== undefined) {
@@ -111,7 +130,10 @@ export async function listDeliveryLog(table: TableContext, workspace: string, fi
   const sources =
     filter.endpointId !== null
       ? endpointDeliveryPartitions(filter.endpointId)
-      : Array.from({ length: keys.deliveryLogShards }, (_, shard) => ({ index: TABLE.deliveryLog, pk: keys.deliveryLogPk(workspace, shard) }));
+      : Array.from({ length: keys.deliveryLogShards }, (_, shard) => ({
+          index: TABLE.deliveryLog,
+          pk: keys.deliveryLogPk(workspace, shard),
+        }));
   const budget = deliveryLogReadBudget(limit);
   // A filter the entries cannot answer reads a summary per entry: half the budget each.
   const fromTable = needsSummaries(sources[0]!, filter);
@@ -140,7 +162,12 @@ export async function listDeliveryLog(table: TableContext, workspace: string, fi
  * Deliveries of an endpoint, newest first (its gsi2 shards and legacy gsi1 partition, merged).
  * The caller has checked that the endpoint is the caller's workspace's.
  */
-export async function listDeliveriesOfEndpoint(table: TableContext, endpointId: string, limit: number, cursor?: string): Promise<Page<Delivery>> {
+export async function listDeliveriesOfEndpoint(
+  table: TableContext,
+  endpointId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<Delivery>> {
   const filter = deliveryLogFilter({ endpointId });
   let after: string | null = null;
   if (cursor !== undefined) {
@@ -170,7 +197,12 @@ export async function listDeliveriesOfEndpoint(table: TableContext, endpointId: 
  * shard of its log (the retention pass: docs/architecture.md#retention). A delivery id's time is
  * its creation time, so "before" is an id bound.
  */
-export async function workspaceDeliveriesBefore(table: TableContext, workspace: string, beforeMs: number, limit: number): Promise<string[]> {
+export async function workspaceDeliveriesBefore(
+  table: TableContext,
+  workspace: string,
+  beforeMs: number,
+  limit: number,
+): Promise<string[]> {
   const before = deliveryIdRange(deliveryLogFilter({ until: new Date(Math.max(0, beforeMs - 1)).toISOString() })).high;
   const shards = await Promise.all(
     Array.from({ length: keys.deliveryLogShards }, async (_, shard) => {

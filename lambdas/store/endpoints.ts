@@ -88,14 +88,27 @@ const subscriptionStateOf = (r: SubscriptionState): SubscriptionState => ({ even
  * The endpoint update of one step of a subscription change: the step's event types and `enabled`
  * (plus `extra` sets), only if the endpoint is still in `from`, the state the step was planned from.
  */
-function stepUpdate(table: TableContext, slug: string, endpointId: string, from: SubscriptionState, to: SubscriptionState, extra?: { sets: string[]; names: Record<string, string>; values: Record<string, unknown> }): TransactItem {
+function stepUpdate(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  from: SubscriptionState,
+  to: SubscriptionState,
+  extra?: { sets: string[]; names: Record<string, string>; values: Record<string, unknown> },
+): TransactItem {
   return {
     Update: {
       TableName: table.tableName,
       Key: keys.endpoint(slug, endpointId),
       UpdateExpression: `SET eventTypes = :types, enabled = :enabled${extra?.sets.length ? `, ${extra.sets.join(', ')}` : ''}`,
       ConditionExpression: 'attribute_exists(pk) AND eventTypes = :fromTypes AND enabled = :fromEnabled',
-      ExpressionAttributeValues: { ':types': to.eventTypes, ':enabled': to.enabled, ':fromTypes': from.eventTypes, ':fromEnabled': from.enabled, ...extra?.values },
+      ExpressionAttributeValues: {
+        ':types': to.eventTypes,
+        ':enabled': to.enabled,
+        ':fromTypes': from.eventTypes,
+        ':fromEnabled': from.enabled,
+        ...extra?.values,
+      },
       ...(extra && Object.keys(extra.names).length ? { ExpressionAttributeNames: extra.names } : {}),
     },
   };
@@ -103,7 +116,10 @@ function stepUpdate(table: TableContext, slug: string, endpointId: string, from:
 
 /** True when a transaction failed because another write got there first: its endpoint changed, or the two conflicted. */
 function lostRace(error: unknown): boolean {
-  return conditionFailedAt(error, 0) || (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict'));
+  return (
+    conditionFailedAt(error, 0) ||
+    (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict'))
+  );
 }
 
 /** Tries of an endpoint change against concurrent changes of the same endpoint (each failed try means another change won). */
@@ -125,7 +141,13 @@ async function runSteps(
 ): Promise<SubscriptionState> {
   let state = from;
   for (const step of steps) {
-    await writeAudited(table, [stepUpdate(table, slug, endpointId, state, step.state!), ...subscriptionWrites(table, slug, endpointId, step.ops)], slug, audit?.pending ? audit.input : undefined, now);
+    await writeAudited(
+      table,
+      [stepUpdate(table, slug, endpointId, state, step.state!), ...subscriptionWrites(table, slug, endpointId, step.ops)],
+      slug,
+      audit?.pending ? audit.input : undefined,
+      now,
+    );
     if (audit) audit.pending = false;
     state = step.state!;
   }
@@ -137,14 +159,26 @@ async function runSteps(
  * (lambdas/store/workspace-counts.ts): with `limit`, false (and nothing written) when the
  * workspace already has that many endpoints.
  */
-export async function putEndpoint(table: TableContext, record: EndpointRecord, now: Date, audit: AuditInput, limit?: number): Promise<boolean> {
+export async function putEndpoint(
+  table: TableContext,
+  record: EndpointRecord,
+  now: Date,
+  audit: AuditInput,
+  limit?: number,
+): Promise<boolean> {
   const [first, ...rest] = planSubscriptionSteps(null, subscriptionStateOf(record), { rewriteEnabled: false });
   const outcome = await writeCounted(
     table,
     record.workspace,
     { kind: 'endpoints', delta: 1, ...(limit === undefined ? {} : { limit }) },
     [
-      { Put: { TableName: table.tableName, Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record, ...first!.state }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: table.tableName,
+          Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record, ...first!.state },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       ...subscriptionWrites(table, record.workspace, record.endpointId, first!.ops),
     ],
     audit,
@@ -158,7 +192,9 @@ export async function putEndpoint(table: TableContext, record: EndpointRecord, n
 
 /** Reads an endpoint of a workspace (secrets included: internal use only). */
 export async function getEndpointRecord(table: TableContext, slug: string, endpointId: string): Promise<EndpointRecord | null> {
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConsistentRead: true }));
+  const out = await table.doc.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConsistentRead: true }),
+  );
   return out.Item ? fromItem(out.Item) : null;
 }
 
@@ -213,7 +249,8 @@ export async function updateEndpoint(
     sets.push('consecutiveFailures = :zero');
     values[':zero'] = 0;
   }
-  if (changes.eventTypes !== undefined || changes.enabled !== undefined) return updateSubscribed(table, slug, endpointId, changes, now, audit, { sets, names, values });
+  if (changes.eventTypes !== undefined || changes.enabled !== undefined)
+    return updateSubscribed(table, slug, endpointId, changes, now, audit, { sets, names, values });
   try {
     const update: TransactItem = {
       Update: {
@@ -257,7 +294,13 @@ async function updateSubscribed(
     const last = steps[steps.length - 1]!;
     try {
       const reached = await runSteps(table, slug, endpointId, from, steps.slice(0, -1), now, auditing);
-      await writeAudited(table, [stepUpdate(table, slug, endpointId, reached, to, extra), ...subscriptionWrites(table, slug, endpointId, last.ops)], slug, auditing.pending ? audit : undefined, now);
+      await writeAudited(
+        table,
+        [stepUpdate(table, slug, endpointId, reached, to, extra), ...subscriptionWrites(table, slug, endpointId, last.ops)],
+        slug,
+        auditing.pending ? audit : undefined,
+        now,
+      );
       return getEndpointRecord(table, slug, endpointId);
     } catch (e) {
       if (!lostRace(e) || tries >= CHANGE_TRIES) throw e;
@@ -339,7 +382,13 @@ export async function writeEndpointSecrets(
  * their attempts. The endpoint is read first, for the event types whose items go with it; the
  * delete is conditional on them, so a concurrent change of the types is read again, not left behind.
  */
-export async function deleteEndpoint(table: TableContext, slug: string, endpointId: string, now: Date, audit: AuditInput): Promise<boolean> {
+export async function deleteEndpoint(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  now: Date,
+  audit: AuditInput,
+): Promise<boolean> {
   for (let tries = 1; ; tries++) {
     const current = await getEndpointRecord(table, slug, endpointId);
     if (!current) return false;
@@ -440,7 +489,12 @@ export async function endpointsWithEndedGrace(table: TableContext, now: Date, li
  * and drops the grace entry (and a legacy grace key on the endpoint item). An endpoint that is
  * gone (`record` null) only loses its grace entry.
  */
-export async function dropExpiredSecrets(table: TableContext, ended: EndedGrace, record: EndpointRecord | null, secrets: StoredSecret[]): Promise<boolean> {
+export async function dropExpiredSecrets(
+  table: TableContext,
+  ended: EndedGrace,
+  record: EndpointRecord | null,
+  secrets: StoredSecret[],
+): Promise<boolean> {
   const dropEntry = graceEntryWrite(table, ended.workspace, ended.endpointId, null);
   try {
     await table.doc.send(

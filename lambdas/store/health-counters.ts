@@ -24,7 +24,14 @@ const ENDPOINT_TYPE = 'endpoint-health';
 const WORKSPACE_TYPE = 'workspace-health';
 
 /** One UpdateItem: ADD every non-zero count, stamp the type and the TTL (and the latest attempt). */
-async function addCounts(table: TableContext, key: { pk: string; sk: string }, type: string, hour: string, adds: Record<string, number>, lastAttemptAt: string | null) {
+async function addCounts(
+  table: TableContext,
+  key: { pk: string; sk: string },
+  type: string,
+  hour: string,
+  adds: Record<string, number>,
+  lastAttemptAt: string | null,
+) {
   const names: Record<string, string> = { '#type': 'type', '#ttl': TABLE.ttlAttribute };
   const values: Record<string, unknown> = { ':type': type, ':ttl': counterExpiresAtEpoch(hour) };
   const added: string[] = [];
@@ -71,11 +78,26 @@ function endpointAdds(c: EndpointCounts): Record<string, number> {
  */
 export async function addBatchIncrements(table: TableContext, inc: BatchIncrements): Promise<void> {
   const writes = [
-    ...inc.endpoints.map((e) => addCounts(table, keys.endpointHealth(e.endpointId, inc.hour), ENDPOINT_TYPE, inc.hour, endpointAdds(e.counts), e.counts.lastAttemptAt)),
-    ...inc.workspaces.map((w) => addCounts(table, keys.workspaceHealth(w.workspace, inc.hour), WORKSPACE_TYPE, inc.hour, scalarAdds(w.counts), null)),
+    ...inc.endpoints.map((e) =>
+      addCounts(
+        table,
+        keys.endpointHealth(e.endpointId, inc.hour),
+        ENDPOINT_TYPE,
+        inc.hour,
+        endpointAdds(e.counts),
+        e.counts.lastAttemptAt,
+      ),
+    ),
+    ...inc.workspaces.map((w) =>
+      addCounts(table, keys.workspaceHealth(w.workspace, inc.hour), WORKSPACE_TYPE, inc.hour, scalarAdds(w.counts), null),
+    ),
   ];
   const failed = (await Promise.allSettled(writes)).filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed.length > 0) throw new AggregateError(failed.map((f) => f.reason as unknown), `${failed.length} of ${writes.length} health counter writes failed`);
+  if (failed.length > 0)
+    throw new AggregateError(
+      failed.map((f) => f.reason as unknown),
+      `${failed.length} of ${writes.length} health counter writes failed`,
+    );
 }
 
 function countsFromItem(item: Record<string, unknown>): EndpointCounts {
@@ -111,7 +133,13 @@ export function readWorkspaceHours(table: TableContext, slug: string, firstHour:
 }
 
 /** An endpoint's `limit` newest hour counters between `firstHour` and `lastHour`: one query, one page. */
-export async function readLatestEndpointHours(table: TableContext, endpointId: string, firstHour: string, lastHour: string, limit: number): Promise<HourCounts[]> {
+export async function readLatestEndpointHours(
+  table: TableContext,
+  endpointId: string,
+  firstHour: string,
+  lastHour: string,
+  limit: number,
+): Promise<HourCounts[]> {
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,

@@ -81,7 +81,8 @@ export async function claimIdempotencyKey(table: TableContext, claim: Idempotenc
     const item = out.Item as RecordItem | undefined;
     if (!item) continue;
     if (item.status === 'completed' && item.response) return { kind: 'completed', fingerprint: item.fingerprint, response: item.response };
-    if (item.status === 'in_progress' && (item.lockExpiresAtEpoch ?? 0) >= now) return { kind: 'in_progress', fingerprint: item.fingerprint };
+    if (item.status === 'in_progress' && (item.lockExpiresAtEpoch ?? 0) >= now)
+      return { kind: 'in_progress', fingerprint: item.fingerprint };
   }
   throw new Error(`Idempotency key of token ${claim.tokenId} could not be claimed after 3 tries`);
 }
@@ -100,13 +101,21 @@ export async function completeIdempotencyRecord(
       // Only our own claim: a claim taken over after our lock ran out is the other request's.
       ConditionExpression: '#status = :inProgress AND fingerprint = :fingerprint',
       ExpressionAttributeNames: { '#status': 'status', '#response': 'response' },
-      ExpressionAttributeValues: { ':completed': 'completed', ':inProgress': 'in_progress', ':response': response, ':fingerprint': claim.fingerprint },
+      ExpressionAttributeValues: {
+        ':completed': 'completed',
+        ':inProgress': 'in_progress',
+        ':response': response,
+        ':fingerprint': claim.fingerprint,
+      },
     }),
   );
 }
 
 /** Drops the claim of a request that failed, so the same key may be retried at once. */
-export async function releaseIdempotencyRecord(table: TableContext, claim: Pick<IdempotencyClaim, 'tokenId' | 'key' | 'fingerprint'>): Promise<void> {
+export async function releaseIdempotencyRecord(
+  table: TableContext,
+  claim: Pick<IdempotencyClaim, 'tokenId' | 'key' | 'fingerprint'>,
+): Promise<void> {
   try {
     await table.doc.send(
       new DeleteCommand({

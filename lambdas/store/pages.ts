@@ -34,7 +34,9 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
   if (spec.cursor !== undefined) {
     const position = decodeCursor(spec.cursor, spec.idPattern);
     if (!position) return { items: [], nextCursor: null };
-    start = spec.index ? spec.index.startKey(position.id) : { [TABLE.partitionKey]: spec.pk, [TABLE.sortKey]: `${spec.skPrefix}${position.id}` };
+    start = spec.index
+      ? spec.index.startKey(position.id)
+      : { [TABLE.partitionKey]: spec.pk, [TABLE.sortKey]: `${spec.skPrefix}${position.id}` };
   }
   const items: Record<string, unknown>[] = [];
   // One extra row tells whether a next page exists, so the last page says null.

@@ -65,7 +65,9 @@ function fromItem(item: Record<string, unknown>): JobRecord {
 
 /** The running job of an endpoint, if any (from its lock). */
 export async function runningRecoveryOf(table: TableContext, endpointId: string): Promise<string | null> {
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.recoveryLock(endpointId), ConsistentRead: true }));
+  const out = await table.doc.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.recoveryLock(endpointId), ConsistentRead: true }),
+  );
   return (out.Item?.jobId as string | undefined) ?? null;
 }
 
@@ -78,15 +80,37 @@ export async function createRecoveryJob(table: TableContext, job: JobRecord, now
     await table.doc.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: table.tableName, Item: { ...keys.job(job.jobId), type: 'job', ...job }, ConditionExpression: 'attribute_not_exists(pk)' } },
           {
             Put: {
               TableName: table.tableName,
-              Item: { ...keys.recoveryLock(job.endpointId), type: 'recovery-lock', jobId: job.jobId, workspace: job.workspace, createdAt: job.createdAt },
+              Item: { ...keys.job(job.jobId), type: 'job', ...job },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          auditPut(table, job.workspace, { action: 'webhook.recovery_started', actor: job.actor, targetId: job.endpointId, detail: { jobId: job.jobId, since: job.since, until: job.until, statuses: job.statuses, matched: job.matched } }, now),
+          {
+            Put: {
+              TableName: table.tableName,
+              Item: {
+                ...keys.recoveryLock(job.endpointId),
+                type: 'recovery-lock',
+                jobId: job.jobId,
+                workspace: job.workspace,
+                createdAt: job.createdAt,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          auditPut(
+            table,
+            job.workspace,
+            {
+              action: 'webhook.recovery_started',
+              actor: job.actor,
+              targetId: job.endpointId,
+              detail: { jobId: job.jobId, since: job.since, until: job.until, statuses: job.statuses, matched: job.matched },
+            },
+            now,
+          ),
         ],
       }),
     );
@@ -151,7 +175,9 @@ async function readWindow(table: TableContext, s: RecoverySelection, after: stri
           ExpressionAttributeValues: { ':pk': p.pk, ':from': range.from, ':to': range.to },
           ScanIndexForward: true,
           Limit: pageSize,
-          ...(after !== null && after >= range.from ? { ExclusiveStartKey: { ...keys.delivery(after), [p.index.partitionKey]: p.pk, [p.index.sortKey]: after } } : {}),
+          ...(after !== null && after >= range.from
+            ? { ExclusiveStartKey: { ...keys.delivery(after), [p.index.partitionKey]: p.pk, [p.index.sortKey]: after } }
+            : {}),
         }),
       );
       const ids = (out.Items ?? []).map((i) => String(i[p.index.sortKey]));
@@ -232,12 +258,24 @@ function advance(table: TableContext, job: JobRecord, sets: string[], values: Re
       ConditionExpression: 'version = :read AND #status = :running',
       // `cursor` is a DynamoDB reserved word.
       ExpressionAttributeNames: { '#status': 'status', ...(sets.some((s) => s.includes('#cursor')) ? { '#cursor': 'cursor' } : {}) },
-      ExpressionAttributeValues: { ':read': job.version, ':next': job.version + 1, ':now': now.toISOString(), ':running': 'running', ...values },
+      ExpressionAttributeValues: {
+        ':read': job.version,
+        ':next': job.version + 1,
+        ':now': now.toISOString(),
+        ':running': 'running',
+        ...values,
+      },
     },
   };
 }
 
-async function advanceJob(table: TableContext, job: JobRecord, sets: string[], values: Record<string, unknown>, now: Date): Promise<boolean> {
+async function advanceJob(
+  table: TableContext,
+  job: JobRecord,
+  sets: string[],
+  values: Record<string, unknown>,
+  now: Date,
+): Promise<boolean> {
   const { Update } = advance(table, job, sets, values, now) as { Update: ConstructorParameters<typeof UpdateCommand>[0] };
   try {
     await table.doc.send(new UpdateCommand(Update));
@@ -270,7 +308,13 @@ export type JobReplayOutcome = { kind: 'replayed' | 'skipped' | 'already'; job: 
  * absent and the job's version. A source that no longer matches is skipped; a
  * marker already there (a replay whose progress was somehow not seen) only moves the cursor.
  */
-export async function replayForJob(table: TableContext, job: JobRecord, source: DeliveryRecord, replay: { record: DeliveryRecord; audit: AuditInput }, now: Date): Promise<JobReplayOutcome> {
+export async function replayForJob(
+  table: TableContext,
+  job: JobRecord,
+  source: DeliveryRecord,
+  replay: { record: DeliveryRecord; audit: AuditInput },
+  now: Date,
+): Promise<JobReplayOutcome> {
   const statusValues = Object.fromEntries(job.statuses.map((s, i) => [`:s${i}`, s]));
   const items: TransactItem[] = [
     {
@@ -286,7 +330,12 @@ export async function replayForJob(table: TableContext, job: JobRecord, source: 
     {
       Put: {
         TableName: table.tableName,
-        Item: { ...keys.recoveryMarker(job.jobId, source.deliveryId), type: 'recovery-marker', replayId: replay.record.deliveryId, [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS },
+        Item: {
+          ...keys.recoveryMarker(job.jobId, source.deliveryId),
+          type: 'recovery-marker',
+          replayId: replay.record.deliveryId,
+          [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -301,7 +350,13 @@ export async function replayForJob(table: TableContext, job: JobRecord, source: 
   } catch (e) {
     if (conditionFailedAt(e, 2)) return { kind: 'lost' };
     if (conditionFailedAt(e, 0)) {
-      const ok = await advanceJob(table, job, ['skipped = skipped + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now);
+      const ok = await advanceJob(
+        table,
+        job,
+        ['skipped = skipped + :one', '#cursor = :cursor'],
+        { ':one': 1, ':cursor': source.deliveryId },
+        now,
+      );
       return ok ? { kind: 'skipped', job: { ...moved, skipped: job.skipped + 1 } } : { kind: 'lost' };
     }
     if (conditionFailedAt(e, 1)) {
@@ -359,7 +414,12 @@ export async function finishJob(
           auditPut(
             table,
             job.workspace,
-            { action: 'webhook.recovery_finished', actor, targetId: job.endpointId, detail: { jobId: job.jobId, status, ...(options.reason ? { reason: options.reason } : {}) } },
+            {
+              action: 'webhook.recovery_finished',
+              actor,
+              targetId: job.endpointId,
+              detail: { jobId: job.jobId, status, ...(options.reason ? { reason: options.reason } : {}) },
+            },
             now,
           ),
         ],

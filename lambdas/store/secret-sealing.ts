@@ -88,13 +88,17 @@ export function kmsDataKeys(kms: KMSClient, keyId: string): DataKeyService {
     async generate() {
       // Loaded on first use, not at cold start (docs/architecture.md#lambda-bundles).
       const { GenerateDataKeyCommand } = await import('@aws-sdk/client-kms');
-      const out = await kms.send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: { ...KMS_ENCRYPTION_CONTEXT } }));
+      const out = await kms.send(
+        new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: { ...KMS_ENCRYPTION_CONTEXT } }),
+      );
       if (!out.Plaintext || !out.CiphertextBlob) throw new Error('KMS GenerateDataKey returned no key');
       return { plaintext: Buffer.from(out.Plaintext), encrypted: Buffer.from(out.CiphertextBlob) };
     },
     async decrypt(encrypted) {
       const { DecryptCommand } = await import('@aws-sdk/client-kms');
-      const out = await kms.send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: encrypted, EncryptionContext: { ...KMS_ENCRYPTION_CONTEXT } }));
+      const out = await kms.send(
+        new DecryptCommand({ KeyId: keyId, CiphertextBlob: encrypted, EncryptionContext: { ...KMS_ENCRYPTION_CONTEXT } }),
+      );
       if (!out.Plaintext) throw new Error('KMS Decrypt returned no plaintext');
       return Buffer.from(out.Plaintext);
     },

@@ -121,7 +121,8 @@ export async function subscribersOf(table: TableContext, slug: string, eventType
     ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': keys.subscriptionPrefix(eventType) },
     ProjectionExpression: 'sk, enabled',
   })) {
-    for (const item of page.Items ?? []) out.push({ endpointId: keys.subscriptionOfSk(item.sk as string).endpointId, enabled: item.enabled === true });
+    for (const item of page.Items ?? [])
+      out.push({ endpointId: keys.subscriptionOfSk(item.sk as string).endpointId, enabled: item.enabled === true });
   }
   return out;
 }
@@ -175,8 +176,16 @@ async function writeMarker(table: TableContext, slug: string, now: Date, settled
       // A workspace created before the registry joins it here, on its first event after the upgrade (docs/architecture.md#retention).
       UpdateExpression: `${settled ? 'SET #s = :true' : 'SET #w = if_not_exists(#w, :now)'}, #rpk = :rpk, #rsk = :rsk`,
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { ...(settled ? { '#s': MARKER.settled } : { '#w': MARKER.writtenAt }), '#rpk': TABLE.gsi1.partitionKey, '#rsk': TABLE.gsi1.sortKey },
-      ExpressionAttributeValues: { ...(settled ? { ':true': true } : { ':now': now.toISOString() }), ':rpk': registry[TABLE.gsi1.partitionKey], ':rsk': registry[TABLE.gsi1.sortKey] },
+      ExpressionAttributeNames: {
+        ...(settled ? { '#s': MARKER.settled } : { '#w': MARKER.writtenAt }),
+        '#rpk': TABLE.gsi1.partitionKey,
+        '#rsk': TABLE.gsi1.sortKey,
+      },
+      ExpressionAttributeValues: {
+        ...(settled ? { ':true': true } : { ':now': now.toISOString() }),
+        ':rpk': registry[TABLE.gsi1.partitionKey],
+        ':rsk': registry[TABLE.gsi1.sortKey],
+      },
     }),
   );
 }
@@ -192,14 +201,19 @@ function endpointView(item: Record<string, unknown>): EndpointView {
     endpointId: item.endpointId as string,
     eventTypes: (item.eventTypes as string[] | undefined) ?? [],
     enabled: item.enabled === true,
-    lane: { consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0, slowUntil: (item.slowUntil as string | null | undefined) ?? null },
+    lane: {
+      consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0,
+      slowUntil: (item.slowUntil as string | null | undefined) ?? null,
+    },
   };
 }
 
 const VIEW = { ProjectionExpression: 'endpointId, eventTypes, enabled, consecutiveFailures, slowUntil' } as const;
 
 async function readEndpointView(table: TableContext, slug: string, endpointId: string): Promise<EndpointView | null> {
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConsistentRead: true, ...VIEW }));
+  const out = await table.doc.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.endpoint(slug, endpointId), ConsistentRead: true, ...VIEW }),
+  );
   return out.Item ? endpointView(out.Item) : null;
 }
 
@@ -227,7 +241,13 @@ const RECONCILE_TRIES = 5;
  * so a concurrent create, update or delete (which writes its own items) is never overwritten with
  * a stale copy: on a failed condition the endpoint is read again.
  */
-async function reconcileEndpoint(table: TableContext, slug: string, endpointId: string, seen: EndpointView | null, existing: ReadonlyMap<string, boolean>): Promise<void> {
+async function reconcileEndpoint(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  seen: EndpointView | null,
+  existing: ReadonlyMap<string, boolean>,
+): Promise<void> {
   let endpoint = seen;
   let items = existing;
   for (let tries = 1; ; tries++) {
@@ -240,7 +260,11 @@ async function reconcileEndpoint(table: TableContext, slug: string, endpointId: 
     try {
       for (let i = 0; i < ops.length; i += MAX_TRANSACTION_ITEMS - 1) {
         const chunk = ops.slice(i, i + MAX_TRANSACTION_ITEMS - 1);
-        await table.doc.send(new TransactWriteCommand({ TransactItems: [endpointStillIs(table, slug, endpointId, endpoint), ...subscriptionWrites(table, slug, endpointId, chunk)] }));
+        await table.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [endpointStillIs(table, slug, endpointId, endpoint), ...subscriptionWrites(table, slug, endpointId, chunk)],
+          }),
+        );
       }
       return;
     } catch (e) {
@@ -260,7 +284,13 @@ async function reconcileEndpoint(table: TableContext, slug: string, endpointId: 
  */
 export async function syncSubscriptionCopies(table: TableContext, slug: string, endpointId: string): Promise<void> {
   // The one-endpoint reconcile: it writes only the copies that differ, under the same condition.
-  await reconcileEndpoint(table, slug, endpointId, await readEndpointView(table, slug, endpointId), await subscriptionItemsOf(table, slug, endpointId));
+  await reconcileEndpoint(
+    table,
+    slug,
+    endpointId,
+    await readEndpointView(table, slug, endpointId),
+    await subscriptionItemsOf(table, slug, endpointId),
+  );
 }
 
 /** Every subscription item of a workspace, by endpoint: event type → enabled copy. */
@@ -342,7 +372,9 @@ export async function findSubscribers(table: TableContext, slug: string, eventTy
       // The upgrade path: this event is fanned out from the endpoint items as before, once.
       const endpoints = await reconcileSubscriptions(table, slug);
       await writeMarker(table, slug, now, false);
-      return endpoints.filter((e) => e.eventTypes.includes(eventType)).map((e) => ({ endpointId: e.endpointId, enabled: e.enabled, lane: e.lane }));
+      return endpoints
+        .filter((e) => e.eventTypes.includes(eventType))
+        .map((e) => ({ endpointId: e.endpointId, enabled: e.enabled, lane: e.lane }));
     }
   }
 }

@@ -9,10 +9,7 @@ import type { TableContext } from './client';
 
 /** True when a transaction was cancelled because the item at `index` failed its condition. */
 export function conditionFailedAt(error: unknown, index: number): boolean {
-  return (
-    error instanceof TransactionCanceledException &&
-    error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed'
-  );
+  return error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 }
 
 /** True when a transaction was cancelled because another transaction was changing the item at `index`. */
@@ -40,9 +37,16 @@ export async function batchWriteAll(table: TableContext, requests: readonly Reco
 /** Deletes every item of a partition (e.g. a delivery and its attempts). */
 export async function deletePartition(table: TableContext, pk: string): Promise<number> {
   let deleted = 0;
-  for await (const page of queryPages(table, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk' })) {
+  for await (const page of queryPages(table, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': pk },
+    ProjectionExpression: 'pk, sk',
+  })) {
     const items = page.Items ?? [];
-    await batchWriteAll(table, items.map((k) => ({ DeleteRequest: { Key: { pk: k.pk as string, sk: k.sk as string } } })));
+    await batchWriteAll(
+      table,
+      items.map((k) => ({ DeleteRequest: { Key: { pk: k.pk as string, sk: k.sk as string } } })),
+    );
     deleted += items.length;
   }
   return deleted;

@@ -42,9 +42,14 @@ export const TABLE = {
  * {@link ENDPOINT_DELIVERY_SHARDS} gsi2 shards, then its gsi1 partition of deliveries written
  * before the delivery items split. Entries of both are keyed by the delivery id.
  */
-export function endpointDeliveryPartitions(endpointId: string): { readonly index: typeof TABLE.gsi1 | typeof TABLE.gsi2; readonly pk: string }[] {
+export function endpointDeliveryPartitions(
+  endpointId: string,
+): { readonly index: typeof TABLE.gsi1 | typeof TABLE.gsi2; readonly pk: string }[] {
   return [
-    ...Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({ index: TABLE.gsi2, pk: keys.endpointDeliveriesPk(endpointId, shard) })),
+    ...Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({
+      index: TABLE.gsi2,
+      pk: keys.endpointDeliveriesPk(endpointId, shard),
+    })),
     { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(endpointId) },
   ];
 }
@@ -117,7 +122,10 @@ export const keys = {
   /** Sort-key prefix of the subscriptions to one event type; without a type, of every subscription of the workspace. */
   subscriptionPrefix: (eventType?: string) => (eventType === undefined ? 'SUB#' : `SUB#${eventType}#`),
   /** The event type and endpoint of a subscription item's sort key (the item keeps neither as an attribute). */
-  subscriptionOfSk: (sk: string) => ({ eventType: sk.slice('SUB#'.length, sk.lastIndexOf('#')), endpointId: sk.slice(sk.lastIndexOf('#') + 1) }),
+  subscriptionOfSk: (sk: string) => ({
+    eventType: sk.slice('SUB#'.length, sk.lastIndexOf('#')),
+    endpointId: sk.slice(sk.lastIndexOf('#') + 1),
+  }),
   audit: (slug: string, auditEventId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.audit}${auditEventId}` }),
   notification: (slug: string, notificationId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.notification}${notificationId}` }),
   /** A delivery's immutable summary: ids, event type, payload, creation (docs/architecture.md#delivery-items). */
@@ -137,7 +145,10 @@ export const keys = {
   /** The delivery id of a summary's or an attempt's partition key (as index entries carry it). */
   deliveryIdOfPk: (pk: string) => pk.slice(DELIVERY_PK.length),
   deliveriesOfEndpoint: (endpointId: string) => `EP#${endpointId}`,
-  attempt: (deliveryId: string, ordinal: number) => ({ pk: `${DELIVERY_PK}${deliveryId}`, sk: `${SK_PREFIX.attempt}${attemptId(ordinal)}` }),
+  attempt: (deliveryId: string, ordinal: number) => ({
+    pk: `${DELIVERY_PK}${deliveryId}`,
+    sk: `${SK_PREFIX.attempt}${attemptId(ordinal)}`,
+  }),
   /** Grace index (gsi1) partition of endpoints with a replaced secret, and its sort key: the grace end, then the endpoint. */
   secretGracePk: 'SECRET_GRACE',
   secretGraceSk: (graceEnd: string, endpointId: string) => `${graceEnd}#${endpointId}`,

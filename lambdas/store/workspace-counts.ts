@@ -66,7 +66,14 @@ export async function currentCount(table: TableContext, slug: string, kind: Coun
 }
 
 /** The counter's change in a transaction, on a condition that holds only if nothing changed it since `seen` was read. */
-function counterUpdate(table: TableContext, slug: string, kind: CountedKind, seen: Seen, delta: 1 | -1, limit: number | undefined): TransactItem {
+function counterUpdate(
+  table: TableContext,
+  slug: string,
+  kind: CountedKind,
+  seen: Seen,
+  delta: 1 | -1,
+  limit: number | undefined,
+): TransactItem {
   const names = { '#count': COUNTED[kind].attribute, '#type': 'type' };
   const base = { TableName: table.tableName, Key: countsKey(slug) };
   if (seen.stored !== null && !(delta < 0 && seen.stored === 0)) {
@@ -78,7 +85,11 @@ function counterUpdate(table: TableContext, slug: string, kind: CountedKind, see
         UpdateExpression: 'SET #count = #count + :delta, #type = :type',
         ConditionExpression: condition,
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':delta': delta, ':type': COUNTS_TYPE, ...(delta > 0 ? (limit === undefined ? {} : { ':limit': limit }) : { ':zero': 0 }) },
+        ExpressionAttributeValues: {
+          ':delta': delta,
+          ':type': COUNTS_TYPE,
+          ...(delta > 0 ? (limit === undefined ? {} : { ':limit': limit }) : { ':zero': 0 }),
+        },
       },
     };
   }
@@ -89,7 +100,11 @@ function counterUpdate(table: TableContext, slug: string, kind: CountedKind, see
       UpdateExpression: 'SET #count = :next, #type = :type',
       ConditionExpression: seen.stored !== null ? '#count = :seen' : 'attribute_not_exists(#count)',
       ExpressionAttributeNames: names,
-      ExpressionAttributeValues: { ':next': Math.max(0, seen.count + delta), ':type': COUNTS_TYPE, ...(seen.stored !== null ? { ':seen': seen.stored } : {}) },
+      ExpressionAttributeValues: {
+        ':next': Math.max(0, seen.count + delta),
+        ':type': COUNTS_TYPE,
+        ...(seen.stored !== null ? { ':seen': seen.stored } : {}),
+      },
     },
   };
 }
@@ -133,14 +148,23 @@ export async function writeCounted(
     const count = stored !== undefined && !(delta < 0 && stored === 0) ? stored : await countedItems(table, slug, kind);
     if (delta > 0 && limit !== undefined && count + delta > limit) return 'limit_reached';
     try {
-      await writeAudited(table, [...items, counterUpdate(table, slug, kind, { count, stored: stored ?? null }, delta, limit)], slug, audit, now);
+      await writeAudited(
+        table,
+        [...items, counterUpdate(table, slug, kind, { count, stored: stored ?? null }, delta, limit)],
+        slug,
+        audit,
+        now,
+      );
       return 'written';
     } catch (e) {
       // The caller's own items failed: theirs to read. Otherwise another counted write got to the
       // counter first (its condition failed, or the two transactions conflicted): read it again.
       if (items.some((_, i) => conditionFailedAt(e, i))) throw e;
       const counter = cancellationAt(e, items.length);
-      const retry = counter === 'ConditionalCheckFailed' || counter === 'TransactionConflict' || items.some((_, i) => cancellationAt(e, i) === 'TransactionConflict');
+      const retry =
+        counter === 'ConditionalCheckFailed' ||
+        counter === 'TransactionConflict' ||
+        items.some((_, i) => cancellationAt(e, i) === 'TransactionConflict');
       if (!retry || tries >= MAX_TRIES) throw e;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * tries));
     }

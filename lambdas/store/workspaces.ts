@@ -34,7 +34,15 @@ export async function createWorkspace(table: TableContext, input: { slug: string
     await table.doc.send(
       new PutCommand({
         TableName: table.tableName,
-        Item: { ...keys.workspace(input.slug), type: 'workspace', slug: input.slug, name: input.name, createdAt: now.toISOString(), ...newWorkspaceSubscriptionMarker(now), ...workspaceRegistryKeys(input.slug) },
+        Item: {
+          ...keys.workspace(input.slug),
+          type: 'workspace',
+          slug: input.slug,
+          name: input.name,
+          createdAt: now.toISOString(),
+          ...newWorkspaceSubscriptionMarker(now),
+          ...workspaceRegistryKeys(input.slug),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -46,10 +54,18 @@ export async function createWorkspace(table: TableContext, input: { slug: string
 }
 
 /** Adds a member to a workspace. */
-export async function addMember(table: TableContext, slug: string, input: { email: string; role: Member['role'] }, now: Date): Promise<Member> {
+export async function addMember(
+  table: TableContext,
+  slug: string,
+  input: { email: string; role: Member['role'] },
+  now: Date,
+): Promise<Member> {
   const member: Member = { memberId: newId('mem', now), email: input.email, role: input.role };
   await table.doc.send(
-    new PutCommand({ TableName: table.tableName, Item: { ...keys.member(slug, member.memberId), type: 'member', ...member, createdAt: now.toISOString() } }),
+    new PutCommand({
+      TableName: table.tableName,
+      Item: { ...keys.member(slug, member.memberId), type: 'member', ...member, createdAt: now.toISOString() },
+    }),
   );
   return member;
 }

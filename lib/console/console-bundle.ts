@@ -49,6 +49,9 @@ export function writeConsoleBundle(dir: string): ConsoleBundle {
   const stylesheet = outputs.find((f) => f.endsWith('.css'));
   if (!script || !stylesheet) throw new Error(`console build wrote ${outputs.join(', ')}: expected one .js and one .css`);
   const template = readFileSync(join(CONSOLE_SOURCE, 'index.html'), 'utf8');
-  writeFileSync(join(dir, CONSOLE_INDEX), template.replace('%SCRIPT%', `console/${script}`).replace('%STYLESHEET%', `console/${stylesheet}`));
+  writeFileSync(
+    join(dir, CONSOLE_INDEX),
+    template.replace('%SCRIPT%', `console/${script}`).replace('%STYLESHEET%', `console/${stylesheet}`),
+  );
   return { script, stylesheet, files: [CONSOLE_INDEX, ...outputs] };
 }

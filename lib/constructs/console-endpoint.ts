@@ -71,7 +71,7 @@ export class ConsoleEndpoint extends Construct {
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
-          'Public by design (docs/architecture.md#console): the console page and its hashed assets are static files with no workspace data; everything the page shows is fetched with the user\'s token from the authorized REST routes.',
+          "Public by design (docs/architecture.md#console): the console page and its hashed assets are static files with no workspace data; everything the page shows is fetched with the user's token from the authorized REST routes.",
       });
       return method;
     });

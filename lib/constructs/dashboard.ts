@@ -67,8 +67,19 @@ export class Dashboard extends Construct {
     const { monitoring } = props;
     const m = monitoring.metrics;
     this.dashboardName = `webhooks-${props.stage}`;
-    const graph = (title: keyof typeof DASHBOARD_WIDGETS, left: IMetric[], options: { right?: IMetric[]; width?: number; stacked?: boolean } = {}) =>
-      new GraphWidget({ title: DASHBOARD_WIDGETS[title], left, right: options.right ?? [], width: options.width ?? HALF, height: HEIGHT, stacked: options.stacked ?? false });
+    const graph = (
+      title: keyof typeof DASHBOARD_WIDGETS,
+      left: IMetric[],
+      options: { right?: IMetric[]; width?: number; stacked?: boolean } = {},
+    ) =>
+      new GraphWidget({
+        title: DASHBOARD_WIDGETS[title],
+        left,
+        right: options.right ?? [],
+        width: options.width ?? HALF,
+        height: HEIGHT,
+        stacked: options.stacked ?? false,
+      });
 
     // The functions, by the name an operator knows them by; the operations as one line each (sum of errors, worst p99).
     const named: [string, ServiceFunction][] = [
@@ -108,7 +119,9 @@ export class Dashboard extends Construct {
         graph(
           'attemptDuration',
           DEPLOYED_LANES.flatMap((lane) =>
-            ['p50', 'p99'].map((statistic) => m.own('attemptDuration', { [METRIC_DIMENSIONS.lane]: lane }, { statistic, label: `${lane} ${statistic}` })),
+            ['p50', 'p99'].map((statistic) =>
+              m.own('attemptDuration', { [METRIC_DIMENSIONS.lane]: lane }, { statistic, label: `${lane} ${statistic}` }),
+            ),
           ),
         ),
         graph(
@@ -117,20 +130,57 @@ export class Dashboard extends Construct {
         ),
       ],
       [
-        graph('queueDepth', queues.map(([name, q]) => q.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} visible` })), {
-          right: queues.map(([name, q]) => q.metricApproximateNumberOfMessagesNotVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} in flight` })),
-          width: THIRD,
-        }),
-        graph('queueAge', queues.map(([name, q]) => q.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} (s)` })), { width: THIRD }),
-        graph('deadLetters', [
-          props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'delivery DLQ visible' }),
-          props.deadLetterQueue.metricApproximateNumberOfMessagesNotVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'delivery DLQ in flight' }),
-          props.publishFailures.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'publish failures' }),
-          props.recoveryDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'recovery jobs DLQ' }),
-        ], { width: THIRD }),
+        graph(
+          'queueDepth',
+          queues.map(([name, q]) =>
+            q.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} visible` }),
+          ),
+          {
+            right: queues.map(([name, q]) =>
+              q.metricApproximateNumberOfMessagesNotVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} in flight` }),
+            ),
+            width: THIRD,
+          },
+        ),
+        graph(
+          'queueAge',
+          queues.map(([name, q]) =>
+            q.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum', label: `${name} (s)` }),
+          ),
+          { width: THIRD },
+        ),
+        graph(
+          'deadLetters',
+          [
+            props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: FIVE_MINUTES,
+              statistic: 'Maximum',
+              label: 'delivery DLQ visible',
+            }),
+            props.deadLetterQueue.metricApproximateNumberOfMessagesNotVisible({
+              period: FIVE_MINUTES,
+              statistic: 'Maximum',
+              label: 'delivery DLQ in flight',
+            }),
+            props.publishFailures.metricApproximateNumberOfMessagesVisible({
+              period: FIVE_MINUTES,
+              statistic: 'Maximum',
+              label: 'publish failures',
+            }),
+            props.recoveryDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: FIVE_MINUTES,
+              statistic: 'Maximum',
+              label: 'recovery jobs DLQ',
+            }),
+          ],
+          { width: THIRD },
+        ),
       ],
       [
-        graph('lanes', [m.own('laneMoves', {}, { label: 'moves to the slow lane' }), m.own('laneDeferrals', {}, { label: 'deferrals in the slow lane' })]),
+        graph('lanes', [
+          m.own('laneMoves', {}, { label: 'moves to the slow lane' }),
+          m.own('laneDeferrals', {}, { label: 'deferrals in the slow lane' }),
+        ]),
         graph('held', [
           m.own('deliveriesHeld', {}, { label: 'held' }),
           m.own('replays', {}, { label: 'replays' }),
@@ -139,9 +189,21 @@ export class Dashboard extends Construct {
         ]),
       ],
       [
-        graph('functionErrors', perFunction((fn) => fn.function.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), 'SUM', 'errors'), { width: THIRD }),
-        graph('functionThrottles', perFunction((fn) => fn.function.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 'SUM', 'throttles'), { width: THIRD }),
-        graph('functionDurations', perFunction((fn) => fn.function.metricDuration({ period: FIVE_MINUTES, statistic: 'p99' }), 'MAX', 'worst p99'), { width: THIRD }),
+        graph(
+          'functionErrors',
+          perFunction((fn) => fn.function.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), 'SUM', 'errors'),
+          { width: THIRD },
+        ),
+        graph(
+          'functionThrottles',
+          perFunction((fn) => fn.function.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 'SUM', 'throttles'),
+          { width: THIRD },
+        ),
+        graph(
+          'functionDurations',
+          perFunction((fn) => fn.function.metricDuration({ period: FIVE_MINUTES, statistic: 'p99' }), 'MAX', 'worst p99'),
+          { width: THIRD },
+        ),
       ],
       [
         graph(
@@ -153,7 +215,11 @@ export class Dashboard extends Construct {
           ],
           { right: [m.apiServerErrorRate()], width: THIRD },
         ),
-        graph('apiLatency', ['p50', 'p99'].map((statistic) => props.api.metricLatency({ period: FIVE_MINUTES, statistic, label: statistic })), { width: THIRD }),
+        graph(
+          'apiLatency',
+          ['p50', 'p99'].map((statistic) => props.api.metricLatency({ period: FIVE_MINUTES, statistic, label: statistic })),
+          { width: THIRD },
+        ),
         graph('edgeFailures', [m.authorizerFailures(), m.mcpRequestFailures()], { width: THIRD }),
       ],
       [
@@ -181,7 +247,11 @@ export class Dashboard extends Construct {
       ],
     ];
 
-    this.dashboard = new CwDashboard(this, 'Dashboard', { dashboardName: this.dashboardName, widgets: rows, defaultInterval: Duration.hours(3) });
+    this.dashboard = new CwDashboard(this, 'Dashboard', {
+      dashboardName: this.dashboardName,
+      widgets: rows,
+      defaultInterval: Duration.hours(3),
+    });
   }
 }
 

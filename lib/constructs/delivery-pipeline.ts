@@ -93,7 +93,10 @@ export class DeliveryPipeline extends Construct {
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps) {
     super(scope, id);
     const { table } = props;
-    const fastConsumer = dispatcherConsumer(props.dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize, props.dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency);
+    const fastConsumer = dispatcherConsumer(
+      props.dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize,
+      props.dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency,
+    );
     const tableName = table.table.tableName;
     const logs = { logRetention: props.logRetention, logRemovalPolicy: props.logRemovalPolicy };
 
@@ -121,11 +124,14 @@ export class DeliveryPipeline extends Construct {
       Validations.of(dlq).acknowledge({
         id: 'AwsSolutions-SQS3',
         reason:
-          'This queue is itself a dead-letter queue (of the delivery queue, or of the publisher\'s bus rule and asynchronous invocations); a dead-letter queue of a dead-letter queue would only move the same messages once more. Its depth is alarmed on (lib/constructs/monitoring.ts) and it keeps messages for 14 days.',
+          "This queue is itself a dead-letter queue (of the delivery queue, or of the publisher's bus rule and asynchronous invocations); a dead-letter queue of a dead-letter queue would only move the same messages once more. Its depth is alarmed on (lib/constructs/monitoring.ts) and it keeps messages for 14 days.",
       });
     }
 
-    this.eventBus = new EventBus(this, 'EventBus', { eventBusName: props.eventBusName, description: 'Domain events to deliver as webhooks' });
+    this.eventBus = new EventBus(this, 'EventBus', {
+      eventBusName: props.eventBusName,
+      description: 'Domain events to deliver as webhooks',
+    });
 
     // ---- dispatchers: the delivery queue's (the fast lane) and the slow lane's
     const dispatcherEnvironment = {
@@ -140,8 +146,23 @@ export class DeliveryPipeline extends Construct {
     };
     const lanes = [
       // The fast lane's backoff is a ChangeMessageVisibility on the delivery queue; a retry due past its last receive is a new message there.
-      { id: 'Dispatcher', entry: 'dispatcher', queue: this.queue, environment: { DELIVERY_QUEUE_URL: this.queue.queueUrl }, consumer: fastConsumer, description: 'Delivers queued webhooks: signs, POSTs, records the attempt, backs off; moves failing or slow endpoints to the slow lane' },
-      { id: 'SlowDispatcher', entry: 'slow-dispatcher', queue: this.slowQueue, environment: {}, consumer: SLOW_LANE_CONSUMER, description: 'Delivers the slow lane: endpoints that are failing or slow, a few per endpoint and workspace per batch' },
+      {
+        id: 'Dispatcher',
+        entry: 'dispatcher',
+        queue: this.queue,
+        environment: { DELIVERY_QUEUE_URL: this.queue.queueUrl },
+        consumer: fastConsumer,
+        description:
+          'Delivers queued webhooks: signs, POSTs, records the attempt, backs off; moves failing or slow endpoints to the slow lane',
+      },
+      {
+        id: 'SlowDispatcher',
+        entry: 'slow-dispatcher',
+        queue: this.slowQueue,
+        environment: {},
+        consumer: SLOW_LANE_CONSUMER,
+        description: 'Delivers the slow lane: endpoints that are failing or slow, a few per endpoint and workspace per batch',
+      },
     ] as const;
     const [fast, slow] = lanes.map((lane) => {
       const fn = new ServiceFunction(this, lane.id, {
@@ -166,7 +187,8 @@ export class DeliveryPipeline extends Construct {
       fn.function.addEventSource(
         new SqsEventSource(lane.queue, {
           batchSize: lane.consumer.batchSize,
-          maxBatchingWindow: lane.consumer.maxBatchingWindowSeconds > 0 ? Duration.seconds(lane.consumer.maxBatchingWindowSeconds) : undefined,
+          maxBatchingWindow:
+            lane.consumer.maxBatchingWindowSeconds > 0 ? Duration.seconds(lane.consumer.maxBatchingWindowSeconds) : undefined,
           // Caps the lane's concurrency (and so the load on receivers and the table); no reserved concurrency needed.
           maxConcurrency: lane.consumer.maxConcurrency,
           reportBatchItemFailures: true,
@@ -180,7 +202,8 @@ export class DeliveryPipeline extends Construct {
     // ---- dead-letter consumer
     this.deadLetterConsumer = new ServiceFunction(this, 'DeadLetterConsumer', {
       entry: functionEntry('dead-letter'),
-      description: 'Marks deliveries whose retries are exhausted dead_lettered and notifies the workspace; sends back (bounded) those the queue gave up with retries left',
+      description:
+        'Marks deliveries whose retries are exhausted dead_lettered and notifies the workspace; sends back (bounded) those the queue gave up with retries left',
       // A dead letter with retries left goes back to the delivery queue (docs/behaviour.md#dead-lettering).
       environment: { TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.queue.queueUrl },
       timeout: DEAD_LETTER_TIMEOUT,
@@ -188,7 +211,9 @@ export class DeliveryPipeline extends Construct {
     });
     table.grantReadWriteItems(this.deadLetterConsumer.role);
     this.queue.grantSendMessages(this.deadLetterConsumer.role);
-    this.deadLetterConsumer.function.addEventSource(new SqsEventSource(this.deadLetterQueue, { batchSize: DEAD_LETTER_CONSUMER.batchSize, reportBatchItemFailures: true }));
+    this.deadLetterConsumer.function.addEventSource(
+      new SqsEventSource(this.deadLetterQueue, { batchSize: DEAD_LETTER_CONSUMER.batchSize, reportBatchItemFailures: true }),
+    );
 
     // ---- publisher: every event of the bus
     this.publisher = new ServiceFunction(this, 'Publisher', {
@@ -210,7 +235,8 @@ export class DeliveryPipeline extends Construct {
     });
     this.rule = new Rule(this, 'PublishRule', {
       eventBus: this.eventBus,
-      description: 'Every event of the bus, the service\'s own (source webhooks.service) included, goes to the publisher; it ignores types outside the catalogue',
+      description:
+        "Every event of the bus, the service's own (source webhooks.service) included, goes to the publisher; it ignores types outside the catalogue",
       // EventBridge needs one field to match: every event of this bus comes from this account (the bus has no cross-account policy).
       eventPattern: { account: [Stack.of(this).account] },
       targets: [

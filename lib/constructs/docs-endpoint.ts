@@ -59,7 +59,8 @@ export class DocsEndpoint extends Construct {
       });
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason: 'Public by design (docs/architecture.md#reference-documents): the OpenAPI document and the reference UI are read before a client has a token; they hold no workspace data.',
+        reason:
+          'Public by design (docs/architecture.md#reference-documents): the OpenAPI document and the reference UI are read before a client has a token; they hold no workspace data.',
       });
       return method;
     });

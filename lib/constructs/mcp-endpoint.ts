@@ -18,7 +18,13 @@ import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations
 import { MCP_CORS } from '../../lambdas/mcp/gate';
 import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
 import type { WorkspaceLimits } from '../../lambdas/contract/limits';
-import { bindOperationResources, grantOperationTableAccess, operationEnvironment, resourcesUsedBy, type OperationResources } from './operation-resources';
+import {
+  bindOperationResources,
+  grantOperationTableAccess,
+  operationEnvironment,
+  resourcesUsedBy,
+  type OperationResources,
+} from './operation-resources';
 import { DEFAULT_CONFIG } from '../config';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';

@@ -138,7 +138,11 @@ export class ServiceMetrics {
   constructor(private readonly resources: MonitoredResources) {}
 
   /** One of the service's own metrics (lambdas/contract/metrics.ts), with `stage` and the given dimensions. */
-  own(key: keyof typeof METRICS, dimensions: Record<string, string> = {}, options: { statistic?: string; period?: Duration; label?: string } = {}): Metric {
+  own(
+    key: keyof typeof METRICS,
+    dimensions: Record<string, string> = {},
+    options: { statistic?: string; period?: Duration; label?: string } = {},
+  ): Metric {
     const def = METRICS[key];
     return new Metric({
       namespace: METRICS_NAMESPACE,
@@ -166,7 +170,11 @@ export class ServiceMetrics {
       expression: `IF(${total} >= ${SUCCESS_RATE_MIN_ATTEMPTS}, 100 * FILL(d, 0) / ${total}, 100)`,
       label: 'Delivery success rate (%)',
       period,
-      usingMetrics: { d: this.attempts('delivered', period), f: this.attempts('failed', period), p: this.attempts('failed_permanent', period) },
+      usingMetrics: {
+        d: this.attempts('delivered', period),
+        f: this.attempts('failed', period),
+        p: this.attempts('failed_permanent', period),
+      },
     });
   }
 
@@ -178,18 +186,32 @@ export class ServiceMetrics {
       expression: `IF(FILL(requests, 0) >= ${API_5XX_MIN_REQUESTS}, 100 * FILL(errors, 0) / requests, 0)`,
       label: 'API 5xx (% of requests)',
       period,
-      usingMetrics: { errors: api.metricServerError({ period, statistic: 'Sum' }), requests: api.metricCount({ period, statistic: 'SampleCount' }) },
+      usingMetrics: {
+        errors: api.metricServerError({ period, statistic: 'Sum' }),
+        requests: api.metricCount({ period, statistic: 'SampleCount' }),
+      },
     });
   }
 
   /** DynamoDB requests throttled, summed over the operations the service uses. */
   tableThrottles(period = Duration.minutes(5)): IMetric {
-    return this.resources.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period, statistic: 'Sum', label: 'Throttled requests' });
+    return this.resources.table.metricThrottledRequestsForOperations({
+      operations: TABLE_OPERATIONS,
+      period,
+      statistic: 'Sum',
+      label: 'Throttled requests',
+    });
   }
 
   /** A metric this construct derives from logs (see {@link logMetricsNamespace}). */
   fromLogs(metricName: string, label: string): Metric {
-    return new Metric({ namespace: logMetricsNamespace(this.resources.stage), metricName, statistic: 'Sum', period: Duration.minutes(5), label });
+    return new Metric({
+      namespace: logMetricsNamespace(this.resources.stage),
+      metricName,
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+      label,
+    });
   }
 
   /** The authorizer failing (not refusing): API Gateway answered 500 because of it. */
@@ -270,7 +292,13 @@ export class Monitoring extends Construct {
     const metrics = (this.metrics = new ServiceMetrics(props));
     const anchors = new Map<Alarm, string>();
     const alarm = (alarmId: string, text: AlarmText, options: AlarmOptions): Alarm => {
-      const made = newAlarm(this, alarmId, `webhooks-${props.stage}-${kebab(alarmId.replace(/Alarm$/, ''))}`, `${text.description} Runbook: ${RUNBOOK}#${text.anchor}`, options);
+      const made = newAlarm(
+        this,
+        alarmId,
+        `webhooks-${props.stage}-${kebab(alarmId.replace(/Alarm$/, ''))}`,
+        `${text.description} Runbook: ${RUNBOOK}#${text.anchor}`,
+        options,
+      );
       anchors.set(made, text.anchor);
       return made;
     };
@@ -290,23 +318,43 @@ export class Monitoring extends Construct {
     const minutes = DEAD_LETTER_ALARM_AFTER.toMinutes();
     this.deadLettersAlarm = alarm(
       'DeadLettersAlarm',
-      { anchor: 'dead-letters-not-drained', description: `The delivery dead-letter queue has held messages for ${minutes} minutes: the dead-letter consumer is failing; deliveries are not marked dead_lettered.` },
+      {
+        anchor: 'dead-letters-not-drained',
+        description: `The delivery dead-letter queue has held messages for ${minutes} minutes: the dead-letter consumer is failing; deliveries are not marked dead_lettered.`,
+      },
       { metric: deadLetterDepth, threshold: 1, evaluationPeriods: minutes },
     );
     this.publishFailuresAlarm = alarm(
       'PublishFailuresAlarm',
-      { anchor: 'publish-failures', description: 'Domain events reached the publisher failure queue: they produced no deliveries. Fix the cause, then publish them again.' },
-      { metric: props.publishFailures.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }), threshold: 1 },
+      {
+        anchor: 'publish-failures',
+        description:
+          'Domain events reached the publisher failure queue: they produced no deliveries. Fix the cause, then publish them again.',
+      },
+      {
+        metric: props.publishFailures.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+        threshold: 1,
+      },
     );
     this.publisherErrorsAlarm = alarm(
       'PublisherErrorsAlarm',
-      { anchor: 'publisher-errors', description: 'The publisher failed (an error or a timeout; a refused event is not an error): EventBridge and Lambda retry the event for up to 2 hours, then it goes to the publisher failure queue.' },
+      {
+        anchor: 'publisher-errors',
+        description:
+          'The publisher failed (an error or a timeout; a refused event is not an error): EventBridge and Lambda retry the event for up to 2 hours, then it goes to the publisher failure queue.',
+      },
       { metric: props.publisher.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }), threshold: 1 },
     );
     this.queueAgeAlarm = alarm(
       'QueueAgeAlarm',
-      { anchor: 'delivery-backlog', description: `A fast-lane delivery message has waited ${OLDEST_MESSAGE_ALARM_AGE.toMinutes()} minutes: the dispatcher is not keeping up or not running.` },
-      { metric: props.deliveryQueue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }), threshold: OLDEST_MESSAGE_ALARM_AGE.toSeconds() },
+      {
+        anchor: 'delivery-backlog',
+        description: `A fast-lane delivery message has waited ${OLDEST_MESSAGE_ALARM_AGE.toMinutes()} minutes: the dispatcher is not keeping up or not running.`,
+      },
+      {
+        metric: props.deliveryQueue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }),
+        threshold: OLDEST_MESSAGE_ALARM_AGE.toSeconds(),
+      },
     );
     this.slowQueueAgeAlarm = alarm(
       'SlowQueueAgeAlarm',
@@ -314,9 +362,15 @@ export class Monitoring extends Construct {
         anchor: 'slow-lane-backlog',
         description: `A slow-lane delivery message has waited ${SLOW_LANE_OLDEST_MESSAGE_ALARM_AGE.toMinutes()} minutes: the slow lane's dispatcher is not running, or more failing or slow endpoints wait there than its caps let through.`,
       },
-      { metric: props.slowDeliveryQueue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }), threshold: SLOW_LANE_OLDEST_MESSAGE_ALARM_AGE.toSeconds() },
+      {
+        metric: props.slowDeliveryQueue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }),
+        threshold: SLOW_LANE_OLDEST_MESSAGE_ALARM_AGE.toSeconds(),
+      },
     );
-    const dispatcherErrors = { anchor: 'dispatcher-errors', description: 'failed (an error or a timeout, not a failed delivery): its whole batch is received again.' };
+    const dispatcherErrors = {
+      anchor: 'dispatcher-errors',
+      description: 'failed (an error or a timeout, not a failed delivery): its whole batch is received again.',
+    };
     this.dispatcherErrorsAlarm = alarm(
       'DispatcherErrorsAlarm',
       { ...dispatcherErrors, description: `The fast lane's dispatcher ${dispatcherErrors.description}` },
@@ -327,7 +381,8 @@ export class Monitoring extends Construct {
       { ...dispatcherErrors, description: `The slow lane's dispatcher ${dispatcherErrors.description}` },
       { metric: props.slowDispatcher.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }), threshold: 1 },
     );
-    const throttled = "was throttled: the account's Lambda concurrency is used up, so its deliveries wait (its event source caps its concurrency, far below any quota: the fast lane's at dispatcherMaxConcurrency, the slow lane's at 4 batches).";
+    const throttled =
+      "was throttled: the account's Lambda concurrency is used up, so its deliveries wait (its event source caps its concurrency, far below any quota: the fast lane's at dispatcherMaxConcurrency, the slow lane's at 4 batches).";
     this.dispatcherThrottlesAlarm = alarm(
       'DispatcherThrottlesAlarm',
       { anchor: 'dispatcher-throttles', description: `The fast lane's dispatcher ${throttled}` },
@@ -354,13 +409,20 @@ export class Monitoring extends Construct {
     // ---- the API, the authorizer and MCP
     this.apiServerErrorsAlarm = alarm(
       'ApiServerErrorsAlarm',
-      { anchor: 'api-5xx', description: `At least ${API_5XX_ALARM_PERCENT} % of API requests were answered 5xx in two of the last three 5-minute periods (with at least ${API_5XX_MIN_REQUESTS} requests each).` },
+      {
+        anchor: 'api-5xx',
+        description: `At least ${API_5XX_ALARM_PERCENT} % of API requests were answered 5xx in two of the last three 5-minute periods (with at least ${API_5XX_MIN_REQUESTS} requests each).`,
+      },
       { metric: metrics.apiServerErrorRate(), threshold: API_5XX_ALARM_PERCENT, evaluationPeriods: 3, datapointsToAlarm: 2 },
     );
     this.apiLatencyAlarm = alarm(
       'ApiLatencyAlarm',
       { anchor: 'api-latency', description: `The API's p99 latency was at least ${API_LATENCY_P99_ALARM.toSeconds()} s for 15 minutes.` },
-      { metric: props.api.metricLatency({ period: fiveMinutes, statistic: 'p99' }), threshold: API_LATENCY_P99_ALARM.toMilliseconds(), evaluationPeriods: 3 },
+      {
+        metric: props.api.metricLatency({ period: fiveMinutes, statistic: 'p99' }),
+        threshold: API_LATENCY_P99_ALARM.toMilliseconds(),
+        evaluationPeriods: 3,
+      },
     );
     // The authorizer throws "Unauthorized" for every unknown token, and Lambda counts that as an error, so its
     // Errors metric counts refusals; API Gateway's access log tells a failure (500) from a refusal (401).
@@ -373,7 +435,10 @@ export class Monitoring extends Construct {
     });
     this.authorizerFailuresAlarm = alarm(
       'AuthorizerFailuresAlarm',
-      { anchor: 'authorizer-errors', description: 'The token authorizer failed (not a refused token): API Gateway answered 500 to requests it could not authorize.' },
+      {
+        anchor: 'authorizer-errors',
+        description: 'The token authorizer failed (not a refused token): API Gateway answered 500 to requests it could not authorize.',
+      },
       { metric: metrics.authorizerFailures(), threshold: 1 },
     );
     // The MCP function answers its own 500s (and logs them at level ERROR), so Lambda's Errors counts only crashes and timeouts.
@@ -386,13 +451,20 @@ export class Monitoring extends Construct {
     });
     this.mcpErrorsAlarm = alarm(
       'McpErrorsAlarm',
-      { anchor: 'mcp-errors', description: 'The MCP function failed: it crashed or timed out, or answered a request 500 (an unexpected error, logged at level ERROR).' },
+      {
+        anchor: 'mcp-errors',
+        description:
+          'The MCP function failed: it crashed or timed out, or answered a request 500 (an unexpected error, logged at level ERROR).',
+      },
       {
         metric: new MathExpression({
           expression: 'FILL(crashes, 0) + FILL(failures, 0)',
           label: 'MCP errors',
           period: fiveMinutes,
-          usingMetrics: { crashes: props.mcp.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }), failures: metrics.mcpRequestFailures() },
+          usingMetrics: {
+            crashes: props.mcp.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+            failures: metrics.mcpRequestFailures(),
+          },
         }),
         threshold: 1,
       },
@@ -401,23 +473,38 @@ export class Monitoring extends Construct {
     // ---- the table, recovery jobs, scheduled jobs
     this.tableThrottlesAlarm = alarm(
       'TableThrottlesAlarm',
-      { anchor: 'dynamodb-throttles', description: `DynamoDB throttled at least ${TABLE_THROTTLES_ALARM} requests to the service table in 5 minutes (a hot key, or the on-demand table's throughput ceiling).` },
+      {
+        anchor: 'dynamodb-throttles',
+        description: `DynamoDB throttled at least ${TABLE_THROTTLES_ALARM} requests to the service table in 5 minutes (a hot key, or the on-demand table's throughput ceiling).`,
+      },
       { metric: metrics.tableThrottles(), threshold: TABLE_THROTTLES_ALARM },
     );
     this.recoveryJobFailuresAlarm = alarm(
       'RecoveryJobFailuresAlarm',
-      { anchor: 'recovery-job-failures', description: 'A recovery job failed on every receive: it is marked failed (worker_error) and its message is in the jobs dead-letter queue.' },
-      { metric: props.recoveryDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }), threshold: 1 },
+      {
+        anchor: 'recovery-job-failures',
+        description:
+          'A recovery job failed on every receive: it is marked failed (worker_error) and its message is in the jobs dead-letter queue.',
+      },
+      {
+        metric: props.recoveryDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+        threshold: 1,
+      },
     );
     this.scheduledJobErrorsAlarm = alarm(
       'ScheduledJobErrorsAlarm',
-      { anchor: 'scheduled-job-errors', description: 'A scheduled job (retention, secret expiry or the stuck-pending repair) failed; the next run starts where it stopped.' },
+      {
+        anchor: 'scheduled-job-errors',
+        description: 'A scheduled job (retention, secret expiry or the stuck-pending repair) failed; the next run starts where it stopped.',
+      },
       {
         metric: new MathExpression({
           expression: props.scheduledJobs.map((_, i) => `FILL(job${i}, 0)`).join(' + '),
           label: 'Scheduled job errors',
           period: fiveMinutes,
-          usingMetrics: Object.fromEntries(props.scheduledJobs.map((fn, i) => [`job${i}`, fn.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' })])),
+          usingMetrics: Object.fromEntries(
+            props.scheduledJobs.map((fn, i) => [`job${i}`, fn.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' })]),
+          ),
         }),
         threshold: 1,
       },

@@ -87,7 +87,12 @@ export function resourcesUsedBy(defs: readonly OperationDef[]): ReadonlySet<Oper
  * @param owner the construct whose props lack it (e.g. `ServiceApi`)
  * @throws Error when a used resource is missing from `resources`
  */
-export function bindOperationResources(uses: Iterable<OperationResource>, resources: OperationResources, user: string, owner: string): ResourceBinding {
+export function bindOperationResources(
+  uses: Iterable<OperationResource>,
+  resources: OperationResources,
+  user: string,
+  owner: string,
+): ResourceBinding {
   const need: Need = (what, prop) => {
     throw new Error(`${user} uses ${what}: give ${owner} ${prop}`);
   };
@@ -124,7 +129,11 @@ export function operationEnvironment(
  * rate-limit bucket; otherwise item reads and writes (no Scan, no table-level
  * actions, either way).
  */
-export function grantOperationTableAccess(table: ServiceTable, grantee: IGrantable, access: { readonly readOnly: boolean; readonly rateLimit: RateLimitBucket }): void {
+export function grantOperationTableAccess(
+  table: ServiceTable,
+  grantee: IGrantable,
+  access: { readonly readOnly: boolean; readonly rateLimit: RateLimitBucket },
+): void {
   if (access.readOnly) {
     table.grantReadItems(grantee);
     table.grantRateLimitCounter(grantee, access.rateLimit);

@@ -39,7 +39,12 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, tag: 'RouteNotFound', detail: 'No route matches this method and path' },
   { type: ResponseType.RESOURCE_NOT_FOUND, tag: 'RouteNotFound', detail: 'No route matches this method and path' },
   // Stage throttling refills every second; per-token quotas answer from the function with their own Retry-After.
-  { type: ResponseType.THROTTLED, tag: 'RateLimited', detail: 'The API is receiving too many requests; retry after a second', headers: { 'Retry-After': '1' } },
+  {
+    type: ResponseType.THROTTLED,
+    tag: 'RateLimited',
+    detail: 'The API is receiving too many requests; retry after a second',
+    headers: { 'Retry-After': '1' },
+  },
   // Only emitted with a request validator (none today: the operations validate, see APIG2);
   // listed so one added later answers in the same shape.
   { type: ResponseType.BAD_REQUEST_BODY, tag: 'ValidationError' },

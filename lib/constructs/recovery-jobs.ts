@@ -69,7 +69,11 @@ export class RecoveryJobs extends Construct {
     this.queue.grantSendMessages(this.worker.role);
     // The event source grants Receive, Delete, ChangeMessageVisibility and GetQueueAttributes on the jobs queue.
     this.worker.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: JOB_WORKER_CONSUMER.batchSize, maxConcurrency: JOB_WORKER_CONSUMER.maxConcurrency, reportBatchItemFailures: true }),
+      new SqsEventSource(this.queue, {
+        batchSize: JOB_WORKER_CONSUMER.batchSize,
+        maxConcurrency: JOB_WORKER_CONSUMER.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
     );
   }
 }

@@ -168,7 +168,7 @@ export class ServiceApi extends Construct {
       {
         id: 'AwsSolutions-APIG6',
         reason:
-          'Execution logging needs the account-wide API Gateway CloudWatch role, an account setting shared by every API of the region that this stack must not own. JSON access logs (with authorizer and integration errors), X-Ray tracing and the functions\' structured logs cover each request.',
+          "Execution logging needs the account-wide API Gateway CloudWatch role, an account setting shared by every API of the region that this stack must not own. JSON access logs (with authorizer and integration errors), X-Ray tracing and the functions' structured logs cover each request.",
       },
     );
   }

@@ -59,7 +59,8 @@ function checkGeneratedCode(): void {
 /** Absolute path of a Lambda entry file, `lambdas/functions/<name>.ts`; fails synth when it is missing. */
 export function functionEntry(name: string): string {
   const entry = join(PROJECT_ROOT, 'lambdas', 'functions', `${name}.ts`);
-  if (!existsSync(entry)) throw new Error(`Lambda entry ${entry} does not exist (every function needs lambdas/functions/${name}.ts exporting \`handler\`)`);
+  if (!existsSync(entry))
+    throw new Error(`Lambda entry ${entry} does not exist (every function needs lambdas/functions/${name}.ts exporting \`handler\`)`);
   return entry;
 }
 
@@ -73,7 +74,10 @@ export interface LogProps {
 
 /** {@link LogProps} with the defaults filled in. */
 export function logSettings(props: LogProps): Required<LogProps> {
-  return { logRetention: props.logRetention ?? retentionOf(DEFAULT_CONFIG), logRemovalPolicy: props.logRemovalPolicy ?? removalPolicyOf(DEFAULT_CONFIG) };
+  return {
+    logRetention: props.logRetention ?? retentionOf(DEFAULT_CONFIG),
+    logRemovalPolicy: props.logRemovalPolicy ?? removalPolicyOf(DEFAULT_CONFIG),
+  };
 }
 
 /** Properties of a {@link ServiceFunction}. */
@@ -115,7 +119,8 @@ export class ServiceFunction extends Construct {
     checkGeneratedCode();
     const environment = props.environment ?? {};
     for (const name of FORBIDDEN_ENVIRONMENT) {
-      if (name in environment) throw new Error(`${this.node.path}: ${name} is a local-development switch and must never be set on a deployed function`);
+      if (name in environment)
+        throw new Error(`${this.node.path}: ${name} is a local-development switch and must never be set on a deployed function`);
     }
 
     const logs = logSettings(props);

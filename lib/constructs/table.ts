@@ -109,7 +109,8 @@ export class ServiceTable extends Construct {
    * too, so an index left small would throttle the table's writes.
    */
   private autoScale(capacity: TableCapacity): void {
-    const track = (attribute: IScalableTableAttribute) => attribute.scaleOnUtilization({ targetUtilizationPercent: TABLE_TARGET_UTILIZATION_PERCENT });
+    const track = (attribute: IScalableTableAttribute) =>
+      attribute.scaleOnUtilization({ targetUtilizationPercent: TABLE_TARGET_UTILIZATION_PERCENT });
     const reads = { minCapacity: capacity.readMin, maxCapacity: capacity.readMax };
     const writes = { minCapacity: capacity.writeMin, maxCapacity: capacity.writeMax };
     track(this.table.autoScaleReadCapacity(reads));

@@ -31,7 +31,12 @@ import { type EventTypeInfo } from '../../lambdas/contract/events';
 import { OPERATIONS, declaredErrors, type OperationDef } from '../../lambdas/contract/operations';
 import { workspaceLimitRefusal } from '../../lambdas/contract/rate-limits';
 import { DeliveryIdSchema } from '../../lambdas/contract/schemas';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_HOURS, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_WINDOW_HOURS,
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyKeySchema,
+} from '../../lambdas/contract/idempotency';
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiOptions {
@@ -108,7 +113,10 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
   DeliveryNotReplayable: {
     detail: 'Delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB is delivered; only failed, failed_permanent, dead_lettered deliveries can be replayed',
   },
-  RecoveryInProgress: { detail: 'Recovery job whj_01JD2YC5D6E7F8G9H0J1K2M3NP of endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC is still running; cancel it or wait for it to finish' },
+  RecoveryInProgress: {
+    detail:
+      'Recovery job whj_01JD2YC5D6E7F8G9H0J1K2M3NP of endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC is still running; cancel it or wait for it to finish',
+  },
   Conflict: { detail: 'Another rotation of this secret happened at the same time; retry.' },
   PayloadTooLarge: { detail: `The payload is 300000 bytes; at most ${MAX_PAYLOAD_BYTES} are accepted` },
   UnsupportedMediaType: { detail: 'Send the body as application/json (got text/plain)' },
@@ -156,7 +164,12 @@ function errorResponses(def: OperationDef) {
     byStatus.set(status, [...(byStatus.get(status) ?? []), tag]);
   }
   const limitTag = workspaceLimitTag(def);
-  const limitName = def.workspaceLimit === 'endpoints' ? "the workspace's endpoint limit" : def.workspaceLimit === 'apiTokens' ? "the workspace's API token limit" : "the workspace's quota";
+  const limitName =
+    def.workspaceLimit === 'endpoints'
+      ? "the workspace's endpoint limit"
+      : def.workspaceLimit === 'apiTokens'
+        ? "the workspace's API token limit"
+        : "the workspace's quota";
   const out: Record<string, ResponseConfig> = {};
   for (const [status, tags] of byStatus) {
     const examples: Record<string, ExampleObject> = Object.fromEntries(
@@ -164,17 +177,26 @@ function errorResponses(def: OperationDef) {
     );
     // A quota refusal comes on top of the token's own bucket, which refuses with the same tag: both are shown.
     if (limitTag === 'RateLimited' && tags.includes('RateLimited')) {
-      examples.RateLimitedPerToken = { summary: `${errorTitle('RateLimited')}: the token's \`${def.rateLimit}\` bucket`, value: tokenRateLimitedExample(def) };
+      examples.RateLimitedPerToken = {
+        summary: `${errorTitle('RateLimited')}: the token's \`${def.rateLimit}\` bucket`,
+        value: tokenRateLimitedExample(def),
+      };
     }
     out[String(status)] = {
       description: tags
-        .map((t) => `\`${t}\`: ${errorTitle(t)}${t !== limitTag ? '' : limitTag === 'Conflict' ? ` (${limitName})` : ` (the token's \`${def.rateLimit}\` bucket or ${limitName})`}`)
+        .map(
+          (t) =>
+            `\`${t}\`: ${errorTitle(t)}${t !== limitTag ? '' : limitTag === 'Conflict' ? ` (${limitName})` : ` (the token's \`${def.rateLimit}\` bucket or ${limitName})`}`,
+        )
         .join('; '),
       content: { 'application/problem+json': { schema: ProblemSchema, examples } },
       ...(status === 429
         ? {
             headers: {
-              'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' as const, minimum: 1, examples: [12] } },
+              'Retry-After': {
+                description: 'Seconds to wait before retrying.',
+                schema: { type: 'integer' as const, minimum: 1, examples: [12] },
+              },
             },
           }
         : {}),
@@ -184,7 +206,11 @@ function errorResponses(def: OperationDef) {
 }
 
 /** The `webhook-signature` of an example request: the dispatcher's signing module, with the example secret. */
-function exampleSignature(body: string, webhookId: string = SIGNATURE_EXAMPLE.webhookId, timestamp: number = SIGNATURE_EXAMPLE.timestamp): string {
+function exampleSignature(
+  body: string,
+  webhookId: string = SIGNATURE_EXAMPLE.webhookId,
+  timestamp: number = SIGNATURE_EXAMPLE.timestamp,
+): string {
   return signatureHeader([SIGNATURE_EXAMPLE.secret], webhookId, timestamp, body);
 }
 
@@ -223,7 +249,10 @@ function payloadComponent(schema: Record<string, unknown>, name: string): Schema
     if (Array.isArray(node)) return node.map(rewrite);
     if (!node || typeof node !== 'object') return node;
     return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `${base}${v.slice(1)}` : rewrite(v)]),
+      Object.entries(node).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `${base}${v.slice(1)}` : rewrite(v),
+      ]),
     );
   };
   const { $schema: _schema, $id: _id, ...rest } = schema;
@@ -240,7 +269,8 @@ function registerWebhook(registry: OpenAPIRegistry, type: EventTypeInfo): void {
   const component = payloadComponentName(type.name);
   registry.registerComponent('schemas', component, payloadComponent(type.payloadSchema, component));
   const payloadExample = declaredExample(type.payloadSchema);
-  const body = payloadExample === undefined ? undefined : { deliveryId: SIGNATURE_EXAMPLE.webhookId, eventType: type.name, payload: payloadExample };
+  const body =
+    payloadExample === undefined ? undefined : { deliveryId: SIGNATURE_EXAMPLE.webhookId, eventType: type.name, payload: payloadExample };
   const signature = body === undefined ? undefined : exampleSignature(JSON.stringify(body));
   const header = (description: string, example: string | undefined, schema: z.ZodString = z.string()) =>
     schema.meta({ description, ...(example === undefined ? {} : { example }) });
@@ -254,14 +284,25 @@ function registerWebhook(registry: OpenAPIRegistry, type: EventTypeInfo): void {
     security: [{ [SECURITY_SCHEMES.webhookSignature]: [] }],
     request: {
       headers: z.object({
-        'webhook-id': header('The delivery id (`whd_…`), the same on every attempt of a delivery: deduplicate on it.', SIGNATURE_EXAMPLE.webhookId, DeliveryIdSchema),
-        'webhook-timestamp': header('Unix seconds at signing time, fresh on every attempt; reject values more than five minutes from your clock.', String(SIGNATURE_EXAMPLE.timestamp), z.string().regex(/^[0-9]+$/)),
+        'webhook-id': header(
+          'The delivery id (`whd_…`), the same on every attempt of a delivery: deduplicate on it.',
+          SIGNATURE_EXAMPLE.webhookId,
+          DeliveryIdSchema,
+        ),
+        'webhook-timestamp': header(
+          'Unix seconds at signing time, fresh on every attempt; reject values more than five minutes from your clock.',
+          String(SIGNATURE_EXAMPLE.timestamp),
+          z.string().regex(/^[0-9]+$/),
+        ),
         'webhook-signature': header(
           'Space-separated `v1,<base64>` HMAC-SHA256 signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, newest secret first (two during a rotation grace window). Accept the request when any entry matches.',
           signature,
           z.string().regex(/^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$/),
         ),
-        'x-trace-id': header('Names this attempt; quote it in a support request. Recorded with the attempt evidence.', SIGNATURE_EXAMPLE.traceId),
+        'x-trace-id': header(
+          'Names this attempt; quote it in a support request. Recorded with the attempt evidence.',
+          SIGNATURE_EXAMPLE.traceId,
+        ),
         'user-agent': header('Identifies the sender.', SIGNATURE_EXAMPLE.userAgent),
       }),
       body: {
@@ -280,7 +321,9 @@ function registerWebhook(registry: OpenAPIRegistry, type: EventTypeInfo): void {
       },
     },
     responses: {
-      '2XX': { description: `Accepted: the delivery is done. The response body is ignored (its first ${SEND_LIMITS.bodyCapBytes / 1024} KiB are kept as evidence).` },
+      '2XX': {
+        description: `Accepted: the delivery is done. The response body is ignored (its first ${SEND_LIMITS.bodyCapBytes / 1024} KiB are kept as evidence).`,
+      },
       default: {
         description:
           'Any other answer fails the attempt: 5xx, 408 and 429 (and timeouts or network errors) are retried; other 4xx and 3xx fail the delivery permanently.',
@@ -419,7 +462,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       responses: {
         [String(def.successStatus)]: { ...success, ...replayed },
         ...(def.dryRun
-          ? { [String(def.dryRun.successStatus)]: { description: 'Dry run (`dryRun: true`): the count only; nothing is changed.', content: { 'application/json': { schema: def.dryRun.response } }, ...replayed } }
+          ? {
+              [String(def.dryRun.successStatus)]: {
+                description: 'Dry run (`dryRun: true`): the count only; nothing is changed.',
+                content: { 'application/json': { schema: def.dryRun.response } },
+                ...replayed,
+              },
+            }
           : {}),
         ...errorResponses(def),
       },

@@ -14,7 +14,12 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { z } from 'zod';
 import * as zm from 'zod/v4-mini';
 import { BUILT_IN_EVENT_TYPES } from '../../lambdas/contract/event-schemas';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_HOURS, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_WINDOW_HOURS,
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyKeySchema,
+} from '../../lambdas/contract/idempotency';
 import * as inputRules from '../../lambdas/contract/input-rules';
 import type { InputCheck, InputNode } from '../../lambdas/contract/input-validation';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
@@ -55,7 +60,9 @@ function ruleRef(fn: unknown, where: string): FnRef {
   for (const m of RULE_MODULES) {
     for (const [name, value] of Object.entries(m.exports)) if (value === fn) return new FnRef(m.from, name);
   }
-  throw new Error(`${where}: a refinement or transform must be an exported function of ${RULE_MODULES.map((m) => m.from).join(' or ')} (inline closures cannot be generated)`);
+  throw new Error(
+    `${where}: a refinement or transform must be an exported function of ${RULE_MODULES.map((m) => m.from).join(' or ')} (inline closures cannot be generated)`,
+  );
 }
 
 type ZodDef = Record<string, unknown> & { type: string; checks?: { _zod: { def: Record<string, unknown> } }[] };
@@ -150,8 +157,11 @@ export function inputNodeOf(schema: unknown, where = 'schema', mode: FnMode = 'r
       return withChecks({ t: 'enum', values: def.values as (string | number)[] });
     case 'object': {
       const catchall = def.catchall ? defOf(def.catchall).type : undefined;
-      if (catchall !== undefined && catchall !== 'never') throw new Error(`${where}: an object catchall other than strict is not supported`);
-      const shape = Object.fromEntries(Object.entries(def.shape as Record<string, unknown>).map(([k, v]) => [k, inputNodeOf(v, `${where}.${k}`, mode)]));
+      if (catchall !== undefined && catchall !== 'never')
+        throw new Error(`${where}: an object catchall other than strict is not supported`);
+      const shape = Object.fromEntries(
+        Object.entries(def.shape as Record<string, unknown>).map(([k, v]) => [k, inputNodeOf(v, `${where}.${k}`, mode)]),
+      );
       return withChecks({ t: 'object', shape, ...(catchall === 'never' ? { strict: true } : {}) });
     }
     case 'array':
@@ -269,7 +279,10 @@ export function renderContractModule(): string {
   const refs = new Set<FnRef>();
   const routes = source((OPERATIONS as readonly OperationDef[]).map(routeOf), refs);
   const idempotencyKey = source(inputNodeOf(IdempotencyKeySchema, 'IdempotencyKeySchema'), refs);
-  const headers = source({ key: IDEMPOTENCY_KEY_HEADER, replayed: IDEMPOTENT_REPLAYED_HEADER, windowHours: IDEMPOTENCY_WINDOW_HOURS }, refs);
+  const headers = source(
+    { key: IDEMPOTENCY_KEY_HEADER, replayed: IDEMPOTENT_REPLAYED_HEADER, windowHours: IDEMPOTENCY_WINDOW_HOURS },
+    refs,
+  );
   return [
     HEADER('lambdas/contract/operations.ts and idempotency.ts'),
     `import type { InputNode } from '../contract/input-validation';\n`,

@@ -34,5 +34,7 @@ it('creates a workspace, a member and a token that the authorizer accepts', { ti
   expect(caller).toMatchObject({ workspace: 'acme', scopes: ['read', 'webhook:write'] });
   expect((await listMembers(table, 'acme', 10)).items).toEqual([expect.objectContaining({ email: 'ops@acme.test', role: 'admin' })]);
   await expect(admin('token', 'create', 'nope')).rejects.toMatchObject({ stderr: expect.stringContaining('No workspace nope') });
-  await expect(admin('token', 'create', 'acme', '--scopes', 'root')).rejects.toMatchObject({ stderr: expect.stringContaining('Unknown scope') });
+  await expect(admin('token', 'create', 'acme', '--scopes', 'root')).rejects.toMatchObject({
+    stderr: expect.stringContaining('Unknown scope'),
+  });
 });

@@ -29,7 +29,9 @@ it('adds the indexes an existing table lacks, and leaves older items out of them
     new CreateTableCommand({
       TableName: table.tableName,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [TABLE.partitionKey, TABLE.sortKey, ...older.flatMap((g) => [g.partitionKey, g.sortKey])].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+      AttributeDefinitions: [TABLE.partitionKey, TABLE.sortKey, ...older.flatMap((g) => [g.partitionKey, g.sortKey])].map(
+        (AttributeName) => ({ AttributeName, AttributeType: 'S' }),
+      ),
       KeySchema: [
         { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
         { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
@@ -45,8 +47,13 @@ it('adds the indexes an existing table lacks, and leaves older items out of them
     }),
   );
   // A summary as an earlier version wrote it: no log keys.
-  const old = newPendingDelivery({ workspace: 'w', endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', eventType: 'webhook.test_event', payload: {} }, new Date(Date.now() - 1_000));
-  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.delivery(old.deliveryId), type: 'delivery', ...old } }));
+  const old = newPendingDelivery(
+    { workspace: 'w', endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', eventType: 'webhook.test_event', payload: {} },
+    new Date(Date.now() - 1_000),
+  );
+  await table.doc.send(
+    new PutCommand({ TableName: table.tableName, Item: { ...keys.delivery(old.deliveryId), type: 'delivery', ...old } }),
+  );
 
   expect(await ensureTable(table)).toBe(false);
   const described = await table.doc.send(new DescribeTableCommand({ TableName: table.tableName }));
@@ -56,7 +63,10 @@ it('adds the indexes an existing table lacks, and leaves older items out of them
     NonKeyAttributes: [...TABLE.deliveryLog.nonKeyAttributes],
   });
 
-  const fresh = newPendingDelivery({ workspace: 'w', endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', eventType: 'webhook.test_event', payload: {} }, new Date());
+  const fresh = newPendingDelivery(
+    { workspace: 'w', endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', eventType: 'webhook.test_event', payload: {} },
+    new Date(),
+  );
   await putPendingDeliveries(table, [fresh]);
   const page = await listDeliveryLog(table, 'w', deliveryLogFilter({}), 50);
   expect(page.items.map((d) => d.deliveryId)).toEqual([fresh.deliveryId]);

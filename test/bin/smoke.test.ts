@@ -14,7 +14,10 @@ const ctx = usePipelineApi();
 /** Runs the smoke CLI; resolves with its exit code and output whatever the code. */
 async function smoke(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/smoke.ts', ...args], { env: { ...process.env, NODE_NO_WARNINGS: '1' }, timeout: 30_000 });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/smoke.ts', ...args], {
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const failed = e as { code?: number; stdout?: string; stderr?: string };
@@ -36,7 +39,16 @@ describe('npm run smoke against the local stack', () => {
     const { code, stdout } = await smoke(...stackArgs());
     expect(stdout).toContain('Smoke test passed.');
     expect(code).toBe(0);
-    for (const step of ['create endpoint', 'get signing secret', 'start receiver', 'send test event', 'wait for delivered', 'check evidence', 'verify signature', 'delete endpoint']) {
+    for (const step of [
+      'create endpoint',
+      'get signing secret',
+      'start receiver',
+      'send test event',
+      'wait for delivered',
+      'check evidence',
+      'verify signature',
+      'delete endpoint',
+    ]) {
       expect(stdout).toMatch(new RegExp(`^  ok    ${step}: `, 'm'));
     }
     expect(stdout).toMatch(/check evidence: attempt 1 delivered, HTTP 200/);

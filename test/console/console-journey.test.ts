@@ -40,7 +40,8 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
 
   afterEach(async (ctx) => {
     // What the page showed when a step failed: the first thing to look at.
-    if (ctx.task.result?.state === 'fail' && page) await saveScreenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
+    if (ctx.task.result?.state === 'fail' && page)
+      await saveScreenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
   });
 
   afterAll(async () => {
@@ -63,7 +64,10 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
   async function refreshedAttempts(): Promise<string> {
     await page.getByRole('button', { name: 'Refresh' }).click();
     const attempts = page.getByRole('region', { name: 'Attempts' });
-    await attempts.getByRole('status').filter({ hasText: /loading/i }).waitFor({ state: 'detached' });
+    await attempts
+      .getByRole('status')
+      .filter({ hasText: /loading/i })
+      .waitFor({ state: 'detached' });
     return (await attempts.textContent()) ?? '';
   }
 
@@ -91,7 +95,9 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     await page.getByRole('link', { name: 'Overview' }).waitFor();
     await checkPage('overview');
 
-    const storage = await page.evaluate<{ session: string; local: number; url: string }>('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })');
+    const storage = await page.evaluate<{ session: string; local: number; url: string }>(
+      '({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })',
+    );
     expect(storage.session).toContain(pipeline.api.token);
     expect(storage.local).toBe(0);
     expect(storage.url).not.toContain(pipeline.api.token);
@@ -188,7 +194,10 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     await dialog.getByRole('button', { name: 'Start recovery' }).click();
     await expect.poll(() => dialog.textContent(), { timeout: 20_000 }).toMatch(/completed/i);
     await checkPage('recover-done');
-    await dialog.getByRole('button', { name: /close|done/i }).first().click();
+    await dialog
+      .getByRole('button', { name: /close|done/i })
+      .first()
+      .click();
 
     await nav('Deliveries');
     await page.getByRole('group', { name: 'Status' }).getByRole('checkbox', { name: 'Delivered' }).check();

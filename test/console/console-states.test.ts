@@ -84,11 +84,25 @@ describe.skipIf(!hasChromium)(`console states${NO_CHROMIUM_REASON}`, () => {
     try {
       const page = await narrow.context.newPage();
       const created = await api.call('POST', `/workspaces/${api.workspace}/webhooks`, {
-        body: { url: 'https://hooks.example.com/a-rather-long-path/that/keeps/going/for-the-narrow-screen', eventTypes: ['webhook.test_event'], description: 'Narrow screen check' },
+        body: {
+          url: 'https://hooks.example.com/a-rather-long-path/that/keeps/going/for-the-narrow-screen',
+          eventTypes: ['webhook.test_event'],
+          description: 'Narrow screen check',
+        },
       });
       expect(created.status).toBe(201);
       await signIn(page, api, api.token);
-      for (const hash of ['overview', 'endpoints', `endpoints/${created.body.endpointId as string}`, 'deliveries', 'event-types', 'tokens', 'audit', 'notifications', 'members']) {
+      for (const hash of [
+        'overview',
+        'endpoints',
+        `endpoints/${created.body.endpointId as string}`,
+        'deliveries',
+        'event-types',
+        'tokens',
+        'audit',
+        'notifications',
+        'members',
+      ]) {
         await page.goto(`${api.apiUrl}/console#/${hash}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
         await page.waitForLoadState('networkidle');

@@ -23,7 +23,12 @@ describe('generated code', () => {
 
   it('refuses inline refinements and unsupported kinds, naming where', () => {
     expect(() => inputNodeOf(z.object({ a: z.string().refine((v) => v !== 'x') }), 'op.body')).toThrow(/op\.body\.a: .*exported function/);
-    expect(() => inputNodeOf(z.object({ a: z.string() }).superRefine(() => undefined), 'op.body')).toThrow(/superRefine/);
+    expect(() =>
+      inputNodeOf(
+        z.object({ a: z.string() }).superRefine(() => undefined),
+        'op.body',
+      ),
+    ).toThrow(/superRefine/);
     expect(() => inputNodeOf(z.union([z.string(), z.number()]), 'op.query')).toThrow(/union/);
     expect(() => inputNodeOf(z.email(), 'op.query')).toThrow(/format/);
   });

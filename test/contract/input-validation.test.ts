@@ -13,14 +13,23 @@ import { ISO_DATE, ISO_DATETIME_OFFSET } from '../../lambdas/contract/input-rule
 import { validateInput, type InputNode } from '../../lambdas/contract/input-validation';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { inputNodeOf } from '../../lib/generate/contract-code';
-import { anyJsonEdge, hostileString, invalidArbitrary, jsonSchemaOf, mutatedObjectArbitrary, validArbitrary } from '../fuzz/schema-arbitrary';
+import {
+  anyJsonEdge,
+  hostileString,
+  invalidArbitrary,
+  jsonSchemaOf,
+  mutatedObjectArbitrary,
+  validArbitrary,
+} from '../fuzz/schema-arbitrary';
 
 const RUNS = Number(process.env.INPUT_VALIDATION_RUNS ?? 300);
 
 /** zod's answer in the shape of {@link validateInput}'s. */
 function viaZod(schema: z.ZodType, value: unknown) {
   const r = schema.safeParse(value);
-  return r.success ? { success: true, data: r.data } : { success: false, issues: r.error.issues.map((i) => ({ path: i.path, message: i.message })) };
+  return r.success
+    ? { success: true, data: r.data }
+    : { success: false, issues: r.error.issues.map((i) => ({ path: i.path, message: i.message })) };
 }
 
 function arbitrariesOf(schema: z.ZodType): fc.Arbitrary<unknown> {
@@ -32,7 +41,10 @@ function arbitrariesOf(schema: z.ZodType): fc.Arbitrary<unknown> {
     fc.anything(),
     anyJsonEdge,
     hostileString(),
-    fc.dictionary(fc.constantFrom(...Object.keys((json.properties as object | undefined) ?? { x: 1 }), 'extra', '__proto__'), fc.oneof(anyJsonEdge, hostileString(80), fc.integer())),
+    fc.dictionary(
+      fc.constantFrom(...Object.keys((json.properties as object | undefined) ?? { x: 1 }), 'extra', '__proto__'),
+      fc.oneof(anyJsonEdge, hostileString(80), fc.integer()),
+    ),
   );
 }
 
@@ -63,7 +75,10 @@ describe('generated input schemas answer as zod', () => {
 
   it('the Idempotency-Key header', () => sameAsZod('IdempotencyKeySchema', IdempotencyKeySchema));
 
-  it.each(Object.entries(BUILT_IN_EVENT_TYPES).map(([name, t]) => ({ name, schema: t.payload as z.ZodType })))('the $name payload', ({ name, schema }) => sameAsZod(name, schema));
+  it.each(Object.entries(BUILT_IN_EVENT_TYPES).map(([name, t]) => ({ name, schema: t.payload as z.ZodType })))(
+    'the $name payload',
+    ({ name, schema }) => sameAsZod(name, schema),
+  );
 
   it('on the boundaries that matter: code points, safe integers, dates, strict keys, defaults', () => {
     const cases: [z.ZodType, unknown][] = [];

@@ -19,7 +19,8 @@ const KIB = 1024;
 const BUDGET = { default: 300 * KIB, dispatcher: 200 * KIB, 'slow-dispatcher': 200 * KIB, mcp: 650 * KIB } as const;
 
 /** Contract modules that build zod schemas: build-time only (OpenAPI, tests, generation). */
-const ZOD_CONTRACT = /lambdas\/contract\/(schemas|operations|problem|event-schemas|page-schemas|health-schemas|job-schemas|delivery-log-query|idempotency)\.ts$/;
+const ZOD_CONTRACT =
+  /lambdas\/contract\/(schemas|operations|problem|event-schemas|page-schemas|health-schemas|job-schemas|delivery-log-query|idempotency)\.ts$/;
 
 const names = readdirSync(FUNCTIONS)
   .filter((f) => f.endsWith('.ts'))
@@ -31,8 +32,18 @@ let metafile: Metafile;
 
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'bundles-'));
-  const { outfile: _outfile, entryPoints: _entries, ...options } = serviceFunctionBuildOptions(join(FUNCTIONS, 'x.ts'), join(outDir, 'x.js'), ROOT);
-  const result = await build({ ...options, entryPoints: Object.fromEntries(names.map((n) => [n, join(FUNCTIONS, `${n}.ts`)])), outdir: outDir, metafile: true, logLevel: 'error' });
+  const {
+    outfile: _outfile,
+    entryPoints: _entries,
+    ...options
+  } = serviceFunctionBuildOptions(join(FUNCTIONS, 'x.ts'), join(outDir, 'x.js'), ROOT);
+  const result = await build({
+    ...options,
+    entryPoints: Object.fromEntries(names.map((n) => [n, join(FUNCTIONS, `${n}.ts`)])),
+    outdir: outDir,
+    metafile: true,
+    logLevel: 'error',
+  });
   metafile = result.metafile;
 }, 120_000);
 

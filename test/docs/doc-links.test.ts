@@ -49,16 +49,26 @@ describe('documentation links', () => {
   it('cite no document outside the repository (no SPEC or DESIGN section numbers)', () => {
     const offenders = sources
       .filter((f) => relative(ROOT, f) !== self)
-      .flatMap((f) => (readFileSync(f, 'utf8').match(/\b(spec|SPEC|Spec|DESIGN)(\.md)? ?§\s?\d/g) ?? []).map((m) => `${relative(ROOT, f)}: ${m}`));
+      .flatMap((f) =>
+        (readFileSync(f, 'utf8').match(/\b(spec|SPEC|Spec|DESIGN)(\.md)? ?§\s?\d/g) ?? []).map((m) => `${relative(ROOT, f)}: ${m}`),
+      );
     expect(offenders).toEqual([]);
   });
 
   it('point at sections that exist in docs/', () => {
     const cited = sources.flatMap((f) =>
-      [...readFileSync(f, 'utf8').matchAll(new RegExp(`docs/(${DOCS.join('|')})\\.md#([a-z0-9-]+)`, 'g'))].map((m) => ({ file: relative(ROOT, f), doc: `docs/${m[1]}.md`, anchor: m[2]! })),
+      [...readFileSync(f, 'utf8').matchAll(new RegExp(`docs/(${DOCS.join('|')})\\.md#([a-z0-9-]+)`, 'g'))].map((m) => ({
+        file: relative(ROOT, f),
+        doc: `docs/${m[1]}.md`,
+        anchor: m[2]!,
+      })),
     );
     expect(cited.length).toBeGreaterThan(40);
-    for (const doc of ['docs/operations.md', 'docs/deploy.md', 'docs/scaling.md']) expect(cited.some((c) => c.doc === doc), `a citation of ${doc}`).toBe(true);
+    for (const doc of ['docs/operations.md', 'docs/deploy.md', 'docs/scaling.md'])
+      expect(
+        cited.some((c) => c.doc === doc),
+        `a citation of ${doc}`,
+      ).toBe(true);
     expect(cited.filter((c) => !anchors[c.doc]!.has(c.anchor)).map((c) => `${c.file}: ${c.doc}#${c.anchor}`)).toEqual([]);
   });
 });
@@ -73,7 +83,9 @@ describe('links in docs/', () => {
     const doc = `docs/${name}.md`;
     const text = withoutCode(readFileSync(join(ROOT, doc), 'utf8'));
     const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/.test(target));
-    const prose = [...text.replace(/\]\([^)]*\)/g, ']').matchAll(/(?<![\w/.-])((?:docs\/)?[a-z]+\.md#[a-z0-9-]+)/g)].map((m) => m[1]!.replace(/^docs\//, ''));
+    const prose = [...text.replace(/\]\([^)]*\)/g, ']').matchAll(/(?<![\w/.-])((?:docs\/)?[a-z]+\.md#[a-z0-9-]+)/g)].map((m) =>
+      m[1]!.replace(/^docs\//, ''),
+    );
     return [...links, ...prose].map((target) => {
       const [path, anchor] = target.split('#') as [string, string | undefined];
       return { doc, target, file: path === '' ? doc : relative(ROOT, join(ROOT, dirname(doc), path)), anchor };
@@ -92,7 +104,10 @@ describe('links in docs/', () => {
 
   it('name sections of operations.md, deploy.md and scaling.md that are there', () => {
     for (const doc of ['docs/operations.md', 'docs/deploy.md', 'docs/scaling.md']) {
-      expect(references.some((r) => r.file === doc && r.anchor !== undefined), `a section link into ${doc}`).toBe(true);
+      expect(
+        references.some((r) => r.file === doc && r.anchor !== undefined),
+        `a section link into ${doc}`,
+      ).toBe(true);
     }
   });
 });

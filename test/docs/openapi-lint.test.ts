@@ -37,7 +37,11 @@ function redoclyLint(args: readonly string[], cwd: string): Promise<LintReport> 
     execFile(
       process.execPath,
       [CLI, 'lint', '--format', 'json', ...args],
-      { cwd, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+        maxBuffer: 64 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         // Exit code 1 only means "problems found": the JSON report says which.
         try {
@@ -50,7 +54,8 @@ function redoclyLint(args: readonly string[], cwd: string): Promise<LintReport> 
   });
 }
 
-const readable = (p: LintProblem) => `${p.severity} ${p.ruleId} ${p.location[0]?.source.ref ?? ''}${p.location[0]?.pointer ?? ''}: ${p.message}`;
+const readable = (p: LintProblem) =>
+  `${p.severity} ${p.ruleId} ${p.location[0]?.source.ref ?? ''}${p.location[0]?.pointer ?? ''}: ${p.message}`;
 
 let dir: string;
 beforeAll(() => {
@@ -69,12 +74,21 @@ beforeAll(() => {
         type: 'object',
         properties: { invoiceId: { type: 'string' }, amount: { $ref: '#/$defs/money' } },
         required: ['invoiceId', 'amount'],
-        $defs: { money: { type: 'object', properties: { currency: { type: 'string' }, cents: { type: 'integer' } }, required: ['currency', 'cents'] } },
+        $defs: {
+          money: {
+            type: 'object',
+            properties: { currency: { type: 'string' }, cents: { type: 'integer' } },
+            required: ['currency', 'cents'],
+          },
+        },
         examples: [{ invoiceId: 'inv_1042', amount: { currency: 'EUR', cents: 12900 } }],
       },
     },
   ]);
-  writeFileSync(join(dir, 'configured.json'), JSON.stringify(buildOpenApiDocument({ eventTypes: catalogue.types, serverUrl: SERVED_FROM })));
+  writeFileSync(
+    join(dir, 'configured.json'),
+    JSON.stringify(buildOpenApiDocument({ eventTypes: catalogue.types, serverUrl: SERVED_FROM })),
+  );
 });
 
 afterAll(() => {
@@ -98,7 +112,9 @@ describe('the OpenAPI document under Redocly lint', () => {
       ['warn', 'no-ambiguous-paths', '#/paths/~1workspaces~1{slug}~1webhooks~1{endpointId}~1health'],
       ['warn', 'no-ambiguous-paths', '#/paths/~1workspaces~1{slug}~1webhooks~1{endpointId}~1recover'],
     ]);
-    expect(report.problems[0]!.message).toContain('`/workspaces/{slug}/webhooks/{endpointId}/rotate-secret` and `/workspaces/{slug}/webhooks/deliveries/{deliveryId}`');
+    expect(report.problems[0]!.message).toContain(
+      '`/workspaces/{slug}/webhooks/{endpointId}/rotate-secret` and `/workspaces/{slug}/webhooks/deliveries/{deliveryId}`',
+    );
     expect(readFileSync(CONFIG, 'utf8')).toMatch(/^\s+no-ambiguous-paths: off$/m);
   }, 60_000);
 });

@@ -40,7 +40,12 @@ function section(text: string, heading: string): string {
 function tableRows(text: string): string[][] {
   const rows = text.split('\n').filter((l) => l.startsWith('|'));
   expect(rows.length, 'a table').toBeGreaterThan(2);
-  return rows.slice(2).map((row) => row.slice(1, -1).split('|').map((cell) => cell.trim()));
+  return rows.slice(2).map((row) =>
+    row
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim()),
+  );
 }
 
 /** A cell's code span (`` `name` `` → `name`). */
@@ -51,7 +56,8 @@ function code(cell: string): string {
 }
 
 /** The fenced code blocks of one language in a text. */
-const fenced = (text: string, lang: string) => [...text.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'gm'))].map((m) => m[1]!);
+const fenced = (text: string, lang: string) =>
+  [...text.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'gm'))].map((m) => m[1]!);
 
 const deploy = read('docs/deploy.md');
 const operations = read('docs/operations.md');

@@ -48,7 +48,8 @@ async function watchedPage(): Promise<Watched> {
   const requested: string[] = [];
   const failures: string[] = [];
   await page.addInitScript({
-    content: "document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`));",
+    content:
+      "document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`));",
   });
   page.on('request', (r) => requested.push(r.url()));
   page.on('requestfailed', (r) => failures.push(`${r.url()}: ${r.failure()?.errorText ?? 'failed'}`));
@@ -81,21 +82,31 @@ describe('the /reference page in a browser', () => {
       const summaries = await page.locator('.opblock-tag-section .opblock-summary-description').allInnerTexts();
       expect(summaries.sort()).toEqual(OPERATIONS.map((o) => o.summary).sort());
       for (const op of OPERATIONS) {
-        expect(await page.locator(`.opblock-tag-section .opblock-summary-path[data-path="${op.path}"]`).first().isVisible(), op.path).toBe(true);
+        expect(await page.locator(`.opblock-tag-section .opblock-summary-path[data-path="${op.path}"]`).first().isVisible(), op.path).toBe(
+          true,
+        );
       }
 
       // The webhooks section: one POST per catalogue type, configured ones included.
       const webhooks = page.locator('.webhooks');
       expect(await webhooks.locator('h2').innerText()).toBe('Webhooks');
       const names = deploymentCatalogue().types.map((t) => t.name);
-      expect(await webhooks.locator('.opblock-summary-path').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))).toEqual(names);
+      expect(await webhooks.locator('.opblock-summary-path').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))).toEqual(
+        names,
+      );
 
       // Opening one shows the delivery headers, the signature scheme and the example body.
       const testEvent = webhooks.locator('.opblock', { has: page.locator('[data-path="webhook.test_event"]') });
       await testEvent.locator('.opblock-summary-control').click();
       await testEvent.locator('.parameters').waitFor();
       const parameterNames = await testEvent.locator('.parameters .parameter__name').allInnerTexts();
-      expect(parameterNames.map((n) => n.replace(/\s+|\*|required/g, ''))).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-trace-id', 'user-agent']);
+      expect(parameterNames.map((n) => n.replace(/\s+|\*|required/g, ''))).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+        'x-trace-id',
+        'user-agent',
+      ]);
       expect(await testEvent.locator('.opblock-description-wrapper').first().innerText()).toContain('HMAC-SHA256');
       expect(await testEvent.locator('.highlight-code').first().innerText()).toContain('"eventType": "webhook.test_event"');
 

@@ -37,7 +37,15 @@ describe('classification', () => {
     expect(responseKey({ responseStatus: 503, failureReason: 'http_503' })).toBe('503');
     expect(responseKey({ responseStatus: 302, failureReason: 'redirect_not_followed_302' })).toBe('302');
     expect(responseKey({ responseStatus: null, failureReason: 'timeout' })).toBe('timeout');
-    for (const reason of ['connection_refused', 'connection_reset', 'tls_error: CERT_HAS_EXPIRED', 'dns_failure', 'network_error', 'network_error: EHOSTUNREACH', 'invalid_url: 10.0.0.1 is private']) {
+    for (const reason of [
+      'connection_refused',
+      'connection_reset',
+      'tls_error: CERT_HAS_EXPIRED',
+      'dns_failure',
+      'network_error',
+      'network_error: EHOSTUNREACH',
+      'invalid_url: 10.0.0.1 is private',
+    ]) {
       expect(responseKey({ responseStatus: null, failureReason: reason }), reason).toBe('network_error');
     }
   });
@@ -69,19 +77,39 @@ describe('aggregating a batch', () => {
   it('sums a batch into one increment per endpoint and per workspace', () => {
     const inc = aggregateBatch([
       attempt({ durationMs: 40 }),
-      attempt({ outcome: 'failed', responseStatus: 503, failureReason: 'http_503', durationMs: 300, timestamp: '2026-11-25T12:00:02.000Z' }),
+      attempt({
+        outcome: 'failed',
+        responseStatus: 503,
+        failureReason: 'http_503',
+        durationMs: 300,
+        timestamp: '2026-11-25T12:00:02.000Z',
+      }),
       attempt({ outcome: 'failed_permanent', responseStatus: 302, failureReason: 'redirect_not_followed_302', durationMs: 20 }),
       attempt({ outcome: 'failed', responseStatus: null, failureReason: 'timeout', durationMs: 10_000 }),
       attempt({ outcome: 'failed', responseStatus: null, failureReason: 'connection_refused', durationMs: 1 }),
       attempt({ endpointId: 'whe_B', workspace: 'other', durationMs: 7 }),
       attempt({ http: false, outcome: 'dead_lettered', durationMs: null, responseStatus: null, failureReason: 'retries_exhausted' }),
       // Bookkeeping of a disabled endpoint is no attempt: not counted.
-      attempt({ endpointId: 'whe_C', http: false, outcome: 'failed_permanent', durationMs: null, responseStatus: null, failureReason: 'endpoint_disabled' }),
+      attempt({
+        endpointId: 'whe_C',
+        http: false,
+        outcome: 'failed_permanent',
+        durationMs: null,
+        responseStatus: null,
+        failureReason: 'endpoint_disabled',
+      }),
     ])!;
     expect(inc.hour).toBe('2026-11-25T12');
     expect(inc.endpoints.map((e) => e.endpointId).sort()).toEqual(['whe_A', 'whe_B']);
     const a = inc.endpoints.find((e) => e.endpointId === 'whe_A')!.counts;
-    expect(a).toMatchObject({ attempts: 5, delivered: 1, failed: 4, failedPermanent: 1, deadLettered: 1, lastAttemptAt: '2026-11-25T12:00:02.000Z' });
+    expect(a).toMatchObject({
+      attempts: 5,
+      delivered: 1,
+      failed: 4,
+      failedPermanent: 1,
+      deadLettered: 1,
+      lastAttemptAt: '2026-11-25T12:00:02.000Z',
+    });
     expect(a.byResponseStatus).toEqual({ '200': 1, '503': 1, '302': 1, timeout: 1, network_error: 1 });
     expect(Object.values(a.latency).reduce((x, y) => x + y, 0)).toBe(5);
     expect(a.latency[latencyBucket(10_000)]).toBe(1);
@@ -100,7 +128,9 @@ describe('aggregating a batch', () => {
 
   it('has nothing to write when nothing counts', () => {
     expect(aggregateBatch([])).toBeNull();
-    expect(aggregateBatch([attempt({ http: false, outcome: 'failed_permanent', responseStatus: null, failureReason: 'endpoint_disabled' })])).toBeNull();
+    expect(
+      aggregateBatch([attempt({ http: false, outcome: 'failed_permanent', responseStatus: null, failureReason: 'endpoint_disabled' })]),
+    ).toBeNull();
   });
 
   it('expires a counter 8 days (the 7-day window and a day) after its hour starts', () => {
@@ -118,7 +148,15 @@ describe('windows', () => {
     expect(day.starts.at(-1)!.toISOString()).toBe('2026-11-25T12:00:00.000Z');
     expect([day.firstHour, day.lastHour]).toEqual(['2026-11-24T13', '2026-11-25T12']);
     const week = windowBuckets('7d', now);
-    expect(week.starts.map((d) => d.toISOString().slice(0, 10))).toEqual(['2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24', '2026-11-25']);
+    expect(week.starts.map((d) => d.toISOString().slice(0, 10))).toEqual([
+      '2026-11-19',
+      '2026-11-20',
+      '2026-11-21',
+      '2026-11-22',
+      '2026-11-23',
+      '2026-11-24',
+      '2026-11-25',
+    ]);
     expect([week.firstHour, week.lastHour]).toEqual(['2026-11-19T00', '2026-11-25T12']);
   });
 
@@ -127,10 +165,30 @@ describe('windows', () => {
   }
   const hours = [
     hour('2026-11-18T23', { attempts: 100, delivered: 100, byResponseStatus: { '200': 100 } }), // outside both windows
-    hour('2026-11-20T08', { attempts: 4, delivered: 1, failed: 3, failedPermanent: 1, byResponseStatus: { '200': 1, '503': 2, '410': 1 }, latency: { 4: 4 } }),
+    hour('2026-11-20T08', {
+      attempts: 4,
+      delivered: 1,
+      failed: 3,
+      failedPermanent: 1,
+      byResponseStatus: { '200': 1, '503': 2, '410': 1 },
+      latency: { 4: 4 },
+    }),
     hour('2026-11-24T12', { attempts: 9, delivered: 9, byResponseStatus: { '200': 9 }, latency: { 4: 9 } }), // 7d only: 24h starts at 13:00
-    hour('2026-11-24T13', { attempts: 2, delivered: 1, failed: 1, deadLettered: 1, byResponseStatus: { '200': 1, timeout: 1 }, latency: { 4: 1, 16: 1 } }),
-    hour('2026-11-25T12', { attempts: 1, delivered: 1, byResponseStatus: { '200': 1 }, latency: { 2: 1 }, lastAttemptAt: '2026-11-25T12:30:00.000Z' }),
+    hour('2026-11-24T13', {
+      attempts: 2,
+      delivered: 1,
+      failed: 1,
+      deadLettered: 1,
+      byResponseStatus: { '200': 1, timeout: 1 },
+      latency: { 4: 1, 16: 1 },
+    }),
+    hour('2026-11-25T12', {
+      attempts: 1,
+      delivered: 1,
+      byResponseStatus: { '200': 1 },
+      latency: { 2: 1 },
+      lastAttemptAt: '2026-11-25T12:30:00.000Z',
+    }),
   ];
 
   it('24h sums the hours inside the window into hourly buckets', () => {
@@ -147,7 +205,15 @@ describe('windows', () => {
 
   it('7d sums them into daily buckets', () => {
     const h = summarizeHealth('whe_A', '7d', now, hours);
-    expect(h).toMatchObject({ from: '2026-11-19T00:00:00.000Z', attempts: 16, delivered: 12, failed: 4, failedPermanent: 1, deadLettered: 1, successRate: 0.75 });
+    expect(h).toMatchObject({
+      from: '2026-11-19T00:00:00.000Z',
+      attempts: 16,
+      delivered: 12,
+      failed: 4,
+      failedPermanent: 1,
+      deadLettered: 1,
+      successRate: 0.75,
+    });
     expect(h.series.map((b) => [b.start.slice(0, 10), b.delivered, b.failed])).toEqual([
       ['2026-11-19', 0, 0],
       ['2026-11-20', 1, 3],
@@ -168,7 +234,9 @@ describe('windows', () => {
   it("summarizes an endpoint's last 24 h and latest attempt; sums a workspace's last 24 h", () => {
     expect(summarizeEndpoint(now, hours)).toEqual({ successRate24h: 0.6667, lastAttemptAt: '2026-11-25T12:30:00.000Z' });
     expect(summarizeEndpoint(now, [])).toEqual({ successRate24h: null, lastAttemptAt: null });
-    expect(summarizeEndpoint(now, [hour('2026-11-20T08', { attempts: 1, delivered: 1, lastAttemptAt: '2026-11-20T08:15:00.000Z' })])).toEqual({
+    expect(
+      summarizeEndpoint(now, [hour('2026-11-20T08', { attempts: 1, delivered: 1, lastAttemptAt: '2026-11-20T08:15:00.000Z' })]),
+    ).toEqual({
       successRate24h: null,
       lastAttemptAt: '2026-11-20T08:15:00.000Z',
     });

@@ -27,7 +27,9 @@ describe('slowMarkAfter', () => {
 
   it('does not write a mark that still lasts more than remarkMinutes (one write per endpoint per few minutes)', () => {
     expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes + 1) }, 10_000, now)).toBeNull();
-    expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes - 1) }, 10_000, now)).toBe(inMinutes(SLOW_LANE.markMinutes));
+    expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes - 1) }, 10_000, now)).toBe(
+      inMinutes(SLOW_LANE.markMinutes),
+    );
   });
 });
 
@@ -35,7 +37,16 @@ describe('selectForAttempt', () => {
   const m = (id: number, endpointId?: string, workspace?: string) => ({ id, endpointId, workspace });
 
   it('attempts at most perEndpointPerBatch per endpoint and perWorkspacePerBatch per workspace, in message order, deferring the rest', () => {
-    const batch = [m(1, 'a', 'w1'), m(2, 'a', 'w1'), m(3, 'a', 'w1'), m(4, 'b', 'w1'), m(5, 'c', 'w1'), m(6, 'd', 'w1'), m(7, 'e', 'w2'), m(8, 'e', 'w2')];
+    const batch = [
+      m(1, 'a', 'w1'),
+      m(2, 'a', 'w1'),
+      m(3, 'a', 'w1'),
+      m(4, 'b', 'w1'),
+      m(5, 'c', 'w1'),
+      m(6, 'd', 'w1'),
+      m(7, 'e', 'w2'),
+      m(8, 'e', 'w2'),
+    ];
     const { attempt, defer } = selectForAttempt(batch);
     expect(SLOW_LANE.perEndpointPerBatch).toBe(2);
     expect(SLOW_LANE.perWorkspacePerBatch).toBe(4);

@@ -72,7 +72,9 @@ describe('mergeNewestFirst', () => {
   });
 
   it('fills a page of an unfiltered even spread in one go', async () => {
-    const layout = Array.from({ length: 16 }, (_, i) => Array.from({ length: 100 }, (_, j) => ({ position: String(j * 16 + i).padStart(5, '0'), match: true })));
+    const layout = Array.from({ length: 16 }, (_, i) =>
+      Array.from({ length: 100 }, (_, j) => ({ position: String(j * 16 + i).padStart(5, '0'), match: true })),
+    );
     const page = await mergeNewestFirst(memoryShards(layout), { shards: 16, limit: 50, budget: 200, after: null });
     expect(page.entries.map((e) => e.position)).toEqual(Array.from({ length: 50 }, (_, k) => String(1599 - k).padStart(5, '0')));
     expect(page.next).toBe('01550');

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { activeSecrets, mintSecret, openSecrets, rotateSecrets, SECRET_GRACE_MS, SecretSealerMissing, type StoredSecret } from '../../lambdas/domain/secrets';
+import {
+  activeSecrets,
+  mintSecret,
+  openSecrets,
+  rotateSecrets,
+  SECRET_GRACE_MS,
+  SecretSealerMissing,
+  type StoredSecret,
+} from '../../lambdas/domain/secrets';
 import { localSecretSealer } from '../../lambdas/store/secret-sealing';
 
 const t0 = new Date('2026-11-01T00:00:00Z');

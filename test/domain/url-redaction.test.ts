@@ -23,7 +23,8 @@ describe('redactUrl', () => {
   });
 
   it('shows nothing of a value that is not a URL with a host', () => {
-    for (const value of ['', 'not a url', '/in/secret?token=abc', 'mailto:someone@example.com?token=abc']) expect(redactUrl(value)).toBe('…');
+    for (const value of ['', 'not a url', '/in/secret?token=abc', 'mailto:someone@example.com?token=abc'])
+      expect(redactUrl(value)).toBe('…');
   });
 });
 

@@ -192,9 +192,7 @@ describe('checkWebhookUrl', () => {
       'host [64:ff9b::a00:1] is a rfc6052 address (embedding private IPv4 10.0.0.1), not a public one',
     );
     expect(refusal('https://[::127.0.0.1]/').detail).toContain('embedding loopback IPv4 127.0.0.1');
-    expect(refusal('https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/').detail).toContain(
-      'teredo address (embedding private IPv4 10.0.0.1)',
-    );
+    expect(refusal('https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/').detail).toContain('teredo address (embedding private IPv4 10.0.0.1)');
     expect(refusal('https://localhost/').detail).toContain('localhost');
     expect(refusal('https://intranet/').detail).toContain('single-label');
     expect(refusal(`https://example.com/${'a'.repeat(3000)}`).detail).toContain('2048');

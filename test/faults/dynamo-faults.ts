@@ -44,7 +44,11 @@ export interface DynamoFaults {
 function fault(kind: FaultKind, command: string): Error {
   const $metadata = { httpStatusCode: kind === '5xx' ? 500 : 400, attempts: 1 };
   if (kind === 'conflict') {
-    return new TransactionCanceledException({ message: `injected conflict on ${command}`, $metadata, CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] });
+    return new TransactionCanceledException({
+      message: `injected conflict on ${command}`,
+      $metadata,
+      CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+    });
   }
   return kind === 'throttle'
     ? new ProvisionedThroughputExceededException({ message: `injected throttle on ${command}`, $metadata })
@@ -72,7 +76,8 @@ export function injectDynamoFaults(doc: DynamoDBDocumentClient): DynamoFaults {
       }
       const { rule } = r;
       if (r.left <= 0) continue;
-      if (rule.command !== undefined && !(typeof rule.command === 'string' ? rule.command === command : rule.command.test(command))) continue;
+      if (rule.command !== undefined && !(typeof rule.command === 'string' ? rule.command === command : rule.command.test(command)))
+        continue;
       if (rule.when && !rule.when(input)) continue;
       r.left--;
       return { kind: rule.kind ?? '5xx', phase: rule.phase ?? 'before' };

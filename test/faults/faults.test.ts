@@ -13,7 +13,16 @@ import { getDelivery, listAttempts } from '../../lambdas/store/deliveries';
 import type { EndpointRecord } from '../../lambdas/store/endpoints';
 import { usePipelineApi } from '../helpers/local-api';
 import { scriptedReceiver, type SeenRequest } from '../helpers/scripted-receiver';
-import { checkOutcome, FAULT_SEND_LIMITS, notificationsAbout, startHarness, summaryTable, type Expected, type Harness, type SummaryRow } from './harness';
+import {
+  checkOutcome,
+  FAULT_SEND_LIMITS,
+  notificationsAbout,
+  startHarness,
+  summaryTable,
+  type Expected,
+  type Harness,
+  type SummaryRow,
+} from './harness';
 
 const summary: SummaryRow[] = [];
 const cleanups: (() => Promise<void>)[] = [];
@@ -163,7 +172,8 @@ describe('DynamoDB faults on every kind of call (an SDK middleware fails the fir
       for (const e of ['e1', 'e2']) await h.publish(h.event(e));
       await h.settle();
       const kinds = [...h.faults.injected.keys()];
-      for (const kind of ['GetItemCommand', 'QueryCommand', 'PutItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']) expect(kinds).toContain(kind);
+      for (const kind of ['GetItemCommand', 'QueryCommand', 'PutItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand'])
+        expect(kinds).toContain(kind);
       await verify(label, h, expectations(['e1', 'e2'], eps));
     });
   }
@@ -207,7 +217,13 @@ describe('SQS and the dead-letter consumer', () => {
   it('the dead-letter consumer failing once', async () => {
     const h = await harness();
     const eps = await endpoints(h, [{ respond: unavailable, end: 'dead_lettered' }]);
-    h.faults.fail({ command: 'TransactWriteItemsCommand', when: (input) => JSON.stringify(input).includes('dead_lettered'), times: 1, kind: '5xx', phase: 'before' });
+    h.faults.fail({
+      command: 'TransactWriteItemsCommand',
+      when: (input) => JSON.stringify(input).includes('dead_lettered'),
+      times: 1,
+      kind: '5xx',
+      phase: 'before',
+    });
     const e1 = h.event('e1');
     await h.publish(e1);
     await h.settle();
@@ -222,7 +238,13 @@ describe('SQS and the dead-letter consumer', () => {
   it('the dead-letter consumer failing after its marking still records the notification', async () => {
     const h = await harness();
     const eps = await endpoints(h, [{ respond: unavailable, end: 'dead_lettered' }]);
-    h.faults.fail({ command: 'TransactWriteItemsCommand', when: (input) => JSON.stringify(input).includes('dead_lettered'), times: 1, kind: '5xx', phase: 'after' });
+    h.faults.fail({
+      command: 'TransactWriteItemsCommand',
+      when: (input) => JSON.stringify(input).includes('dead_lettered'),
+      times: 1,
+      kind: '5xx',
+      phase: 'after',
+    });
     const e1 = h.event('e1');
     await h.publish(e1);
     await h.settle();
@@ -238,9 +260,25 @@ const reset = (socket: Socket | null) => socket?.resetAndDestroy();
 
 describe('receivers that misbehave (first request misbehaves, the next one answers 200)', () => {
   const TEN_MB = 10 * 1024 * 1024;
-  const scenarios: { name: string; first: Respond; reason: RegExp | null; firstStatus: number | null; firstBody: 'absent' | 'prefix' | null; final: Respond; finalBody: 'absent' | 'prefix' | 'ok' }[] = [
+  const scenarios: {
+    name: string;
+    first: Respond;
+    reason: RegExp | null;
+    firstStatus: number | null;
+    firstBody: 'absent' | 'prefix' | null;
+    final: Respond;
+    finalBody: 'absent' | 'prefix' | 'ok';
+  }[] = [
     // Never answers: the sender's deadline ends the attempt.
-    { name: 'receiver timeout', first: () => undefined, reason: /^timeout$/, firstStatus: null, firstBody: null, final: ok, finalBody: 'ok' },
+    {
+      name: 'receiver timeout',
+      first: () => undefined,
+      reason: /^timeout$/,
+      firstStatus: null,
+      firstBody: null,
+      final: ok,
+      finalBody: 'ok',
+    },
     {
       name: 'slow body',
       first: (_req, res) => {
@@ -283,7 +321,15 @@ describe('receivers that misbehave (first request misbehaves, the next one answe
       },
       finalBody: 'absent',
     },
-    { name: 'receiver closes without answering', first: (_req, res) => res.socket?.destroy(), reason: /^(connection_reset|network_error)/, firstStatus: null, firstBody: null, final: ok, finalBody: 'ok' },
+    {
+      name: 'receiver closes without answering',
+      first: (_req, res) => res.socket?.destroy(),
+      reason: /^(connection_reset|network_error)/,
+      firstStatus: null,
+      firstBody: null,
+      final: ok,
+      finalBody: 'ok',
+    },
   ];
 
   for (const s of scenarios) {
@@ -316,7 +362,10 @@ describe('the local stack (real handlers, in-process queues)', () => {
     for (const [init, status] of [
       [{ method: 'POST', body: '{not json' }, 400],
       [{ method: 'GET' }, 404],
-      [{ method: 'POST', body: JSON.stringify({ id: '', workspace: api.workspace, type: 'order.shipped', payload: { orderId: 'x' } }) }, 400],
+      [
+        { method: 'POST', body: JSON.stringify({ id: '', workspace: api.workspace, type: 'order.shipped', payload: { orderId: 'x' } }) },
+        400,
+      ],
     ] as const) {
       const res = await fetch(`${api.apiUrl}/local/events`, init);
       expect(res.status).toBe(status);
@@ -329,14 +378,21 @@ describe('the local stack (real handlers, in-process queues)', () => {
   it('a redelivered event on POST /local/events (the same id) creates nothing new', async () => {
     const { api } = pipeline;
     const r = await pipeline.receiver((_req, res) => res.writeHead(204).end());
-    const created = await api.call('POST', `/workspaces/${api.workspace}/webhooks`, { body: { url: r.url, eventTypes: ['order.shipped'] } });
+    const created = await api.call('POST', `/workspaces/${api.workspace}/webhooks`, {
+      body: { url: r.url, eventTypes: ['order.shipped'] },
+    });
     expect(created.status).toBe(201);
-    const post = (body: unknown) => fetch(`${api.apiUrl}/local/events`, { method: 'POST', body: JSON.stringify(body) }).then(async (res) => ({ status: res.status, body: (await res.json()) as { deliveryIds: string[] } }));
+    const post = (body: unknown) =>
+      fetch(`${api.apiUrl}/local/events`, { method: 'POST', body: JSON.stringify(body) }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { deliveryIds: string[] },
+      }));
     const event = { id: 'local-evt-1', workspace: api.workspace, type: 'order.shipped', payload: { orderId: 'local-1' } };
     const first = await post(event);
     expect(first.status).toBe(202);
     const id = first.body.deliveryIds[0]!;
-    const delivered = async () => (await api.call('GET', `/workspaces/${api.workspace}/webhooks/deliveries/${id}`)).body?.status === 'delivered';
+    const delivered = async () =>
+      (await api.call('GET', `/workspaces/${api.workspace}/webhooks/deliveries/${id}`)).body?.status === 'delivered';
     for (let i = 0; i < 200 && !(await delivered()); i++) await new Promise((ok) => setTimeout(ok, 25));
     expect(await delivered()).toBe(true);
     // EventBridge delivers the same event again: same ids, nothing new at the receiver.
@@ -350,6 +406,14 @@ describe('the local stack (real handlers, in-process queues)', () => {
     for (let i = 0; i < 200 && r.seen.length < 2; i++) await new Promise((ok) => setTimeout(ok, 25));
     expect(list.body.items.filter((d: { payload: { orderId: string } }) => d.payload.orderId === 'local-1')).toHaveLength(1);
     expect(r.seen.filter((s) => s.headers['webhook-id'] === id)).toHaveLength(1);
-    summary.push({ scenario: 'redelivered event, local stack', deliveries: 1, lost: 0, duplicated: r.seen.filter((s) => s.body.includes('local-1') && s.headers['webhook-id'] !== id).length, repeatedPosts: 0, problems: [], faults: 1 });
+    summary.push({
+      scenario: 'redelivered event, local stack',
+      deliveries: 1,
+      lost: 0,
+      duplicated: r.seen.filter((s) => s.body.includes('local-1') && s.headers['webhook-id'] !== id).length,
+      repeatedPosts: 0,
+      problems: [],
+      faults: 1,
+    });
   });
 });

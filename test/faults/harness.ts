@@ -68,7 +68,9 @@ class SimQueue {
   receive(max: number): SimMessage[] {
     const now = this.clock();
     const out: SimMessage[] = [];
-    for (const m of [...this.messages.values()].filter((x) => x.visibleAt <= now).sort((a, b) => a.visibleAt - b.visibleAt || a.messageId - b.messageId)) {
+    for (const m of [...this.messages.values()]
+      .filter((x) => x.visibleAt <= now)
+      .sort((a, b) => a.visibleAt - b.visibleAt || a.messageId - b.messageId)) {
       if (out.length >= max) break;
       m.receiveCount++;
       if (this.redrive && m.receiveCount > this.redrive.maxReceives) {
@@ -326,7 +328,9 @@ export async function checkOutcome(h: Harness, expected: readonly Expected[]): P
   const rowsOf = new Map<string, DeliveryRecord[]>();
   for (const endpointId of new Set(expected.map((e) => e.endpoint.endpointId))) {
     const page = await listDeliveriesOfEndpoint(h.reader, endpointId, 200);
-    const rows = (await Promise.all(page.items.map((d) => getDelivery(h.reader, d.deliveryId)))).filter((r): r is DeliveryRecord => r !== null);
+    const rows = (await Promise.all(page.items.map((d) => getDelivery(h.reader, d.deliveryId)))).filter(
+      (r): r is DeliveryRecord => r !== null,
+    );
     for (const r of rows) {
       const key = `${endpointId}|${(r.payload as { orderId: string }).orderId}`;
       rowsOf.set(key, [...(rowsOf.get(key) ?? []), r]);
@@ -370,17 +374,23 @@ export async function checkOutcome(h: Harness, expected: readonly Expected[]): P
     const http = attempts.filter((a) => a.durationMs !== null);
     if (http.length !== row.attempts) problems.push(`${name}: ${http.length} HTTP attempts, summary says ${row.attempts}`);
     const last = attempts[attempts.length - 1];
-    if (isTerminal(row.status) && last?.outcome !== row.status) problems.push(`${name}: last attempt ${last?.outcome}, summary ${row.status}`);
-    if (attempts.filter((a) => a.outcome === 'delivered' || a.outcome === 'dead_lettered').length > 1) problems.push(`${name}: more than one terminal entry`);
+    if (isTerminal(row.status) && last?.outcome !== row.status)
+      problems.push(`${name}: last attempt ${last?.outcome}, summary ${row.status}`);
+    if (attempts.filter((a) => a.outcome === 'delivered' || a.outcome === 'dead_lettered').length > 1)
+      problems.push(`${name}: more than one terminal entry`);
     const lastHttp = http[http.length - 1];
-    if (lastHttp && row.lastResponseStatus !== lastHttp.responseStatus) problems.push(`${name}: lastResponseStatus ${row.lastResponseStatus}, last HTTP attempt ${lastHttp.responseStatus}`);
+    if (lastHttp && row.lastResponseStatus !== lastHttp.responseStatus)
+      problems.push(`${name}: lastResponseStatus ${row.lastResponseStatus}, last HTTP attempt ${lastHttp.responseStatus}`);
     if (http.length > posts.length) problems.push(`${name}: ${http.length} HTTP attempts recorded, ${posts.length} POSTs received`);
 
     // No summary regressed: the evidence count never went down, a terminal status never changed.
     const seen = h.history.get(row.deliveryId) ?? [];
     for (let i = 1; i < seen.length; i++) {
       const [a, b] = [seen[i - 1]!, seen[i]!];
-      if (b.evidenceCount < a.evidenceCount || (isTerminal(a.status as DeliveryRecord['status']) && (b.status !== a.status || b.evidenceCount !== a.evidenceCount))) {
+      if (
+        b.evidenceCount < a.evidenceCount ||
+        (isTerminal(a.status as DeliveryRecord['status']) && (b.status !== a.status || b.evidenceCount !== a.evidenceCount))
+      ) {
         problems.push(`${name}: summary went from ${a.status}/${a.evidenceCount} to ${b.status}/${b.evidenceCount}`);
       }
     }
@@ -404,9 +414,23 @@ export interface SummaryRow extends Outcome {
 export function summaryTable(rows: readonly SummaryRow[]): string {
   const head = ['scenario', 'deliveries', 'lost', 'duplicated', 'faults'];
   const body = rows.map((r) => [r.scenario, String(r.deliveries), String(r.lost), String(r.duplicated), String(r.faults)]);
-  const total = ['total', ...[rows.reduce((s, r) => s + r.deliveries, 0), rows.reduce((s, r) => s + r.lost, 0), rows.reduce((s, r) => s + r.duplicated, 0), rows.reduce((s, r) => s + r.faults, 0)].map(String)];
+  const total = [
+    'total',
+    ...[
+      rows.reduce((s, r) => s + r.deliveries, 0),
+      rows.reduce((s, r) => s + r.lost, 0),
+      rows.reduce((s, r) => s + r.duplicated, 0),
+      rows.reduce((s, r) => s + r.faults, 0),
+    ].map(String),
+  ];
   const all = [head, ...body, total];
   const width = head.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join(' | ')} |`;
-  return [`Fault-injection suite: ${rows.length} scenarios`, line(head), `|${width.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line), line(total)].join('\n');
+  return [
+    `Fault-injection suite: ${rows.length} scenarios`,
+    line(head),
+    `|${width.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...body.map(line),
+    line(total),
+  ].join('\n');
 }

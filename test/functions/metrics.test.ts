@@ -24,7 +24,10 @@ const STAGE = 'metrics-test';
 
 /** One EMF document as CloudWatch reads it. */
 interface EmfDocument {
-  readonly _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  readonly _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
   readonly [key: string]: unknown;
 }
 
@@ -176,7 +179,12 @@ async function batchOf(deliveryIds: readonly string[]): Promise<SQSEvent> {
       messageId: `m-${i}-${m.deliveryId}`,
       receiptHandle: `r-${i}`,
       body: JSON.stringify(m),
-      attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'test', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
       messageAttributes: {},
       md5OfBody: '',
       eventSource: 'aws:sqs',
@@ -187,7 +195,11 @@ async function batchOf(deliveryIds: readonly string[]): Promise<SQSEvent> {
 }
 
 /** An endpoint of `workspace` on the receiver's `path`, remembered as an id no document may carry. */
-async function endpoint(workspace: string, path: string, more: { enabled?: boolean; consecutiveFailures?: number } = {}): Promise<EndpointRecord> {
+async function endpoint(
+  workspace: string,
+  path: string,
+  more: { enabled?: boolean; consecutiveFailures?: number } = {},
+): Promise<EndpointRecord> {
   const ep = await seedEndpoint(table, { workspace, url: `${receiver.url}/${path}`, eventTypes: ['order.shipped'], ...more });
   ids.push(ep.endpointId);
   if (!ids.includes(workspace)) ids.push(workspace);
@@ -261,7 +273,9 @@ describe('delivery metrics in EMF', () => {
     const event = await batchOf([fastDeliveries.fail!]);
     expect(await emitted(() => deadLetter(event, lambdaContext('dead-letter', 'req-dlq-requeue')))).toEqual([]);
     // Given up by the queue as often as it may be: marked.
-    const given = { Records: event.Records.map((r) => ({ ...r, body: JSON.stringify({ ...JSON.parse(r.body), requeues: MAX_REQUEUES }) })) };
+    const given = {
+      Records: event.Records.map((r) => ({ ...r, body: JSON.stringify({ ...JSON.parse(r.body), requeues: MAX_REQUEUES }) })),
+    };
     const docs = await emitted(() => deadLetter(given, lambdaContext('dead-letter', 'req-dlq')));
     expect(Object.fromEntries(readDocuments(docs))).toEqual({ 'Attempts outcome=dead_lettered': 1 });
   });
@@ -283,14 +297,20 @@ describe('operation metrics in EMF', () => {
     const input = { params: { slug: caller.workspace, deliveryId: fastDeliveries.fail! }, query: undefined, body: undefined };
     const first = await emitted(() => replayWebhookDelivery(defaultRuntime().deps, caller, input));
     expect(Object.fromEntries(readDocuments(first))).toEqual({ Replays: 1 });
-    const refused = await emitted(() => expect(replayWebhookDelivery(defaultRuntime().deps, caller, input)).rejects.toMatchObject({ tag: 'RateLimited' }));
+    const refused = await emitted(() =>
+      expect(replayWebhookDelivery(defaultRuntime().deps, caller, input)).rejects.toMatchObject({ tag: 'RateLimited' }),
+    );
     expect(Object.fromEntries(readDocuments(refused))).toEqual({ 'RateLimitRefusals bucket=workspace_replay': 1 });
   });
 
   it('a recovery job started counts in RecoveryJobs; a dry run does not', async () => {
     const { defaultRuntime } = await import('../../lambdas/composition/runtime');
     const { recoverWebhookDeliveries } = await import('../../lambdas/operations/recovery');
-    const input = (dryRun: boolean) => ({ params: { slug: caller.workspace, endpointId: fastDeliveries.goneEndpoint! }, query: undefined, body: { since: new Date(Date.now() - 3_600_000).toISOString(), dryRun } });
+    const input = (dryRun: boolean) => ({
+      params: { slug: caller.workspace, endpointId: fastDeliveries.goneEndpoint! },
+      query: undefined,
+      body: { since: new Date(Date.now() - 3_600_000).toISOString(), dryRun },
+    });
     expect(await emitted(() => recoverWebhookDeliveries(defaultRuntime().deps, caller, input(true)))).toEqual([]);
     const docs = await emitted(() => recoverWebhookDeliveries(defaultRuntime().deps, caller, input(false)));
     expect(Object.fromEntries(readDocuments(docs))).toEqual({ RecoveryJobs: 1 });

@@ -31,7 +31,9 @@ describe('the same mutation sent at once', () => {
   });
 
   it('deleting one endpoint 8 times at once: one 204, the rest 404 EndpointNotFound', async () => {
-    const created = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/race', eventTypes: ['webhook.test_event'], enabled: false } });
+    const created = await api.call('POST', `${ws()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/race', eventTypes: ['webhook.test_event'], enabled: false },
+    });
     expect(created.status).toBe(201);
     const answers = await Promise.all(Array.from({ length: 8 }, () => api.call('DELETE', `${ws()}/webhooks/${created.body.endpointId}`)));
     const outcomes = answers.map((a) => `${a.status} ${a.body?.tag ?? ''}`.trim()).sort();

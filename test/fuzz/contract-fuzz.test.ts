@@ -20,7 +20,17 @@ import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { judge, KNOWN_FINDINGS, UNDECLARED_BUT_SENSIBLE, type Asked, type Violation } from './oracle';
 import { NoAnswerError, rawRequest, type WireResponse } from './raw-http';
 import { diff, workspaceState, type WorkspaceState } from './workspace-state';
-import { caseArbitrary, expectationOf, materialize, routeOf, type FuzzCase, type FuzzEnv, type Pool, type TokenRef, type WireRequest } from './requests';
+import {
+  caseArbitrary,
+  expectationOf,
+  materialize,
+  routeOf,
+  type FuzzCase,
+  type FuzzEnv,
+  type Pool,
+  type TokenRef,
+  type WireRequest,
+} from './requests';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
@@ -51,7 +61,9 @@ interface Finding extends Violation {
 }
 
 function describeRequest(c: FuzzCase, wire: WireRequest): string {
-  const headers = wire.headers.map(([k, v]) => `${k}: ${(typeof v === 'string' ? v : v.toString('latin1')).replace(env.tokens.admin, '<admin token>').slice(0, 120)}`);
+  const headers = wire.headers.map(
+    ([k, v]) => `${k}: ${(typeof v === 'string' ? v : v.toString('latin1')).replace(env.tokens.admin, '<admin token>').slice(0, 120)}`,
+  );
   const body = wire.body ? ` body(${wire.body.length} B)=${JSON.stringify(wire.body.subarray(0, 200).toString('utf8'))}` : '';
   return `[${c.family}${wire.raw ? ', raw' : ''}] ${wire.method} ${wire.target.slice(0, 300)} {${headers.join(' | ')}}${body}`;
 }
@@ -68,7 +80,11 @@ async function send(wire: WireRequest): Promise<WireResponse> {
     const headers: (readonly [string, string | Buffer])[] = [['host', `127.0.0.1:${port}`], ...wire.headers];
     if (wire.body && !hasLength) headers.push(['content-length', String(wire.body.length)]);
     headers.push(['connection', 'close']);
-    return rawRequest(port, buildRawRequest({ method: wire.method, target: wire.target, headers, ...(wire.body ? { body: wire.body } : {}) }), 30_000);
+    return rawRequest(
+      port,
+      buildRawRequest({ method: wire.method, target: wire.target, headers, ...(wire.body ? { body: wire.body } : {}) }),
+      30_000,
+    );
   }
   const headers = new Headers();
   for (const [k, v] of wire.headers) headers.append(k, typeof v === 'string' ? v : v.toString('latin1'));
@@ -178,175 +194,211 @@ function learn(asked: Asked, json: unknown): void {
 // ——— the run ———
 
 describe(`contract fuzz (seed ${SEED}, ${RUNS} requests, ${TIME_MS / 1000} s)`, () => {
-  it(`answers every generated request as the contract says, and refusals change nothing (FUZZ_SEED=${SEED})`, async () => {
-    const started = Date.now();
-    const findings: Finding[] = [];
-    const stats = {
-      sent: 0,
-      batches: 0,
-      stateChecks: 0,
-      checkedRequests: 0,
-      oversize: 0,
-      byFamily: new Map<string, number>(),
-      byStatus: new Map<string, number>(),
-      undeclared: new Map<string, number>(),
-      known: new Map<string, number>(),
-      successes: 0,
-      sendMs: 0,
-      stateMs: 0,
-    };
-    const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
-    let baseline = await snapshot();
+  it(
+    `answers every generated request as the contract says, and refusals change nothing (FUZZ_SEED=${SEED})`,
+    async () => {
+      const started = Date.now();
+      const findings: Finding[] = [];
+      const stats = {
+        sent: 0,
+        batches: 0,
+        stateChecks: 0,
+        checkedRequests: 0,
+        oversize: 0,
+        byFamily: new Map<string, number>(),
+        byStatus: new Map<string, number>(),
+        undeclared: new Map<string, number>(),
+        known: new Map<string, number>(),
+        successes: 0,
+        sendMs: 0,
+        stateMs: 0,
+      };
+      const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+      let baseline = await snapshot();
 
-    const arbitrary = fc.array(caseArbitrary({ slug: env.slug, receiverPort: receiver.port, eventTypes: ['webhook.test_event', ...(await api.call('GET', `/workspaces/${env.slug}/event-types`)).body.items.map((t: { name: string }) => t.name).filter((n: string) => n !== 'webhook.test_event')], allowOversize: true }), {
-      minLength: BATCH,
-      maxLength: BATCH,
-    });
+      const arbitrary = fc.array(
+        caseArbitrary({
+          slug: env.slug,
+          receiverPort: receiver.port,
+          eventTypes: [
+            'webhook.test_event',
+            ...(await api.call('GET', `/workspaces/${env.slug}/event-types`)).body.items
+              .map((t: { name: string }) => t.name)
+              .filter((n: string) => n !== 'webhook.test_event'),
+          ],
+          allowOversize: true,
+        }),
+        {
+          minLength: BATCH,
+          maxLength: BATCH,
+        },
+      );
 
-    const result = await fc.check(
-      fc.asyncProperty(arbitrary, async (batch) => {
-        if (stats.sent >= RUNS || Date.now() - started > TIME_MS) return true;
-        stats.batches++;
-        const planned = batch.map((c) => {
-          let wire = materialize(c, env);
-          if (wire.body && wire.body.length > 10 * 1024 * 1024 && ++stats.oversize > OVERSIZE_BUDGET) wire = { ...wire, body: wire.body.subarray(0, 1_000_000) };
-          const op = routeOf(wire.method, wire.target);
-          const dryRun = (() => {
-            try {
-              return op?.dryRun !== undefined && (JSON.parse(wire.body?.toString('utf8') ?? 'null') as { dryRun?: unknown } | null)?.dryRun === true;
-            } catch {
-              return false;
-            }
-          })();
-          const path = (() => {
-            try {
-              return new URL(wire.target, 'http://localhost').pathname;
-            } catch {
-              return '';
-            }
-          })();
-          const asked: Asked = { method: wire.method, ...(op ? { op } : {}), dryRun, extraRoute: /^\/(mcp|local\/events)$/.test(path) };
-          return { c, wire, asked, path, expectation: expectationOf(c, wire, env, op) };
-        });
-        // Phase one: the requests the contract says must be refused; then the state must not have moved.
-        // Phase two: the rest (valid ones may succeed and change things: the pipeline settles after).
-        const mustRefuse = planned.filter((p) => p.expectation && !p.expectation.successAllowed);
-        const rest = planned.filter((p) => !(p.expectation && !p.expectation.successAllowed));
-        for (const phase of [mustRefuse, rest]) {
-          if (!phase.length) continue;
-          let mutated = false;
-          const sendStarted = Date.now();
-          const outcomes = new Array<string>(phase.length);
-          let next = 0;
-          await Promise.all(
-            Array.from({ length: CONCURRENCY }, async () => {
-              while (next < phase.length) {
-                const i = next++;
-                const { c, wire, asked, path, expectation } = phase[i]!;
-                stats.sent++;
-                bump(stats.byFamily, c.family);
-                let res: WireResponse | null = null;
-                try {
-                  res = await send(wire);
-                } catch (e) {
-                  findings.push({ rule: e instanceof NoAnswerError ? 'no-answer' : 'transport', detail: String(e), request: describeRequest(c, wire), answer: describeAnswer(null, e) });
-                  outcomes[i] = 'no answer';
-                  continue;
-                }
-                const verdict = judge(asked, res);
-                bump(stats.byStatus, `${asked.op?.operationId ?? (asked.extraRoute ? 'extra route' : 'no route')} ${res.status}${verdict.tag ? ` ${verdict.tag}` : ''}`);
-                if (verdict.undeclared) bump(stats.undeclared, `${asked.op?.operationId} ${verdict.tag}`);
-                const violations = [...verdict.violations];
-                if (expectation && res.status < 500) {
-                  const success = res.status >= 200 && res.status < 300;
-                  const ok =
-                    asked.method === 'HEAD'
-                      ? // No body to read the tag from: the status must be one of the expected tags'.
-                        (success && expectation.successAllowed) || expectation.tags.some((t) => ERROR_STATUS[t] === res.status)
-                      : verdict.tag === null
-                        ? success && expectation.successAllowed
-                        : expectation.tags.includes(verdict.tag);
-                  // A body over 10 MiB (or headers over 16 KiB) is refused before anything else is looked at.
-                  if (!ok && res.status !== 413) {
-                    violations.push({ rule: 'expected', detail: `${expectation.why}: expected ${expectation.successAllowed ? 'success or ' : ''}${expectation.tags.join('/')}, got ${res.status} ${verdict.tag ?? ''}` });
-                  }
-                }
-                for (const v of violations) {
-                  const known = KNOWN_FINDINGS.find((k) => k.matches(asked, path, v));
-                  if (known) bump(stats.known, known.id);
-                  else findings.push({ ...v, request: describeRequest(c, wire), answer: describeAnswer(res) });
-                }
-                if (res.status < 300 && res.status >= 200) {
-                  stats.successes++;
-                  if (!asked.op || !asked.op.readOnly) mutated = true;
-                  learn(asked, verdict.json);
-                }
-                outcomes[i] = `${res.status}${verdict.tag ? ` ${verdict.tag}` : ''}`;
+      const result = await fc.check(
+        fc.asyncProperty(arbitrary, async (batch) => {
+          if (stats.sent >= RUNS || Date.now() - started > TIME_MS) return true;
+          stats.batches++;
+          const planned = batch.map((c) => {
+            let wire = materialize(c, env);
+            if (wire.body && wire.body.length > 10 * 1024 * 1024 && ++stats.oversize > OVERSIZE_BUDGET)
+              wire = { ...wire, body: wire.body.subarray(0, 1_000_000) };
+            const op = routeOf(wire.method, wire.target);
+            const dryRun = (() => {
+              try {
+                return (
+                  op?.dryRun !== undefined &&
+                  (JSON.parse(wire.body?.toString('utf8') ?? 'null') as { dryRun?: unknown } | null)?.dryRun === true
+                );
+              } catch {
+                return false;
               }
-            }),
-          );
-          stats.sendMs += Date.now() - sendStarted;
-          const stateStarted = Date.now();
-          if (mutated) {
-            baseline = await settle();
-          } else {
-            stats.stateChecks++;
-            stats.checkedRequests += phase.length;
-            const after = await snapshot();
-            const changed = diff(baseline, after);
-            if (changed) {
-              findings.push({
-                rule: 'refusal-changed-state',
-                detail: changed,
-                request: phase.map((p, i) => `${describeRequest(p.c, p.wire)} → ${outcomes[i]}`).join('\n    '),
-                answer: 'every request of the group was refused or read-only',
-              });
+            })();
+            const path = (() => {
+              try {
+                return new URL(wire.target, 'http://localhost').pathname;
+              } catch {
+                return '';
+              }
+            })();
+            const asked: Asked = { method: wire.method, ...(op ? { op } : {}), dryRun, extraRoute: /^\/(mcp|local\/events)$/.test(path) };
+            return { c, wire, asked, path, expectation: expectationOf(c, wire, env, op) };
+          });
+          // Phase one: the requests the contract says must be refused; then the state must not have moved.
+          // Phase two: the rest (valid ones may succeed and change things: the pipeline settles after).
+          const mustRefuse = planned.filter((p) => p.expectation && !p.expectation.successAllowed);
+          const rest = planned.filter((p) => !(p.expectation && !p.expectation.successAllowed));
+          for (const phase of [mustRefuse, rest]) {
+            if (!phase.length) continue;
+            let mutated = false;
+            const sendStarted = Date.now();
+            const outcomes = new Array<string>(phase.length);
+            let next = 0;
+            await Promise.all(
+              Array.from({ length: CONCURRENCY }, async () => {
+                while (next < phase.length) {
+                  const i = next++;
+                  const { c, wire, asked, path, expectation } = phase[i]!;
+                  stats.sent++;
+                  bump(stats.byFamily, c.family);
+                  let res: WireResponse | null = null;
+                  try {
+                    res = await send(wire);
+                  } catch (e) {
+                    findings.push({
+                      rule: e instanceof NoAnswerError ? 'no-answer' : 'transport',
+                      detail: String(e),
+                      request: describeRequest(c, wire),
+                      answer: describeAnswer(null, e),
+                    });
+                    outcomes[i] = 'no answer';
+                    continue;
+                  }
+                  const verdict = judge(asked, res);
+                  bump(
+                    stats.byStatus,
+                    `${asked.op?.operationId ?? (asked.extraRoute ? 'extra route' : 'no route')} ${res.status}${verdict.tag ? ` ${verdict.tag}` : ''}`,
+                  );
+                  if (verdict.undeclared) bump(stats.undeclared, `${asked.op?.operationId} ${verdict.tag}`);
+                  const violations = [...verdict.violations];
+                  if (expectation && res.status < 500) {
+                    const success = res.status >= 200 && res.status < 300;
+                    const ok =
+                      asked.method === 'HEAD'
+                        ? // No body to read the tag from: the status must be one of the expected tags'.
+                          (success && expectation.successAllowed) || expectation.tags.some((t) => ERROR_STATUS[t] === res.status)
+                        : verdict.tag === null
+                          ? success && expectation.successAllowed
+                          : expectation.tags.includes(verdict.tag);
+                    // A body over 10 MiB (or headers over 16 KiB) is refused before anything else is looked at.
+                    if (!ok && res.status !== 413) {
+                      violations.push({
+                        rule: 'expected',
+                        detail: `${expectation.why}: expected ${expectation.successAllowed ? 'success or ' : ''}${expectation.tags.join('/')}, got ${res.status} ${verdict.tag ?? ''}`,
+                      });
+                    }
+                  }
+                  for (const v of violations) {
+                    const known = KNOWN_FINDINGS.find((k) => k.matches(asked, path, v));
+                    if (known) bump(stats.known, known.id);
+                    else findings.push({ ...v, request: describeRequest(c, wire), answer: describeAnswer(res) });
+                  }
+                  if (res.status < 300 && res.status >= 200) {
+                    stats.successes++;
+                    if (!asked.op || !asked.op.readOnly) mutated = true;
+                    learn(asked, verdict.json);
+                  }
+                  outcomes[i] = `${res.status}${verdict.tag ? ` ${verdict.tag}` : ''}`;
+                }
+              }),
+            );
+            stats.sendMs += Date.now() - sendStarted;
+            const stateStarted = Date.now();
+            if (mutated) {
               baseline = await settle();
             } else {
-              baseline = after;
+              stats.stateChecks++;
+              stats.checkedRequests += phase.length;
+              const after = await snapshot();
+              const changed = diff(baseline, after);
+              if (changed) {
+                findings.push({
+                  rule: 'refusal-changed-state',
+                  detail: changed,
+                  request: phase.map((p, i) => `${describeRequest(p.c, p.wire)} → ${outcomes[i]}`).join('\n    '),
+                  answer: 'every request of the group was refused or read-only',
+                });
+                baseline = await settle();
+              } else {
+                baseline = after;
+              }
             }
+            stats.stateMs += Date.now() - stateStarted;
           }
-          stats.stateMs += Date.now() - stateStarted;
-        }
-        return true;
-      }),
-      { seed: SEED, numRuns: Math.ceil(RUNS / BATCH), interruptAfterTimeLimit: TIME_MS + 5_000, markInterruptAsFailure: false },
-    );
+          return true;
+        }),
+        { seed: SEED, numRuns: Math.ceil(RUNS / BATCH), interruptAfterTimeLimit: TIME_MS + 5_000, markInterruptAsFailure: false },
+      );
 
-    const seconds = (Date.now() - started) / 1000;
-    const table = [...stats.byStatus].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `    ${String(n).padStart(6)}  ${k}`);
-    console.log(
-      [
-        `contract fuzz: seed ${SEED}, ${stats.sent} requests in ${stats.batches} batches, ${seconds.toFixed(1)} s (${(stats.sent / seconds).toFixed(0)}/s)`,
-        `  ${stats.successes} successes; ${stats.stateChecks} groups of refused or read-only requests (${stats.checkedRequests} requests) left the workspace unchanged; ${Math.min(stats.oversize, OVERSIZE_BUDGET)} bodies over 10 MiB`,
-        `  by family: ${[...stats.byFamily].map(([k, n]) => `${k} ${n}`).join(', ')}`,
-        `  time: ${(stats.sendMs / 1000).toFixed(1)} s sending, ${(stats.stateMs / 1000).toFixed(1)} s reading and settling the workspace`,
-        `  undeclared but allowed (${UNDECLARED_BUT_SENSIBLE.join(', ')}): ${[...stats.undeclared].map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`,
-        `  known findings (reported, not failing): ${[...stats.known].map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`,
-        `  pipeline errors: ${pipelineErrors.length}`,
-        `  answers by operation and status:`,
-        ...table,
-        `  reproduce: ${REPRO}`,
-      ].join('\n'),
-    );
+      const seconds = (Date.now() - started) / 1000;
+      const table = [...stats.byStatus].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `    ${String(n).padStart(6)}  ${k}`);
+      console.log(
+        [
+          `contract fuzz: seed ${SEED}, ${stats.sent} requests in ${stats.batches} batches, ${seconds.toFixed(1)} s (${(stats.sent / seconds).toFixed(0)}/s)`,
+          `  ${stats.successes} successes; ${stats.stateChecks} groups of refused or read-only requests (${stats.checkedRequests} requests) left the workspace unchanged; ${Math.min(stats.oversize, OVERSIZE_BUDGET)} bodies over 10 MiB`,
+          `  by family: ${[...stats.byFamily].map(([k, n]) => `${k} ${n}`).join(', ')}`,
+          `  time: ${(stats.sendMs / 1000).toFixed(1)} s sending, ${(stats.stateMs / 1000).toFixed(1)} s reading and settling the workspace`,
+          `  undeclared but allowed (${UNDECLARED_BUT_SENSIBLE.join(', ')}): ${[...stats.undeclared].map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`,
+          `  known findings (reported, not failing): ${[...stats.known].map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`,
+          `  pipeline errors: ${pipelineErrors.length}`,
+          `  answers by operation and status:`,
+          ...table,
+          `  reproduce: ${REPRO}`,
+        ].join('\n'),
+      );
 
-    // One line per distinct finding (rule and operation), with the first request that showed it.
-    const distinct = new Map<string, Finding & { count: number }>();
-    for (const f of findings) {
-      const key = `${f.rule} ${f.request.split(' ')[1] ?? ''} ${f.detail.slice(0, 60)}`;
-      const seen = distinct.get(key);
-      if (seen) seen.count++;
-      else distinct.set(key, { ...f, count: 1 });
-    }
-    const report = [...distinct.values()]
-      .slice(0, 25)
-      .map((f) => `  ${f.rule} (×${f.count}): ${f.detail}\n    request: ${f.request}\n    answer:  ${f.answer}`)
-      .join('\n');
-    expect(result.failed, `fast-check failed (seed ${SEED}): ${String(result.errorInstance)}`).toBe(false);
-    expect(findings.length, `${findings.length} findings (seed ${SEED}; reproduce: ${REPRO}):\n${report}`).toBe(0);
-    expect(pipelineErrors, `pipeline errors during the fuzz (seed ${SEED})`).toEqual([]);
-    if (REQUIRE_ALL) expect(stats.sent, `the run stopped at its time bound (${TIME_MS} ms) after ${stats.sent} of ${RUNS} requests`).toBeGreaterThanOrEqual(RUNS);
-  }, TIME_MS + 120_000);
+      // One line per distinct finding (rule and operation), with the first request that showed it.
+      const distinct = new Map<string, Finding & { count: number }>();
+      for (const f of findings) {
+        const key = `${f.rule} ${f.request.split(' ')[1] ?? ''} ${f.detail.slice(0, 60)}`;
+        const seen = distinct.get(key);
+        if (seen) seen.count++;
+        else distinct.set(key, { ...f, count: 1 });
+      }
+      const report = [...distinct.values()]
+        .slice(0, 25)
+        .map((f) => `  ${f.rule} (×${f.count}): ${f.detail}\n    request: ${f.request}\n    answer:  ${f.answer}`)
+        .join('\n');
+      expect(result.failed, `fast-check failed (seed ${SEED}): ${String(result.errorInstance)}`).toBe(false);
+      expect(findings.length, `${findings.length} findings (seed ${SEED}; reproduce: ${REPRO}):\n${report}`).toBe(0);
+      expect(pipelineErrors, `pipeline errors during the fuzz (seed ${SEED})`).toEqual([]);
+      if (REQUIRE_ALL)
+        expect(
+          stats.sent,
+          `the run stopped at its time bound (${TIME_MS} ms) after ${stats.sent} of ${RUNS} requests`,
+        ).toBeGreaterThanOrEqual(RUNS);
+    },
+    TIME_MS + 120_000,
+  );
 });
 
 describe('former findings (each failed until fixed; a new finding joins here as `it.fails`)', () => {
@@ -355,7 +407,10 @@ describe('former findings (each failed until fixed; a new finding joins here as 
   // body declares it (lambdas/contract/operations.ts declaredErrors; so does the OpenAPI document).
   it('a refusal for a body sent as a form is one the operation declares', async () => {
     const def = operationById('createWebhook')!;
-    const res = await api.call('POST', `/workspaces/${env.slug}/webhooks`, { rawBody: 'url=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await api.call('POST', `/workspaces/${env.slug}/webhooks`, {
+      rawBody: 'url=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
     expect(declaredErrors(def)).toContain(res.body.tag);
   });

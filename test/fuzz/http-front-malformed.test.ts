@@ -22,13 +22,27 @@ afterAll(async () => {
 type Header = readonly [string, string | Buffer];
 
 function send(method: string, target: string, headers: readonly Header[], body?: Buffer): Promise<WireResponse> {
-  return rawRequest(port, buildRawRequest({ method, target, headers: [['host', '127.0.0.1'], ...headers, ['connection', 'close']], ...(body ? { body } : {}) }));
+  return rawRequest(
+    port,
+    buildRawRequest({ method, target, headers: [['host', '127.0.0.1'], ...headers, ['connection', 'close']], ...(body ? { body } : {}) }),
+  );
 }
 
 describe('requests the local front cannot parse', () => {
   const cases: [string, string, () => string, readonly Header[], Buffer | undefined, number, string][] = [
     ['a method HTTP does not know', 'FOO', () => `${ws()}/webhooks`, [], undefined, 400, 'ValidationError'],
-    ['a broken chunk size', 'POST', () => `${ws()}/webhooks`, [['content-type', 'application/json'], ['transfer-encoding', 'chunked']], Buffer.from('zz\r\n{}\r\n0\r\n\r\n'), 400, 'ValidationError'],
+    [
+      'a broken chunk size',
+      'POST',
+      () => `${ws()}/webhooks`,
+      [
+        ['content-type', 'application/json'],
+        ['transfer-encoding', 'chunked'],
+      ],
+      Buffer.from('zz\r\n{}\r\n0\r\n\r\n'),
+      400,
+      'ValidationError',
+    ],
     ['headers over 16 KiB', 'GET', () => `${ws()}/webhooks`, [['x-padding', 'a'.repeat(20_000)]], undefined, 413, 'PayloadTooLarge'],
     ['a request target that is not a URL', 'GET', () => 'http://[', [], undefined, 400, 'ValidationError'],
   ];
@@ -47,12 +61,25 @@ describe('requests the local front cannot parse', () => {
   });
 
   it('an Upgrade header is ignored: the request is routed like any other', async () => {
-    const res = await send('GET', `${ws()}/webhooks`, [['authorization', `Bearer ${api.token}`], ['upgrade', 'websocket']]);
+    const res = await send('GET', `${ws()}/webhooks`, [
+      ['authorization', `Bearer ${api.token}`],
+      ['upgrade', 'websocket'],
+    ]);
     expect(res.status).toBe(200);
   });
 
   it('a request without Host is routed like any other', async () => {
-    const res = await rawRequest(port, buildRawRequest({ method: 'GET', target: `${ws()}/webhooks`, headers: [['authorization', `Bearer ${api.token}`], ['connection', 'close']] }));
+    const res = await rawRequest(
+      port,
+      buildRawRequest({
+        method: 'GET',
+        target: `${ws()}/webhooks`,
+        headers: [
+          ['authorization', `Bearer ${api.token}`],
+          ['connection', 'close'],
+        ],
+      }),
+    );
     expect(res.status).toBe(200);
   });
 });

@@ -30,8 +30,11 @@ export const UNDECLARED_BUT_SENSIBLE: readonly ErrorTag[] = [];
  * reported to its owner, counted by the run instead of failing it, and pinned by an `it.fails`
  * test in contract-fuzz.test.ts that starts passing once it is fixed.
  */
-export const KNOWN_FINDINGS: readonly { readonly id: string; readonly reason: string; readonly matches: (asked: Asked, path: string, v: Violation) => boolean }[] = [
-];
+export const KNOWN_FINDINGS: readonly {
+  readonly id: string;
+  readonly reason: string;
+  readonly matches: (asked: Asked, path: string, v: Violation) => boolean;
+}[] = [];
 
 /** What the request was, as far as the oracle needs it. */
 export interface Asked {
@@ -95,14 +98,22 @@ export function judge(asked: Asked, res: WireResponse): Verdict {
       return { violations, tag: null, undeclared: false, json };
     }
     const expected = asked.dryRun && op.dryRun ? op.dryRun : { successStatus: op.successStatus, response: op.response };
-    if (res.status !== expected.successStatus) bad('success-status', `${op.operationId} answered ${res.status}, the contract says ${expected.successStatus}`);
+    if (res.status !== expected.successStatus)
+      bad('success-status', `${op.operationId} answered ${res.status}, the contract says ${expected.successStatus}`);
     if (res.status === 204) {
       if (res.body.length) bad('success-shape', `204 with a ${res.body.length}-byte body`);
     } else if (!head) {
       if (!/^application\/json\b/.test(contentType)) bad('success-shape', `content-type ${contentType || '(none)'}`);
       const shape = expected.response?.safeParse(json);
       if (!parsed.ok) bad('success-shape', 'body is not JSON');
-      else if (shape && !shape.success) bad('success-shape', `${op.operationId} body does not match its response schema: ${shape.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      else if (shape && !shape.success)
+        bad(
+          'success-shape',
+          `${op.operationId} body does not match its response schema: ${shape.error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join('.')}: ${i.message}`)
+            .join('; ')}`,
+        );
     }
     return { violations, tag: null, undeclared: false, json };
   }
@@ -140,17 +151,28 @@ export function judge(asked: Asked, res: WireResponse): Verdict {
   if (ERROR_STATUS[p.tag] !== res.status) bad('problem-status', `tag ${p.tag} is ${ERROR_STATUS[p.tag]}, answered ${res.status}`);
   if (p.type !== errorType(p.tag)) bad('problem-type', `type ${p.type} for tag ${p.tag}`);
   if (p.title !== errorTitle(p.tag)) bad('problem-title', `title ${JSON.stringify(p.title)} for tag ${p.tag}`);
-  if (!p.traceId || res.headers['x-trace-id'] !== p.traceId) bad('problem-trace', `traceId ${p.traceId} vs x-trace-id ${res.headers['x-trace-id'] ?? '(none)'}`);
-  if (p.tag === 'RateLimited' && !(Number(res.headers['retry-after']) >= 1)) bad('problem-retry-after', `429 with Retry-After ${res.headers['retry-after'] ?? '(none)'}`);
-  if (p.tag === 'ValidationError' && p.issues !== undefined && p.issues.length === 0) bad('problem-issues', 'ValidationError with an empty issues list');
+  if (!p.traceId || res.headers['x-trace-id'] !== p.traceId)
+    bad('problem-trace', `traceId ${p.traceId} vs x-trace-id ${res.headers['x-trace-id'] ?? '(none)'}`);
+  if (p.tag === 'RateLimited' && !(Number(res.headers['retry-after']) >= 1))
+    bad('problem-retry-after', `429 with Retry-After ${res.headers['retry-after'] ?? '(none)'}`);
+  if (p.tag === 'ValidationError' && p.issues !== undefined && p.issues.length === 0)
+    bad('problem-issues', 'ValidationError with an empty issues list');
   // Internals never leak into a refusal: stack frames, file paths, SDK exception names.
-  if (/\bat .+\.(ts|js):\d+|node_modules|\/work\/|ResourceNotFoundException|ValidationException|TypeError|RangeError|SyntaxError/.test(p.detail)) {
+  if (
+    /\bat .+\.(ts|js):\d+|node_modules|\/work\/|ResourceNotFoundException|ValidationException|TypeError|RangeError|SyntaxError/.test(
+      p.detail,
+    )
+  ) {
     bad('problem-leak', `detail shows internals: ${p.detail.slice(0, 200)}`);
   }
   let undeclared = false;
   if (!allowedTags(asked).has(p.tag)) {
     if (asked.op && UNDECLARED_BUT_SENSIBLE.includes(p.tag)) undeclared = true;
-    else bad('undeclared-tag', `${asked.op?.operationId ?? 'no route'} answered ${p.tag} (${res.status}), not among ${[...allowedTags(asked)].join(', ')}`);
+    else
+      bad(
+        'undeclared-tag',
+        `${asked.op?.operationId ?? 'no route'} answered ${p.tag} (${res.status}), not among ${[...allowedTags(asked)].join(', ')}`,
+      );
   }
   return { violations, tag: p.tag, undeclared, json };
 }

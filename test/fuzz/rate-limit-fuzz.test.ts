@@ -34,7 +34,11 @@ async function send(wire: WireRequest): Promise<WireResponse> {
   const headers: (readonly [string, string | Buffer])[] = [['host', `127.0.0.1:${port}`], ...wire.headers];
   if (wire.body) headers.push(['content-length', String(wire.body.length)]);
   headers.push(['connection', 'close']);
-  return rawRequest(port, buildRawRequest({ method: wire.method, target: wire.target, headers, ...(wire.body ? { body: wire.body } : {}) }), 30_000);
+  return rawRequest(
+    port,
+    buildRawRequest({ method: wire.method, target: wire.target, headers, ...(wire.body ? { body: wire.body } : {}) }),
+    30_000,
+  );
 }
 
 describe(`rate-limited fuzz (seed ${SEED})`, () => {
@@ -42,9 +46,14 @@ describe(`rate-limited fuzz (seed ${SEED})`, () => {
     const overview = await api.call('GET', `/workspaces/${api.workspace}/overview`);
     const state = workspaceState(api, overview.body.caller.tokenId);
     // Only the admin token is used, so one token's buckets run dry; the other token refs are never generated here.
-    const tokens = Object.fromEntries((['admin', 'read', 'narrow', 'revoked', 'minted'] as TokenRef[]).map((t) => [t, api.token])) as Record<TokenRef, string>;
+    const tokens = Object.fromEntries(
+      (['admin', 'read', 'narrow', 'revoked', 'minted'] as TokenRef[]).map((t) => [t, api.token]),
+    ) as Record<TokenRef, string>;
     const env: FuzzEnv = { slug: api.workspace, tokens, pools: { endpoint: [], delivery: [], token: [], job: [], cursor: [] } };
-    const cases = fc.sample(caseArbitrary({ slug: api.workspace, receiverPort: receiver.port, eventTypes: ['webhook.test_event'], allowOversize: false }), { seed: SEED, numRuns: 150 });
+    const cases = fc.sample(
+      caseArbitrary({ slug: api.workspace, receiverPort: receiver.port, eventTypes: ['webhook.test_event'], allowOversize: false }),
+      { seed: SEED, numRuns: 150 },
+    );
 
     // Exhaust both buckets, judging every answer on the way.
     const problems: string[] = [];
@@ -54,7 +63,9 @@ describe(`rate-limited fuzz (seed ${SEED})`, () => {
       const op = routeOf(wire.method, wire.target);
       const res = await send(wire);
       const verdict = judge({ method: wire.method, ...(op ? { op } : {}), extraRoute: /^\/(mcp|local\/events)/.test(wire.target) }, res);
-      for (const v of verdict.violations) if (v.rule !== 'problem-headers' || !/^\/(mcp|local)/.test(wire.target)) problems.push(`${wire.method} ${wire.target.slice(0, 100)} → ${res.status}: ${v.rule} ${v.detail}`);
+      for (const v of verdict.violations)
+        if (v.rule !== 'problem-headers' || !/^\/(mcp|local)/.test(wire.target))
+          problems.push(`${wire.method} ${wire.target.slice(0, 100)} → ${res.status}: ${v.rule} ${v.detail}`);
       if (verdict.tag === 'RateLimited') limited++;
     }
     expect(problems, `seed ${SEED}`).toEqual([]);
@@ -75,10 +86,18 @@ describe(`rate-limited fuzz (seed ${SEED})`, () => {
       const refusedAtFront = res.status === 413 && verdict.tag === 'PayloadTooLarge';
       if (op && expectation && !expectation.tags.some((t) => before429.includes(t)) && wire.method !== 'HEAD' && !refusedAtFront) {
         checked++;
-        expect([wire.method, wire.target.slice(0, 100), res.status, verdict.tag], `seed ${SEED}`).toEqual([wire.method, wire.target.slice(0, 100), 429, 'RateLimited']);
+        expect([wire.method, wire.target.slice(0, 100), res.status, verdict.tag], `seed ${SEED}`).toEqual([
+          wire.method,
+          wire.target.slice(0, 100),
+          429,
+          'RateLimited',
+        ]);
         expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       }
-      expect(res.status < 200 || res.status >= 300 || !op || op.readOnly, `seed ${SEED}: ${wire.method} ${wire.target} succeeded past the quota`).toBe(true);
+      expect(
+        res.status < 200 || res.status >= 300 || !op || op.readOnly,
+        `seed ${SEED}: ${wire.method} ${wire.target} succeeded past the quota`,
+      ).toBe(true);
     }
     expect(checked).toBeGreaterThan(0);
     expect(diff(before, await state.snapshot()), `seed ${SEED}: rate-limited requests changed the workspace`).toBeNull();

@@ -34,7 +34,13 @@ export function rawRequest(port: number, request: Buffer, timeoutMs = 10_000): P
       socket.destroy();
       const parsed = error ? null : parseResponse(Buffer.concat(chunks));
       if (parsed) resolve(parsed);
-      else reject(error ?? new NoAnswerError(`no parsable answer (${Buffer.concat(chunks).length} bytes: ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 200))})`));
+      else
+        reject(
+          error ??
+            new NoAnswerError(
+              `no parsable answer (${Buffer.concat(chunks).length} bytes: ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 200))})`,
+            ),
+        );
     };
     socket.setTimeout(timeoutMs, () => finish(new NoAnswerError(`no answer within ${timeoutMs} ms`)));
     socket.on('data', (c: Buffer) => {
@@ -97,9 +103,16 @@ function dechunk(data: Buffer): Buffer | null {
 }
 
 /** Builds request bytes from parts; header values may hold any bytes (latin1 strings or Buffers). */
-export function buildRawRequest(parts: { method: string; target: string; headers: readonly (readonly [string, string | Buffer])[]; body?: Buffer; version?: string }): Buffer {
+export function buildRawRequest(parts: {
+  method: string;
+  target: string;
+  headers: readonly (readonly [string, string | Buffer])[];
+  body?: Buffer;
+  version?: string;
+}): Buffer {
   const out: Buffer[] = [Buffer.from(`${parts.method} ${parts.target} ${parts.version ?? 'HTTP/1.1'}\r\n`, 'latin1')];
-  for (const [name, value] of parts.headers) out.push(Buffer.from(`${name}: `, 'latin1'), typeof value === 'string' ? Buffer.from(value, 'latin1') : value, Buffer.from('\r\n'));
+  for (const [name, value] of parts.headers)
+    out.push(Buffer.from(`${name}: `, 'latin1'), typeof value === 'string' ? Buffer.from(value, 'latin1') : value, Buffer.from('\r\n'));
   out.push(Buffer.from('\r\n'));
   if (parts.body) out.push(parts.body);
   return Buffer.concat(out);

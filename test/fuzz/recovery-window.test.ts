@@ -11,7 +11,9 @@ const ws = () => `/workspaces/${api.workspace}`;
 
 beforeAll(async () => {
   api = await startTestApi({ timeScale: 1000, schedules: false });
-  const created = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/window', eventTypes: ['webhook.test_event'] } });
+  const created = await api.call('POST', `${ws()}/webhooks`, {
+    body: { url: 'https://hooks.example.com/window', eventTypes: ['webhook.test_event'] },
+  });
   endpointId = created.body.endpointId;
 });
 afterAll(async () => {
@@ -26,7 +28,9 @@ describe('a recovery window that is empty after until is capped at now', () => {
     ['since in the future, no until', { since: future }],
     ['since and until in the future (until capped at now)', { since: future, until: later }],
   ])('%s: a dry run matches nothing', async (_name, window) => {
-    const res = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { ...window, statuses: ['failed'], dryRun: true } });
+    const res = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, {
+      body: { ...window, statuses: ['failed'], dryRun: true },
+    });
     expect([res.status, res.body]).toEqual([200, { matched: 0 }]);
   });
 

@@ -8,7 +8,15 @@ import type { ErrorTag } from '../../lambdas/contract/errors';
 import { IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { permissionsOf } from '../../lambdas/contract/permissions';
-import { HOSTILE_STRINGS, hostileString, instantString, jsonSchemaOf, mutatedObjectArbitrary, validArbitrary, type Hints } from './schema-arbitrary';
+import {
+  HOSTILE_STRINGS,
+  hostileString,
+  instantString,
+  jsonSchemaOf,
+  mutatedObjectArbitrary,
+  validArbitrary,
+  type Hints,
+} from './schema-arbitrary';
 
 /** Every operation, by index (generated cases name an operation by its index). */
 export const OPS: readonly OperationDef[] = OPERATIONS;
@@ -17,7 +25,8 @@ export const OPS: readonly OperationDef[] = OPERATIONS;
 export type Pool = 'endpoint' | 'delivery' | 'token' | 'job' | 'cursor';
 
 /** A path parameter: the caller's own workspace, an id of a pool, or a literal (encoded as a path segment, or sent as is). */
-export type ParamValue = { readonly self: true } | { readonly pool: Pool; readonly index: number } | { readonly literal: string; readonly raw?: boolean };
+export type ParamValue =
+  { readonly self: true } | { readonly pool: Pool; readonly index: number } | { readonly literal: string; readonly raw?: boolean };
 
 /** Which token the Authorization header carries, and how it is spelled. */
 export type TokenRef = 'admin' | 'read' | 'narrow' | 'revoked' | 'minted';
@@ -95,7 +104,19 @@ export const AUTH_FORMS: readonly { readonly make: (t: string) => string; readon
   { make: (t) => `Bearer "${t}"`, accepted: false },
 ];
 
-const LITERAL_AUTH = ['', 'Bearer', 'Bearer ', 'Bearer whk_', `Bearer whk_${'A'.repeat(43)}`, `Bearer ${'a'.repeat(8000)}`, 'Bearer null', 'Bearer undefined', 'Bearer \u00e9\u00e8', 'Negotiate abc', 'Bearer whk_../../x'];
+const LITERAL_AUTH = [
+  '',
+  'Bearer',
+  'Bearer ',
+  'Bearer whk_',
+  `Bearer whk_${'A'.repeat(43)}`,
+  `Bearer ${'a'.repeat(8000)}`,
+  'Bearer null',
+  'Bearer undefined',
+  'Bearer \u00e9\u00e8',
+  'Negotiate abc',
+  'Bearer whk_../../x',
+];
 
 // ——— generation ———
 
@@ -103,20 +124,37 @@ function paramArbitrary(name: string, def: OperationDef): fc.Arbitrary<ParamValu
   if (name === 'slug') {
     return fc.oneof(
       { weight: 20, arbitrary: fc.constant<ParamValue>({ self: true }) },
-      { weight: 1, arbitrary: fc.constantFrom<ParamValue>({ literal: 'other' }, { literal: 'nope' }, { literal: 'DEMO' }, { literal: 'a'.repeat(64) }) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<ParamValue>({ literal: 'other' }, { literal: 'nope' }, { literal: 'DEMO' }, { literal: 'a'.repeat(64) }),
+      },
       { weight: 1, arbitrary: hostileString(63).map<ParamValue>((literal) => ({ literal })) },
     );
   }
-  const pool: Pool | undefined = ({ endpointId: 'endpoint', deliveryId: 'delivery', tokenId: 'token', jobId: 'job' } as const)[name as 'endpointId'];
+  const pool: Pool | undefined = ({ endpointId: 'endpoint', deliveryId: 'delivery', tokenId: 'token', jobId: 'job' } as const)[
+    name as 'endpointId'
+  ];
   const shape = (def.params.shape as Record<string, import('zod').ZodType>)[name];
   const shaped = shape ? validArbitrary(jsonSchemaOf(shape)) : fc.string();
   return fc.oneof(
-    { weight: 12, arbitrary: pool ? fc.nat().map<ParamValue>((index) => ({ pool, index })) : shaped.map<ParamValue>((v) => ({ literal: String(v) })) },
+    {
+      weight: 12,
+      arbitrary: pool ? fc.nat().map<ParamValue>((index) => ({ pool, index })) : shaped.map<ParamValue>((v) => ({ literal: String(v) })),
+    },
     // A well-shaped id nobody was given: a not-found answer.
     { weight: 3, arbitrary: shaped.map<ParamValue>((v) => ({ literal: String(v) })) },
     { weight: 2, arbitrary: hostileString(40).map<ParamValue>((literal) => ({ literal })) },
     // Another kind's id, the right prefix in lower case, a ULID that is one character off.
-    { weight: 1, arbitrary: fc.constantFrom<ParamValue>({ literal: 'whe_01jd2y8m7k3v9q4t6w1x5z0abc' }, { literal: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZA' }, { literal: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KMU' }, { literal: 'whj_' }, { literal: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC%00', raw: true }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<ParamValue>(
+        { literal: 'whe_01jd2y8m7k3v9q4t6w1x5z0abc' },
+        { literal: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZA' },
+        { literal: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KMU' },
+        { literal: 'whj_' },
+        { literal: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC%00', raw: true },
+      ),
+    },
   );
 }
 
@@ -128,10 +166,29 @@ function cursorArbitrary(): fc.Arbitrary<string | { pool: 'cursor'; index: numbe
     {
       weight: 3,
       arbitrary: fc
-        .tuple(fc.oneof(fc.constantFrom('', 'x', '\u0000', 'A'.repeat(1500)), fc.string({ unit: 'binary', maxLength: 30 })), fc.constantFrom('whe_', 'whd_', 'tok_', 'aud_', 'ntf_', 'mem_', 'whj_', ''), fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/))
+        .tuple(
+          fc.oneof(fc.constantFrom('', 'x', '\u0000', 'A'.repeat(1500)), fc.string({ unit: 'binary', maxLength: 30 })),
+          fc.constantFrom('whe_', 'whd_', 'tok_', 'aud_', 'ntf_', 'mem_', 'whj_', ''),
+          fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+        )
         .map(([sortKey, prefix, ulid]) => b64([sortKey, `${prefix}${ulid}`])),
     },
-    { weight: 1, arbitrary: fc.constantFrom(b64('[]'), b64('[1,2]'), b64('{"a":1}'), b64('null'), b64('["a"]'), b64('"x"'), 'e30', '!!!', '====', '-'.repeat(2049), 'A'.repeat(2048)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        b64('[]'),
+        b64('[1,2]'),
+        b64('{"a":1}'),
+        b64('null'),
+        b64('["a"]'),
+        b64('"x"'),
+        'e30',
+        '!!!',
+        '====',
+        '-'.repeat(2049),
+        'A'.repeat(2048),
+      ),
+    },
     { weight: 2, arbitrary: hostileString(2048) },
   );
 }
@@ -141,19 +198,41 @@ function queryArbitrary(def: OperationDef): fc.Arbitrary<[string, string | { poo
   if (!def.query) return fc.constantFrom([], [['limit', '5']], [['x', 'y']]);
   const schema = jsonSchemaOf(def.query);
   const hints: Hints = {
-    since: fc.oneof(instantString, fc.constantFrom('2026-01-01', '2026-02-30', '2026-13-01T00:00:00Z', 'yesterday', '+275760-09-13T00:00:00.000Z', '1970-01-01T00:00:00Z')),
+    since: fc.oneof(
+      instantString,
+      fc.constantFrom(
+        '2026-01-01',
+        '2026-02-30',
+        '2026-13-01T00:00:00Z',
+        'yesterday',
+        '+275760-09-13T00:00:00.000Z',
+        '1970-01-01T00:00:00Z',
+      ),
+    ),
     until: fc.oneof(instantString, fc.constantFrom('2026-01-01', '2099-12-31T23:59:59.999Z', '0000-01-01T00:00:00Z')),
-    status: fc.oneof(fc.subarray(['pending', 'delivered', 'failed', 'failed_permanent', 'dead_lettered'], { minLength: 1 }).map((s) => s.join(',')), fc.constantFrom('FAILED', 'failed,,', ' failed', 'x')),
-    limit: fc.oneof(fc.integer({ min: -5, max: 250 }).map(String), fc.constantFrom('', '1.9', '1e2', 'NaN', 'Infinity', '-0', '0x10', '9'.repeat(400), ' 7 ')),
+    status: fc.oneof(
+      fc.subarray(['pending', 'delivered', 'failed', 'failed_permanent', 'dead_lettered'], { minLength: 1 }).map((s) => s.join(',')),
+      fc.constantFrom('FAILED', 'failed,,', ' failed', 'x'),
+    ),
+    limit: fc.oneof(
+      fc.integer({ min: -5, max: 250 }).map(String),
+      fc.constantFrom('', '1.9', '1e2', 'NaN', 'Infinity', '-0', '0x10', '9'.repeat(400), ' 7 '),
+    ),
   };
   const keys = Object.keys((schema.properties ?? {}) as Record<string, unknown>);
   const value = (key: string): fc.Arbitrary<string | { pool: 'cursor'; index: number }> => {
     if (key === 'cursor') return cursorArbitrary();
     const node = (schema.properties as Record<string, import('./schema-arbitrary').JsonSchema>)[key]!;
-    return fc.oneof({ weight: 3, arbitrary: validArbitrary(node, schema, hints, key).map(String) }, { weight: 1, arbitrary: hostileString(200) });
+    return fc.oneof(
+      { weight: 3, arbitrary: validArbitrary(node, schema, hints, key).map(String) },
+      { weight: 1, arbitrary: hostileString(200) },
+    );
   };
   const pair = fc.oneof(
-    { weight: 6, arbitrary: fc.oneof(...keys.map((k) => value(k).map((v): [string, string | { pool: 'cursor'; index: number }] => [k, v]))) },
+    {
+      weight: 6,
+      arbitrary: fc.oneof(...keys.map((k) => value(k).map((v): [string, string | { pool: 'cursor'; index: number }] => [k, v]))),
+    },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom('LIMIT', 'limit[]', 'x', '', '__proto__', 'constructor'), hostileString(20)) },
   );
   return fc.array(pair, { maxLength: 4 });
@@ -193,8 +272,22 @@ function bodyHints(ctx: GeneratorContext): Hints {
       },
     ),
     eventTypes: fc.oneof(
-      { weight: 6, arbitrary: fc.uniqueArray(fc.constantFrom(...ctx.eventTypes), { minLength: 1, maxLength: Math.min(5, ctx.eventTypes.length) }) },
-      { weight: 1, arbitrary: fc.constantFrom(['order.nope'], ['webhook.test_event', 'webhook.test_event'], ['WEBHOOK.TEST_EVENT'], [''], ['x'.repeat(201)], ['*'], ['webhook.*']) },
+      {
+        weight: 6,
+        arbitrary: fc.uniqueArray(fc.constantFrom(...ctx.eventTypes), { minLength: 1, maxLength: Math.min(5, ctx.eventTypes.length) }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          ['order.nope'],
+          ['webhook.test_event', 'webhook.test_event'],
+          ['WEBHOOK.TEST_EVENT'],
+          [''],
+          ['x'.repeat(201)],
+          ['*'],
+          ['webhook.*'],
+        ),
+      },
       { weight: 1, arbitrary: fc.array(fc.constantFrom(...ctx.eventTypes, 'order.nope'), { minLength: 101, maxLength: 101 }) },
     ),
     since: fc.oneof(instantString, fc.constantFrom('2026-01-01', '2026-02-30T00:00:00Z', 'now', '1970-01-01T00:00:00Z')),
@@ -206,10 +299,12 @@ function jsonBodyArbitrary(def: OperationDef, ctx: GeneratorContext): fc.Arbitra
   if (!def.body) return fc.constant<BodySpec>({ kind: 'json', value: {} });
   const schema = jsonSchemaOf(def.body);
   const hints = bodyHints(ctx);
-  return fc.oneof(
-    { weight: 5, arbitrary: validArbitrary(schema, schema, hints) },
-    { weight: 4, arbitrary: mutatedObjectArbitrary(schema, schema, hints) },
-  ).map<BodySpec>((value) => ({ kind: 'json', value }));
+  return fc
+    .oneof(
+      { weight: 5, arbitrary: validArbitrary(schema, schema, hints) },
+      { weight: 4, arbitrary: mutatedObjectArbitrary(schema, schema, hints) },
+    )
+    .map<BodySpec>((value) => ({ kind: 'json', value }));
 }
 
 /** Bodies that are not what a JSON API expects: broken bytes, other encodings, depth, size. */
@@ -249,8 +344,18 @@ function hostileBodyArbitrary(ctx: GeneratorContext): fc.Arbitrary<BodySpec> {
   return fc.oneof(
     { weight: 6, arbitrary: text.map<BodySpec>((t) => ({ kind: 'text', text: t })) },
     { weight: 3, arbitrary: bytes.map<BodySpec>((b) => ({ kind: 'bytes', bytes: b })) },
-    { weight: 2, arbitrary: fc.record({ depth: fc.integer({ min: 100, max: 100_000 }), shape: fc.constantFrom<'array' | 'object'>('array', 'object') }).map<BodySpec>((d) => ({ kind: 'deep', ...d })) },
-    { weight: 1, arbitrary: fc.constantFrom(...(ctx.allowOversize ? [10 * 1024 * 1024 + 1, 1_000_000, 4_000_000] : [1_000_000, 4_000_000])).map<BodySpec>((n) => ({ kind: 'big', bytes: n })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({ depth: fc.integer({ min: 100, max: 100_000 }), shape: fc.constantFrom<'array' | 'object'>('array', 'object') })
+        .map<BodySpec>((d) => ({ kind: 'deep', ...d })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(...(ctx.allowOversize ? [10 * 1024 * 1024 + 1, 1_000_000, 4_000_000] : [1_000_000, 4_000_000]))
+        .map<BodySpec>((n) => ({ kind: 'big', bytes: n })),
+    },
     { weight: 1, arbitrary: fc.constant<BodySpec>({ kind: 'utf16', value: { enabled: true } }) },
   );
 }
@@ -309,7 +414,9 @@ export function caseArbitrary(ctx: GeneratorContext): fc.Arbitrary<FuzzCase> {
   );
   const goodAuth = fc.constant<AuthSpec>({ kind: 'token', token: 'admin', form: 0 });
   // Built once per operation: schema export and regex compilation are too slow per case.
-  const paramsByOp = new Map(OPS.map((def) => [def, fc.record(Object.fromEntries(Object.keys(def.params.shape).map((name) => [name, paramArbitrary(name, def)])))]));
+  const paramsByOp = new Map(
+    OPS.map((def) => [def, fc.record(Object.fromEntries(Object.keys(def.params.shape).map((name) => [name, paramArbitrary(name, def)])))]),
+  );
   const queryByOp = new Map(OPS.map((def) => [def, queryArbitrary(def)]));
   const bodyByOp = new Map(OPS.map((def) => [def, def.body ? jsonBodyArbitrary(def, ctx) : fc.constant(undefined)]));
   const paramsOf = (def: OperationDef) => paramsByOp.get(def)!;
@@ -318,34 +425,52 @@ export function caseArbitrary(ctx: GeneratorContext): fc.Arbitrary<FuzzCase> {
   // The operation, as its schemas say, from the admin token (the bulk of the run).
   const schemaCase = opIndex.chain((i) => {
     const def = OPS[i]!;
-    return fc.record({
-      params: paramsOf(def),
-      query: queryByOp.get(def)!,
-      body: bodyOf(def),
-      key: def.idempotent ? fc.option(idempotencyKey, { freq: 2 }) : fc.constant(null),
-      token: tokenRef,
-    }).map(({ params, query, body, key, token }): FuzzCase => ({
-      family: 'schema',
-      method: def.method,
-      op: i,
-      params,
-      query: query as FuzzCase['query'],
-      ...(body ? { body } : {}),
-      auth: { kind: 'token', token, form: 0 },
-      ...(key !== null ? { idempotencyKey: key } : {}),
-    }));
+    return fc
+      .record({
+        params: paramsOf(def),
+        query: queryByOp.get(def)!,
+        body: bodyOf(def),
+        key: def.idempotent ? fc.option(idempotencyKey, { freq: 2 }) : fc.constant(null),
+        token: tokenRef,
+      })
+      .map(({ params, query, body, key, token }): FuzzCase => ({
+        family: 'schema',
+        method: def.method,
+        op: i,
+        params,
+        query: query as FuzzCase['query'],
+        ...(body ? { body } : {}),
+        auth: { kind: 'token', token, form: 0 },
+        ...(key !== null ? { idempotencyKey: key } : {}),
+      }));
   });
 
   // Bodies and content types nobody should send.
   const bodyCase = fc
-    .record({ i: fc.constantFrom(...OPS.flatMap((d, i) => (d.body || d.method === 'POST' ? [i] : []))), body: hostileBodyArbitrary(ctx), contentType: fc.option(fc.constantFrom(...CONTENT_TYPES), { freq: 2, nil: undefined }) })
+    .record({
+      i: fc.constantFrom(...OPS.flatMap((d, i) => (d.body || d.method === 'POST' ? [i] : []))),
+      body: hostileBodyArbitrary(ctx),
+      contentType: fc.option(fc.constantFrom(...CONTENT_TYPES), { freq: 2, nil: undefined }),
+    })
     .chain(({ i, body, contentType }) =>
-      paramsOf(OPS[i]!).map((params): FuzzCase => ({ family: 'body', method: OPS[i]!.method, op: i, params, body, auth: { kind: 'token', token: 'admin', form: 0 }, ...(contentType !== undefined ? { contentType } : {}) })),
+      paramsOf(OPS[i]!).map((params): FuzzCase => ({
+        family: 'body',
+        method: OPS[i]!.method,
+        op: i,
+        params,
+        body,
+        auth: { kind: 'token', token: 'admin', form: 0 },
+        ...(contentType !== undefined ? { contentType } : {}),
+      })),
     );
 
   // A valid body under a wrong or odd content type, or with odd headers.
   const headerCase = fc
-    .record({ i: opIndex, contentType: fc.option(fc.constantFrom(...CONTENT_TYPES, ''), { nil: null }), headers: fc.subarray([...ODD_HEADERS], { maxLength: 3 }) })
+    .record({
+      i: opIndex,
+      contentType: fc.option(fc.constantFrom(...CONTENT_TYPES, ''), { nil: null }),
+      headers: fc.subarray([...ODD_HEADERS], { maxLength: 3 }),
+    })
     .chain(({ i, contentType, headers }) => {
       const def = OPS[i]!;
       return fc.record({ params: paramsOf(def), body: bodyOf(def) }).map(({ params, body }): FuzzCase => ({
@@ -368,9 +493,13 @@ export function caseArbitrary(ctx: GeneratorContext): fc.Arbitrary<FuzzCase> {
       i: opIndex,
       auth: fc.oneof(
         fc.constant<AuthSpec>({ kind: 'none' }),
-        fc.record({ token: tokenRef, form: fc.nat({ max: AUTH_FORMS.length - 1 }) }).map<AuthSpec>(({ token, form }) => ({ kind: 'token', token, form })),
+        fc
+          .record({ token: tokenRef, form: fc.nat({ max: AUTH_FORMS.length - 1 }) })
+          .map<AuthSpec>(({ token, form }) => ({ kind: 'token', token, form })),
         fc.constantFrom(...LITERAL_AUTH).map<AuthSpec>((value) => ({ kind: 'literal', value })),
-        fc.record({ first: fc.option(tokenRef, { nil: null }), second: fc.option(tokenRef, { nil: null }) }).map<AuthSpec>((d) => ({ kind: 'duplicate', ...d })),
+        fc
+          .record({ first: fc.option(tokenRef, { nil: null }), second: fc.option(tokenRef, { nil: null }) })
+          .map<AuthSpec>((d) => ({ kind: 'duplicate', ...d })),
       ),
     })
     .chain(({ i, auth }) => {
@@ -387,17 +516,19 @@ export function caseArbitrary(ctx: GeneratorContext): fc.Arbitrary<FuzzCase> {
     });
 
   // Every route with every method, including the ones it does not have.
-  const methodCase = fc.record({ i: opIndex, method: fc.constantFrom(...ROUTE_METHODS, 'patch', 'get', 'TRACE', 'CONNECT', 'FOO', 'PROPFIND') }).chain(({ i, method }) =>
-    paramsOf(OPS[i]!).map((params): FuzzCase => ({
-      family: 'method',
-      method,
-      op: i,
-      params,
-      auth: goodAuthSpec,
-      // fetch refuses TRACE and CONNECT and upper-cases only the standard methods.
-      raw: !['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'patch'].includes(method),
-    })),
-  );
+  const methodCase = fc
+    .record({ i: opIndex, method: fc.constantFrom(...ROUTE_METHODS, 'patch', 'get', 'TRACE', 'CONNECT', 'FOO', 'PROPFIND') })
+    .chain(({ i, method }) =>
+      paramsOf(OPS[i]!).map((params): FuzzCase => ({
+        family: 'method',
+        method,
+        op: i,
+        params,
+        auth: goodAuthSpec,
+        // fetch refuses TRACE and CONNECT and upper-cases only the standard methods.
+        raw: !['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'patch'].includes(method),
+      })),
+    );
 
   // Targets that are no route, or a route spelled oddly.
   const targetCase = fc
@@ -456,7 +587,10 @@ export function caseArbitrary(ctx: GeneratorContext): fc.Arbitrary<FuzzCase> {
     { weight: 12, arbitrary: authCase },
     { weight: 10, arbitrary: methodCase },
     { weight: 6, arbitrary: targetCase },
-    { weight: 2, arbitrary: goodAuth.map((auth): FuzzCase => ({ family: 'target', method: 'GET', rawTarget: '/workspaces/{slug}/overview', auth })) },
+    {
+      weight: 2,
+      arbitrary: goodAuth.map((auth): FuzzCase => ({ family: 'target', method: 'GET', rawTarget: '/workspaces/{slug}/overview', auth })),
+    },
   );
 }
 
@@ -475,14 +609,28 @@ export interface WireRequest {
 }
 
 /** Headers fetch will not send as given (it owns them, or refuses them). */
-const FETCH_OWNED_HEADERS = new Set(['expect', 'connection', 'transfer-encoding', 'upgrade', 'keep-alive', 'te', 'host', 'content-length', 'trailer']);
+const FETCH_OWNED_HEADERS = new Set([
+  'expect',
+  'connection',
+  'transfer-encoding',
+  'upgrade',
+  'keep-alive',
+  'te',
+  'host',
+  'content-length',
+  'trailer',
+]);
 
 /** A path segment percent-encoded as a browser would, lone surrogates included (as U+FFFD). */
 function encodeSegment(text: string): string {
   try {
     return encodeURIComponent(text);
   } catch {
-    return [...Buffer.from(text, 'utf8')].map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+    return [...Buffer.from(text, 'utf8')]
+      .map((b) =>
+        /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+      )
+      .join('');
   }
 }
 
@@ -493,7 +641,13 @@ function pick(pool: readonly string[], index: number): string | undefined {
 function paramString(v: ParamValue, env: FuzzEnv, name: string): { text: string; raw: boolean } {
   if ('self' in v) return { text: env.slug, raw: false };
   if ('pool' in v) {
-    const fallback = { endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', deliveryId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB', tokenId: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KM', jobId: 'whj_01JD2YC5D6E7F8G9H0J1K2M3NP' }[name] ?? 'x';
+    const fallback =
+      {
+        endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC',
+        deliveryId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB',
+        tokenId: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KM',
+        jobId: 'whj_01JD2YC5D6E7F8G9H0J1K2M3NP',
+      }[name] ?? 'x';
     return { text: pick(env.pools[v.pool], v.index) ?? fallback, raw: false };
   }
   return { text: v.literal, raw: v.raw === true };
@@ -508,7 +662,11 @@ function bodyBytes(spec: BodySpec): Buffer {
     case 'bytes':
       return Buffer.from(spec.bytes);
     case 'deep':
-      return Buffer.from(spec.shape === 'array' ? `${'['.repeat(spec.depth)}${']'.repeat(spec.depth)}` : `${'{"a":'.repeat(spec.depth)}1${'}'.repeat(spec.depth)}`);
+      return Buffer.from(
+        spec.shape === 'array'
+          ? `${'['.repeat(spec.depth)}${']'.repeat(spec.depth)}`
+          : `${'{"a":'.repeat(spec.depth)}1${'}'.repeat(spec.depth)}`,
+      );
     case 'big': {
       // Exactly `bytes` long: one past the gateway's limit is the boundary that matters.
       const frame = ['{"name":"', '","scopes":["read"]}'] as const;
@@ -549,7 +707,8 @@ export function materialize(c: FuzzCase, env: FuzzEnv): WireRequest {
       path = path.replace(`{${name}}`, asIs ? text : encodeSegment(text));
     }
     const search = new URLSearchParams();
-    for (const [k, v] of c.query ?? []) search.append(k, typeof v === 'string' ? v : (pick(env.pools.cursor, (v as { index: number }).index) ?? ''));
+    for (const [k, v] of c.query ?? [])
+      search.append(k, typeof v === 'string' ? v : (pick(env.pools.cursor, (v as { index: number }).index) ?? ''));
     const qs = c.rawQuery ?? search.toString();
     target = qs ? `${path}?${qs}` : path;
   } else {
@@ -564,7 +723,8 @@ export function materialize(c: FuzzCase, env: FuzzEnv): WireRequest {
   // fetch refuses header values outside latin1 and with control characters, and owns a few headers.
   if (headers.some(([k, v]) => FETCH_OWNED_HEADERS.has(k) || (typeof v === 'string' && /[^\x20-\x7e\t\u00a0-\u00ff]/.test(v)))) raw = true;
   // fetch upper-cases the methods it knows (PATCH is not among them); a raw socket sends them as they are.
-  const method = !raw && ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'].includes(c.method.toUpperCase()) ? c.method.toUpperCase() : c.method;
+  const method =
+    !raw && ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'].includes(c.method.toUpperCase()) ? c.method.toUpperCase() : c.method;
   return { method, target, headers, ...(body ? { body } : {}), raw };
 }
 
@@ -652,14 +812,20 @@ export function expectationOf(c: FuzzCase, wire: WireRequest, env: FuzzEnv, def:
     if (path === null || /^\/(mcp|local\/events|openapi\.json|reference|console)(\/|$)/.test(path)) return undefined;
     // A method HTTP does not know (or spelled in lower case) may be refused by the HTTP parser itself.
     const standard = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT'].includes(wire.method);
-    return { tags: wire.raw || !standard ? ['RouteNotFound', 'ValidationError'] : ['RouteNotFound'], successAllowed: false, why: 'no route' };
+    return {
+      tags: wire.raw || !standard ? ['RouteNotFound', 'ValidationError'] : ['RouteNotFound'],
+      successAllowed: false,
+      why: 'no route',
+    };
   }
-  if (wire.body && wire.body.length > 10 * 1024 * 1024) return { tags: ['PayloadTooLarge'], successAllowed: false, why: 'body over 10 MiB' };
+  if (wire.body && wire.body.length > 10 * 1024 * 1024)
+    return { tags: ['PayloadTooLarge'], successAllowed: false, why: 'body over 10 MiB' };
   // Authorization.
   let token: TokenRef | null = null;
   if (c.auth.kind === 'none' || c.auth.kind === 'literal') return { tags: ['Unauthorized'], successAllowed: false, why: 'no usable token' };
   if (c.auth.kind === 'duplicate') return undefined;
-  if (!AUTH_FORMS[c.auth.form]!.accepted) return { tags: ['Unauthorized'], successAllowed: false, why: `Authorization spelled "${AUTH_FORMS[c.auth.form]!.make('<token>')}"` };
+  if (!AUTH_FORMS[c.auth.form]!.accepted)
+    return { tags: ['Unauthorized'], successAllowed: false, why: `Authorization spelled "${AUTH_FORMS[c.auth.form]!.make('<token>')}"` };
   token = c.auth.token;
   if (token === 'revoked') return { tags: ['Unauthorized'], successAllowed: false, why: 'revoked token' };
   if (token === 'minted') return undefined; // the fuzz may have revoked it meanwhile
@@ -667,7 +833,8 @@ export function expectationOf(c: FuzzCase, wire: WireRequest, env: FuzzEnv, def:
   if (!logical) return undefined;
   if (logical.params.slug !== env.slug) return { tags: ['WorkspaceNotFound'], successAllowed: false, why: 'another workspace' };
   const scopes = token === 'admin' ? ['admin'] : token === 'read' ? ['read'] : ['webhook:list'];
-  if (def.permission && !permissionsOf(scopes).has(def.permission)) return { tags: ['Forbidden'], successAllowed: false, why: `${token} token lacks ${def.permission}` };
+  if (def.permission && !permissionsOf(scopes).has(def.permission))
+    return { tags: ['Forbidden'], successAllowed: false, why: `${token} token lacks ${def.permission}` };
   // Input, as the contract's own schemas parse it. Path, query and body are one step of the
   // check order ("input parsing: 400, 415"): a body refused as not JSON may come before a bad path.
   let body: { tag: ErrorTag; why: string } | null = null;
@@ -688,7 +855,11 @@ export function expectationOf(c: FuzzCase, wire: WireRequest, env: FuzzEnv, def:
   const params = def.params.safeParse(logical.params);
   const query = def.query?.safeParse(logical.query);
   if (!params.success || (query && !query.success)) {
-    return { tags: ['ValidationError', ...(body ? [body.tag] : [])], successAllowed: false, why: `${params.success ? 'query' : 'path'} fails its schema` };
+    return {
+      tags: ['ValidationError', ...(body ? [body.tag] : [])],
+      successAllowed: false,
+      why: `${params.success ? 'query' : 'path'} fails its schema`,
+    };
   }
   if (body) return { tags: [body.tag], successAllowed: false, why: body.why };
   if (def.idempotent && c.idempotencyKey !== undefined && !IdempotencyKeySchema.safeParse(c.idempotencyKey).success) {

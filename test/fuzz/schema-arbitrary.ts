@@ -23,7 +23,7 @@ export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
 function deref(node: JsonSchema, root: JsonSchema): JsonSchema {
   let n = node;
   for (let i = 0; i < 10 && typeof n.$ref === 'string'; i++) {
-    const name = (n.$ref).replace(/^#\/\$defs\//, '');
+    const name = n.$ref.replace(/^#\/\$defs\//, '');
     n = (root.$defs as Record<string, JsonSchema> | undefined)?.[name] ?? {};
   }
   return n;
@@ -97,7 +97,10 @@ function stringInSchema(node: JsonSchema): fc.Arbitrary<string> {
 
 /** An ISO 8601 instant as the contract accepts it: Z or an offset, with or without milliseconds. */
 export const instantString: fc.Arbitrary<string> = fc
-  .tuple(fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2030-12-31T23:59:59Z'), noInvalidDate: true }), fc.constantFrom('Z', 'ms', '+02:00', '-05:30'))
+  .tuple(
+    fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2030-12-31T23:59:59Z'), noInvalidDate: true }),
+    fc.constantFrom('Z', 'ms', '+02:00', '-05:30'),
+  )
   .map(([d, form]) => {
     const iso = d.toISOString();
     if (form === 'Z') return iso.replace(/\.\d{3}Z$/, 'Z');
@@ -161,7 +164,8 @@ export function invalidArbitrary(node: JsonSchema, root: JsonSchema = node): fc.
   }
   if (n.type === 'array') {
     const item = deref((n.items as JsonSchema | undefined) ?? {}, root);
-    if (typeof n.maxItems === 'number') options.push(fc.array(validArbitrary(item, root), { minLength: n.maxItems + 1, maxLength: n.maxItems + 1 }));
+    if (typeof n.maxItems === 'number')
+      options.push(fc.array(validArbitrary(item, root), { minLength: n.maxItems + 1, maxLength: n.maxItems + 1 }));
     if (typeof n.minItems === 'number' && n.minItems > 0) options.push(fc.constant([]));
     options.push(fc.array(invalidArbitrary(item, root), { minLength: 1, maxLength: 3 }));
   }
@@ -179,12 +183,14 @@ export function mutatedObjectArbitrary(node: JsonSchema, root: JsonSchema = node
   const valid = validArbitrary(n, root, hints) as fc.Arbitrary<Record<string, unknown>>;
   const options: fc.Arbitrary<unknown>[] = [
     invalidArbitrary({ type: 'object' }),
-    fc.tuple(valid, fc.constantFrom('__proto__', 'constructor', 'prototype', 'extra', '', 'URL', 'eventtypes'), anyJsonEdge).map(([v, key, value]) => {
-      // Own data property even for __proto__, as JSON.parse would make it.
-      const out: Record<string, unknown> = { ...v };
-      Object.defineProperty(out, key, { value, enumerable: true, configurable: true, writable: true });
-      return out;
-    }),
+    fc
+      .tuple(valid, fc.constantFrom('__proto__', 'constructor', 'prototype', 'extra', '', 'URL', 'eventtypes'), anyJsonEdge)
+      .map(([v, key, value]) => {
+        // Own data property even for __proto__, as JSON.parse would make it.
+        const out: Record<string, unknown> = { ...v };
+        Object.defineProperty(out, key, { value, enumerable: true, configurable: true, writable: true });
+        return out;
+      }),
   ];
   if (props.length) {
     options.push(

@@ -24,10 +24,12 @@ export interface WorkspaceState {
 /** What changed between two snapshots (at most 10 changes named); null when nothing did. */
 export function diff(before: Snapshot, after: Snapshot): string | null {
   const changes: string[] = [];
-  for (const [sk, v] of after.items) if (!before.items.has(sk)) changes.push(`+${sk}`);
-  else if (before.items.get(sk) !== v) changes.push(`~${sk}`);
+  for (const [sk, v] of after.items)
+    if (!before.items.has(sk)) changes.push(`+${sk}`);
+    else if (before.items.get(sk) !== v) changes.push(`~${sk}`);
   for (const sk of before.items.keys()) if (!after.items.has(sk)) changes.push(`-${sk}`);
-  if (before.idempotencyRecords !== after.idempotencyRecords) changes.push(`idempotency records ${before.idempotencyRecords} → ${after.idempotencyRecords}`);
+  if (before.idempotencyRecords !== after.idempotencyRecords)
+    changes.push(`idempotency records ${before.idempotencyRecords} → ${after.idempotencyRecords}`);
   if (before.deliveries !== after.deliveries) changes.push(`deliveries ${before.deliveries} → ${after.deliveries}`);
   return changes.length ? changes.slice(0, 10).join(', ') : null;
 }
@@ -39,7 +41,9 @@ export function workspaceState(api: TestApi, adminTokenId: string): WorkspaceSta
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const out = await api.table.doc.send(new QueryCommand({ TableName: api.table.tableName, ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
+      const out = await api.table.doc.send(
+        new QueryCommand({ TableName: api.table.tableName, ...input, ...(start ? { ExclusiveStartKey: start } : {}) }),
+      );
       items.push(...((out.Items ?? []) as Record<string, unknown>[]));
       start = out.LastEvaluatedKey;
     } while (start);
@@ -49,7 +53,9 @@ export function workspaceState(api: TestApi, adminTokenId: string): WorkspaceSta
     let count = 0;
     let start: Record<string, unknown> | undefined;
     do {
-      const out = await api.table.doc.send(new QueryCommand({ TableName: api.table.tableName, ...input, Select: 'COUNT', ...(start ? { ExclusiveStartKey: start } : {}) }));
+      const out = await api.table.doc.send(
+        new QueryCommand({ TableName: api.table.tableName, ...input, Select: 'COUNT', ...(start ? { ExclusiveStartKey: start } : {}) }),
+      );
       count += out.Count ?? 0;
       start = out.LastEvaluatedKey;
     } while (start);
@@ -70,7 +76,7 @@ export function workspaceState(api: TestApi, adminTokenId: string): WorkspaceSta
     ]);
     const items = new Map<string, string>();
     for (const item of workspaceItems) items.set(String(item.sk), JSON.stringify(item, Object.keys(item).sort()));
-    return { items, idempotencyRecords: idempotencyRecords, deliveries: (shards).reduce((a, b) => a + b, 0) };
+    return { items, idempotencyRecords: idempotencyRecords, deliveries: shards.reduce((a, b) => a + b, 0) };
   };
   return {
     snapshot,

@@ -14,7 +14,9 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** True when the page tests can run. */
 export const hasChromium = existsSync(CHROMIUM);
 /** Appended to a skipped test's name, so the reason shows in the report. */
-export const NO_CHROMIUM_REASON = hasChromium ? '' : ' (SKIPPED: no Chromium at /usr/bin/chromium; `apt-get install chromium`, as .ci/run does)';
+export const NO_CHROMIUM_REASON = hasChromium
+  ? ''
+  : ' (SKIPPED: no Chromium at /usr/bin/chromium; `apt-get install chromium`, as .ci/run does)';
 
 /** As the machine notes say: without the background-networking flags, Chromium tries hosts this network refuses. */
 export const CHROMIUM_ARGS = [
@@ -48,7 +50,10 @@ export async function launchChromium(options: { width?: number; height?: number 
       context,
       async close() {
         await context.close().catch(() => undefined);
-        await context.browser()?.close().catch(() => undefined);
+        await context
+          .browser()
+          ?.close()
+          .catch(() => undefined);
         rmSync(profileDir, { recursive: true, force: true });
       },
     };

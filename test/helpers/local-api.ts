@@ -17,7 +17,11 @@ export interface ApiResponse<T = any> {
 
 /** A running local API plus helpers. */
 export interface TestApi extends LocalStack {
-  call<T = any>(method: string, path: string, options?: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  call<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
 

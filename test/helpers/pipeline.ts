@@ -16,7 +16,14 @@ export function capturingQueue(): DeliveryQueue & { sent: DeliveryMessage[] } {
 /** Creates a workspace (if absent) and an endpoint on it. */
 export async function seedEndpoint(
   table: TableContext,
-  input: { workspace?: string; url: string; eventTypes?: string[]; enabled?: boolean; secrets?: StoredSecret[]; consecutiveFailures?: number },
+  input: {
+    workspace?: string;
+    url: string;
+    eventTypes?: string[];
+    enabled?: boolean;
+    secrets?: StoredSecret[];
+    consecutiveFailures?: number;
+  },
   now = new Date(),
 ): Promise<EndpointRecord> {
   const workspace = input.workspace ?? 'acme';
@@ -31,7 +38,9 @@ export async function seedEndpoint(
     consecutiveFailures: input.consecutiveFailures ?? 0,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
-    secrets: input.secrets ?? [{ secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, createdAt: now.toISOString(), expiresAt: null }],
+    secrets: input.secrets ?? [
+      { secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, createdAt: now.toISOString(), expiresAt: null },
+    ],
     secretVersion: 1,
   };
   await putEndpoint(table, record, now, { action: 'webhook.created', actor: 'test', targetId: record.endpointId });
@@ -40,5 +49,9 @@ export async function seedEndpoint(
 
 /** The catalogue of the tests: built-ins plus order.shipped. */
 export const testCatalogue = createEventCatalogue([
-  { name: 'order.shipped', description: 'test', payloadSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] } },
+  {
+    name: 'order.shipped',
+    description: 'test',
+    payloadSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+  },
 ]);

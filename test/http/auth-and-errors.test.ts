@@ -28,7 +28,11 @@ describe('authentication', () => {
   it('401 without a header, with an unknown token, or with a malformed header', async () => {
     expectProblem(await api.call('GET', `${ws()}/webhooks`, { token: null }), 401, 'Unauthorized');
     expectProblem(await api.call('GET', `${ws()}/webhooks`, { token: 'whk_not-a-token' }), 401, 'Unauthorized');
-    expectProblem(await api.call('GET', `${ws()}/webhooks`, { token: null, headers: { authorization: `Basic ${api.token}` } }), 401, 'Unauthorized');
+    expectProblem(
+      await api.call('GET', `${ws()}/webhooks`, { token: null, headers: { authorization: `Basic ${api.token}` } }),
+      401,
+      'Unauthorized',
+    );
   });
 
   it('ignores cookies: a token in a cookie is still 401', async () => {
@@ -53,7 +57,10 @@ describe('permissions and tokens', () => {
     const { token } = await issueToken(api.table, api.workspace, { name: 'reader', scopes: ['read'] });
     expect((await api.call('GET', `${ws()}/webhooks`, { token })).status).toBe(200);
     expect((await api.call('GET', `${ws()}/audit-events`, { token })).status).toBe(200);
-    const res = await api.call('POST', `${ws()}/webhooks`, { token, body: { url: 'https://hooks.example.com/r', eventTypes: ['webhook.test_event'] } });
+    const res = await api.call('POST', `${ws()}/webhooks`, {
+      token,
+      body: { url: 'https://hooks.example.com/r', eventTypes: ['webhook.test_event'] },
+    });
     expectProblem(res, 403, 'Forbidden');
     expect(res.body.detail).toContain('webhook:write');
     expectProblem(await api.call('POST', `${ws()}/api-tokens`, { token, body: { name: 'x', scopes: ['read'] } }), 403, 'Forbidden');
@@ -81,7 +88,12 @@ describe('permissions and tokens', () => {
     const list = await api.call('GET', `${ws()}/api-tokens`);
     expect(list.text).not.toContain(ciToken);
     expect(list.text).not.toMatch(/"hash"/);
-    expect(list.body.items[0]).toEqual({ tokenId: created.body.tokenId, name: 'ci', scopes: ['read', 'webhook:write'], createdAt: created.body.createdAt });
+    expect(list.body.items[0]).toEqual({
+      tokenId: created.body.tokenId,
+      name: 'ci',
+      scopes: ['read', 'webhook:write'],
+      createdAt: created.body.createdAt,
+    });
 
     // The new token works, and cannot mint anything beyond itself.
     expect((await api.call('GET', `${ws()}/webhooks`, { token: ciToken })).status).toBe(200);
@@ -112,11 +124,17 @@ describe('bad input is a clear 4xx, never a 500', () => {
     const types = await api.call('POST', `${ws()}/webhooks`, { body: { url: 42, eventTypes: 'x' } });
     expectProblem(types, 400, 'ValidationError');
     expect(types.body.issues.map((i: { path: string }) => i.path)).toEqual(expect.arrayContaining(['body.url', 'body.eventTypes']));
-    expectProblem(await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://a.example.com', eventTypes: [] } }), 400, 'ValidationError');
+    expectProblem(
+      await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://a.example.com', eventTypes: [] } }),
+      400,
+      'ValidationError',
+    );
     expectProblem(await api.call('POST', `${ws()}/webhooks`, { body: ['array'] }), 400, 'ValidationError');
     expectProblem(await api.call('POST', `${ws()}/webhooks`, { body: null }), 400, 'ValidationError');
     expectProblem(
-      await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://a.example.com', eventTypes: ['webhook.test_event', 'webhook.test_event'] } }),
+      await api.call('POST', `${ws()}/webhooks`, {
+        body: { url: 'https://a.example.com', eventTypes: ['webhook.test_event', 'webhook.test_event'] },
+      }),
       400,
       'ValidationError',
     );
@@ -129,7 +147,11 @@ describe('bad input is a clear 4xx, never a 500', () => {
   });
 
   it('415 for a body that is not JSON sent as another type', async () => {
-    expectProblem(await api.call('POST', `${ws()}/webhooks`, { rawBody: 'url=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UnsupportedMediaType');
+    expectProblem(
+      await api.call('POST', `${ws()}/webhooks`, { rawBody: 'url=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'UnsupportedMediaType',
+    );
   });
 
   it('413 for a body over 10 MiB', async () => {
@@ -143,7 +165,10 @@ describe('cross-workspace isolation', () => {
     const { ensureWorkspace } = await import('../../lambdas/operations/admin');
     await ensureWorkspace(api.table, 'bravo', 'Bravo');
     const { token: bravoToken } = await issueToken(api.table, 'bravo', { name: 'b', scopes: ['admin'] });
-    const bEp = await api.call('POST', `/workspaces/bravo/webhooks`, { token: bravoToken, body: { url: 'https://bravo.example.com/h', eventTypes: ['webhook.test_event'] } });
+    const bEp = await api.call('POST', `/workspaces/bravo/webhooks`, {
+      token: bravoToken,
+      body: { url: 'https://bravo.example.com/h', eventTypes: ['webhook.test_event'] },
+    });
     expect(bEp.status).toBe(201);
     const bTok = await api.call('POST', `/workspaces/bravo/api-tokens`, { token: bravoToken, body: { name: 'b2', scopes: ['read'] } });
     const ids: Record<string, string> = { endpointId: bEp.body.endpointId, tokenId: bTok.body.tokenId };
@@ -151,14 +176,22 @@ describe('cross-workspace isolation', () => {
     for (const op of OPERATIONS) {
       // A's token on B's slug: 404 on every route.
       const onB = op.path.replace('{slug}', 'bravo').replace(/\{(\w+)\}/g, (_m, n: string) => ids[n] ?? 'x');
-      const body = op.method === 'POST' || op.method === 'PATCH' ? { name: 'x', scopes: ['read'], url: 'https://a.example.com', eventTypes: ['webhook.test_event'] } : undefined;
+      const body =
+        op.method === 'POST' || op.method === 'PATCH'
+          ? { name: 'x', scopes: ['read'], url: 'https://a.example.com', eventTypes: ['webhook.test_event'] }
+          : undefined;
       const res = await api.call(op.method, onB, { ...(body ? { body } : {}) });
       expect([op.operationId, res.status, res.body?.tag]).toEqual([op.operationId, 404, 'WorkspaceNotFound']);
       // A's token on A's slug with B's ids: not found, never B's data.
       if (/\{(endpointId|tokenId)\}/.test(op.path)) {
         const onA = op.path.replace('{slug}', api.workspace).replace(/\{(\w+)\}/g, (_m, n: string) => ids[n] ?? 'x');
         // A valid body where the operation needs one, so the 404 is about the id, not a 400 about the body.
-        const bodyA = op.method === 'PATCH' ? { enabled: false } : op.operationId === 'recoverWebhookDeliveries' ? { since: '2026-01-01T00:00:00Z', dryRun: true } : undefined;
+        const bodyA =
+          op.method === 'PATCH'
+            ? { enabled: false }
+            : op.operationId === 'recoverWebhookDeliveries'
+              ? { since: '2026-01-01T00:00:00Z', dryRun: true }
+              : undefined;
         const resA = await api.call(op.method, onA, { ...(bodyA ? { body: bodyA } : {}) });
         expect([op.operationId, resA.status]).toEqual([op.operationId, 404]);
         expect(resA.text).not.toContain('bravo.example.com');

@@ -54,7 +54,9 @@ describe('test send', () => {
     expect(verified).toMatchObject({ deliveryId: id, eventType: 'webhook.test_event' });
 
     const attempts = await api.call('GET', `${ws()}/webhooks/deliveries/${id}/attempts`);
-    expect(attempts.body.items).toEqual([expect.objectContaining({ ordinal: 1, outcome: 'delivered', responseStatus: 200, responseBody: 'thanks' })]);
+    expect(attempts.body.items).toEqual([
+      expect.objectContaining({ ordinal: 1, outcome: 'delivered', responseStatus: 200, responseBody: 'thanks' }),
+    ]);
     expect(attempts.body.nextCursor).toBeNull();
     const list = await api.call('GET', `${ws()}/webhooks/${endpointId}/deliveries`);
     expect(list.body.items.map((d: { deliveryId: string }) => d.deliveryId)).toEqual([id]);
@@ -74,12 +76,20 @@ describe('domain events', () => {
   it('a workspace subscribed to its own changes receives webhook.created', async () => {
     const r = await receiver((_req, res) => res.writeHead(200).end());
     await endpointTo(r.url, ['webhook.created']);
-    const created = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/new', eventTypes: ['webhook.test_event'] } });
+    const created = await api.call('POST', `${ws()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/new', eventTypes: ['webhook.test_event'] },
+    });
     await expect
-      .poll(() => r.seen.some((s) => JSON.parse(s.body).payload?.endpointId === created.body.endpointId), { ...EVENTUALLY, message: 'webhook.created delivered' })
+      .poll(() => r.seen.some((s) => JSON.parse(s.body).payload?.endpointId === created.body.endpointId), {
+        ...EVENTUALLY,
+        message: 'webhook.created delivered',
+      })
       .toBe(true);
     const got = r.seen.map((s) => JSON.parse(s.body)).find((b) => b.payload.endpointId === created.body.endpointId);
-    expect(got).toMatchObject({ eventType: 'webhook.created', payload: { url: 'https://hooks.example.com/…', eventTypes: ['webhook.test_event'] } });
+    expect(got).toMatchObject({
+      eventType: 'webhook.created',
+      payload: { url: 'https://hooks.example.com/…', eventTypes: ['webhook.test_event'] },
+    });
   });
 });
 
@@ -122,12 +132,22 @@ describe('the retry ladder', () => {
     failing = false;
     const replay = await api.call('POST', `${ws()}/webhooks/deliveries/${id}/replay`);
     expect(replay.status).toBe(202);
-    expect(replay.body).toMatchObject({ status: 'pending', attempts: 0, replayedFrom: id, eventType: 'webhook.test_event', payload: dead.body.payload });
+    expect(replay.body).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      replayedFrom: id,
+      eventType: 'webhook.test_event',
+      payload: dead.body.payload,
+    });
     expect(replay.body.deliveryId).not.toBe(id);
-    await expect.poll(async () => (await delivery(replay.body.deliveryId)).body.status, { ...EVENTUALLY, message: 'replay status' }).toBe('delivered');
+    await expect
+      .poll(async () => (await delivery(replay.body.deliveryId)).body.status, { ...EVENTUALLY, message: 'replay status' })
+      .toBe('delivered');
     expect((await delivery(id)).body.status).toBe('dead_lettered');
     const audit = await api.call('GET', `${ws()}/audit-events?limit=10`);
-    expect(audit.body.items).toContainEqual(expect.objectContaining({ action: 'webhook.delivery_replayed', targetId: replay.body.deliveryId }));
+    expect(audit.body.items).toContainEqual(
+      expect.objectContaining({ action: 'webhook.delivery_replayed', targetId: replay.body.deliveryId }),
+    );
 
     // A delivered or pending delivery is not replayable.
     const again = await api.call('POST', `${ws()}/webhooks/deliveries/${replay.body.deliveryId}/replay`);

@@ -31,7 +31,10 @@ describe('the workspace delivery log', () => {
   it('lists the deliveries of every endpoint, newest first, and filters them', async () => {
     const ok = await scriptedReceiver((_q, res) => res.writeHead(200).end());
     const gone = await scriptedReceiver((_q, res) => res.writeHead(410).end());
-    stops.push(() => ok.stop(), () => gone.stop());
+    stops.push(
+      () => ok.stop(),
+      () => gone.stop(),
+    );
     const good = await endpointTo(ok.url);
     const bad = await endpointTo(gone.url);
     const sent: string[] = [];
@@ -40,12 +43,19 @@ describe('the workspace delivery log', () => {
       expect(res.status).toBe(202);
       sent.push(res.body.deliveryId);
     }
-    await expect.poll(async () => (await api.call('GET', `${log()}?status=pending`)).body.items, { timeout: 10_000, interval: 25 }).toEqual([]);
+    await expect
+      .poll(async () => (await api.call('GET', `${log()}?status=pending`)).body.items, { timeout: 10_000, interval: 25 })
+      .toEqual([]);
 
     const all = await api.call('GET', log());
     expect(all.status).toBe(200);
     expect(all.body.items.map((d: { deliveryId: string }) => d.deliveryId)).toEqual([...sent].reverse());
-    expect(all.body.items[0]).toMatchObject({ endpointId: good, status: 'delivered', eventType: 'webhook.test_event', payload: expect.any(Object) });
+    expect(all.body.items[0]).toMatchObject({
+      endpointId: good,
+      status: 'delivered',
+      eventType: 'webhook.test_event',
+      payload: expect.any(Object),
+    });
     expect(all.body.nextCursor).toBeNull();
 
     const failed = await api.call('GET', `${log()}?status=failed_permanent,dead_lettered`);
@@ -72,7 +82,9 @@ describe('the workspace delivery log', () => {
   it('reads the caller workspace only', async () => {
     const other = 'other-workspace';
     const endpointId = 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC';
-    await putPendingDeliveries(api.table, [newPendingDelivery({ workspace: other, endpointId, eventType: 'webhook.test_event', payload: {} }, new Date())]);
+    await putPendingDeliveries(api.table, [
+      newPendingDelivery({ workspace: other, endpointId, eventType: 'webhook.test_event', payload: {} }, new Date()),
+    ]);
     const mine = await api.call('GET', `${log()}?limit=200`);
     expect(mine.body.items.every((d: { endpointId: string }) => d.endpointId !== endpointId)).toBe(true);
     expect((await api.call('GET', `/workspaces/${other}/deliveries`)).status).toBe(404);
@@ -108,7 +120,11 @@ describe('the workspace delivery log', () => {
   });
 
   it('a cursor that does not decode, or of another list, gives an empty page', async () => {
-    for (const cursor of ['garbage', 'WyJhIiwid2hlXzAxIl0', Buffer.from(JSON.stringify(['2026-11-25T12:00:00.000Z', 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB'])).toString('base64url')]) {
+    for (const cursor of [
+      'garbage',
+      'WyJhIiwid2hlXzAxIl0',
+      Buffer.from(JSON.stringify(['2026-11-25T12:00:00.000Z', 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB'])).toString('base64url'),
+    ]) {
       const res = await api.call('GET', `${log()}?cursor=${cursor}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ items: [], nextCursor: null });

@@ -46,7 +46,17 @@ describe('GET …/webhooks/{endpointId}/health', () => {
 
     const res = await api.call('GET', `${ws()}/webhooks/${endpointId}/health`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ endpointId, window: '24h', attempts: 1, delivered: 1, failed: 0, failedPermanent: 0, deadLettered: 0, successRate: 1, byResponseStatus: { '200': 1 } });
+    expect(res.body).toMatchObject({
+      endpointId,
+      window: '24h',
+      attempts: 1,
+      delivered: 1,
+      failed: 0,
+      failedPermanent: 0,
+      deadLettered: 0,
+      successRate: 1,
+      byResponseStatus: { '200': 1 },
+    });
     expect(res.body.latencyMs.p50).toBeGreaterThanOrEqual(100);
     expect(res.body.series).toHaveLength(24);
     expect(res.body.series.at(-1)).toMatchObject({ delivered: 1, failed: 0 });
@@ -69,11 +79,24 @@ describe('GET …/webhooks/{endpointId}/health', () => {
     await settled(sent.body.deliveryId, 'dead_lettered');
 
     const week = await api.call('GET', `${ws()}/webhooks/${endpointId}/health?window=7d`);
-    expect(week.body).toMatchObject({ window: '7d', attempts: 7, delivered: 0, failed: 7, failedPermanent: 0, deadLettered: 1, successRate: 0, byResponseStatus: { '503': 7 } });
+    expect(week.body).toMatchObject({
+      window: '7d',
+      attempts: 7,
+      delivered: 0,
+      failed: 7,
+      failedPermanent: 0,
+      deadLettered: 1,
+      successRate: 0,
+      byResponseStatus: { '503': 7 },
+    });
     expect(week.body.series).toHaveLength(7);
     expect(week.body.series.at(-1)).toMatchObject({ delivered: 0, failed: 7 });
     expect((await api.call('GET', `${ws()}/webhooks/${endpointId}`)).body.health.successRate24h).toBe(0);
-    expect((await api.call('GET', `${ws()}/overview`)).body.deliveries24h).toEqual({ delivered: before.delivered, failed: before.failed + 7, deadLettered: before.deadLettered + 1 });
+    expect((await api.call('GET', `${ws()}/overview`)).body.deliveries24h).toEqual({
+      delivered: before.delivered,
+      failed: before.failed + 7,
+      deadLettered: before.deadLettered + 1,
+    });
   });
 
   it('a new endpoint has null health; a read token may read it; a bad window is 400, an unknown endpoint 404', async () => {
@@ -82,7 +105,10 @@ describe('GET …/webhooks/{endpointId}/health', () => {
     const res = await api.call('GET', `${ws()}/webhooks/${endpointId}/health`, { token });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ attempts: 0, successRate: null, latencyMs: { p50: null, p95: null }, byResponseStatus: {} });
-    expect((await api.call('GET', `${ws()}/webhooks/${endpointId}`, { token })).body.health).toEqual({ successRate24h: null, lastAttemptAt: null });
+    expect((await api.call('GET', `${ws()}/webhooks/${endpointId}`, { token })).body.health).toEqual({
+      successRate24h: null,
+      lastAttemptAt: null,
+    });
     const bad = await api.call('GET', `${ws()}/webhooks/${endpointId}/health?window=30d`);
     expect([bad.status, bad.body.tag]).toEqual([400, 'ValidationError']);
     const unknown = await api.call('GET', `${ws()}/webhooks/whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC/health`);

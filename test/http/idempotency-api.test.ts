@@ -43,21 +43,32 @@ describe('create endpoint with an Idempotency-Key', () => {
     expect(first.headers.get('idempotent-replayed')).toBeNull();
 
     // The same body with its keys in another order is the same request.
-    const again = await api.call('POST', `${ws()}/webhooks`, { rawBody: JSON.stringify({ eventTypes: body.eventTypes, url }), ...withKey('create-1') });
+    const again = await api.call('POST', `${ws()}/webhooks`, {
+      rawBody: JSON.stringify({ eventTypes: body.eventTypes, url }),
+      ...withKey('create-1'),
+    });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
 
     expect((await endpointsWithUrl(url)).map((e) => e.endpointId)).toEqual([first.body.endpointId]);
     const audit = await api.call('GET', `${ws()}/audit-events?limit=100`);
-    const created = (audit.body.items as { action: string; targetId: string }[]).filter((a) => a.action === 'webhook.created' && a.targetId === first.body.endpointId);
+    const created = (audit.body.items as { action: string; targetId: string }[]).filter(
+      (a) => a.action === 'webhook.created' && a.targetId === first.body.endpointId,
+    );
     expect(created).toHaveLength(1);
   });
 
   it('refuses the same key with another body (422), and creates nothing for it', async () => {
-    const first = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/idem-a', eventTypes: ['webhook.test_event'] }, ...withKey('create-2') });
+    const first = await api.call('POST', `${ws()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/idem-a', eventTypes: ['webhook.test_event'] },
+      ...withKey('create-2'),
+    });
     expect(first.status).toBe(201);
-    const other = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/idem-b', eventTypes: ['webhook.test_event'] }, ...withKey('create-2') });
+    const other = await api.call('POST', `${ws()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/idem-b', eventTypes: ['webhook.test_event'] },
+      ...withKey('create-2'),
+    });
     expectProblem(other, 422, 'IdempotencyKeyReused');
     expect(other.body.detail).toContain('Idempotency-Key');
     expect(await endpointsWithUrl('https://hooks.example.com/idem-b')).toEqual([]);
@@ -91,14 +102,19 @@ describe('create endpoint with an Idempotency-Key', () => {
   });
 
   it('accepts a 255-character key', async () => {
-    const res = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/idem-long', eventTypes: ['webhook.test_event'] }, ...withKey('k'.repeat(255)) });
+    const res = await api.call('POST', `${ws()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/idem-long', eventTypes: ['webhook.test_event'] },
+      ...withKey('k'.repeat(255)),
+    });
     expect(res.status).toBe(201);
   });
 });
 
 describe('recover with an Idempotency-Key', () => {
   it('answers a repeated dry run from the first answer, and refuses another window under the key', async () => {
-    const created = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/idem-recover', eventTypes: ['webhook.test_event'] } });
+    const created = await api.call('POST', `${ws()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/idem-recover', eventTypes: ['webhook.test_event'] },
+    });
     const path = `${ws()}/webhooks/${created.body.endpointId}/recover`;
     const since = new Date(Date.now() - 3_600_000).toISOString();
     const first = await api.call('POST', path, { body: { since, dryRun: true }, ...withKey('recover-1') });
@@ -134,11 +150,17 @@ describe('test send with an Idempotency-Key', () => {
 
     // The same key on another endpoint's send is another request.
     const other = await api.call('POST', `${ws()}/webhooks`, { body: { url: r.url, eventTypes: ['webhook.test_event'] } });
-    expectProblem(await api.call('POST', `${ws()}/webhooks/${other.body.endpointId}/test-event`, withKey('send-1')), 422, 'IdempotencyKeyReused');
+    expectProblem(
+      await api.call('POST', `${ws()}/webhooks/${other.body.endpointId}/test-event`, withKey('send-1')),
+      422,
+      'IdempotencyKeyReused',
+    );
   });
 
   it('stores no failure: a refused first attempt may be retried with the same key', async () => {
-    const created = await api.call('POST', `${ws()}/webhooks`, { body: { url: 'https://hooks.example.com/idem-disabled', eventTypes: ['webhook.test_event'], enabled: false } });
+    const created = await api.call('POST', `${ws()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/idem-disabled', eventTypes: ['webhook.test_event'], enabled: false },
+    });
     const endpointId = created.body.endpointId as string;
     expectProblem(await api.call('POST', `${ws()}/webhooks/${endpointId}/test-event`, withKey('send-2')), 409, 'EndpointDisabled');
     expect((await api.call('PATCH', `${ws()}/webhooks/${endpointId}`, { body: { enabled: true } })).status).toBe(200);

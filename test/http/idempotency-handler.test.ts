@@ -23,7 +23,14 @@ let caller: { token: string; tokenId: string };
 beforeAll(async () => {
   table = await freshTable();
   runtime = {
-    deps: { table, now: () => new Date(), eventTypes: createEventCatalogue(), urlPolicy: {}, queue: { send: async () => undefined }, events: { emit: async () => undefined } },
+    deps: {
+      table,
+      now: () => new Date(),
+      eventTypes: createEventCatalogue(),
+      urlPolicy: {},
+      queue: { send: async () => undefined },
+      events: { emit: async () => undefined },
+    },
     rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
   };
   caller = await issueToken(table, 'acme', { name: 'test', scopes: ['admin'] });

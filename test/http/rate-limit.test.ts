@@ -6,7 +6,9 @@ import { startTestApi, type TestApi } from '../helpers/local-api';
 let api: TestApi;
 
 beforeAll(async () => {
-  api = await startTestApi({ rateLimits: JSON.stringify({ rest_read: { limit: 3, windowSeconds: 3600 }, rest_write: { limit: 1, windowSeconds: 3600 } }) });
+  api = await startTestApi({
+    rateLimits: JSON.stringify({ rest_read: { limit: 3, windowSeconds: 3600 }, rest_write: { limit: 1, windowSeconds: 3600 } }),
+  });
 });
 afterAll(async () => {
   await api?.close();
@@ -26,7 +28,9 @@ it('refuses the request past the quota with 429 RateLimited and Retry-After, per
   // Another bucket of the same token is counted apart.
   const write = await api.call('POST', path, { body: { url: 'https://hooks.example.com/rl', eventTypes: ['webhook.test_event'] } });
   expect(write.status).toBe(201);
-  expect((await api.call('POST', path, { body: { url: 'https://hooks.example.com/rl', eventTypes: ['webhook.test_event'] } })).status).toBe(429);
+  expect((await api.call('POST', path, { body: { url: 'https://hooks.example.com/rl', eventTypes: ['webhook.test_event'] } })).status).toBe(
+    429,
+  );
 
   // Another token has its own window.
   const { token } = await issueToken(api.table, api.workspace, { name: 'other', scopes: ['read'] });

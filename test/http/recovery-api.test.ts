@@ -32,7 +32,10 @@ async function disabledEndpoint(api: TestApi, url: string) {
 }
 
 async function publish(api: TestApi, orderId: string) {
-  const res = await fetch(`${api.apiUrl}/local/events`, { method: 'POST', body: JSON.stringify({ workspace: api.workspace, type: 'order.shipped', payload: { orderId } }) });
+  const res = await fetch(`${api.apiUrl}/local/events`, {
+    method: 'POST',
+    body: JSON.stringify({ workspace: api.workspace, type: 'order.shipped', payload: { orderId } }),
+  });
   expect(res.status).toBe(202);
   return (await res.json()) as { deliveryIds: string[]; heldDeliveryIds: string[] };
 }
@@ -57,7 +60,15 @@ describe('held deliveries and recovery (fast time)', () => {
     const heldId = published.heldDeliveryIds[0]!;
 
     const list = await api.call('GET', `${ws()}/webhooks/${endpointId}/deliveries`);
-    expect(list.body.items).toEqual([expect.objectContaining({ deliveryId: heldId, status: 'failed_permanent', attempts: 0, lastError: 'endpoint_disabled', payload: { orderId: 'held-1' } })]);
+    expect(list.body.items).toEqual([
+      expect.objectContaining({
+        deliveryId: heldId,
+        status: 'failed_permanent',
+        attempts: 0,
+        lastError: 'endpoint_disabled',
+        payload: { orderId: 'held-1' },
+      }),
+    ]);
 
     // While disabled: 409, dry run included.
     const refused = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { since, dryRun: true } });
@@ -73,7 +84,17 @@ describe('held deliveries and recovery (fast time)', () => {
 
     const started = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { since } });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ kind: 'recover', endpointId, status: 'running', since, matched: 1, replayed: 0, skipped: 0, statuses: ['failed_permanent', 'dead_lettered'], finishedAt: null });
+    expect(started.body).toMatchObject({
+      kind: 'recover',
+      endpointId,
+      status: 'running',
+      since,
+      matched: 1,
+      replayed: 0,
+      skipped: 0,
+      statuses: ['failed_permanent', 'dead_lettered'],
+      finishedAt: null,
+    });
     const jobId = started.body.jobId as string;
 
     const done = await vi.waitFor(async () => {
@@ -92,7 +113,10 @@ describe('held deliveries and recovery (fast time)', () => {
     }, EVENTUALLY);
     expect(replay.body).toMatchObject({ replayedFrom: heldId, attempts: 1 });
     // The held source stays as it was.
-    expect((await api.call('GET', `${ws()}/webhooks/deliveries/${heldId}`)).body).toMatchObject({ status: 'failed_permanent', attempts: 0 });
+    expect((await api.call('GET', `${ws()}/webhooks/deliveries/${heldId}`)).body).toMatchObject({
+      status: 'failed_permanent',
+      attempts: 0,
+    });
 
     const audit = (await api.call('GET', `${ws()}/audit-events?limit=20`)).body.items.map((a: { action: string }) => a.action);
     expect(audit).toEqual(expect.arrayContaining(['webhook.recovery_started', 'webhook.delivery_replayed', 'webhook.recovery_finished']));

@@ -10,7 +10,14 @@ import type { SurfaceRuntime } from '../../lambdas/operations/context';
 
 const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
 const runtime: SurfaceRuntime = {
-  deps: { table: { doc: {} as never, tableName: 'unused' }, now: () => new Date(), eventTypes: createEventCatalogue(), urlPolicy: {}, queue: { send: async () => undefined }, events: { emit: async () => undefined } },
+  deps: {
+    table: { doc: {} as never, tableName: 'unused' },
+    now: () => new Date(),
+    eventTypes: createEventCatalogue(),
+    urlPolicy: {},
+    queue: { send: async () => undefined },
+    events: { emit: async () => undefined },
+  },
   rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
 };
 
@@ -47,7 +54,10 @@ describe('restHandler', () => {
   });
 
   it('uses the in-process token bucket when no table is bound, and refuses past it with 429', async () => {
-    const limited: SurfaceRuntime = { ...runtime, rateLimiter: memoryRateLimiter({ ...DEFAULT_QUOTAS, rest_read: { limit: 2, windowSeconds: 60 } }, () => 0) };
+    const limited: SurfaceRuntime = {
+      ...runtime,
+      rateLimiter: memoryRateLimiter({ ...DEFAULT_QUOTAS, rest_read: { limit: 2, windowSeconds: 60 } }, () => 0),
+    };
     const handler = restHandler('listWebhooks', async () => ({ items: [], nextCursor: null }), { runtime: () => limited, logger });
     expect((await handler(event(), context)).statusCode).toBe(200);
     expect((await handler(event(), context)).statusCode).toBe(200);

@@ -32,7 +32,14 @@ let runtime: SurfaceRuntime;
 beforeAll(async () => {
   table = await freshTable();
   runtime = {
-    deps: { table, now: () => new Date(), eventTypes: createEventCatalogue(), urlPolicy: {}, queue: { send: async () => undefined }, events: { emit: async () => undefined } },
+    deps: {
+      table,
+      now: () => new Date(),
+      eventTypes: createEventCatalogue(),
+      urlPolicy: {},
+      queue: { send: async () => undefined },
+      events: { emit: async () => undefined },
+    },
     rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
   };
   await ensureWorkspace(table, SLUG, 'Acme');
@@ -58,7 +65,13 @@ function request(method: string, path: string, token: string, authorizer: Record
     path,
     httpMethod: method,
     headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    pathParameters: { slug: SLUG, endpointId: ENDPOINT, deliveryId: DELIVERY, tokenId: 'tok_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', jobId: 'whj_01JD2Y8M7K3V9Q4T6W1X5Z0ABC' },
+    pathParameters: {
+      slug: SLUG,
+      endpointId: ENDPOINT,
+      deliveryId: DELIVERY,
+      tokenId: 'tok_01JD2Y8M7K3V9Q4T6W1X5Z0ABC',
+      jobId: 'whj_01JD2Y8M7K3V9Q4T6W1X5Z0ABC',
+    },
     queryStringParameters: null,
     body: body === undefined ? null : JSON.stringify(body),
     isBase64Encoded: false,
@@ -75,11 +88,17 @@ describe('a revoked token on REST, answered from a cached authorizer decision', 
     const cached = await authorizerContext(doomed.token);
 
     // While valid, the same cached context creates an endpoint: the re-check passes a live token.
-    const live = await handlerOf('createWebhook')(request('POST', `/workspaces/${SLUG}/webhooks`, doomed.token, cached, createBody), context);
+    const live = await handlerOf('createWebhook')(
+      request('POST', `/workspaces/${SLUG}/webhooks`, doomed.token, cached, createBody),
+      context,
+    );
     expect(live.statusCode).toBe(201);
 
     const revoked = await handlerOf('revokeApiToken')(
-      { ...request('DELETE', `/workspaces/${SLUG}/api-tokens/${doomed.tokenId}`, admin.token, await authorizerContext(admin.token)), pathParameters: { slug: SLUG, tokenId: doomed.tokenId } },
+      {
+        ...request('DELETE', `/workspaces/${SLUG}/api-tokens/${doomed.tokenId}`, admin.token, await authorizerContext(admin.token)),
+        pathParameters: { slug: SLUG, tokenId: doomed.tokenId },
+      },
       context,
     );
     expect(revoked.statusCode).toBe(204);
@@ -88,7 +107,10 @@ describe('a revoked token on REST, answered from a cached authorizer decision', 
     const mutating = (OPERATIONS as readonly OperationDef[]).filter((op) => op.method !== 'GET');
     expect(mutating.length).toBeGreaterThanOrEqual(8);
     for (const op of mutating) {
-      const res = await handlerOf(op.operationId as OperationId)(request(op.method, op.path, doomed.token, cached, op.body ? createBody : undefined), context);
+      const res = await handlerOf(op.operationId as OperationId)(
+        request(op.method, op.path, doomed.token, cached, op.body ? createBody : undefined),
+        context,
+      );
       expect([op.operationId, res.statusCode]).toEqual([op.operationId, 401]);
       expect(JSON.parse(res.body)).toMatchObject({ tag: 'Unauthorized', status: 401 });
     }
@@ -103,7 +125,10 @@ describe('a revoked token on REST, answered from a cached authorizer decision', 
   it('refuses a mutating request whose header is not the token the cached context belongs to', async () => {
     const one = await issueToken(table, SLUG, { name: 'one', scopes: ['write'] });
     const other = await issueToken(table, SLUG, { name: 'other', scopes: ['read'] });
-    const res = await handlerOf('createWebhook')(request('POST', `/workspaces/${SLUG}/webhooks`, other.token, await authorizerContext(one.token), createBody), context);
+    const res = await handlerOf('createWebhook')(
+      request('POST', `/workspaces/${SLUG}/webhooks`, other.token, await authorizerContext(one.token), createBody),
+      context,
+    );
     expect(res.statusCode).toBe(401);
   });
 });

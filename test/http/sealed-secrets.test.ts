@@ -17,14 +17,20 @@ describe('sealed signing secrets', () => {
   it('leave no whsec_ in the endpoint item or any index, and still sign verifiably during the grace window', async () => {
     const { api } = pipeline;
     const r = await pipeline.receiver((_req, res) => res.writeHead(204).end());
-    const created = await api.call('POST', `/workspaces/${api.workspace}/webhooks`, { body: { url: r.url, eventTypes: ['webhook.test_event'] } });
+    const created = await api.call('POST', `/workspaces/${api.workspace}/webhooks`, {
+      body: { url: r.url, eventTypes: ['webhook.test_event'] },
+    });
     expect(created.status).toBe(201);
     const endpointId = created.body.endpointId as string;
     const rotate = () => api.call('POST', `/workspaces/${api.workspace}/webhooks/${endpointId}/rotate-secret`);
     const first = (await rotate()).body.secret as string;
     const second = (await rotate()).body.secret as string;
 
-    const item = (await api.table.doc.send(new GetCommand({ TableName: api.table.tableName, Key: keys.endpoint(api.workspace, endpointId), ConsistentRead: true }))).Item!;
+    const item = (
+      await api.table.doc.send(
+        new GetCommand({ TableName: api.table.tableName, Key: keys.endpoint(api.workspace, endpointId), ConsistentRead: true }),
+      )
+    ).Item!;
     const raw = JSON.stringify(item);
     expect(item.secrets).toHaveLength(2);
     expect(raw).not.toContain('whsec_');
@@ -48,7 +54,11 @@ describe('sealed signing secrets', () => {
     const sent = await api.call('POST', `/workspaces/${api.workspace}/webhooks/${endpointId}/test-event`);
     expect(sent.status).toBeLessThan(300);
     const req = await vi.waitFor(() => r.seen[0] ?? Promise.reject(new Error('not delivered yet')), { timeout: 10_000, interval: 50 });
-    const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(req.headers['webhook-id']),
+      'webhook-timestamp': String(req.headers['webhook-timestamp']),
+      'webhook-signature': String(req.headers['webhook-signature']),
+    };
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
     for (const secret of [second, first]) expect(new Webhook(secret).verify(req.body, headers)).toEqual(JSON.parse(req.body));
   });

@@ -35,13 +35,18 @@ afterAll(async () => {
 
 async function mcpClient(token: string): Promise<Client> {
   const c = new Client({ name: 'test', version: '1.0.0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   clients.push(c);
   return c;
 }
 
 async function tool(c: Client, name: string, args: Record<string, unknown>): Promise<any> {
-  const res = (await c.callTool({ name, arguments: { slug: api.workspace, ...args } })) as { isError?: boolean; structuredContent?: unknown };
+  const res = (await c.callTool({ name, arguments: { slug: api.workspace, ...args } })) as {
+    isError?: boolean;
+    structuredContent?: unknown;
+  };
   expect([name, res.isError ?? false]).toEqual([name, false]);
   return res.structuredContent;
 }
@@ -65,7 +70,9 @@ describe('endpoint resources', () => {
     expect(listed.body.items.find((e: { endpointId: string }) => e.endpointId === id).url).toBe(url);
     const writer = await mcpClient(api.token);
     expect((await tool(writer, 'get_webhook', { endpointId: id })).url).toBe(url);
-    expect((await tool(writer, 'list_webhooks', { limit: 200 })).items.find((e: { endpointId: string }) => e.endpointId === id).url).toBe(url);
+    expect((await tool(writer, 'list_webhooks', { limit: 200 })).items.find((e: { endpointId: string }) => e.endpointId === id).url).toBe(
+      url,
+    );
 
     // Read scope: redacted, and nothing of the path or query anywhere in the answers.
     const got = await api.call('GET', `${ws()}/webhooks/${id}`, { token: readToken });
@@ -97,14 +104,18 @@ describe('audit entries and domain events', () => {
     await create(r.url, ['webhook.created', 'webhook.updated', 'webhook.deleted']);
 
     const id = await create(`https://hooks.example.com/in/${SECRET_PATH}?${SECRET_QUERY}`);
-    const patched = await api.call('PATCH', `${ws()}/webhooks/${id}`, { body: { url: `https://other.example.com:8443/in/${SECRET_PATH}/v2?${SECRET_QUERY}` } });
+    const patched = await api.call('PATCH', `${ws()}/webhooks/${id}`, {
+      body: { url: `https://other.example.com:8443/in/${SECRET_PATH}/v2?${SECRET_QUERY}` },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.url).toBe(`https://other.example.com:8443/in/${SECRET_PATH}/v2?${SECRET_QUERY}`);
     expect((await api.call('DELETE', `${ws()}/webhooks/${id}`)).status).toBe(204);
 
     // Domain events, as another endpoint of the workspace receives them.
     const events = await vi.waitFor(() => {
-      const mine = r.seen.map((s) => JSON.parse(s.body) as { eventType: string; payload: { endpointId: string; url: string } }).filter((b) => b.payload.endpointId === id);
+      const mine = r.seen
+        .map((s) => JSON.parse(s.body) as { eventType: string; payload: { endpointId: string; url: string } })
+        .filter((b) => b.payload.endpointId === id);
       expect(mine.map((b) => b.eventType).sort()).toEqual(['webhook.created', 'webhook.deleted', 'webhook.updated']);
       return mine;
     }, EVENTUALLY);
@@ -118,10 +129,15 @@ describe('audit entries and domain events', () => {
     for (const token of [api.token, readToken]) {
       const audit = await api.call('GET', `${ws()}/audit-events?limit=200`, { token });
       expect(audit.status).toBe(200);
-      const entries = (audit.body.items as { action: string; targetId: string; detail: Record<string, unknown> | null }[]).filter((a) => a.targetId === id);
+      const entries = (audit.body.items as { action: string; targetId: string; detail: Record<string, unknown> | null }[]).filter(
+        (a) => a.targetId === id,
+      );
       expect(entries.map((a) => a.action).sort()).toEqual(['webhook.created', 'webhook.deleted', 'webhook.updated']);
       expect(entries.find((a) => a.action === 'webhook.created')!.detail).toMatchObject({ url: 'https://hooks.example.com/…' });
-      expect(entries.find((a) => a.action === 'webhook.updated')!.detail).toMatchObject({ changed: ['url'], url: 'https://other.example.com:8443/…' });
+      expect(entries.find((a) => a.action === 'webhook.updated')!.detail).toMatchObject({
+        changed: ['url'],
+        url: 'https://other.example.com:8443/…',
+      });
       expect(audit.text).not.toMatch(LEAKS);
     }
   });
@@ -136,7 +152,9 @@ describe('notifications', () => {
     expect(sent.status).toBe(202);
     const note = await vi.waitFor(async () => {
       const n = await api.call('GET', `${ws()}/notifications`, { token: readToken });
-      const found = (n.body.items as { deliveryId: string; kind: string; message: string }[]).find((x) => x.deliveryId === sent.body.deliveryId);
+      const found = (n.body.items as { deliveryId: string; kind: string; message: string }[]).find(
+        (x) => x.deliveryId === sent.body.deliveryId,
+      );
       expect(found, 'notification').toBeDefined();
       return found!;
     }, EVENTUALLY);

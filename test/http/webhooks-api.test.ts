@@ -34,15 +34,30 @@ describe('create', () => {
     });
     expect(res.body.endpointId).toMatch(/^whe_[0-9A-Z]{26}$/);
     expect(res.text).not.toMatch(SECRET);
-    expect(Object.keys(res.body).sort()).toEqual(['consecutiveFailures', 'createdAt', 'description', 'enabled', 'endpointId', 'eventTypes', 'health', 'updatedAt', 'url']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'consecutiveFailures',
+      'createdAt',
+      'description',
+      'enabled',
+      'endpointId',
+      'eventTypes',
+      'health',
+      'updatedAt',
+      'url',
+    ]);
     expect(res.body.health).toEqual({ successRate24h: null, lastAttemptAt: null });
     const audit = await api.call('GET', `${base()}/audit-events?limit=5`);
-    expect(audit.body.items.map((a: { action: string; targetId: string }) => [a.action, a.targetId])).toContainEqual(['webhook.created', res.body.endpointId]);
+    expect(audit.body.items.map((a: { action: string; targetId: string }) => [a.action, a.targetId])).toContainEqual([
+      'webhook.created',
+      res.body.endpointId,
+    ]);
   });
 
   it('refuses an unknown event type with a 400 that names it, and writes nothing', async () => {
     const before = await api.call('GET', `${base()}/overview`);
-    const res = await api.call('POST', `${base()}/webhooks`, { body: { url: 'https://hooks.example.com/x', eventTypes: ['webhook.test_event', 'order.cancelled'] } });
+    const res = await api.call('POST', `${base()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/x', eventTypes: ['webhook.test_event', 'order.cancelled'] },
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.body.tag).toBe('UnknownEventType');
@@ -52,10 +67,14 @@ describe('create', () => {
   });
 
   it('accepts a type from config/event-types.json (no code change) and lists it with its JSON Schema', async () => {
-    const res = await api.call('POST', `${base()}/webhooks`, { body: { url: 'https://hooks.example.com/orders', eventTypes: ['order.shipped'] } });
+    const res = await api.call('POST', `${base()}/webhooks`, {
+      body: { url: 'https://hooks.example.com/orders', eventTypes: ['order.shipped'] },
+    });
     expect(res.status).toBe(201);
     const types = await api.call('GET', `${base()}/event-types`);
-    expect(types.body.items).toContainEqual(expect.objectContaining({ name: 'order.shipped', builtIn: false, payloadSchema: expect.objectContaining({ required: ['orderId'] }) }));
+    expect(types.body.items).toContainEqual(
+      expect.objectContaining({ name: 'order.shipped', builtIn: false, payloadSchema: expect.objectContaining({ required: ['orderId'] }) }),
+    );
   });
 
   it.each([
@@ -75,9 +94,13 @@ describe('create', () => {
   });
 
   it('allows loopback targets in the local stack only (development switch)', async () => {
-    const res = await api.call('POST', `${base()}/webhooks`, { body: { url: 'http://127.0.0.1:9999/hook', eventTypes: ['webhook.test_event'] } });
+    const res = await api.call('POST', `${base()}/webhooks`, {
+      body: { url: 'http://127.0.0.1:9999/hook', eventTypes: ['webhook.test_event'] },
+    });
     expect(res.status).toBe(201);
-    const priv = await api.call('POST', `${base()}/webhooks`, { body: { url: 'http://192.168.1.1/hook', eventTypes: ['webhook.test_event'] } });
+    const priv = await api.call('POST', `${base()}/webhooks`, {
+      body: { url: 'http://192.168.1.1/hook', eventTypes: ['webhook.test_event'] },
+    });
     expect(priv.status).toBe(400);
   });
 });
@@ -87,13 +110,19 @@ describe('get, update, delete', () => {
     const ep = await createEndpoint('https://hooks.example.com/patch', ['webhook.test_event', 'webhook.deleted']);
     const res = await api.call('PATCH', `${base()}/webhooks/${ep.endpointId}`, { body: { enabled: false } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ enabled: false, url: 'https://hooks.example.com/patch', eventTypes: ['webhook.test_event', 'webhook.deleted'] });
+    expect(res.body).toMatchObject({
+      enabled: false,
+      url: 'https://hooks.example.com/patch',
+      eventTypes: ['webhook.test_event', 'webhook.deleted'],
+    });
 
     const bad = await api.call('PATCH', `${base()}/webhooks/${ep.endpointId}`, { body: { url: 'https://169.254.169.254/latest' } });
     expect(bad.status).toBe(400);
     expect(bad.body.tag).toBe('InvalidWebhookUrl');
 
-    const url = await api.call('PATCH', `${base()}/webhooks/${ep.endpointId}`, { body: { url: 'https://hooks.example.com/new', description: 'moved' } });
+    const url = await api.call('PATCH', `${base()}/webhooks/${ep.endpointId}`, {
+      body: { url: 'https://hooks.example.com/new', description: 'moved' },
+    });
     expect(url.body).toMatchObject({ url: 'https://hooks.example.com/new', description: 'moved', enabled: false });
 
     const got = await api.call('GET', `${base()}/webhooks/${ep.endpointId}`);
@@ -105,7 +134,9 @@ describe('get, update, delete', () => {
     expect(unknownField.body.tag).toBe('ValidationError');
 
     const audit = await api.call('GET', `${base()}/audit-events?limit=10`);
-    const updates = audit.body.items.filter((a: { action: string; targetId: string }) => a.action === 'webhook.updated' && a.targetId === ep.endpointId);
+    const updates = audit.body.items.filter(
+      (a: { action: string; targetId: string }) => a.action === 'webhook.updated' && a.targetId === ep.endpointId,
+    );
     expect(updates).toHaveLength(2);
   });
 
@@ -146,7 +177,14 @@ describe('rotate secret', () => {
     expect(JSON.stringify(record)).not.toMatch(SECRET);
 
     // No other response of the API carries a secret.
-    for (const path of [`/webhooks`, `/webhooks/${ep.endpointId}`, `/audit-events?limit=200`, `/overview`, `/notifications`, `/api-tokens`]) {
+    for (const path of [
+      `/webhooks`,
+      `/webhooks/${ep.endpointId}`,
+      `/audit-events?limit=200`,
+      `/overview`,
+      `/notifications`,
+      `/api-tokens`,
+    ]) {
       const res = await api.call('GET', `${base()}${path}`);
       expect(res.status).toBe(200);
       expect(res.text).not.toMatch(SECRET);
@@ -172,7 +210,10 @@ describe('lists', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: { status: number; body: { items: { endpointId: string }[]; nextCursor: string | null } } = await api.call('GET', `${slugBase}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: { status: number; body: { items: { endpointId: string }[]; nextCursor: string | null } } = await api.call(
+        'GET',
+        `${slugBase}?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(2);
       all.push(...res.body.items.map((e: { endpointId: string }) => e.endpointId));

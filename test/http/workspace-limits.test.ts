@@ -18,7 +18,12 @@ const stops: (() => Promise<void>)[] = [];
 const ws = () => `/workspaces/${api.workspace}`;
 
 beforeAll(async () => {
-  api = await startTestApi({ timeScale: 1000, schedules: false, onPipelineError: () => undefined, workspaceLimits: JSON.stringify(LIMITS) });
+  api = await startTestApi({
+    timeScale: 1000,
+    schedules: false,
+    onPipelineError: () => undefined,
+    workspaceLimits: JSON.stringify(LIMITS),
+  });
   mcpToken = (await issueToken(api.table, api.workspace, { name: 'mcp', scopes: ['admin'] })).token;
 });
 afterEach(async () => {
@@ -35,10 +40,18 @@ async function receiverUrl(): Promise<string> {
 }
 
 /** One MCP tool call over HTTP with the second token: its result. */
-async function tool(name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
+async function tool(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
   const res = await fetch(api.mcpUrl, {
     method: 'POST',
-    headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    headers: {
+      authorization: `Bearer ${mcpToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { slug: api.workspace, ...args } } }),
   });
   expect(res.status).toBe(200);
@@ -73,7 +86,10 @@ describe('endpoint and token limits', () => {
     });
     expect((await api.call('GET', `${ws()}/webhooks`)).body.items).toHaveLength(2);
 
-    expect(await tool('create_webhook', { url, eventTypes: ['webhook.test_event'] })).toMatchObject({ isError: true, structuredContent: { status: 409, tag: 'Conflict', detail } });
+    expect(await tool('create_webhook', { url, eventTypes: ['webhook.test_event'] })).toMatchObject({
+      isError: true,
+      structuredContent: { status: 409, tag: 'Conflict', detail },
+    });
 
     expect((await api.call('DELETE', `${ws()}/webhooks/${first.body.endpointId}`)).status).toBe(204);
     expect((await tool('create_webhook', { url, eventTypes: ['webhook.test_event'] })).isError ?? false).toBe(false);
@@ -87,7 +103,10 @@ describe('endpoint and token limits', () => {
     const detail = 'This workspace has 3 API tokens, the most it may have; revoke one first';
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ type: 'urn:problem:webhooks:Conflict', status: 409, tag: 'Conflict', detail });
-    expect(await tool('create_api_token', { name: 'fourth', scopes: ['read'] })).toMatchObject({ isError: true, structuredContent: { status: 409, tag: 'Conflict', detail } });
+    expect(await tool('create_api_token', { name: 'fourth', scopes: ['read'] })).toMatchObject({
+      isError: true,
+      structuredContent: { status: 409, tag: 'Conflict', detail },
+    });
 
     expect((await api.call('DELETE', `${ws()}/api-tokens/${third.body.tokenId}`)).status).toBe(204);
     expect((await api.call('POST', `${ws()}/api-tokens`, { body: { name: 'fourth', scopes: ['read'] } })).status).toBe(201);
@@ -95,7 +114,7 @@ describe('endpoint and token limits', () => {
 });
 
 describe('test-send and replay quotas', () => {
-  it('shares the test-send quota between REST and MCP and the workspace\'s tokens: the next is a 429 problem with Retry-After', async () => {
+  it("shares the test-send quota between REST and MCP and the workspace's tokens: the next is a 429 problem with Retry-After", async () => {
     const endpointId = ((await api.call('GET', `${ws()}/webhooks`)).body.items as { endpointId: string }[])[0]!.endpointId;
     const path = `${ws()}/webhooks/${endpointId}/test-event`;
     await awayFromMinuteEnd();
@@ -119,7 +138,13 @@ describe('test-send and replay quotas', () => {
     });
     expect(await tool('send_webhook_test_event', { endpointId })).toMatchObject({
       isError: true,
-      structuredContent: { status: 429, tag: 'RateLimited', detail: expect.stringMatching(/^This workspace's quota of 2 test sends per minute, shared by all its tokens, is used up; retry after \d+ s$/) },
+      structuredContent: {
+        status: 429,
+        tag: 'RateLimited',
+        detail: expect.stringMatching(
+          /^This workspace's quota of 2 test sends per minute, shared by all its tokens, is used up; retry after \d+ s$/,
+        ),
+      },
     });
     // Only the two allowed sends made deliveries.
     expect((await api.call('GET', `${ws()}/webhooks/${endpointId}/deliveries`)).body.items).toHaveLength(2);
@@ -128,10 +153,15 @@ describe('test-send and replay quotas', () => {
   it('refuses the replay past the workspace quota with a 429 problem', async () => {
     const endpointId = ((await api.call('GET', `${ws()}/webhooks`)).body.items as { endpointId: string }[])[0]!.endpointId;
     // Held deliveries (published while the endpoint is disabled) are replayable.
-    expect((await api.call('PATCH', `${ws()}/webhooks/${endpointId}`, { body: { eventTypes: ['order.shipped'], enabled: false } })).status).toBe(200);
+    expect(
+      (await api.call('PATCH', `${ws()}/webhooks/${endpointId}`, { body: { eventTypes: ['order.shipped'], enabled: false } })).status,
+    ).toBe(200);
     const held: string[] = [];
     for (const orderId of ['a', 'b']) {
-      const res = await fetch(`${api.apiUrl}/local/events`, { method: 'POST', body: JSON.stringify({ workspace: api.workspace, type: 'order.shipped', payload: { orderId } }) });
+      const res = await fetch(`${api.apiUrl}/local/events`, {
+        method: 'POST',
+        body: JSON.stringify({ workspace: api.workspace, type: 'order.shipped', payload: { orderId } }),
+      });
       held.push(...((await res.json()) as { heldDeliveryIds: string[] }).heldDeliveryIds);
     }
     expect(held).toHaveLength(2);
@@ -142,7 +172,15 @@ describe('test-send and replay quotas', () => {
     const refused = await api.call('POST', `${ws()}/webhooks/deliveries/${held[1]}/replay`);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(refused.body).toMatchObject({ tag: 'RateLimited', detail: expect.stringMatching(/^This workspace's quota of 1 replay per minute, shared by all its tokens, is used up; retry after \d+ s$/) });
-    expect(await tool('replay_webhook_delivery', { deliveryId: held[1] })).toMatchObject({ isError: true, structuredContent: { status: 429, tag: 'RateLimited' } });
+    expect(refused.body).toMatchObject({
+      tag: 'RateLimited',
+      detail: expect.stringMatching(
+        /^This workspace's quota of 1 replay per minute, shared by all its tokens, is used up; retry after \d+ s$/,
+      ),
+    });
+    expect(await tool('replay_webhook_delivery', { deliveryId: held[1] })).toMatchObject({
+      isError: true,
+      structuredContent: { status: 429, tag: 'RateLimited' },
+    });
   });
 });

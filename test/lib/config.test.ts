@@ -1,6 +1,15 @@
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, DEFAULT_TABLE_CAPACITY, loadConfig, parseConfig, quotasOf, tableBillingOf, workspaceLimitsOf } from '../../lib/config';
+import {
+  ConfigError,
+  DEFAULT_CONFIG,
+  DEFAULT_TABLE_CAPACITY,
+  loadConfig,
+  parseConfig,
+  quotasOf,
+  tableBillingOf,
+  workspaceLimitsOf,
+} from '../../lib/config';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../lambdas/contract/limits';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { cdkJsonContext } from './synth';
@@ -111,37 +120,66 @@ describe('parseConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['stage', 'logRetentionDays', 'authorizerCacheTtlSeconds', 'throttlingRateLimit', 'throttlingBurstLimit', 'removalPolicy', 'alarmEmail', 'mcpAllowedOrigins', 'mcpReservedConcurrency', 'recoveryRatePerSecond', 'deliverySuccessRateAlarmPercent', 'dispatcherBatchSize', 'dispatcherMaxConcurrency', 'tableBillingMode', 'tableCapacity']) {
+    for (const key of [
+      'stage',
+      'logRetentionDays',
+      'authorizerCacheTtlSeconds',
+      'throttlingRateLimit',
+      'throttlingBurstLimit',
+      'removalPolicy',
+      'alarmEmail',
+      'mcpAllowedOrigins',
+      'mcpReservedConcurrency',
+      'recoveryRatePerSecond',
+      'deliverySuccessRateAlarmPercent',
+      'dispatcherBatchSize',
+      'dispatcherMaxConcurrency',
+      'tableBillingMode',
+      'tableCapacity',
+    ]) {
       expect(problems).toContain(key);
     }
     expect(problems).toContain('rateLimits.rest_reed: unknown bucket');
     expect(problems).toContain('rateLimits.rest_write.limit must be a positive integer');
     expect(problems).toContain('rateLimits.rest_write.burst: unknown field');
-    expect(problems).toContain('workspaceLimits.endpoint: unknown limit (known: testSendsPerMinute, replaysPerMinute, endpoints, apiTokens)');
+    expect(problems).toContain(
+      'workspaceLimits.endpoint: unknown limit (known: testSendsPerMinute, replaysPerMinute, endpoints, apiTokens)',
+    );
     expect(problems).toContain('workspaceLimits.apiTokens must be an integer from 1 to 100000 (got 0)');
     expect(problems).toContain('workspaceLimits.replaysPerMinute must be an integer from 1 to 100000 (got 2.5)');
   });
 
   it('takes workspaceLimits as an object or a JSON string of integers from 1 to 100000, and refuses anything else', () => {
-    expect(parseConfig({ workspaceLimits: { apiTokens: 1, replaysPerMinute: 100000 } }).workspaceLimits).toEqual({ apiTokens: 1, replaysPerMinute: 100000 });
+    expect(parseConfig({ workspaceLimits: { apiTokens: 1, replaysPerMinute: 100000 } }).workspaceLimits).toEqual({
+      apiTokens: 1,
+      replaysPerMinute: 100000,
+    });
     expect(parseConfig({ workspaceLimits: '{}' }).workspaceLimits).toEqual({});
-    for (const bad of ['not json', '[]', [], 42]) expect(() => parseConfig({ workspaceLimits: bad }), String(bad)).toThrow(/workspaceLimits must be an object/);
+    for (const bad of ['not json', '[]', [], 42])
+      expect(() => parseConfig({ workspaceLimits: bad }), String(bad)).toThrow(/workspaceLimits must be an object/);
     for (const bad of [100001, -1, '60', null]) {
-      expect(() => parseConfig({ workspaceLimits: { testSendsPerMinute: bad } }), String(bad)).toThrow(/workspaceLimits.testSendsPerMinute must be an integer from 1 to 100000/);
+      expect(() => parseConfig({ workspaceLimits: { testSendsPerMinute: bad } }), String(bad)).toThrow(
+        /workspaceLimits.testSendsPerMinute must be an integer from 1 to 100000/,
+      );
     }
   });
 
   it('takes recoveryRatePerSecond as an integer from 1 to 200', () => {
     expect(parseConfig({ recoveryRatePerSecond: 1 }).recoveryRatePerSecond).toBe(1);
     expect(parseConfig({ recoveryRatePerSecond: '200' }).recoveryRatePerSecond).toBe(200);
-    for (const bad of [0, 201, 2.5, 'fast']) expect(() => parseConfig({ recoveryRatePerSecond: bad }), String(bad)).toThrow(/recoveryRatePerSecond must be an integer from 1 to 200/);
+    for (const bad of [0, 201, 2.5, 'fast'])
+      expect(() => parseConfig({ recoveryRatePerSecond: bad }), String(bad)).toThrow(
+        /recoveryRatePerSecond must be an integer from 1 to 200/,
+      );
   });
 
   it('takes deliverySuccessRateAlarmPercent as an integer from 1 to 100', () => {
     expect(parseConfig({ deliverySuccessRateAlarmPercent: 1 }).deliverySuccessRateAlarmPercent).toBe(1);
     expect(parseConfig({ deliverySuccessRateAlarmPercent: '100' }).deliverySuccessRateAlarmPercent).toBe(100);
     for (const bad of [0, 101, 99.5, 'high', -5]) {
-      expect(() => parseConfig({ deliverySuccessRateAlarmPercent: bad }), String(bad)).toThrow(/deliverySuccessRateAlarmPercent must be an integer from 1 to 100/);
+      expect(() => parseConfig({ deliverySuccessRateAlarmPercent: bad }), String(bad)).toThrow(
+        /deliverySuccessRateAlarmPercent must be an integer from 1 to 100/,
+      );
     }
   });
 
@@ -156,9 +194,12 @@ describe('parseConfig', () => {
     expect(parseConfig({ mcpReservedConcurrency: 1 }).mcpReservedConcurrency).toBe(1);
     expect(parseConfig({ mcpReservedConcurrency: '1000' }).mcpReservedConcurrency).toBe(1000);
     // null is a value here (cdk.json "mcpReservedConcurrency": null), not "use the default".
-    for (const none of [null, '', 'null']) expect(parseConfig({ mcpReservedConcurrency: none }).mcpReservedConcurrency, String(none)).toBeNull();
+    for (const none of [null, '', 'null'])
+      expect(parseConfig({ mcpReservedConcurrency: none }).mcpReservedConcurrency, String(none)).toBeNull();
     for (const bad of [0, 1001, 2.5, 'many', -1]) {
-      expect(() => parseConfig({ mcpReservedConcurrency: bad }), String(bad)).toThrow(/mcpReservedConcurrency must be an integer from 1 to 1000, or null/);
+      expect(() => parseConfig({ mcpReservedConcurrency: bad }), String(bad)).toThrow(
+        /mcpReservedConcurrency must be an integer from 1 to 1000, or null/,
+      );
     }
   });
 
@@ -172,7 +213,10 @@ describe('parseConfig', () => {
 
   it('takes mcpAllowedOrigins as a list, a JSON array or a comma-separated string, and refuses what is not an origin', () => {
     expect(parseConfig({ mcpAllowedOrigins: ['https://a.example'] }).mcpAllowedOrigins).toEqual(['https://a.example']);
-    expect(parseConfig({ mcpAllowedOrigins: '["https://a.example","http://localhost:3000"]' }).mcpAllowedOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
+    expect(parseConfig({ mcpAllowedOrigins: '["https://a.example","http://localhost:3000"]' }).mcpAllowedOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:3000',
+    ]);
     expect(parseConfig({ mcpAllowedOrigins: '*' }).mcpAllowedOrigins).toEqual(['*']);
     expect(parseConfig({ mcpAllowedOrigins: 'https://a.example,https://a.example' }).mcpAllowedOrigins).toEqual(['https://a.example']);
     expect(() => parseConfig({ mcpAllowedOrigins: '[not json' })).toThrow(/mcpAllowedOrigins must be/);
@@ -181,26 +225,47 @@ describe('parseConfig', () => {
     for (const bad of ['a.example', 'https://a.example/path', 'ftp://a.example', 'https://a.example:3000/']) {
       expect(() => parseConfig({ mcpAllowedOrigins: [bad] }), bad).toThrow(/is not an origin/);
     }
-    expect(() => parseConfig({ mcpAllowedOrigins: Array.from({ length: 101 }, (_, i) => `https://a${i}.example`) })).toThrow(/at most 100 origins/);
+    expect(() => parseConfig({ mcpAllowedOrigins: Array.from({ length: 101 }, (_, i) => `https://a${i}.example`) })).toThrow(
+      /at most 100 origins/,
+    );
   });
 
   it('takes tableBillingMode on-demand (the default) or provisioned, with tableCapacity bounds merged over the defaults', () => {
     expect(tableBillingOf(parseConfig({}))).toEqual({ mode: 'on-demand' });
     // The bounds matter only when provisioned.
     expect(tableBillingOf(parseConfig({ tableCapacity: { readMin: 50 } }))).toEqual({ mode: 'on-demand' });
-    expect(tableBillingOf(parseConfig({ tableBillingMode: 'provisioned' }))).toEqual({ mode: 'provisioned', readMin: 5, readMax: 2000, writeMin: 5, writeMax: 10000 });
-    expect(tableBillingOf(parseConfig({ tableBillingMode: 'provisioned', tableCapacity: '{"readMin":1,"readMax":1,"writeMin":100,"writeMax":1000000}' }))).toEqual({
+    expect(tableBillingOf(parseConfig({ tableBillingMode: 'provisioned' }))).toEqual({
+      mode: 'provisioned',
+      readMin: 5,
+      readMax: 2000,
+      writeMin: 5,
+      writeMax: 10000,
+    });
+    expect(
+      tableBillingOf(
+        parseConfig({ tableBillingMode: 'provisioned', tableCapacity: '{"readMin":1,"readMax":1,"writeMin":100,"writeMax":1000000}' }),
+      ),
+    ).toEqual({
       mode: 'provisioned',
       readMin: 1,
       readMax: 1,
       writeMin: 100,
       writeMax: 1000000,
     });
-    for (const bad of ['provisioned ', 'PROVISIONED', 'ondemand', 42]) expect(() => parseConfig({ tableBillingMode: bad }), String(bad)).toThrow(/tableBillingMode must be "on-demand" or "provisioned"/);
-    for (const bad of ['not json', '[]', 7]) expect(() => parseConfig({ tableCapacity: bad }), String(bad)).toThrow(/tableCapacity must be an object/);
-    expect(() => parseConfig({ tableCapacity: { writeMaximum: 5 } })).toThrow(/tableCapacity.writeMaximum: unknown bound \(known: readMin, readMax, writeMin, writeMax\)/);
-    for (const bad of [0, 1000001, 2.5, '5']) expect(() => parseConfig({ tableCapacity: { readMin: bad } }), String(bad)).toThrow(/tableCapacity.readMin must be an integer from 1 to 1000000/);
-    expect(() => parseConfig({ tableCapacity: { writeMin: 20000 } })).toThrow(/tableCapacity: writeMin \(20000\) must be at most writeMax \(10000\)/);
+    for (const bad of ['provisioned ', 'PROVISIONED', 'ondemand', 42])
+      expect(() => parseConfig({ tableBillingMode: bad }), String(bad)).toThrow(/tableBillingMode must be "on-demand" or "provisioned"/);
+    for (const bad of ['not json', '[]', 7])
+      expect(() => parseConfig({ tableCapacity: bad }), String(bad)).toThrow(/tableCapacity must be an object/);
+    expect(() => parseConfig({ tableCapacity: { writeMaximum: 5 } })).toThrow(
+      /tableCapacity.writeMaximum: unknown bound \(known: readMin, readMax, writeMin, writeMax\)/,
+    );
+    for (const bad of [0, 1000001, 2.5, '5'])
+      expect(() => parseConfig({ tableCapacity: { readMin: bad } }), String(bad)).toThrow(
+        /tableCapacity.readMin must be an integer from 1 to 1000000/,
+      );
+    expect(() => parseConfig({ tableCapacity: { writeMin: 20000 } })).toThrow(
+      /tableCapacity: writeMin \(20000\) must be at most writeMax \(10000\)/,
+    );
   });
 
   it('refuses rateLimits that are not an object', () => {

@@ -15,7 +15,13 @@ import { writeConsoleBundle, type ConsoleBundle } from '../../lib/console/consol
 /** The most initial JavaScript the console may send, gzip-compressed. */
 const BUDGET_BYTES = 150 * 1024;
 /** URLs that are names, not requests: the XML, SVG and XLink namespaces. */
-const NAMESPACE_URLS = new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xlink', 'http://www.w3.org/1999/xhtml', 'http://www.w3.org/XML/1998/namespace', 'http://www.w3.org/1998/Math/MathML']);
+const NAMESPACE_URLS = new Set([
+  'http://www.w3.org/2000/svg',
+  'http://www.w3.org/1999/xlink',
+  'http://www.w3.org/1999/xhtml',
+  'http://www.w3.org/XML/1998/namespace',
+  'http://www.w3.org/1998/Math/MathML',
+]);
 
 /**
  * Example URLs in help text and sample payloads (`e.g. https://hooks.example.com/...`): hosts
@@ -59,7 +65,7 @@ describe('the console bundle', () => {
     expect(second).toEqual(first);
   });
 
-  it("empties the folder first, so a rebuild leaves no stale asset behind", () => {
+  it('empties the folder first, so a rebuild leaves no stale asset behind', () => {
     const again = tempDir();
     writeFileSync(join(again, 'console-STALE123.js'), 'an older build');
     writeConsoleBundle(again);
@@ -80,7 +86,9 @@ describe('the console bundle', () => {
 
   it('keeps the initial JavaScript within 150 KiB gzip', () => {
     const gzipped = gzipSync(readFileSync(join(dir, first.script))).length;
-    expect(gzipped, `${first.script} is ${(gzipped / 1024).toFixed(1)} KiB gzip (budget ${BUDGET_BYTES / 1024} KiB)`).toBeLessThanOrEqual(BUDGET_BYTES);
+    expect(gzipped, `${first.script} is ${(gzipped / 1024).toFixed(1)} KiB gzip (budget ${BUDGET_BYTES / 1024} KiB)`).toBeLessThanOrEqual(
+      BUDGET_BYTES,
+    );
   });
 
   it('holds no server code: no zod, no AWS SDK', () => {
@@ -91,7 +99,10 @@ describe('the console bundle', () => {
   it('names no host to ask for anything: the only absolute URLs are XML/SVG namespace names and documentation examples', () => {
     for (const file of first.files) {
       const urls = [...read(file).matchAll(/https?:\/\/[^\s"'`)<>\\]*/g)].map((m) => m[0]);
-      expect(urls.filter((url) => !NAMESPACE_URLS.has(url) && !EXAMPLE_HOST.test(url)), file).toEqual([]);
+      expect(
+        urls.filter((url) => !NAMESPACE_URLS.has(url) && !EXAMPLE_HOST.test(url)),
+        file,
+      ).toEqual([]);
       // Nor a protocol-relative one (`//host/...` in a src, href, url() or import).
       expect(read(file), file).not.toMatch(/(?:src=|href=|url\(|import\(?)\s*["']?\/\/[a-z0-9]/i);
     }

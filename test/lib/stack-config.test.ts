@@ -52,7 +52,10 @@ describe('a configured stage', () => {
   });
 
   it('deletes the table and the logs with the stack when removalPolicy is destroy', () => {
-    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ DeletionProtectionEnabled: false }) });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+    });
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
     expect(logGroups.length).toBeGreaterThan(1);
     for (const group of logGroups) expect(group).toMatchObject({ DeletionPolicy: 'Delete', Properties: { RetentionInDays: 7 } });
@@ -67,16 +70,24 @@ describe('a configured stage', () => {
 
   it('hands the merged quotas to the REST functions and the MCP function', () => {
     const quotas = JSON.stringify({ ...DEFAULT_QUOTAS, rest_write: { limit: 10, windowSeconds: 60 } });
-    const functions = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { RATE_LIMITS: quotas } } } });
+    const functions = template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: { RATE_LIMITS: quotas } } },
+    });
     expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size + 1);
-    expect(Object.keys(functions)).toContain(Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement));
+    expect(Object.keys(functions)).toContain(
+      Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement),
+    );
   });
 
   it('hands the merged workspace limits to the REST functions and the MCP function', () => {
     const limits = JSON.stringify({ ...DEFAULT_WORKSPACE_LIMITS, endpoints: 200, replaysPerMinute: 30 });
-    const functions = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { WORKSPACE_LIMITS: limits } } } });
+    const functions = template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: { WORKSPACE_LIMITS: limits } } },
+    });
     expect(Object.keys(functions)).toHaveLength(built.stack.api.operationFunctions.size + 1);
-    expect(Object.keys(functions)).toContain(Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement));
+    expect(Object.keys(functions)).toContain(
+      Stack.of(built.stack).getLogicalId(built.stack.mcp.handler.function.node.defaultChild as CfnElement),
+    );
   });
 
   it('hands recoveryRatePerSecond to the recovery job worker', () => {
@@ -107,17 +118,23 @@ describe('a configured stage', () => {
     template.resourceCountIs('AWS::SNS::Topic', 1);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: topicRef });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
     });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     expect(alarms).toHaveLength(built.stack.monitoring.alarms.length);
     for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });
   });
 
-  it('passes cdk-nag with the alarm topic too, with no acknowledgement beyond the default stage\'s', () => {
-    const report = JSON.parse(readFileSync(join(built.app.outdir, 'validation-report.json'), 'utf8')) as { pluginReports: { violations?: unknown[] }[] };
+  it("passes cdk-nag with the alarm topic too, with no acknowledgement beyond the default stage's", () => {
+    const report = JSON.parse(readFileSync(join(built.app.outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: { violations?: unknown[] }[];
+    };
     expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
-    const onTopic = built.stack.monitoring.topic!.node.findAll().flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY));
+    const onTopic = built.stack.monitoring
+      .topic!.node.findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY));
     expect(onTopic).toEqual([]);
   });
 });
@@ -126,16 +143,22 @@ describe('deliverySuccessRateAlarmPercent', () => {
   it('is the threshold of the delivery success-rate alarm, and its description says so', () => {
     const alarmId = Stack.of(built.stack).getLogicalId(built.stack.monitoring.deliverySuccessRateAlarm.node.defaultChild as CfnElement);
     const alarm = template.toJSON().Resources[alarmId];
-    expect(alarm.Properties).toMatchObject({ AlarmName: 'webhooks-sandbox-delivery-success-rate', Threshold: 95, ComparisonOperator: 'LessThanThreshold' });
+    expect(alarm.Properties).toMatchObject({
+      AlarmName: 'webhooks-sandbox-delivery-success-rate',
+      Threshold: 95,
+      ComparisonOperator: 'LessThanThreshold',
+    });
     expect(alarm.Properties.AlarmDescription).toMatch(/^Under 95 % of delivery attempts/);
   });
 });
 
 describe('dispatcherBatchSize and dispatcherMaxConcurrency', () => {
-  it('reach the delivery queue\'s event source; a batch of 10 gets no batching window (Lambda requires one only above 10)', () => {
+  it("reach the delivery queue's event source; a batch of 10 gets no batching window (Lambda requires one only above 10)", () => {
     const { pipeline } = built.stack;
     const fnId = Stack.of(pipeline).getLogicalId(pipeline.dispatcher.function.node.defaultChild as CfnElement);
-    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: fnId } } }));
+    const mappings = Object.values(
+      template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: fnId } } }),
+    );
     expect(mappings).toHaveLength(1);
     expect(mappings[0]!.Properties).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 8 } });
     expect(mappings[0]!.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
@@ -144,9 +167,17 @@ describe('dispatcherBatchSize and dispatcherMaxConcurrency', () => {
 
 describe('tableBillingMode provisioned', () => {
   it('provisions the table and auto scales it and every index, within the tableCapacity bounds merged over the defaults', () => {
-    template.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: Match.absent(), ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } });
-    const targets = Object.values(template.findResources('AWS::ApplicationAutoScaling::ScalableTarget')).map((t) => t.Properties as { ScalableDimension: string; MinCapacity: number; MaxCapacity: number });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: Match.absent(),
+      ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 },
+    });
+    const targets = Object.values(template.findResources('AWS::ApplicationAutoScaling::ScalableTarget')).map(
+      (t) => t.Properties as { ScalableDimension: string; MinCapacity: number; MaxCapacity: number },
+    );
     expect(targets.length).toBeGreaterThanOrEqual(2 * 2);
-    for (const t of targets) expect([t.MinCapacity, t.MaxCapacity], t.ScalableDimension).toEqual(t.ScalableDimension.endsWith('WriteCapacityUnits') ? [5, 4000] : [5, 2000]);
+    for (const t of targets)
+      expect([t.MinCapacity, t.MaxCapacity], t.ScalableDimension).toEqual(
+        t.ScalableDimension.endsWith('WriteCapacityUnits') ? [5, 4000] : [5, 2000],
+      );
   });
 });

@@ -44,12 +44,36 @@ const TABLE_KEY_SCHEMA = [
 
 /** Every global secondary index deployed so far: name, keys, projection. */
 const INDEXES = [
-  { IndexName: 'gsi1', KeySchema: [{ AttributeName: 'gsi1pk', KeyType: 'HASH' }, { AttributeName: 'gsi1sk', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } },
-  { IndexName: 'gsi2', KeySchema: [{ AttributeName: 'gsi2pk', KeyType: 'HASH' }, { AttributeName: 'gsi2sk', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
-  { IndexName: 'gsi3', KeySchema: [{ AttributeName: 'gsi3pk', KeyType: 'HASH' }, { AttributeName: 'gsi3sk', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
+  {
+    IndexName: 'gsi1',
+    KeySchema: [
+      { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+      { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: 'ALL' },
+  },
+  {
+    IndexName: 'gsi2',
+    KeySchema: [
+      { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+      { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: 'KEYS_ONLY' },
+  },
+  {
+    IndexName: 'gsi3',
+    KeySchema: [
+      { AttributeName: 'gsi3pk', KeyType: 'HASH' },
+      { AttributeName: 'gsi3sk', KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: 'KEYS_ONLY' },
+  },
   {
     IndexName: 'deliveryLog',
-    KeySchema: [{ AttributeName: 'logpk', KeyType: 'HASH' }, { AttributeName: 'logsk', KeyType: 'RANGE' }],
+    KeySchema: [
+      { AttributeName: 'logpk', KeyType: 'HASH' },
+      { AttributeName: 'logsk', KeyType: 'RANGE' },
+    ],
     Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['eventType'] },
   },
 ];
@@ -101,14 +125,22 @@ describe('the table', () => {
   });
 
   it('keeps every key attribute a string', () => {
-    const definitions = pinned(TABLE_ID, 'AWS::DynamoDB::Table').Properties.AttributeDefinitions as { AttributeName: string; AttributeType: string }[];
+    const definitions = pinned(TABLE_ID, 'AWS::DynamoDB::Table').Properties.AttributeDefinitions as {
+      AttributeName: string;
+      AttributeType: string;
+    }[];
     for (const name of KEY_ATTRIBUTES) {
-      expect(definitions.find((d) => d.AttributeName === name), `attribute ${name}`).toEqual({ AttributeName: name, AttributeType: 'S' });
+      expect(
+        definitions.find((d) => d.AttributeName === name),
+        `attribute ${name}`,
+      ).toEqual({ AttributeName: name, AttributeType: 'S' });
     }
   });
 
   it('keeps point-in-time recovery on, so the runbook can restore it', () => {
-    expect(pinned(TABLE_ID, 'AWS::DynamoDB::Table').Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(pinned(TABLE_ID, 'AWS::DynamoDB::Table').Properties.PointInTimeRecoverySpecification).toEqual({
+      PointInTimeRecoveryEnabled: true,
+    });
   });
 });
 

@@ -57,7 +57,7 @@ afterAll(() => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, the authorizer, the docs function, the console function, the MCP function, and the pipeline\'s (publisher, two dispatchers, dead letters, recovery worker, three schedules)', () => {
+  it("are one per operation, the authorizer, the docs function, the console function, the MCP function, and the pipeline's (publisher, two dispatchers, dead letters, recovery worker, three schedules)", () => {
     expect(FUNCTION_COUNT).toBe(ops.length + 12);
     template.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(FUNCTION_COUNT);
@@ -66,7 +66,8 @@ describe('the functions', () => {
   it('name their stage in STAGE (the `stage` dimension of the metrics the dashboard and alarms read)', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(FUNCTION_COUNT);
-    for (const [id, fn] of functions) expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.STAGE, id).toBe('dev');
+    for (const [id, fn] of functions)
+      expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.STAGE, id).toBe('dev');
   });
 
   it('never set ALLOW_LOOPBACK_TARGETS (or any local-only switch) in a deployed function', () => {
@@ -130,7 +131,9 @@ describe('least privilege', () => {
       .filter((f) => f.endsWith('.ts'))
       .map((f) => readFileSync(join(storeDir, f), 'utf8'));
     // The secret sealer's KMS commands are granted by the secrets key (test/lib/constructs/secrets-key.test.ts).
-    const commands = new Set(sources.flatMap((src) => [...src.matchAll(/new (\w+Command)\(/g)].map((m) => m[1]!)).filter((c) => !(c in kms)));
+    const commands = new Set(
+      sources.flatMap((src) => [...src.matchAll(/new (\w+Command)\(/g)].map((m) => m[1]!)).filter((c) => !(c in kms)),
+    );
     expect(commands.size).toBeGreaterThan(0);
     for (const command of commands) {
       expect(Object.keys(actionsOfCommand), `${command} needs a grant in lib/constructs/table.ts`).toContain(command);
@@ -207,7 +210,8 @@ describe('grants beyond the table', () => {
   const can = (fn: ServiceFunction, action: string, targetId: string) =>
     statementsOf(fn).some((s) => actionsOf(s).includes(action) && JSON.stringify(s.Resource).includes(`"${targetId}"`));
   const opFunction = (operationId: string) => built.stack.api.operationFunctions.get(operationId)!;
-  const variablesOf = (fn: ServiceFunction) => (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  const variablesOf = (fn: ServiceFunction) =>
+    (resources[logicalId(fn.function)]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 
   it('let exactly the test-send and replay operations (and the MCP function that runs them as tools, the publisher, stuck-pending repair, the recovery worker, the fast-lane dispatcher and the dead-letter consumer) send delivery messages', () => {
     const senders = ops.filter((d) => d.uses?.includes('deliveryQueue')).map((d) => d.operationId);
@@ -261,7 +265,10 @@ describe('grants beyond the table', () => {
     const dlqId = logicalId(built.stack.recovery.deadLetterQueue);
     for (const fn of allFunctions()) {
       expect(can(fn, 'sqs:ReceiveMessage', queueId), fn.node.path).toBe(fn === built.stack.recovery.worker);
-      expect(statementsOf(fn).some((s) => JSON.stringify(s.Resource).includes(`"${dlqId}"`)), fn.node.path).toBe(false);
+      expect(
+        statementsOf(fn).some((s) => JSON.stringify(s.Resource).includes(`"${dlqId}"`)),
+        fn.node.path,
+      ).toBe(false);
     }
     expect(variablesOf(built.stack.recovery.worker).RECOVERY_RATE_PER_SECOND).toBe('20');
   });
@@ -270,7 +277,12 @@ describe('grants beyond the table', () => {
     const emitters = ops.filter((d) => d.uses?.includes('domainEvents')).map((d) => d.operationId);
     expect(emitters.length).toBeGreaterThan(0);
     const busId = logicalId(built.stack.pipeline.eventBus);
-    const expected = new Set([...emitters.map((id) => opFunction(id)), built.stack.mcp.handler, built.stack.pipeline.dispatcher, built.stack.pipeline.slowDispatcher]);
+    const expected = new Set([
+      ...emitters.map((id) => opFunction(id)),
+      built.stack.mcp.handler,
+      built.stack.pipeline.dispatcher,
+      built.stack.pipeline.slowDispatcher,
+    ]);
     for (const fn of allFunctions()) {
       expect(can(fn, 'events:PutEvents', busId), fn.node.path).toBe(expected.has(fn));
       expect(variablesOf(fn).EVENT_BUS_NAME !== undefined, fn.node.path).toBe(expected.has(fn));
@@ -282,7 +294,15 @@ describe('grants beyond the table', () => {
     const sqsEvents = ofType('AWS::IAM::Policy')
       .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
       .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:')));
-    const allowed = new Set(['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'events:PutEvents']);
+    const allowed = new Set([
+      'sqs:SendMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:DeleteMessage',
+      'sqs:ChangeMessageVisibility',
+      'events:PutEvents',
+    ]);
     for (const s of sqsEvents) {
       for (const action of actionsOf(s)) expect(allowed, action).toContain(action);
       expect(JSON.stringify(s.Resource)).not.toContain('*');
@@ -292,15 +312,21 @@ describe('grants beyond the table', () => {
   it('let no operation without `uses` touch the queue or the bus', () => {
     for (const def of ops.filter((d) => !d.uses?.length)) {
       const statements = statementsOf(opFunction(def.operationId));
-      expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:') || a.startsWith('events:')), def.operationId).toEqual([]);
+      expect(
+        statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:') || a.startsWith('events:')),
+        def.operationId,
+      ).toEqual([]);
     }
   });
 
   it('let only the dispatchers open signing secrets, and only the functions minting them seal (docs/architecture.md#secrets)', () => {
     const kmsByRole = new Map<string, string[]>();
     for (const [, policy] of ofType('AWS::IAM::Policy')) {
-      const actions = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement.flatMap(actionsOf).filter((a) => a.startsWith('kms:'));
-      for (const role of policy.Properties.Roles as { Ref: string }[]) if (actions.length) kmsByRole.set(role.Ref, [...(kmsByRole.get(role.Ref) ?? []), ...actions]);
+      const actions = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement.flatMap(actionsOf).filter((a) =>
+        a.startsWith('kms:'),
+      );
+      for (const role of policy.Properties.Roles as { Ref: string }[])
+        if (actions.length) kmsByRole.set(role.Ref, [...(kmsByRole.get(role.Ref) ?? []), ...actions]);
     }
     const roleOf = (fn: ServiceFunction) => read.logicalId(fn.role);
     const minting = (OPERATIONS as readonly OperationDef[]).filter((d) => d.uses?.includes('secretSealing')).map((d) => d.operationId);
@@ -333,7 +359,17 @@ describe('grants beyond the table', () => {
 
 describe('outputs', () => {
   it('are ApiUrl, OpenApiUrl, ReferenceUrl, ConsoleUrl, McpUrl, TableName, EventBusName, DeliveryQueueUrl and DashboardName', () => {
-    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual(['ApiUrl', 'ConsoleUrl', 'DashboardName', 'DeliveryQueueUrl', 'EventBusName', 'McpUrl', 'OpenApiUrl', 'ReferenceUrl', 'TableName']);
+    expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual([
+      'ApiUrl',
+      'ConsoleUrl',
+      'DashboardName',
+      'DeliveryQueueUrl',
+      'EventBusName',
+      'McpUrl',
+      'OpenApiUrl',
+      'ReferenceUrl',
+      'TableName',
+    ]);
     template.hasOutput('DashboardName', { Value: { Ref: logicalId(built.stack.dashboard.dashboard) } });
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'webhooks-dev' });
     template.hasOutput('McpUrl', { Value: { 'Fn::GetAtt': [logicalId(built.stack.mcp.functionUrl), 'FunctionUrl'] } });
@@ -360,12 +396,16 @@ describe('outputs', () => {
 describe('cdk-nag (AwsSolutions)', () => {
   it('reports no unacknowledged finding, error or warning', () => {
     const report = new AwsSolutionsChecks().validateScope(built.app);
-    expect(report.violations.map((v) => `${v.severity} ${v.ruleName} ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    expect(
+      report.violations.map((v) => `${v.severity} ${v.ruleName} ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
+    ).toEqual([]);
     expect(report.success).toBe(true);
   });
 
   it('left a clean validation report in the cloud assembly (what `cdk synth` prints)', () => {
-    const report = JSON.parse(readFileSync(join(built.app.outdir, 'validation-report.json'), 'utf8')) as { pluginReports: { violations?: unknown[] }[] };
+    const report = JSON.parse(readFileSync(join(built.app.outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: { violations?: unknown[] }[];
+    };
     expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
   });
 
@@ -392,8 +432,14 @@ describe('cdk-nag (AwsSolutions)', () => {
       'AwsSolutions-SQS3': 3,
     });
     // SQS3 (no dead-letter queue) only on the three queues that are dead-letter queues themselves.
-    expect(acknowledged.get('AwsSolutions-SQS3')!.sort()).toEqual([`${stackPath}/Delivery/DeadLetterQueue`, `${stackPath}/Delivery/PublishFailures`, `${stackPath}/Recovery/DeadLetterQueue`]);
-    expect(acknowledged.get('AwsSolutions-APIG4')).toEqual([...DOCS_PATHS, ...CONSOLE_PATHS].map((p) => `${stackPath}/Api/RestApi/Default${p}/GET`));
+    expect(acknowledged.get('AwsSolutions-SQS3')!.sort()).toEqual([
+      `${stackPath}/Delivery/DeadLetterQueue`,
+      `${stackPath}/Delivery/PublishFailures`,
+      `${stackPath}/Recovery/DeadLetterQueue`,
+    ]);
+    expect(acknowledged.get('AwsSolutions-APIG4')).toEqual(
+      [...DOCS_PATHS, ...CONSOLE_PATHS].map((p) => `${stackPath}/Api/RestApi/Default${p}/GET`),
+    );
     // The X-Ray acknowledgement sits on each ServiceFunction, never on the stack or the API.
     for (const path of acknowledged.get('AwsSolutions-IAM5[Resource::*]')!) expect(path.split('/').length).toBeGreaterThan(2);
   });

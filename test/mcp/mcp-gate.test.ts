@@ -102,7 +102,12 @@ describe('the token shape', () => {
 
 describe('JSON-RPC batches', () => {
   it('refuses a batch with 400 before any read: nothing runs, nothing is counted', async () => {
-    const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_event_types', arguments: { slug: 'acme' } } }));
+    const batch = Array.from({ length: 100 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'tools/call',
+      params: { name: 'list_event_types', arguments: { slug: 'acme' } },
+    }));
     for (const body of [JSON.stringify(batch), `  \n${JSON.stringify(batch.slice(0, 2))}`, '[]']) {
       const res = await handleMcpRequest(post(body, `Bearer ${token}`), runtime, 'trace-b');
       expect(res.status).toBe(400);
@@ -124,7 +129,10 @@ describe('CORS', () => {
   it('allows no origin by default: a preflight gets no allow-origin header, so the browser refuses', async () => {
     expect(MCP_CORS.defaultAllowedOrigins).toEqual([]);
     const res = await handleMcpRequest(
-      new Request('https://mcp.example/', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }),
+      new Request('https://mcp.example/', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      }),
       runtime,
       't',
     );
@@ -136,7 +144,10 @@ describe('CORS', () => {
 
   it('allows any origin for ["*"], and a listed origin by name', () => {
     expect(mcpCorsHeaders('https://a.example', ['*'])).toMatchObject({ 'access-control-allow-origin': '*' });
-    expect(mcpCorsHeaders('https://a.example', ['https://a.example'])).toMatchObject({ 'access-control-allow-origin': 'https://a.example', vary: 'origin' });
+    expect(mcpCorsHeaders('https://a.example', ['https://a.example'])).toMatchObject({
+      'access-control-allow-origin': 'https://a.example',
+      vary: 'origin',
+    });
     expect(mcpCorsHeaders('https://b.example', ['https://a.example'])).not.toHaveProperty('access-control-allow-origin');
     expect(mcpCorsHeaders(null, ['https://a.example'])).not.toHaveProperty('access-control-allow-origin');
   });

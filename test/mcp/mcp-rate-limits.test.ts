@@ -47,7 +47,11 @@ afterAll(async () => {
 /** Hits counted for a token in a bucket, over every window. */
 async function hits(bucket: RateLimitBucket, tokenId: string): Promise<number> {
   const out = await api.table.doc.send(
-    new QueryCommand({ TableName: api.table.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.rateLimit(bucket, tokenId, 0).pk } }),
+    new QueryCommand({
+      TableName: api.table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.rateLimit(bucket, tokenId, 0).pk },
+    }),
   );
   return (out.Items ?? []).reduce((sum, item) => sum + Number(item.hits ?? 0), 0);
 }
@@ -55,12 +59,22 @@ async function hits(bucket: RateLimitBucket, tokenId: string): Promise<number> {
 function post(token: string, body: unknown): Promise<Response> {
   return fetch(api.mcpUrl, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
     body: JSON.stringify(body),
   });
 }
 
-const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 describe('MCP tool calls and the rate limits', () => {
   it('refuses a JSON-RPC batch of 100 tool calls: none runs, none is counted', async () => {
@@ -104,15 +118,19 @@ describe('MCP tool calls and the rate limits', () => {
   it('charges write tools to their own bucket through the official client, refusing past the quota', async () => {
     const { token, tokenId } = await issueToken(api.table, api.workspace, { name: 'writer', scopes: ['admin'] });
     const client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
     clients.push(client);
     type Result = { isError?: boolean; structuredContent?: Record<string, unknown> };
-    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: { slug: api.workspace, ...args } })) as Result;
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: { slug: api.workspace, ...args } })) as Result;
 
     const created = await call(CREATE_TOOL.mcpTool, { url: 'https://hooks.example.com/limits', eventTypes: ['webhook.test_event'] });
     expect(created.isError ?? false).toBe(false);
     const endpointId = created.structuredContent!.endpointId as string;
-    for (let i = 1; i < WRITES; i++) expect((await call(WRITE_TOOL.mcpTool, { endpointId, description: `n${i}` })).isError ?? false).toBe(false);
+    for (let i = 1; i < WRITES; i++)
+      expect((await call(WRITE_TOOL.mcpTool, { endpointId, description: `n${i}` })).isError ?? false).toBe(false);
     const refused = await call(WRITE_TOOL.mcpTool, { endpointId, description: 'one too many' });
     expect(refused).toMatchObject({ isError: true, structuredContent: { status: 429, tag: 'RateLimited' } });
     // The refused update changed nothing.

@@ -17,7 +17,9 @@ const clients: Client[] = [];
 
 async function connect(token: string): Promise<Client> {
   const c = new Client({ name: 'test', version: '1.0.0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   clients.push(c);
   return c;
 }
@@ -44,7 +46,8 @@ describe('tools', () => {
       expect(tool.annotations?.readOnlyHint).toBe(op.readOnly);
       expect(tool.annotations?.destructiveHint ?? false).toBe('destructive' in op ? op.destructive : false);
       expect(Object.keys(tool.inputSchema.properties ?? {})).toContain('slug');
-      if ('query' in op) expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(Object.keys(op.query.shape)));
+      if ('query' in op)
+        expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(Object.keys(op.query.shape)));
     }
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_webhook_deliveries', 'list_webhook_delivery_attempts']));
   });
@@ -65,18 +68,26 @@ describe('tools', () => {
       expect(rest.body).toMatchObject({ endpointId: created.endpointId, description: 'via mcp' });
       expect(JSON.stringify(created)).not.toMatch(/whsec_/);
 
-      expect((await ok('list_webhooks', { limit: 10 })).items.map((e: { endpointId: string }) => e.endpointId)).toContain(created.endpointId);
+      expect((await ok('list_webhooks', { limit: 10 })).items.map((e: { endpointId: string }) => e.endpointId)).toContain(
+        created.endpointId,
+      );
       expect(await ok('get_webhook', { endpointId: created.endpointId })).toMatchObject({ url: r.url });
       await ok('update_webhook', { endpointId: created.endpointId, description: 'patched' });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).body.description).toBe('patched');
       expect((await ok('rotate_webhook_secret', { endpointId: created.endpointId })).secret).toMatch(/^whsec_/);
       const sent = await ok('send_webhook_test_event', { endpointId: created.endpointId });
       await expect
-        .poll(async () => (await api.call('GET', `/workspaces/${slug}/webhooks/deliveries/${sent.deliveryId}`)).body.status, { timeout: 5_000, interval: 25 })
+        .poll(async () => (await api.call('GET', `/workspaces/${slug}/webhooks/deliveries/${sent.deliveryId}`)).body.status, {
+          timeout: 5_000,
+          interval: 25,
+        })
         .toBe('delivered');
       expect((await ok('list_webhook_deliveries', { endpointId: created.endpointId })).items[0].deliveryId).toBe(sent.deliveryId);
       expect(await ok('get_webhook_delivery', { deliveryId: sent.deliveryId })).toMatchObject({ status: 'delivered' });
-      expect((await ok('list_webhook_delivery_attempts', { deliveryId: sent.deliveryId })).items[0]).toMatchObject({ ordinal: 1, outcome: 'delivered' });
+      expect((await ok('list_webhook_delivery_attempts', { deliveryId: sent.deliveryId })).items[0]).toMatchObject({
+        ordinal: 1,
+        outcome: 'delivered',
+      });
       const notReplayable = await call('replay_webhook_delivery', { slug, deliveryId: sent.deliveryId });
       expect(notReplayable.isError).toBe(true);
       expect(notReplayable.structuredContent).toMatchObject({ status: 409, tag: 'DeliveryNotReplayable' });
@@ -90,20 +101,47 @@ describe('tools', () => {
       expect((await api.call('GET', `/workspaces/${slug}/webhooks`, { token: token.token })).status).toBe(401);
       expect((await ok('list_audit_events', { limit: 5 })).items.length).toBeGreaterThan(0);
       expect(await ok('list_notifications', {})).toEqual({ items: [], nextCursor: null });
-      const logPage = await ok('list_deliveries', { status: 'delivered', eventType: 'webhook.*', endpointId: created.endpointId, limit: 5 });
+      const logPage = await ok('list_deliveries', {
+        status: 'delivered',
+        eventType: 'webhook.*',
+        endpointId: created.endpointId,
+        limit: 5,
+      });
       expect(logPage.items.map((d: { deliveryId: string }) => d.deliveryId)).toEqual([sent.deliveryId]);
       expect((await ok('list_deliveries', { cursor: 'not-a-cursor' })).items).toEqual([]);
       // The counters are added after the dispatcher's batch, so they may trail the delivered status briefly.
       await expect
-        .poll(async () => await ok('get_webhook_health', { endpointId: created.endpointId, window: '7d' }), { timeout: 5_000, interval: 25 })
-        .toMatchObject({ endpointId: created.endpointId, window: '7d', attempts: 1, delivered: 1, successRate: 1, byResponseStatus: { '200': 1 } });
-      expect((await ok('get_webhook', { endpointId: created.endpointId })).health).toMatchObject({ successRate24h: 1, lastAttemptAt: expect.any(String) });
-      expect((await ok('list_webhooks', { limit: 200 })).items.find((e: { endpointId: string }) => e.endpointId === created.endpointId).health.successRate24h).toBe(1);
+        .poll(async () => await ok('get_webhook_health', { endpointId: created.endpointId, window: '7d' }), {
+          timeout: 5_000,
+          interval: 25,
+        })
+        .toMatchObject({
+          endpointId: created.endpointId,
+          window: '7d',
+          attempts: 1,
+          delivered: 1,
+          successRate: 1,
+          byResponseStatus: { '200': 1 },
+        });
+      expect((await ok('get_webhook', { endpointId: created.endpointId })).health).toMatchObject({
+        successRate24h: 1,
+        lastAttemptAt: expect.any(String),
+      });
+      expect(
+        (await ok('list_webhooks', { limit: 200 })).items.find((e: { endpointId: string }) => e.endpointId === created.endpointId).health
+          .successRate24h,
+      ).toBe(1);
       expect((await ok('get_workspace_overview', {})).deliveries24h).toMatchObject({ delivered: 1 });
       const since = new Date(Date.now() - 3_600_000).toISOString();
       expect(await ok('recover_webhook_deliveries', { endpointId: created.endpointId, since, dryRun: true })).toEqual({ matched: 0 });
       const job = await ok('recover_webhook_deliveries', { endpointId: created.endpointId, since, statuses: ['failed', 'dead_lettered'] });
-      expect(job).toMatchObject({ kind: 'recover', endpointId: created.endpointId, status: 'running', matched: 0, statuses: ['failed', 'dead_lettered'] });
+      expect(job).toMatchObject({
+        kind: 'recover',
+        endpointId: created.endpointId,
+        status: 'running',
+        matched: 0,
+        statuses: ['failed', 'dead_lettered'],
+      });
       expect(await ok('get_job', { jobId: job.jobId })).toMatchObject({ jobId: job.jobId, kind: 'recover' });
       // Nothing matched, so the job may already be completed: cancel answers it either way.
       expect(['cancelled', 'completed']).toContain((await ok('cancel_job', { jobId: job.jobId })).status);
@@ -120,28 +158,66 @@ describe('refusals', () => {
   it('a permission refusal is a tool error carrying the REST problem body', async () => {
     const { token } = await issueToken(api.table, api.workspace, { name: 'reader', scopes: ['read'] });
     const reader = await connect(token);
-    const res = await call('create_webhook', { slug: api.workspace, url: 'https://hooks.example.com/x', eventTypes: ['webhook.test_event'] }, reader);
+    const res = await call(
+      'create_webhook',
+      { slug: api.workspace, url: 'https://hooks.example.com/x', eventTypes: ['webhook.test_event'] },
+      reader,
+    );
     expect(res.isError).toBe(true);
-    expect(res.structuredContent).toMatchObject({ status: 403, tag: 'Forbidden', type: 'urn:problem:webhooks:Forbidden', requiredPermission: 'webhook:write' });
+    expect(res.structuredContent).toMatchObject({
+      status: 403,
+      tag: 'Forbidden',
+      type: 'urn:problem:webhooks:Forbidden',
+      requiredPermission: 'webhook:write',
+    });
     expect((await call('list_webhooks', { slug: api.workspace }, reader)).isError ?? false).toBe(false);
   });
 
   it('another workspace is 404, an invalid URL 400, a disabled endpoint 409: as REST says', async () => {
-    expect((await call('list_webhooks', { slug: 'someone-else' })).structuredContent).toMatchObject({ status: 404, tag: 'WorkspaceNotFound' });
-    expect((await call('create_webhook', { slug: api.workspace, url: 'https://10.0.0.1/x', eventTypes: ['webhook.test_event'] })).structuredContent).toMatchObject({
+    expect((await call('list_webhooks', { slug: 'someone-else' })).structuredContent).toMatchObject({
+      status: 404,
+      tag: 'WorkspaceNotFound',
+    });
+    expect(
+      (await call('create_webhook', { slug: api.workspace, url: 'https://10.0.0.1/x', eventTypes: ['webhook.test_event'] }))
+        .structuredContent,
+    ).toMatchObject({
       status: 400,
       tag: 'InvalidWebhookUrl',
       rule: 'ip_not_public',
     });
-    const ep = (await call('create_webhook', { slug: api.workspace, url: 'https://hooks.example.com/off', eventTypes: ['webhook.test_event'], enabled: false })).structuredContent;
-    expect((await call('send_webhook_test_event', { slug: api.workspace, endpointId: ep.endpointId })).structuredContent).toMatchObject({ status: 409, tag: 'EndpointDisabled' });
+    const ep = (
+      await call('create_webhook', {
+        slug: api.workspace,
+        url: 'https://hooks.example.com/off',
+        eventTypes: ['webhook.test_event'],
+        enabled: false,
+      })
+    ).structuredContent;
+    expect((await call('send_webhook_test_event', { slug: api.workspace, endpointId: ep.endpointId })).structuredContent).toMatchObject({
+      status: 409,
+      tag: 'EndpointDisabled',
+    });
   });
 
   it('401 at the gate for a missing or unknown token, 405 for GET, with problem bodies', async () => {
     const bad = new Client({ name: 'bad', version: '1' });
-    await expect(bad.connect(new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: 'Bearer whk_nope' } } }))).rejects.toThrow(/401|Unauthorized/);
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-    const res = await fetch(api.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(init) });
+    await expect(
+      bad.connect(
+        new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: 'Bearer whk_nope' } } }),
+      ),
+    ).rejects.toThrow(/401|Unauthorized/);
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const res = await fetch(api.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(init),
+    });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ status: 401, tag: 'Unauthorized' });
     const get = await fetch(api.mcpUrl, { headers: { authorization: `Bearer ${api.token}`, accept: 'text/event-stream' } });
@@ -150,11 +226,27 @@ describe('refusals', () => {
   });
 
   it('lets no browser origin in by default: a preflight gets no access-control-allow-origin (as the deployed URL)', async () => {
-    const res = await fetch(api.mcpUrl, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    const res = await fetch(api.mcpUrl, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     // A real page's request gets no CORS grant either.
-    const post = await fetch(api.mcpUrl, { method: 'POST', headers: { origin: 'https://evil.example', authorization: `Bearer ${api.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const post = await fetch(api.mcpUrl, {
+      method: 'POST',
+      headers: {
+        origin: 'https://evil.example',
+        authorization: `Bearer ${api.token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{}',
+    });
     expect(post.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -43,7 +43,10 @@ let n = 0;
 const freshWorkspace = () => `wl-${++n}`;
 const caller = (workspace: string, tokenId = 'tok_a'): Caller => ({ workspace, tokenId, scopes: ['admin'] });
 
-function deps(limits: Partial<WorkspaceLimits>, extra: Partial<OperationDeps> = {}): OperationDeps & { queue: ReturnType<typeof capturingQueue> } {
+function deps(
+  limits: Partial<WorkspaceLimits>,
+  extra: Partial<OperationDeps> = {},
+): OperationDeps & { queue: ReturnType<typeof capturingQueue> } {
   return {
     table,
     now: () => clock,
@@ -69,15 +72,31 @@ async function refusal(call: Promise<unknown>): Promise<AppError> {
 
 /** Every item of the workspace partition, as JSON by sort key: what a refused call must leave alone. */
 async function partition(workspace: string): Promise<Record<string, string>> {
-  const out = await table.doc.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.workspacePk(workspace) }, ConsistentRead: true }));
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.workspacePk(workspace) },
+      ConsistentRead: true,
+    }),
+  );
   return Object.fromEntries((out.Items ?? []).map((i) => [String(i.sk), JSON.stringify(i, Object.keys(i).sort())]));
 }
 
 const createBody = (i = 0) => ({ url: `https://hooks.example.com/${i}`, eventTypes: ['order.shipped'] });
 
 async function sources(endpoint: { workspace: string; endpointId: string }, statuses: DeliveryStatus[]) {
-  const records = statuses.map((status, i) => ({ ...newHeldDelivery({ workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: 'order.shipped', payload: { orderId: `o${i}` } }, new Date(clock.getTime() - 60_000)), status }));
-  await batchWriteAll(table, records.map((r) => ({ PutRequest: { Item: heldItem(r) } })));
+  const records = statuses.map((status, i) => ({
+    ...newHeldDelivery(
+      { workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: 'order.shipped', payload: { orderId: `o${i}` } },
+      new Date(clock.getTime() - 60_000),
+    ),
+    status,
+  }));
+  await batchWriteAll(
+    table,
+    records.map((r) => ({ PutRequest: { Item: heldItem(r) } })),
+  );
   return records;
 }
 
@@ -91,7 +110,9 @@ describe('test-send and replay quotas per workspace', () => {
     await sendWebhookTestEvent(d, caller(workspace, 'tok_c'), { params: { slug: workspace, endpointId: endpoint.endpointId } } as never);
     const before = await partition(workspace);
 
-    const error = await refusal(sendWebhookTestEvent(d, caller(workspace, 'tok_d'), { params: { slug: workspace, endpointId: endpoint.endpointId } } as never));
+    const error = await refusal(
+      sendWebhookTestEvent(d, caller(workspace, 'tok_d'), { params: { slug: workspace, endpointId: endpoint.endpointId } } as never),
+    );
     expect(error.tag).toBe('RateLimited');
     expect(error.status).toBe(429);
     expect(error.detail).toBe("This workspace's quota of 3 test sends per minute, shared by all its tokens, is used up; retry after 55 s");
@@ -114,10 +135,19 @@ describe('test-send and replay quotas per workspace', () => {
     const disabled = await seedEndpoint(table, { workspace, url: 'https://hooks.example.com/d', enabled: false }, clock);
     const live = await seedEndpoint(table, { workspace, url: 'https://hooks.example.com/l' }, clock);
     const d = deps({ testSendsPerMinute: 1 });
-    expect((await refusal(sendWebhookTestEvent(d, caller(workspace), { params: { slug: workspace, endpointId: disabled.endpointId } } as never))).tag).toBe('EndpointDisabled');
-    expect((await refusal(sendWebhookTestEvent(d, caller(workspace), { params: { slug: workspace, endpointId: newId('whe', clock) } } as never))).tag).toBe('EndpointNotFound');
+    expect(
+      (await refusal(sendWebhookTestEvent(d, caller(workspace), { params: { slug: workspace, endpointId: disabled.endpointId } } as never)))
+        .tag,
+    ).toBe('EndpointDisabled');
+    expect(
+      (await refusal(sendWebhookTestEvent(d, caller(workspace), { params: { slug: workspace, endpointId: newId('whe', clock) } } as never)))
+        .tag,
+    ).toBe('EndpointNotFound');
     await sendWebhookTestEvent(d, caller(workspace), { params: { slug: workspace, endpointId: live.endpointId } } as never);
-    expect((await refusal(sendWebhookTestEvent(d, caller(workspace), { params: { slug: workspace, endpointId: live.endpointId } } as never))).tag).toBe('RateLimited');
+    expect(
+      (await refusal(sendWebhookTestEvent(d, caller(workspace), { params: { slug: workspace, endpointId: live.endpointId } } as never)))
+        .tag,
+    ).toBe('RateLimited');
   });
 
   it('limits interactive replays per workspace, but recovery jobs replay at their own pace, uncharged', async () => {
@@ -131,9 +161,13 @@ describe('test-send and replay quotas per workspace', () => {
     await replayWebhookDelivery(d, caller(workspace, 'tok_a'), { params: { slug: workspace, deliveryId: failed[0]!.deliveryId } } as never);
     await replayWebhookDelivery(d, caller(workspace, 'tok_b'), { params: { slug: workspace, deliveryId: failed[1]!.deliveryId } } as never);
     const before = await partition(workspace);
-    const error = await refusal(replayWebhookDelivery(d, caller(workspace, 'tok_c'), { params: { slug: workspace, deliveryId: failed[2]!.deliveryId } } as never));
+    const error = await refusal(
+      replayWebhookDelivery(d, caller(workspace, 'tok_c'), { params: { slug: workspace, deliveryId: failed[2]!.deliveryId } } as never),
+    );
     expect(error.tag).toBe('RateLimited');
-    expect(error.detail).toMatch(/^This workspace's quota of 2 replays per minute, shared by all its tokens, is used up; retry after \d+ s$/);
+    expect(error.detail).toMatch(
+      /^This workspace's quota of 2 replays per minute, shared by all its tokens, is used up; retry after \d+ s$/,
+    );
     expect(await partition(workspace), 'no audit event, nothing written').toEqual(before);
     expect(d.queue.sent).toHaveLength(2);
 
@@ -170,14 +204,25 @@ describe('endpoint and token limits per workspace', () => {
   it('never passes the limit under concurrent creates, and a delete of a missing endpoint changes no count', async () => {
     const workspace = freshWorkspace();
     const d = deps({ endpoints: 4 });
-    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => createWebhook(d, caller(workspace), { body: createBody(i) } as never)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => createWebhook(d, caller(workspace), { body: createBody(i) } as never)),
+    );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(4);
     for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as AppError).tag).toBe('Conflict');
-    const stored = await table.doc.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.workspacePk(workspace), ':p': SK_PREFIX.endpoint }, ConsistentRead: true }));
+    const stored = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.workspacePk(workspace), ':p': SK_PREFIX.endpoint },
+        ConsistentRead: true,
+      }),
+    );
     expect(stored.Items).toHaveLength(4);
     expect(await currentCount(table, workspace, 'endpoints')).toBe(4);
 
-    expect((await refusal(deleteWebhook(d, caller(workspace), { params: { slug: workspace, endpointId: newId('whe', clock) } } as never))).tag).toBe('EndpointNotFound');
+    expect(
+      (await refusal(deleteWebhook(d, caller(workspace), { params: { slug: workspace, endpointId: newId('whe', clock) } } as never))).tag,
+    ).toBe('EndpointNotFound');
     expect(await currentCount(table, workspace, 'endpoints')).toBe(4);
   });
 
@@ -188,7 +233,20 @@ describe('endpoint and token limits per workspace', () => {
     for (let i = 0; i < 3; i++) {
       const endpointId = newId('whe', clock);
       legacy.push(endpointId);
-      await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint(workspace, endpointId), type: 'endpoint', endpointId, workspace, url: `https://hooks.example.com/l${i}`, eventTypes: ['order.shipped'], enabled: true } }));
+      await table.doc.send(
+        new PutCommand({
+          TableName: table.tableName,
+          Item: {
+            ...keys.endpoint(workspace, endpointId),
+            type: 'endpoint',
+            endpointId,
+            workspace,
+            url: `https://hooks.example.com/l${i}`,
+            eventTypes: ['order.shipped'],
+            enabled: true,
+          },
+        }),
+      );
     }
     const d = deps({ endpoints: 3 });
     const before = await partition(workspace);
@@ -196,7 +254,14 @@ describe('endpoint and token limits per workspace', () => {
     expect(await partition(workspace), 'counting a refused create stores nothing').toEqual(before);
 
     await deleteWebhook(d, caller(workspace), { params: { slug: workspace, endpointId: legacy[0]! } } as never);
-    const counter = await table.doc.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: { ':pk': countsKey(workspace).pk, ':sk': countsKey(workspace).sk }, ConsistentRead: true }));
+    const counter = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk = :sk',
+        ExpressionAttributeValues: { ':pk': countsKey(workspace).pk, ':sk': countsKey(workspace).sk },
+        ConsistentRead: true,
+      }),
+    );
     expect(counter.Items?.[0]).toMatchObject({ endpoints: 2, type: 'workspace-counts' });
     await createWebhook(d, caller(workspace), { body: createBody() } as never);
     expect((await refusal(createWebhook(d, caller(workspace), { body: createBody() } as never))).tag).toBe('Conflict');
@@ -209,7 +274,9 @@ describe('endpoint and token limits per workspace', () => {
     const made = await createApiToken(d, caller(workspace, seeded.tokenId), { body: { name: 'ci', scopes: ['read'] } } as never);
     const before = await partition(workspace);
 
-    const error = await refusal(createApiToken(d, caller(workspace, seeded.tokenId), { body: { name: 'one more', scopes: ['read'] } } as never));
+    const error = await refusal(
+      createApiToken(d, caller(workspace, seeded.tokenId), { body: { name: 'one more', scopes: ['read'] } } as never),
+    );
     expect(error.tag).toBe('Conflict');
     expect(error.detail).toBe('This workspace has 2 API tokens, the most it may have; revoke one first');
     expect(await partition(workspace)).toEqual(before);

@@ -27,7 +27,10 @@ async function endpointTo(url: string) {
 }
 
 async function publish(orderId: string): Promise<string[]> {
-  const res = await fetch(`${api.apiUrl}/local/events`, { method: 'POST', body: JSON.stringify({ workspace: api.workspace, type: 'order.shipped', payload: { orderId } }) });
+  const res = await fetch(`${api.apiUrl}/local/events`, {
+    method: 'POST',
+    body: JSON.stringify({ workspace: api.workspace, type: 'order.shipped', payload: { orderId } }),
+  });
   expect(res.status).toBe(202);
   return ((await res.json()) as { deliveryIds: string[] }).deliveryIds;
 }
@@ -60,7 +63,10 @@ describe('delivery lanes', () => {
 
     // The first delivery to the slow receiver runs in the fast lane and takes its time: that marks it slow.
     await publish('warm-up');
-    await vi.waitFor(async () => expect((await deliveriesOf(slowId)).map((d) => d.status)).toEqual(['delivered']), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect((await deliveriesOf(slowId)).map((d) => d.status)).toEqual(['delivered']), {
+      timeout: 15_000,
+      interval: 100,
+    });
 
     // Then a steady stream of events, each to both endpoints.
     const publishedAt = new Map<string, number>();

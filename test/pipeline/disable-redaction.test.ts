@@ -25,8 +25,15 @@ it('the disable notification and webhook.disabled carry scheme://host/…, never
     const port = new URL(r.url).port;
     const workspace = 'ws-disable-redaction';
     const clock = new Date();
-    const endpoint = await seedEndpoint(table, { workspace, url: `http://127.0.0.1:${port}/in/cap-7f3a9c1e5b?token=abc`, consecutiveFailures: 19 }, clock);
-    const { deliveryIds } = await publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock }, { workspace, type: 'order.shipped', payload: { orderId: 'o-1' } });
+    const endpoint = await seedEndpoint(
+      table,
+      { workspace, url: `http://127.0.0.1:${port}/in/cap-7f3a9c1e5b?token=abc`, consecutiveFailures: 19 },
+      clock,
+    );
+    const { deliveryIds } = await publishEvent(
+      { table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock },
+      { workspace, type: 'order.shipped', payload: { orderId: 'o-1' } },
+    );
     const emitted: { type: string; payload: unknown }[] = [];
     await dispatchDelivery(
       {
@@ -42,7 +49,12 @@ it('the disable notification and webhook.disabled carry scheme://host/…, never
     expect(r.seen[0]!.path).toBe('/in/cap-7f3a9c1e5b?token=abc');
     const note = (await listNotifications(table, workspace, 5)).items.find((x) => x.kind === 'endpoint.disabled')!;
     expect(note.message).toContain(`Webhook endpoint http://127.0.0.1:${port}/… was disabled`);
-    expect(emitted).toEqual([{ type: 'webhook.disabled', payload: { endpointId: endpoint.endpointId, url: `http://127.0.0.1:${port}/…`, consecutiveFailures: 20 } }]);
+    expect(emitted).toEqual([
+      {
+        type: 'webhook.disabled',
+        payload: { endpointId: endpoint.endpointId, url: `http://127.0.0.1:${port}/…`, consecutiveFailures: 20 },
+      },
+    ]);
     expect(JSON.stringify([note, emitted])).not.toMatch(/cap-7f3a9c1e5b|token=abc/);
   } finally {
     await r.stop();

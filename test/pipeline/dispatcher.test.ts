@@ -57,7 +57,10 @@ async function published(url: string, extra: Parameters<typeof seedEndpoint>[1] 
   const workspace = `ws-${++n}`;
   const endpoint = await seedEndpoint(table, { workspace, url, ...extra }, clock);
   const queue = capturingQueue();
-  const { deliveryIds } = await publishEvent({ table, queue, eventTypes: testCatalogue, now: () => clock }, { workspace, type: 'order.shipped', payload: { orderId: `o-${n}` } });
+  const { deliveryIds } = await publishEvent(
+    { table, queue, eventTypes: testCatalogue, now: () => clock },
+    { workspace, type: 'order.shipped', payload: { orderId: `o-${n}` } },
+  );
   expect(deliveryIds).toHaveLength(1);
   expect(queue.sent).toEqual([{ deliveryId: deliveryIds[0], endpointId: endpoint.endpointId, workspace }]);
   return { endpoint, deliveryId: deliveryIds[0]!, workspace };
@@ -87,10 +90,23 @@ describe('a 2xx', () => {
     expect(Number(req.headers['webhook-timestamp'])).toBe(Math.floor(clock.getTime() / 1000));
 
     const summary = await getDelivery(table, deliveryId);
-    expect(summary).toMatchObject({ status: 'delivered', attempts: 1, lastResponseStatus: 204, lastError: null, nextAttemptAt: null, payload: { orderId: `o-${n}` } });
+    expect(summary).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      lastResponseStatus: 204,
+      lastError: null,
+      nextAttemptAt: null,
+      payload: { orderId: `o-${n}` },
+    });
     const attempts = await listAttempts(table, deliveryId, 10);
     expect(attempts.items).toEqual([
-      expect.objectContaining({ ordinal: 1, outcome: 'delivered', responseStatus: 204, failureReason: null, requestHeaders: expect.objectContaining({ 'webhook-id': deliveryId }) }),
+      expect.objectContaining({
+        ordinal: 1,
+        outcome: 'delivered',
+        responseStatus: 204,
+        failureReason: null,
+        requestHeaders: expect.objectContaining({ 'webhook-id': deliveryId }),
+      }),
     ]);
     expect(attempts.items[0]!.durationMs).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(attempts)).not.toContain(endpoint.secrets[0]!.secret!);
@@ -108,7 +124,11 @@ describe('sealed secrets (docs/architecture.md#secrets)', () => {
     const { deliveryId } = await published(r.url, { secrets });
     expect(await dispatchDelivery(deps({ secrets: sealer }), deliveryId)).toMatchObject({ kind: 'ack', reason: 'delivered' });
     const req = r.seen[0]!;
-    const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(req.headers['webhook-id']),
+      'webhook-timestamp': String(req.headers['webhook-timestamp']),
+      'webhook-signature': String(req.headers['webhook-signature']),
+    };
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
     for (const secret of [fresh, legacy]) expect(new Webhook(secret).verify(req.body, headers)).toEqual(JSON.parse(req.body));
   });
@@ -130,7 +150,13 @@ describe('retries', () => {
     const first = await dispatchDelivery(deps(), deliveryId);
     expect(first).toMatchObject({ kind: 'retry', delaySeconds: 30 });
     let summary = await getDelivery(table, deliveryId);
-    expect(summary).toMatchObject({ status: 'failed', attempts: 1, lastResponseStatus: 503, lastError: 'http_503', nextAttemptAt: new Date(clock.getTime() + 30_000).toISOString() });
+    expect(summary).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastResponseStatus: 503,
+      lastError: 'http_503',
+      nextAttemptAt: new Date(clock.getTime() + 30_000).toISOString(),
+    });
     expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))!.consecutiveFailures).toBe(1);
 
     const stamp1 = r.seen[0]!.headers['webhook-timestamp'];
@@ -181,7 +207,11 @@ describe('permanent failures', () => {
     const r = await receiver((_req, res) => res.writeHead(410).end('gone'));
     const { deliveryId } = await published(r.url);
     expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
-    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed_permanent', lastResponseStatus: 410, nextAttemptAt: null });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({
+      status: 'failed_permanent',
+      lastResponseStatus: 410,
+      nextAttemptAt: null,
+    });
   });
 
   it('a 3xx is not followed', async () => {
@@ -190,13 +220,20 @@ describe('permanent failures', () => {
     const { deliveryId } = await published(r.url);
     expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
     expect(target.seen).toHaveLength(0);
-    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed_permanent', lastResponseStatus: 307, lastError: 'redirect_not_followed_307' });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({
+      status: 'failed_permanent',
+      lastResponseStatus: 307,
+      lastError: 'redirect_not_followed_307',
+    });
   });
 
   it('a URL that fails dispatch-time validation sends nothing', async () => {
     const { deliveryId } = await published('https://10.0.0.7/hook');
     const sent: unknown[] = [];
-    const result = await dispatchDelivery(deps({ sender: async (x) => (sent.push(x), { kind: 'response', status: 200, body: null, durationMs: 1 }) }), deliveryId);
+    const result = await dispatchDelivery(
+      deps({ sender: async (x) => (sent.push(x), { kind: 'response', status: 200, body: null, durationMs: 1 }) }),
+      deliveryId,
+    );
     expect(result).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
     expect(sent).toHaveLength(0);
     expect((await getDelivery(table, deliveryId))!.lastError).toMatch(/^invalid_url/);
@@ -206,12 +243,23 @@ describe('permanent failures', () => {
     const { deliveryId } = await published('https://hooks.example.test/x');
     const logged: unknown[] = [];
     const log = { warn: (message: string, attributes: Record<string, unknown>) => void logged.push({ message, ...attributes }) };
-    const refused = await dispatchDelivery(deps({ log, resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.1.1', family: 4 }] }), deliveryId);
+    const refused = await dispatchDelivery(
+      deps({
+        log,
+        resolve: async () => [
+          { address: '93.184.216.34', family: 4 },
+          { address: '10.1.1.1', family: 4 },
+        ],
+      }),
+      deliveryId,
+    );
     expect(refused).toMatchObject({ kind: 'ack', reason: 'failed_permanent' });
     // The evidence is the tenant's: it says the destination was refused, never what our resolver answered.
     expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed_permanent', lastError: 'destination_not_public' });
     const evidence = (await listAttempts(table, deliveryId, 10)).items;
-    expect(evidence).toEqual([expect.objectContaining({ outcome: 'failed_permanent', failureReason: 'destination_not_public', responseStatus: null })]);
+    expect(evidence).toEqual([
+      expect.objectContaining({ outcome: 'failed_permanent', failureReason: 'destination_not_public', responseStatus: null }),
+    ]);
     expect(JSON.stringify(evidence)).not.toContain('10.1.1.1');
     // The operator's log has the detail.
     expect(logged).toEqual([expect.objectContaining({ deliveryId, host: 'hooks.example.test', address: '10.1.1.1' })]);
@@ -296,7 +344,11 @@ describe('secrets in a grace window', () => {
     });
     await dispatchDelivery(deps(), deliveryId);
     const req = r.seen[0]!;
-    const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(req.headers['webhook-id']),
+      'webhook-timestamp': String(req.headers['webhook-timestamp']),
+      'webhook-signature': String(req.headers['webhook-signature']),
+    };
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
     expect(() => new Webhook(newer).verify(req.body, headers)).not.toThrow();
     expect(() => new Webhook(older).verify(req.body, headers)).not.toThrow();
@@ -310,7 +362,11 @@ describe('secrets in a grace window', () => {
     });
     await dispatchDelivery(deps(), later);
     const req2 = r2.seen[0]!;
-    const h2 = { 'webhook-id': String(req2.headers['webhook-id']), 'webhook-timestamp': String(req2.headers['webhook-timestamp']), 'webhook-signature': String(req2.headers['webhook-signature']) };
+    const h2 = {
+      'webhook-id': String(req2.headers['webhook-id']),
+      'webhook-timestamp': String(req2.headers['webhook-timestamp']),
+      'webhook-signature': String(req2.headers['webhook-signature']),
+    };
     expect(h2['webhook-signature'].split(' ')).toHaveLength(1);
     expect(() => new Webhook(older).verify(req2.body, h2)).toThrow();
   });
@@ -343,7 +399,11 @@ describe('the failure streak', () => {
   it('duplicate concurrent processing of one message records one observation, one streak step, one audit', async () => {
     const r = await receiver((_req, res) => setTimeout(() => res.writeHead(500).end(), 50));
     const { endpoint, deliveryId, workspace } = await published(r.url, { consecutiveFailures: 19 });
-    const results = await Promise.all([dispatchDelivery(deps(), deliveryId), dispatchDelivery(deps(), deliveryId), dispatchDelivery(deps(), deliveryId)]);
+    const results = await Promise.all([
+      dispatchDelivery(deps(), deliveryId),
+      dispatchDelivery(deps(), deliveryId),
+      dispatchDelivery(deps(), deliveryId),
+    ]);
     // The losers record nothing, and still keep the message for its next attempt: a duplicate never deletes a retry.
     expect(results.map((x) => x.kind)).toEqual(['retry', 'retry', 'retry']);
     expect((await listAttempts(table, deliveryId, 10)).items).toHaveLength(1);
@@ -378,10 +438,18 @@ describe('the service’s own faults (docs/behaviour.md#service-faults)', () => 
     const logged: unknown[] = [];
     const log = { warn: (message: string, attributes: Record<string, unknown>) => void logged.push({ message, ...attributes }) };
     for (let receive = 1; receive <= 3; receive++) {
-      expect(await dispatchDelivery(deps({ sender: emfile(), log }), deliveryId, receive)).toMatchObject({ kind: 'retry', delaySeconds: receive * 30 });
+      expect(await dispatchDelivery(deps({ sender: emfile(), log }), deliveryId, receive)).toMatchObject({
+        kind: 'retry',
+        delaySeconds: receive * 30,
+      });
     }
     expect(r.seen).toHaveLength(0);
-    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 3, lastError: 'service_error: EMFILE', nextAttemptAt: expect.any(String) });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      lastError: 'service_error: EMFILE',
+      nextAttemptAt: expect.any(String),
+    });
     expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({ enabled: true, consecutiveFailures: 19 });
     expect(logged).toHaveLength(3);
     expect(logged[0]).toMatchObject({ deliveryId, reason: 'service_error: EMFILE' });
@@ -410,7 +478,13 @@ describe('the service’s own faults (docs/behaviour.md#service-faults)', () => 
     const { endpoint, deliveryId, workspace } = await published('https://hooks.example.test/x', { consecutiveFailures: 19 });
     const sent: unknown[] = [];
     const started = performance.now();
-    const result = await dispatchDelivery(deps({ resolve: await dnsAnswering('silent'), sender: async (x) => (sent.push(x), { kind: 'response', status: 200, body: null, durationMs: 1 }) }), deliveryId);
+    const result = await dispatchDelivery(
+      deps({
+        resolve: await dnsAnswering('silent'),
+        sender: async (x) => (sent.push(x), { kind: 'response', status: 200, body: null, durationMs: 1 }),
+      }),
+      deliveryId,
+    );
     // Bounded by the resolver's deadline (300 ms here), not by c-ares' retries (several seconds).
     expect(performance.now() - started).toBeLessThan(3_000);
     expect(result).toMatchObject({ kind: 'retry', delaySeconds: 30 });
@@ -423,14 +497,18 @@ describe('the service’s own faults (docs/behaviour.md#service-faults)', () => 
 
   it('a resolver failing (SERVFAIL) is the service’s fault too', async () => {
     const { endpoint, deliveryId, workspace } = await published('https://hooks.example.test/x', { consecutiveFailures: 4 });
-    expect(await dispatchDelivery(deps({ resolve: await dnsAnswering({ rcode: RCODE.SERVFAIL }) }), deliveryId)).toMatchObject({ kind: 'retry' });
+    expect(await dispatchDelivery(deps({ resolve: await dnsAnswering({ rcode: RCODE.SERVFAIL }) }), deliveryId)).toMatchObject({
+      kind: 'retry',
+    });
     expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', lastError: 'service_error: dns_unavailable' });
     expect((await getEndpointRecord(table, workspace, endpoint.endpointId))!.consecutiveFailures).toBe(4);
   });
 
   it('a name that does not exist (NXDOMAIN) is the receiver’s fault: retried and counted', async () => {
     const { endpoint, deliveryId, workspace } = await published('https://gone.example.test/x', { consecutiveFailures: 4 });
-    expect(await dispatchDelivery(deps({ resolve: await dnsAnswering({ rcode: RCODE.NXDOMAIN }) }), deliveryId)).toMatchObject({ kind: 'retry' });
+    expect(await dispatchDelivery(deps({ resolve: await dnsAnswering({ rcode: RCODE.NXDOMAIN }) }), deliveryId)).toMatchObject({
+      kind: 'retry',
+    });
     expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', lastError: 'dns_failure' });
     expect((await getEndpointRecord(table, workspace, endpoint.endpointId))!.consecutiveFailures).toBe(5);
   });
@@ -456,7 +534,14 @@ describe('a batch to one slow receiver', () => {
     const r = await receiver((_req, res) => setTimeout(() => res.writeHead(200).end(), 600));
     const send = make({ deadlineMs: 1000, bodyReadMs: 300, bodyCapBytes: 2048 });
     const results = await Promise.all(
-      Array.from({ length: 25 }, () => send({ url: new URL(r.url), headers: { 'content-type': 'application/json' }, body: '{}', pinned: { address: '127.0.0.1', family: 4 } })),
+      Array.from({ length: 25 }, () =>
+        send({
+          url: new URL(r.url),
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+          pinned: { address: '127.0.0.1', family: 4 },
+        }),
+      ),
     );
     expect(results.filter((x) => x.kind === 'response' && x.status === 200)).toHaveLength(25);
     expect(r.seen).toHaveLength(25);
@@ -489,7 +574,10 @@ describe('lanes (docs/behaviour.md#delivery-lanes)', () => {
     const slowSender = createHttpSender({ deadlineMs: 10_000, bodyReadMs: 300, bodyCapBytes: 2048 });
     const running = dispatchDelivery(deps({ sender: slowSender, now: () => new Date() }), deliveryId, 1, 'fast');
     // Before the receiver answers, the mark is there: the endpoint's next deliveries go to the slow lane.
-    await vi.waitFor(async () => expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))?.slowUntil).toBeTruthy(), { timeout: 6_000, interval: 100 });
+    await vi.waitFor(
+      async () => expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))?.slowUntil).toBeTruthy(),
+      { timeout: 6_000, interval: 100 },
+    );
     expect(answers).toHaveLength(1);
     answers[0]!();
     expect(await running).toMatchObject({ kind: 'move', delaySeconds: 30 });

@@ -56,7 +56,14 @@ function deps(): DispatchDeps {
 }
 
 function opDeps(): OperationDeps {
-  return { table, now: () => clock, eventTypes: testCatalogue, urlPolicy: { allowLoopback: true }, queue: capturingQueue(), events: noEventSink };
+  return {
+    table,
+    now: () => clock,
+    eventTypes: testCatalogue,
+    urlPolicy: { allowLoopback: true },
+    queue: capturingQueue(),
+    events: noEventSink,
+  };
 }
 
 const caller = (workspace: string) => ({ workspace, tokenId: 'tok_test', scopes: ['admin'] });
@@ -79,7 +86,10 @@ async function endpointAt(url: string, extra: { enabled?: boolean } = {}) {
 async function publish(workspace: string, count = 1): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const { deliveryIds } = await publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock }, { workspace, type: 'order.shipped', payload: { orderId: `o-${i}` } });
+    const { deliveryIds } = await publishEvent(
+      { table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock },
+      { workspace, type: 'order.shipped', payload: { orderId: `o-${i}` } },
+    );
     ids.push(...deliveryIds);
   }
   return ids;
@@ -117,7 +127,16 @@ describe('what each outcome adds', () => {
     await batch(await publish(closed.workspace));
 
     const h = await health(workspace, endpointId);
-    expect(h).toMatchObject({ endpointId, window: '24h', attempts: 4, delivered: 1, failed: 3, failedPermanent: 1, deadLettered: 0, successRate: 0.25 });
+    expect(h).toMatchObject({
+      endpointId,
+      window: '24h',
+      attempts: 4,
+      delivered: 1,
+      failed: 3,
+      failedPermanent: 1,
+      deadLettered: 0,
+      successRate: 0.25,
+    });
     expect(h.byResponseStatus).toEqual({ '200': 1, '503': 1, '302': 1, timeout: 1 });
     expect(h.latencyMs.p50).not.toBeNull();
     expect(h.latencyMs.p95).toBeGreaterThanOrEqual(400);
@@ -135,25 +154,53 @@ describe('what each outcome adds', () => {
     const tally = new BatchHealth();
     tally.add(res.recorded);
     await tally.flush(table);
-    expect(await health(refused.workspace, refused.endpointId)).toMatchObject({ attempts: 1, failed: 1, failedPermanent: 1, byResponseStatus: { network_error: 1 } });
+    expect(await health(refused.workspace, refused.endpointId)).toMatchObject({
+      attempts: 1,
+      failed: 1,
+      failedPermanent: 1,
+      byResponseStatus: { network_error: 1 },
+    });
 
     const r = await receiver((_req, res2) => res2.writeHead(200).end());
     const off = await endpointAt(r.url);
     const held = await publish(off.workspace);
     // Disabled as an operator does it (the store's update also turns off its subscription items).
-    await updateEndpoint(table, off.workspace, off.endpointId, { enabled: false }, clock, { action: 'webhook.updated', actor: 'test', targetId: off.endpointId });
+    await updateEndpoint(table, off.workspace, off.endpointId, { enabled: false }, clock, {
+      action: 'webhook.updated',
+      actor: 'test',
+      targetId: off.endpointId,
+    });
     const [result] = await batch(held);
     expect(result).toMatchObject({ kind: 'ack', reason: 'endpoint_disabled' });
     // Published while disabled: held by the publisher, never dispatched, never counted.
-    const later = await publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock }, { workspace: off.workspace, type: 'order.shipped', payload: { orderId: 'held' } });
+    const later = await publishEvent(
+      { table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock },
+      { workspace: off.workspace, type: 'order.shipped', payload: { orderId: 'held' } },
+    );
     expect(later.heldDeliveryIds).toHaveLength(1);
-    expect(await health(off.workspace, off.endpointId)).toMatchObject({ attempts: 0, failed: 0, failedPermanent: 0, deadLettered: 0, successRate: null, byResponseStatus: {} });
+    expect(await health(off.workspace, off.endpointId)).toMatchObject({
+      attempts: 0,
+      failed: 0,
+      failedPermanent: 0,
+      deadLettered: 0,
+      successRate: null,
+      byResponseStatus: {},
+    });
   });
 
   it('has a null success rate and no latency with no attempts; 404 for an unknown endpoint', async () => {
     const { workspace, endpointId } = await endpointAt('https://hooks.example.com/quiet');
     const h = await health(workspace, endpointId);
-    expect(h).toMatchObject({ attempts: 0, delivered: 0, failed: 0, failedPermanent: 0, deadLettered: 0, successRate: null, latencyMs: { p50: null, p95: null }, byResponseStatus: {} });
+    expect(h).toMatchObject({
+      attempts: 0,
+      delivered: 0,
+      failed: 0,
+      failedPermanent: 0,
+      deadLettered: 0,
+      successRate: null,
+      latencyMs: { p50: null, p95: null },
+      byResponseStatus: {},
+    });
     expect(h.series).toHaveLength(24);
     await expect(health(workspace, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC')).rejects.toMatchObject({ tag: 'EndpointNotFound' });
   });
@@ -172,7 +219,12 @@ describe('a duplicate receive', () => {
     expect(late[0]).toMatchObject({ kind: 'ack', reason: 'already_terminal' });
     expect(late[0]!.recorded).toBeUndefined();
     expect(await getDelivery(table, id!)).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect(await health(workspace, endpointId)).toMatchObject({ attempts: 1, delivered: 1, successRate: 1, byResponseStatus: { '200': 1 } });
+    expect(await health(workspace, endpointId)).toMatchObject({
+      attempts: 1,
+      delivered: 1,
+      successRate: 1,
+      byResponseStatus: { '200': 1 },
+    });
   });
 });
 
@@ -190,7 +242,11 @@ describe('dead-lettering', () => {
     }
     await tally.flush(table);
     expect(await health(workspace, endpointId)).toMatchObject({ attempts: 2, failed: 2, deadLettered: 2, successRate: 0 });
-    const overview = await getWorkspaceOverview(opDeps(), caller(workspace), { params: { slug: workspace }, query: undefined, body: undefined });
+    const overview = await getWorkspaceOverview(opDeps(), caller(workspace), {
+      params: { slug: workspace },
+      query: undefined,
+      body: undefined,
+    });
     expect(overview.deliveries24h).toEqual({ delivered: 0, failed: 2, deadLettered: 2 });
   });
 });
@@ -213,7 +269,14 @@ describe('windows', () => {
       await batch(await publish(workspace, 1));
 
       const day = await health(workspace, endpointId, '24h');
-      expect(day).toMatchObject({ from: iso('2026-11-24T13:00:00.000Z'), to: iso('2026-11-25T12:20:00.000Z'), attempts: 3, delivered: 3, failed: 0, successRate: 1 });
+      expect(day).toMatchObject({
+        from: iso('2026-11-24T13:00:00.000Z'),
+        to: iso('2026-11-25T12:20:00.000Z'),
+        attempts: 3,
+        delivered: 3,
+        failed: 0,
+        successRate: 1,
+      });
       expect(day.series).toHaveLength(24);
       expect(day.series.filter((b) => b.delivered + b.failed > 0)).toEqual([
         { start: iso('2026-11-25T10:00:00.000Z'), delivered: 2, failed: 0 },
@@ -221,7 +284,14 @@ describe('windows', () => {
       ]);
 
       const week = await health(workspace, endpointId, '7d');
-      expect(week).toMatchObject({ from: iso('2026-11-19T00:00:00.000Z'), attempts: 6, delivered: 5, failed: 1, successRate: 0.8333, byResponseStatus: { '200': 5, '503': 1 } });
+      expect(week).toMatchObject({
+        from: iso('2026-11-19T00:00:00.000Z'),
+        attempts: 6,
+        delivered: 5,
+        failed: 1,
+        successRate: 0.8333,
+        byResponseStatus: { '200': 5, '503': 1 },
+      });
       expect(week.series.map((b) => [b.start, b.delivered, b.failed])).toEqual([
         [iso('2026-11-19T00:00:00.000Z'), 0, 0],
         [iso('2026-11-20T00:00:00.000Z'), 0, 0],
@@ -234,12 +304,22 @@ describe('windows', () => {
 
       // The endpoint shows its 24 h rate and last attempt on get, list and update.
       const expected = { successRate24h: 1, lastAttemptAt: iso('2026-11-25T12:20:00.000Z') };
-      expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual(expected);
+      expect(
+        (await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined }))
+          .health,
+      ).toEqual(expected);
       const page = await listWebhooks(opDeps(), caller(workspace), { params: { slug: workspace }, query: { limit: 10 }, body: undefined });
       expect(page.items.map((e) => e.health)).toEqual([expected]);
-      const updated = await updateWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: { description: 'watched' } });
+      const updated = await updateWebhook(opDeps(), caller(workspace), {
+        params: { slug: workspace, endpointId },
+        query: undefined,
+        body: { description: 'watched' },
+      });
       expect(updated.health).toEqual(expected);
-      expect((await getWorkspaceOverview(opDeps(), caller(workspace), { params: { slug: workspace }, query: undefined, body: undefined })).deliveries24h).toEqual({
+      expect(
+        (await getWorkspaceOverview(opDeps(), caller(workspace), { params: { slug: workspace }, query: undefined, body: undefined }))
+          .deliveries24h,
+      ).toEqual({
         delivered: 3,
         failed: 0,
         deadLettered: 0,
@@ -247,13 +327,19 @@ describe('windows', () => {
 
       // A day later nothing is in the last 24 h; the last attempt is still shown within the 7 days.
       clock = at('2026-11-26T13:00:00.000Z');
-      expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual({
+      expect(
+        (await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined }))
+          .health,
+      ).toEqual({
         successRate24h: null,
         lastAttemptAt: iso('2026-11-25T12:20:00.000Z'),
       });
       // Past the 7-day window nothing is shown at all.
       clock = at('2026-12-03T00:00:00.000Z');
-      expect((await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined })).health).toEqual({
+      expect(
+        (await getWebhook(opDeps(), caller(workspace), { params: { slug: workspace, endpointId }, query: undefined, body: undefined }))
+          .health,
+      ).toEqual({
         successRate24h: null,
         lastAttemptAt: null,
       });

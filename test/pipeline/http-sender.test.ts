@@ -7,7 +7,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isServiceFault } from '../../lambdas/domain/delivery-lifecycle';
-import { createHttpSender, KEEP_ALIVE_MS, MAX_CONNECTIONS_PER_TARGET, MAX_SOCKETS, type SendInput } from '../../lambdas/pipeline/http-sender';
+import {
+  createHttpSender,
+  KEEP_ALIVE_MS,
+  MAX_CONNECTIONS_PER_TARGET,
+  MAX_SOCKETS,
+  type SendInput,
+} from '../../lambdas/pipeline/http-sender';
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -66,7 +72,12 @@ async function eventually(condition: () => boolean, ms: number): Promise<boolean
 const limits = { deadlineMs: 2_000, bodyReadMs: 300, bodyCapBytes: 2048 };
 const pinned = { address: '127.0.0.1', family: 4 } as const;
 /** A POST to `host` on the receiver's port (each host name gets its own agent). */
-const post = (host: string, port: number, to: SendInput['pinned'] = pinned): SendInput => ({ url: new URL(`http://${host}:${port}/hook`), headers: { 'content-type': 'application/json' }, body: '{}', pinned: to });
+const post = (host: string, port: number, to: SendInput['pinned'] = pinned): SendInput => ({
+  url: new URL(`http://${host}:${port}/hook`),
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+  pinned: to,
+});
 
 describe('keep-alive', () => {
   it('two POSTs to one receiver share one connection', async () => {
@@ -80,7 +91,9 @@ describe('keep-alive', () => {
   it(`at most ${MAX_CONNECTIONS_PER_TARGET} connections to one receiver, even for requests sent in the same tick`, async () => {
     const r = await keepAliveReceiver(200);
     const send = createHttpSender(limits);
-    const results = await Promise.all(Array.from({ length: MAX_CONNECTIONS_PER_TARGET * 2 }, () => send(post('hooks.example.test', r.port))));
+    const results = await Promise.all(
+      Array.from({ length: MAX_CONNECTIONS_PER_TARGET * 2 }, () => send(post('hooks.example.test', r.port))),
+    );
     expect(results.filter((x) => x.kind === 'response' && x.status === 204)).toHaveLength(MAX_CONNECTIONS_PER_TARGET * 2);
     expect(r.counts.connections).toBe(MAX_CONNECTIONS_PER_TARGET);
   });
@@ -100,9 +113,15 @@ describe('pinning (docs/architecture.md#address-pinning)', () => {
     const a = await keepAliveReceiver(0, '127.0.0.1');
     const b = await keepAliveReceiver(0, '127.0.0.2', a.port);
     const send = createHttpSender(limits);
-    expect(await send(post('hooks.example.test', a.port, { address: '127.0.0.1', family: 4 }))).toMatchObject({ kind: 'response', status: 204 });
+    expect(await send(post('hooks.example.test', a.port, { address: '127.0.0.1', family: 4 }))).toMatchObject({
+      kind: 'response',
+      status: 204,
+    });
     // a's idle keep-alive socket is not reused for the other address.
-    expect(await send(post('hooks.example.test', a.port, { address: '127.0.0.2', family: 4 }))).toMatchObject({ kind: 'response', status: 204 });
+    expect(await send(post('hooks.example.test', a.port, { address: '127.0.0.2', family: 4 }))).toMatchObject({
+      kind: 'response',
+      status: 204,
+    });
     expect([a.counts.connections, b.counts.connections]).toEqual([1, 1]);
     expect([...a.hosts, ...b.hosts]).toEqual([`hooks.example.test:${a.port}`, `hooks.example.test:${a.port}`]);
   });

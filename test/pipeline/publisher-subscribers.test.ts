@@ -12,7 +12,12 @@ import { newId } from '../../lambdas/domain/ids';
 import { createTableContext, type TableContext } from '../../lambdas/store/client';
 import { getDelivery } from '../../lambdas/store/deliveries';
 import { putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
-import { findSubscribers, planSubscriptionSteps, subscriptionWrites, SUBSCRIPTIONS_SETTLE_MINUTES } from '../../lambdas/store/subscriptions';
+import {
+  findSubscribers,
+  planSubscriptionSteps,
+  subscriptionWrites,
+  SUBSCRIPTIONS_SETTLE_MINUTES,
+} from '../../lambdas/store/subscriptions';
 import { batchWriteAll } from '../../lambdas/store/table-io';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { createWorkspace } from '../../lambdas/store/workspaces';
@@ -45,7 +50,13 @@ function endpointRecord(workspace: string, eventTypes: string[], enabled = true,
     createdAt: at.toISOString(),
     updatedAt: at.toISOString(),
     secrets: [0, 1].map((n) => ({
-      secret: { v: 1, keyId: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000', iv: 'a'.repeat(16), tag: 'b'.repeat(24), data: 'c'.repeat(140 + n) },
+      secret: {
+        v: 1,
+        keyId: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000',
+        iv: 'a'.repeat(16),
+        tag: 'b'.repeat(24),
+        data: 'c'.repeat(140 + n),
+      },
       createdAt: at.toISOString(),
       expiresAt: null,
     })) as never,
@@ -55,7 +66,9 @@ function endpointRecord(workspace: string, eventTypes: string[], enabled = true,
 
 async function seed(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
   const record = endpointRecord(workspace, eventTypes, enabled);
-  expect(await putEndpoint(table, record, new Date(), { action: 'webhook.created', actor: 'test', targetId: record.endpointId })).toBe(true);
+  expect(await putEndpoint(table, record, new Date(), { action: 'webhook.created', actor: 'test', targetId: record.endpointId })).toBe(
+    true,
+  );
   return record;
 }
 
@@ -66,21 +79,33 @@ async function seed(workspace: string, eventTypes: string[], enabled = true): Pr
 async function seedMany(records: readonly EndpointRecord[]) {
   const items = records.flatMap((r) => [
     { ...keys.endpoint(r.workspace, r.endpointId), type: 'endpoint', ...r },
-    ...subscriptionWrites(table, r.workspace, r.endpointId, planSubscriptionSteps(null, r, { rewriteEnabled: false })[0]!.ops).map((w) => w.Put!.Item!),
+    ...subscriptionWrites(table, r.workspace, r.endpointId, planSubscriptionSteps(null, r, { rewriteEnabled: false })[0]!.ops).map(
+      (w) => w.Put!.Item!,
+    ),
   ]);
-  await batchWriteAll(table, items.map((Item) => ({ PutRequest: { Item } })));
+  await batchWriteAll(
+    table,
+    items.map((Item) => ({ PutRequest: { Item } })),
+  );
 }
 
 /** Writes an endpoint the way the release before subscription items did: the endpoint item alone. */
 async function seedOldWay(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
   const record = endpointRecord(workspace, eventTypes, enabled);
-  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint(workspace, record.endpointId), type: 'endpoint', ...record } }));
+  await table.doc.send(
+    new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint(workspace, record.endpointId), type: 'endpoint', ...record } }),
+  );
   return record;
 }
 
 /** A workspace item as the release before subscription items wrote it: no marker. */
 async function oldWorkspace(slug: string) {
-  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.workspace(slug), type: 'workspace', slug, name: slug, createdAt: new Date().toISOString() } }));
+  await table.doc.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: { ...keys.workspace(slug), type: 'workspace', slug, name: slug, createdAt: new Date().toISOString() },
+    }),
+  );
 }
 
 /** A second client on the same table that asks for, and adds up, the consumed capacity of every call. */
@@ -103,7 +128,12 @@ function countingTable(): TableContext & { reads: () => number; calls: () => str
   return Object.assign(counted, { reads: () => reads, calls: () => calls, reset: () => ((reads = 0), (calls = [])) });
 }
 
-const deps = (t: TableContext, now = () => new Date()): PublishDeps & { queue: ReturnType<typeof capturingQueue> } => ({ table: t, queue: capturingQueue(), eventTypes: catalogue, now });
+const deps = (t: TableContext, now = () => new Date()): PublishDeps & { queue: ReturnType<typeof capturingQueue> } => ({
+  table: t,
+  queue: capturingQueue(),
+  eventTypes: catalogue,
+  now,
+});
 
 /** The reads of the release before subscription items: the workspace, strongly consistent, then every endpoint item, filtered. */
 async function previousReleaseReads(t: TableContext, slug: string, eventType: string): Promise<number> {
@@ -169,7 +199,9 @@ describe('the publisher reads only the subscribers of the event type', () => {
       counted.reset();
       await publishEvent(d, { id: `e-${n}`, workspace: slug, type: 'order.shipped', payload: {} });
       const publish = counted.reads();
-      rows.push(`${n} endpoints: before ${before} RCU (workspace + endpoint items), after ${lookup} RCU (subscription items); whole publish now ${publish} RCU`);
+      rows.push(
+        `${n} endpoints: before ${before} RCU (workspace + endpoint items), after ${lookup} RCU (subscription items); whole publish now ${publish} RCU`,
+      );
       // About 100 bytes a subscriber against about 1 KB an endpoint item.
       expect(lookup).toBeLessThanOrEqual(Math.max(0.5, before / 5));
       counted.doc.destroy();
@@ -191,7 +223,9 @@ describe('a workspace written before subscription items existed', () => {
     expect((await getDelivery(table, first.heldDeliveryIds[0]!))!.endpointId).toBe(off.endpointId);
     expect(d.queue.sent.map((m) => m.deliveryId)).toEqual(first.deliveryIds);
     // Its items are written, and the workspace marked.
-    expect((await findSubscribers(table, 'legacy', 'order.created', new Date()))!.map((s) => s.endpointId).sort()).toEqual([a.endpointId, b.endpointId].sort());
+    expect((await findSubscribers(table, 'legacy', 'order.created', new Date()))!.map((s) => s.endpointId).sort()).toEqual(
+      [a.endpointId, b.endpointId].sort(),
+    );
     const ws = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace('legacy'), ConsistentRead: true }));
     expect(typeof ws.Item!.subscriptionsWrittenAt).toBe('string');
     expect(ws.Item!.subscriptionsSettled).toBeUndefined();
@@ -199,9 +233,15 @@ describe('a workspace written before subscription items existed', () => {
     const again = await publishEvent(d, { id: 'legacy-1', time, workspace: 'legacy', type: 'order.shipped', payload: { n: 1 } });
     expect(again).toMatchObject({ deliveryIds: first.deliveryIds, heldDeliveryIds: first.heldDeliveryIds });
     // Changes through this release keep the items in step from then on.
-    await updateEndpoint(table, 'legacy', b.endpointId, { eventTypes: ['order.shipped'] }, new Date(), { action: 'webhook.updated', actor: 't', targetId: b.endpointId });
+    await updateEndpoint(table, 'legacy', b.endpointId, { eventTypes: ['order.shipped'] }, new Date(), {
+      action: 'webhook.updated',
+      actor: 't',
+      targetId: b.endpointId,
+    });
     const next = await publishEvent(d, { id: 'legacy-2', workspace: 'legacy', type: 'order.shipped', payload: { n: 2 } });
-    expect((await Promise.all(next.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId).sort()).toEqual([a.endpointId, b.endpointId].sort());
+    expect((await Promise.all(next.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId).sort()).toEqual(
+      [a.endpointId, b.endpointId].sort(),
+    );
   });
 
   it('is reconciled once more after the settle time, which repairs what the previous release wrote meanwhile, and then marked settled', async () => {
@@ -214,8 +254,12 @@ describe('a workspace written before subscription items existed', () => {
     expect(soon.deliveryIds).toHaveLength(1);
     const later = () => new Date(Date.now() + (SUBSCRIPTIONS_SETTLE_MINUTES + 1) * 60_000);
     const settled = await publishEvent(deps(table, later), { id: 'ls-3', workspace: 'legacy-settle', type: 'order.shipped', payload: {} });
-    expect((await Promise.all(settled.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId).sort()).toEqual([a.endpointId, late.endpointId].sort());
-    const ws = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace('legacy-settle'), ConsistentRead: true }));
+    expect((await Promise.all(settled.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId).sort()).toEqual(
+      [a.endpointId, late.endpointId].sort(),
+    );
+    const ws = await table.doc.send(
+      new GetCommand({ TableName: table.tableName, Key: keys.workspace('legacy-settle'), ConsistentRead: true }),
+    );
     expect(ws.Item!.subscriptionsSettled).toBe(true);
   });
 
@@ -228,18 +272,28 @@ describe('a workspace written before subscription items existed', () => {
 
 describe('the workspace check', () => {
   it('answers WorkspaceNotFound for an unknown workspace, and nothing for a workspace without subscribers', async () => {
-    await expect(publishEvent(deps(table), { workspace: 'no-such-ws', type: 'order.shipped', payload: {} })).rejects.toMatchObject({ tag: 'WorkspaceNotFound' });
+    await expect(publishEvent(deps(table), { workspace: 'no-such-ws', type: 'order.shipped', payload: {} })).rejects.toMatchObject({
+      tag: 'WorkspaceNotFound',
+    });
     await oldWorkspace('empty-old');
     await createWorkspace(table, { slug: 'empty-new', name: 'e' }, new Date());
     for (const slug of ['empty-old', 'empty-new', 'empty-new']) {
-      expect(await publishEvent(deps(table), { workspace: slug, type: 'order.shipped', payload: {} })).toEqual({ deliveryIds: [], heldDeliveryIds: [], queued: true });
+      expect(await publishEvent(deps(table), { workspace: slug, type: 'order.shipped', payload: {} })).toEqual({
+        deliveryIds: [],
+        heldDeliveryIds: [],
+        queued: true,
+      });
     }
   });
 
   it('queues a new delivery in the fast lane: the subscription item carries no lane state, and the fast dispatcher moves a failing endpoint’s delivery', async () => {
     await createWorkspace(table, { slug: 'lanes', name: 'l' }, new Date());
     const failing = endpointRecord('lanes', ['order.shipped']);
-    await putEndpoint(table, { ...failing, consecutiveFailures: 3 }, new Date(), { action: 'webhook.created', actor: 'test', targetId: failing.endpointId });
+    await putEndpoint(table, { ...failing, consecutiveFailures: 3 }, new Date(), {
+      action: 'webhook.created',
+      actor: 'test',
+      targetId: failing.endpointId,
+    });
     const slowQueue = capturingQueue();
     const d = { ...deps(table), slowQueue };
     const result = await publishEvent(d, { workspace: 'lanes', type: 'order.shipped', payload: {} });

@@ -17,7 +17,6 @@ import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline
 import { freshTable } from '../helpers/table';
 import { injectDynamoFaults } from '../faults/dynamo-faults';
 
-
 /**
  * An event time `seconds` after a recent whole minute: deliveries carry a TTL of their creation
  * + 31 days, and DynamoDB Local removes expired items, so test events are never months old.
@@ -53,17 +52,36 @@ async function deliveryCount(endpointId: string) {
 describe('publishEvent', () => {
   it('writes one pending row per enabled subscribed endpoint, then one message per row', async () => {
     const a = await seedEndpoint(table, { workspace: 'pub', url: 'https://a.example.com', eventTypes: ['order.shipped'] });
-    const b = await seedEndpoint(table, { workspace: 'pub', url: 'https://b.example.com', eventTypes: ['order.shipped', 'webhook.test_event'] });
-    const off = await seedEndpoint(table, { workspace: 'pub', url: 'https://c.example.com', eventTypes: ['order.shipped'], enabled: false });
+    const b = await seedEndpoint(table, {
+      workspace: 'pub',
+      url: 'https://b.example.com',
+      eventTypes: ['order.shipped', 'webhook.test_event'],
+    });
+    const off = await seedEndpoint(table, {
+      workspace: 'pub',
+      url: 'https://c.example.com',
+      eventTypes: ['order.shipped'],
+      enabled: false,
+    });
     const other = await seedEndpoint(table, { workspace: 'pub', url: 'https://d.example.com', eventTypes: ['webhook.test_event'] });
     const elsewhere = await seedEndpoint(table, { workspace: 'pub-2', url: 'https://e.example.com', eventTypes: ['order.shipped'] });
     const queue = capturingQueue();
-    const { deliveryIds } = await publishEvent({ table, queue, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'pub', type: 'order.shipped', payload: { orderId: 'o1' } });
+    const { deliveryIds } = await publishEvent(
+      { table, queue, eventTypes: testCatalogue, now: () => new Date() },
+      { workspace: 'pub', type: 'order.shipped', payload: { orderId: 'o1' } },
+    );
     expect(deliveryIds).toHaveLength(2);
     expect(queue.sent.map((m) => m.deliveryId).sort()).toEqual([...deliveryIds].sort());
     const rows = await Promise.all(deliveryIds.map((id) => getDelivery(table, id)));
     expect(rows.map((r) => r!.endpointId).sort()).toEqual([a.endpointId, b.endpointId].sort());
-    for (const r of rows) expect(r).toMatchObject({ status: 'pending', attempts: 0, eventType: 'order.shipped', payload: { orderId: 'o1' }, replayedFrom: null });
+    for (const r of rows)
+      expect(r).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        eventType: 'order.shipped',
+        payload: { orderId: 'o1' },
+        replayedFrom: null,
+      });
     for (const ep of [other, elsewhere]) expect(await deliveryCount(ep.endpointId)).toBe(0);
     // The disabled subscriber gets exactly its held row (below), never a queued one.
     expect(await deliveryCount(off.endpointId)).toBe(1);
@@ -71,33 +89,67 @@ describe('publishEvent', () => {
 
   it('holds the event for a disabled subscriber: a failed_permanent row, no attempt, nothing queued', async () => {
     const on = await seedEndpoint(table, { workspace: 'held', url: 'https://on.example.com', eventTypes: ['order.shipped'] });
-    const off = await seedEndpoint(table, { workspace: 'held', url: 'https://off.example.com', eventTypes: ['order.shipped'], enabled: false });
+    const off = await seedEndpoint(table, {
+      workspace: 'held',
+      url: 'https://off.example.com',
+      eventTypes: ['order.shipped'],
+      enabled: false,
+    });
     const queue = capturingQueue();
-    const result = await publishEvent({ table, queue, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'held', type: 'order.shipped', payload: { orderId: 'h1' } });
+    const result = await publishEvent(
+      { table, queue, eventTypes: testCatalogue, now: () => new Date() },
+      { workspace: 'held', type: 'order.shipped', payload: { orderId: 'h1' } },
+    );
     expect(result.deliveryIds).toHaveLength(1);
     expect(result.heldDeliveryIds).toHaveLength(1);
     expect(queue.sent.map((m) => m.deliveryId)).toEqual(result.deliveryIds);
     const held = await getDelivery(table, result.heldDeliveryIds[0]!);
-    expect(held).toMatchObject({ endpointId: off.endpointId, status: 'failed_permanent', attempts: 0, lastError: 'endpoint_disabled', nextAttemptAt: null, eventType: 'order.shipped', payload: { orderId: 'h1' } });
+    expect(held).toMatchObject({
+      endpointId: off.endpointId,
+      status: 'failed_permanent',
+      attempts: 0,
+      lastError: 'endpoint_disabled',
+      nextAttemptAt: null,
+      eventType: 'order.shipped',
+      payload: { orderId: 'h1' },
+    });
     expect((await getDelivery(table, result.deliveryIds[0]!))?.endpointId).toBe(on.endpointId);
     // Listed with the endpoint's deliveries, but never a stuck-pending repair candidate.
     expect(await deliveryCount(off.endpointId)).toBe(1);
     const repair = await table.doc.send(
-      new QueryCommand({ TableName: table.tableName, IndexName: TABLE.gsi3.name, KeyConditionExpression: 'gsi3pk = :p', ExpressionAttributeValues: { ':p': keys.pendingShardPk(shardOf(held!.deliveryId, INDEX_SHARDS)) } }),
+      new QueryCommand({
+        TableName: table.tableName,
+        IndexName: TABLE.gsi3.name,
+        KeyConditionExpression: 'gsi3pk = :p',
+        ExpressionAttributeValues: { ':p': keys.pendingShardPk(shardOf(held!.deliveryId, INDEX_SHARDS)) },
+      }),
     );
     expect((repair.Items ?? []).map((i) => i.pk)).not.toContain(keys.delivery(held!.deliveryId).pk);
     // The pending one was sent, so it is no candidate either: the repair index holds only rows whose send failed.
     const pendingId = result.deliveryIds[0]!;
     const candidates = await table.doc.send(
-      new QueryCommand({ TableName: table.tableName, IndexName: TABLE.gsi3.name, KeyConditionExpression: 'gsi3pk = :p', ExpressionAttributeValues: { ':p': keys.pendingShardPk(shardOf(pendingId, INDEX_SHARDS)) } }),
+      new QueryCommand({
+        TableName: table.tableName,
+        IndexName: TABLE.gsi3.name,
+        KeyConditionExpression: 'gsi3pk = :p',
+        ExpressionAttributeValues: { ':p': keys.pendingShardPk(shardOf(pendingId, INDEX_SHARDS)) },
+      }),
     );
     expect((candidates.Items ?? []).map((i) => i.pk)).not.toContain(keys.delivery(pendingId).pk);
   });
 
   it('writes only held rows (and queues nothing) when every subscriber is disabled', async () => {
-    const off = await seedEndpoint(table, { workspace: 'held-only', url: 'https://off.example.com', eventTypes: ['order.shipped'], enabled: false });
+    const off = await seedEndpoint(table, {
+      workspace: 'held-only',
+      url: 'https://off.example.com',
+      eventTypes: ['order.shipped'],
+      enabled: false,
+    });
     const queue = capturingQueue();
-    const result = await publishEvent({ table, queue, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'held-only', type: 'order.shipped', payload: { orderId: 'h2' } });
+    const result = await publishEvent(
+      { table, queue, eventTypes: testCatalogue, now: () => new Date() },
+      { workspace: 'held-only', type: 'order.shipped', payload: { orderId: 'h2' } },
+    );
     expect(result).toMatchObject({ deliveryIds: [], queued: true });
     expect(result.heldDeliveryIds).toHaveLength(1);
     expect(queue.sent).toHaveLength(0);
@@ -111,13 +163,20 @@ describe('publishEvent', () => {
   ])('refuses %s with a clear error and writes nothing', async (_name, event, tag) => {
     const ep = await seedEndpoint(table, { workspace: 'refuse', url: 'https://a.example.com', eventTypes: ['order.shipped'] });
     const queue = capturingQueue();
-    await expect(publishEvent({ table, queue, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'refuse', ...event })).rejects.toMatchObject({ tag });
+    await expect(
+      publishEvent({ table, queue, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'refuse', ...event }),
+    ).rejects.toMatchObject({ tag });
     expect(queue.sent).toHaveLength(0);
     expect(await deliveryCount(ep.endpointId)).toBe(0);
   });
 
   it('refuses an unknown workspace', async () => {
-    await expect(publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'nobody', type: 'order.shipped', payload: { orderId: 'x' } })).rejects.toMatchObject({ tag: 'WorkspaceNotFound' });
+    await expect(
+      publishEvent(
+        { table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => new Date() },
+        { workspace: 'nobody', type: 'order.shipped', payload: { orderId: 'x' } },
+      ),
+    ).rejects.toMatchObject({ tag: 'WorkspaceNotFound' });
   });
 });
 
@@ -127,7 +186,13 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
 
   it('derives each delivery id from (event id, endpoint): whd_ + a ULID whose time part is the event time', async () => {
     const a = await seedEndpoint(table, { workspace: 'ids', url: 'https://a.example.com', eventTypes: ['order.shipped'] });
-    const result = await publishEvent(deps(), { id: 'evt-ids-1', time: at, workspace: 'ids', type: 'order.shipped', payload: { orderId: 'i1' } });
+    const result = await publishEvent(deps(), {
+      id: 'evt-ids-1',
+      time: at,
+      workspace: 'ids',
+      type: 'order.shipped',
+      payload: { orderId: 'i1' },
+    });
     expect(result.deliveryIds).toEqual([eventDeliveryId('evt-ids-1', a.endpointId, new Date(at))]);
     const id = result.deliveryIds[0]!;
     expect(id).toMatch(idPattern('whd'));
@@ -141,14 +206,35 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
   it('a redelivered event creates nothing new: same ids, no new rows, no message for a delivery already made', async () => {
     const a = await seedEndpoint(table, { workspace: 'redeliver', url: 'https://a.example.com', eventTypes: ['order.shipped'] });
     const b = await seedEndpoint(table, { workspace: 'redeliver', url: 'https://b.example.com', eventTypes: ['order.shipped'] });
-    const off = await seedEndpoint(table, { workspace: 'redeliver', url: 'https://c.example.com', eventTypes: ['order.shipped'], enabled: false });
+    const off = await seedEndpoint(table, {
+      workspace: 'redeliver',
+      url: 'https://c.example.com',
+      eventTypes: ['order.shipped'],
+      enabled: false,
+    });
     const event = { id: 'evt-redeliver', time: at, workspace: 'redeliver', type: 'order.shipped', payload: { orderId: 'r1' } };
     const first = await publishEvent(deps(), event);
     // The dispatcher delivers the first one before EventBridge redelivers the event, a minute later.
     const row = (await getDelivery(table, first.deliveryIds[0]!))!;
     await recordObservation(
       table,
-      { delivery: row, endpoint: null, attempt: { outcome: 'delivered', timestamp: at, durationMs: 3, failureReason: null, requestHeaders: {}, responseStatus: 204, responseBody: null }, status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' },
+      {
+        delivery: row,
+        endpoint: null,
+        attempt: {
+          outcome: 'delivered',
+          timestamp: at,
+          durationMs: 3,
+          failureReason: null,
+          requestHeaders: {},
+          responseStatus: 204,
+          responseBody: null,
+        },
+        status: 'delivered',
+        http: true,
+        nextAttemptAt: null,
+        streak: 'none',
+      },
       new Date(at),
     );
     const queue = capturingQueue();
@@ -159,7 +245,10 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
     expect(queue.sent).toEqual([{ deliveryId: first.deliveryIds[1], endpointId: b.endpointId, workspace: 'redeliver' }]);
     expect(await getDelivery(table, row.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, evidenceCount: 1 });
     expect((await listAttempts(table, row.deliveryId, 10)).items).toHaveLength(1);
-    expect(await getDelivery(table, first.heldDeliveryIds[0]!)).toMatchObject({ status: 'failed_permanent', lastError: 'endpoint_disabled' });
+    expect(await getDelivery(table, first.heldDeliveryIds[0]!)).toMatchObject({
+      status: 'failed_permanent',
+      lastError: 'endpoint_disabled',
+    });
   });
 
   it('a re-run after a crash between the rows and the enqueue sends the messages, under the same ids', async () => {
@@ -176,7 +265,8 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
 
   it('a re-run after a crash halfway through the rows writes only the missing ones and never overwrites one that moved on', async () => {
     const eps: Awaited<ReturnType<typeof seedEndpoint>>[] = [];
-    for (const n of [1, 2, 3, 4]) eps.push(await seedEndpoint(table, { workspace: 'crash-rows', url: `https://h${n}.example.com`, eventTypes: ['order.shipped'] }));
+    for (const n of [1, 2, 3, 4])
+      eps.push(await seedEndpoint(table, { workspace: 'crash-rows', url: `https://h${n}.example.com`, eventTypes: ['order.shipped'] }));
     const event = { id: 'evt-crash-rows', time: at, workspace: 'crash-rows', type: 'order.shipped', payload: { orderId: 'p1' } };
     const faults = injectDynamoFaults(table.doc);
     let puts = 0;
@@ -199,7 +289,23 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
     const moved = rows.find((r) => r !== null)!;
     await recordObservation(
       table,
-      { delivery: moved, endpoint: null, attempt: { outcome: 'failed', timestamp: at, durationMs: 3, failureReason: 'http_503', requestHeaders: {}, responseStatus: 503, responseBody: null }, status: 'failed', http: true, nextAttemptAt: at, streak: 'none' },
+      {
+        delivery: moved,
+        endpoint: null,
+        attempt: {
+          outcome: 'failed',
+          timestamp: at,
+          durationMs: 3,
+          failureReason: 'http_503',
+          requestHeaders: {},
+          responseStatus: 503,
+          responseBody: null,
+        },
+        status: 'failed',
+        http: true,
+        nextAttemptAt: at,
+        streak: 'none',
+      },
       new Date(at),
     );
 
@@ -216,7 +322,8 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
 
   it('the same event published twice at once still makes one row per endpoint', async () => {
     const eps = [];
-    for (const n of [1, 2, 3]) eps.push(await seedEndpoint(table, { workspace: 'twice', url: `https://t${n}.example.com`, eventTypes: ['order.shipped'] }));
+    for (const n of [1, 2, 3])
+      eps.push(await seedEndpoint(table, { workspace: 'twice', url: `https://t${n}.example.com`, eventTypes: ['order.shipped'] }));
     const event = { id: 'evt-twice', time: at, workspace: 'twice', type: 'order.shipped', payload: { orderId: 't1' } };
     const [x, y] = await Promise.all([publishEvent(deps(), event), publishEvent(deps(), event)]);
     expect(x.deliveryIds).toEqual(y.deliveryIds);
@@ -227,7 +334,14 @@ describe('idempotent publishing (EventBridge delivers an event at least once)', 
     const ep = await seedEndpoint(table, { workspace: 'order', url: 'https://o.example.com', eventTypes: ['order.shipped'] });
     const times = [recent(0), recent(1), recent(2)];
     // Published out of order (a retry can arrive after a later event): the list still follows the event times.
-    for (const i of [2, 0, 1]) await publishEvent(deps(), { id: `evt-order-${i}`, time: times[i]!, workspace: 'order', type: 'order.shipped', payload: { orderId: `o${i}` } });
+    for (const i of [2, 0, 1])
+      await publishEvent(deps(), {
+        id: `evt-order-${i}`,
+        time: times[i]!,
+        workspace: 'order',
+        type: 'order.shipped',
+        payload: { orderId: `o${i}` },
+      });
     const page = await listDeliveriesOfEndpoint(table, ep.endpointId, 10);
     expect(page.items.map((d) => (d.payload as { orderId: string }).orderId)).toEqual(['o2', 'o1', 'o0']);
   });
@@ -240,7 +354,11 @@ describe('the Lambda entry (EventBridge target)', () => {
     const env = { ...process.env };
     const queue = capturingQueue();
     const { useAdapters, awsAdapters } = await import('../../lambdas/composition/runtime');
-    Object.assign(process.env, { TABLE_NAME: table.tableName, DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'), DELIVERY_QUEUE_URL: 'test:deliveries' });
+    Object.assign(process.env, {
+      TABLE_NAME: table.tableName,
+      DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
+      DELIVERY_QUEUE_URL: 'test:deliveries',
+    });
     useAdapters({ ...awsAdapters, deliveryQueue: () => queue });
     try {
       const ep = await seedEndpoint(table, { workspace: 'bus', url: 'https://bus.example.com', eventTypes: ['order.shipped'] });

@@ -76,12 +76,20 @@ function instrumented(name: string, consume: BatchConsumer): BatchConsumer {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const parsed = event.Records.map((r) => ({ record: r, message: parseDeliveryMessage(r.body) }));
     for (const { record, message } of parsed) {
-      if (message) receives.push({ fn: name, deliveryId: message.deliveryId, receiveCount: Number(record.attributes.ApproximateReceiveCount), requeues: message.requeues ?? 0 });
+      if (message)
+        receives.push({
+          fn: name,
+          deliveryId: message.deliveryId,
+          receiveCount: Number(record.attributes.ApproximateReceiveCount),
+          requeues: message.requeues ?? 0,
+        });
     }
     if (name === 'dispatcher') {
       // A dispatcher that dies before recording anything: the record is not processed and comes back
       // (at once here, not after the visibility timeout, to keep the test short).
-      const crashed = parsed.filter(({ record, message }) => message && faults.crash(message, Number(record.attributes.ApproximateReceiveCount)));
+      const crashed = parsed.filter(
+        ({ record, message }) => message && faults.crash(message, Number(record.attributes.ApproximateReceiveCount)),
+      );
       for (const { record } of crashed) await pipeline.api.queues.deliveries.delay(record.receiptHandle, 0);
       const rest = parsed.filter((p) => !crashed.includes(p)).map((p) => p.record);
       const response = rest.length > 0 ? await consume({ Records: rest }) : { batchItemFailures: [] };
@@ -90,7 +98,9 @@ function instrumented(name: string, consume: BatchConsumer): BatchConsumer {
     if (name === 'slow-dispatcher') {
       // Two messages of the same endpoint ahead of a crowded delivery in its batch (of deliveries that
       // are gone: acknowledged without an attempt) put it over the per-endpoint cap: it is deferred.
-      const records = parsed.flatMap(({ record, message }) => (message?.endpointId && faults.crowd(message.deliveryId) ? [...crowd(record, message), record] : [record]));
+      const records = parsed.flatMap(({ record, message }) =>
+        message?.endpointId && faults.crowd(message.deliveryId) ? [...crowd(record, message), record] : [record],
+      );
       return consume({ Records: records });
     }
     return consume(event);
@@ -115,7 +125,10 @@ async function endpointTo(url: string): Promise<string> {
 }
 
 async function publish(orderId: string): Promise<string> {
-  const res = await fetch(`${api.apiUrl}/local/events`, { method: 'POST', body: JSON.stringify({ workspace: api.workspace, type: 'order.shipped', payload: { orderId } }) });
+  const res = await fetch(`${api.apiUrl}/local/events`, {
+    method: 'POST',
+    body: JSON.stringify({ workspace: api.workspace, type: 'order.shipped', payload: { orderId } }),
+  });
   expect(res.status).toBe(202);
   const { deliveryIds } = (await res.json()) as { deliveryIds: string[] };
   expect(deliveryIds).toHaveLength(1);
@@ -131,7 +144,9 @@ async function delivery(id: string) {
 async function attempts(id: string) {
   const res = await api.call('GET', `${ws()}/webhooks/deliveries/${id}/attempts`);
   expect(res.status).toBe(200);
-  return (res.body.items as { outcome: string; failureReason: string | null }[]).map((a) => `${a.outcome}${a.failureReason ? ` ${a.failureReason}` : ''}`);
+  return (res.body.items as { outcome: string; failureReason: string | null }[]).map(
+    (a) => `${a.outcome}${a.failureReason ? ` ${a.failureReason}` : ''}`,
+  );
 }
 
 describe('only attempts spend a delivery’s retries', () => {
@@ -145,9 +160,15 @@ describe('only attempts spend a delivery’s retries', () => {
     const sent = await api.call('POST', `${ws()}/webhooks/${endpoint.endpointId}/test-event`);
     expect(sent.status).toBe(202);
     const id = sent.body.deliveryId as string;
-    await vi.waitFor(() => expect((fastReceives = receivesOf(id, 'dispatcher').length)).toBeGreaterThan(MAX_RECEIVES + 3), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(() => expect((fastReceives = receivesOf(id, 'dispatcher').length)).toBeGreaterThan(MAX_RECEIVES + 3), {
+      timeout: 20_000,
+      interval: 20,
+    });
     faults.failSlowSend = () => false;
-    await vi.waitFor(async () => expect(await delivery(id)).toMatchObject({ status: 'delivered', attempts: 1 }), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(async () => expect(await delivery(id)).toMatchObject({ status: 'delivered', attempts: 1 }), {
+      timeout: 20_000,
+      interval: 50,
+    });
     expect(fastReceives).toBeGreaterThan(MAX_RECEIVES);
     expect(await attempts(id)).toEqual(['delivered']);
     expect(receiver.seen).toHaveLength(1);
@@ -162,9 +183,13 @@ describe('only attempts spend a delivery’s retries', () => {
     const forced = MAX_RECEIVES + 2;
     // Its first attempt fails in the fast lane; from then on it is crowded in the slow lane, and its deferrals are not re-sent.
     faults.crowd = () => deferrals < forced;
-    faults.failSlowSend = (messages) => deferrals < forced && messages.every((m) => m.delaySeconds === SLOW_LANE.deferSeconds) && ((deferrals += messages.length), true);
+    faults.failSlowSend = (messages) =>
+      deferrals < forced && messages.every((m) => m.delaySeconds === SLOW_LANE.deferSeconds) && ((deferrals += messages.length), true);
     const id = await publish('deferred');
-    await vi.waitFor(async () => expect(await delivery(id)).toMatchObject({ status: 'dead_lettered', attempts: 7 }), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(async () => expect(await delivery(id)).toMatchObject({ status: 'dead_lettered', attempts: 7 }), {
+      timeout: 30_000,
+      interval: 100,
+    });
     expect(deferrals).toBeGreaterThanOrEqual(forced);
     expect(failing.seen).toHaveLength(7);
     expect(await attempts(id)).toEqual([...Array<string>(7).fill('failed http_503'), `dead_lettered ${RETRIES_EXHAUSTED}`]);
@@ -173,12 +198,19 @@ describe('only attempts spend a delivery’s retries', () => {
   it('a dead letter with retries left is sent back, not marked: a dispatcher that died on every receive of its message, then recovered, delivers it with one attempt', async () => {
     const receiver = await pipeline.receiver((_req, res) => res.writeHead(204).end());
     const endpointId = await endpointTo(receiver.url);
-    faults.crash = (m, receive) => m.endpointId === endpointId && receivesOf(m.deliveryId, 'dead-letter').length === 0 && receive <= MAX_RECEIVES;
+    faults.crash = (m, receive) =>
+      m.endpointId === endpointId && receivesOf(m.deliveryId, 'dead-letter').length === 0 && receive <= MAX_RECEIVES;
     const id = await publish('crashed-once');
-    await vi.waitFor(async () => expect(await delivery(id)).toMatchObject({ status: 'delivered', attempts: 1 }), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(async () => expect(await delivery(id)).toMatchObject({ status: 'delivered', attempts: 1 }), {
+      timeout: 20_000,
+      interval: 50,
+    });
     expect(await attempts(id)).toEqual(['delivered']);
     // Seven receives on its first message, the dead-letter queue, then back as a new message counting one requeue.
-    expect(receivesOf(id, 'dispatcher').map((r) => [r.receiveCount, r.requeues])).toEqual([...Array.from({ length: MAX_RECEIVES }, (_, i) => [i + 1, 0]), [1, 1]]);
+    expect(receivesOf(id, 'dispatcher').map((r) => [r.receiveCount, r.requeues])).toEqual([
+      ...Array.from({ length: MAX_RECEIVES }, (_, i) => [i + 1, 0]),
+      [1, 1],
+    ]);
     expect(receivesOf(id, 'dead-letter').map((r) => r.requeues)).toEqual([0]);
     expect(receiver.seen).toHaveLength(1);
     expect((await api.call('GET', `${ws()}/webhooks/${endpointId}/deliveries`)).body.items).toHaveLength(1);

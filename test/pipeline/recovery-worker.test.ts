@@ -45,18 +45,36 @@ function capturingJobQueue(): JobQueue & { sent: { message: JobMessage; delaySec
 }
 
 function operationDeps(t: TableContext, clock: ReturnType<typeof fakeClock>, jobQueue: JobQueue): OperationDeps {
-  return { table: t, now: clock.now, eventTypes: testCatalogue, urlPolicy: {}, queue: capturingQueue(), events: { emit: async () => undefined }, jobQueue };
+  return {
+    table: t,
+    now: clock.now,
+    eventTypes: testCatalogue,
+    urlPolicy: {},
+    queue: capturingQueue(),
+    events: { emit: async () => undefined },
+    jobQueue,
+  };
 }
 
 const caller = (workspace: string): Caller => ({ workspace, tokenId: 'tok_test', scopes: ['admin'] });
 
 /** Source deliveries of an endpoint with the given statuses, created `ago` ms before the clock's now. */
-async function seedSources(endpoint: { workspace: string; endpointId: string }, statuses: DeliveryStatus[], at: Date): Promise<DeliveryRecord[]> {
+async function seedSources(
+  endpoint: { workspace: string; endpointId: string },
+  statuses: DeliveryStatus[],
+  at: Date,
+): Promise<DeliveryRecord[]> {
   const records = statuses.map((status, i) => ({
-    ...newHeldDelivery({ workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: 'order.shipped', payload: { orderId: `o${i}` } }, at),
+    ...newHeldDelivery(
+      { workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: 'order.shipped', payload: { orderId: `o${i}` } },
+      at,
+    ),
     status,
   }));
-  await batchWriteAll(table, records.map((r) => ({ PutRequest: { Item: heldItem(r) } })));
+  await batchWriteAll(
+    table,
+    records.map((r) => ({ PutRequest: { Item: heldItem(r) } })),
+  );
   return records;
 }
 
@@ -90,22 +108,44 @@ describe('recovery jobs', () => {
     const ep = await seedEndpoint(table, { workspace: 'rec-count', url: 'https://a.example.com' }, clock.now());
     const before = new Date(clock.now().getTime() - 3_600_000);
     await seedSources(ep, ['failed_permanent'], new Date(before.getTime() - 3_600_000)); // before the window
-    const inWindow = await seedSources(ep, ['failed_permanent', 'dead_lettered', 'failed_permanent', 'dead_lettered', 'failed_permanent', 'failed_permanent', 'dead_lettered'], before);
+    const inWindow = await seedSources(
+      ep,
+      ['failed_permanent', 'dead_lettered', 'failed_permanent', 'dead_lettered', 'failed_permanent', 'failed_permanent', 'dead_lettered'],
+      before,
+    );
     await seedSources(ep, ['delivered', 'failed', 'pending'], before); // not selected by default
     clock.advance(1000);
-    const input = { params: { slug: 'rec-count', endpointId: ep.endpointId }, query: undefined, body: { since: before.toISOString(), dryRun: true } };
+    const input = {
+      params: { slug: 'rec-count', endpointId: ep.endpointId },
+      query: undefined,
+      body: { since: before.toISOString(), dryRun: true },
+    };
 
     const dry = await recoverWebhookDeliveries(deps, caller('rec-count'), input);
     expect(dry).toEqual({ matched: inWindow.length });
     expect(jobQueue.sent, 'a dry run starts nothing').toHaveLength(0);
 
     const job = (await recoverWebhookDeliveries(deps, caller('rec-count'), { ...input, body: { since: before.toISOString() } })) as any;
-    expect(job).toMatchObject({ kind: 'recover', endpointId: ep.endpointId, status: 'running', matched: inWindow.length, replayed: 0, skipped: 0, statuses: ['failed_permanent', 'dead_lettered'], until: clock.now().toISOString(), finishedAt: null });
+    expect(job).toMatchObject({
+      kind: 'recover',
+      endpointId: ep.endpointId,
+      status: 'running',
+      matched: inWindow.length,
+      replayed: 0,
+      skipped: 0,
+      statuses: ['failed_permanent', 'dead_lettered'],
+      until: clock.now().toISOString(),
+      finishedAt: null,
+    });
     expect(job.jobId).toMatch(/^whj_[0-9A-Z]{26}$/);
 
     const outcomes = await drain(worker, jobQueue);
     expect(outcomes.at(-1)).toMatchObject({ kind: 'finished', status: 'completed' });
-    const done = (await getJob(deps, caller('rec-count'), { params: { slug: 'rec-count', jobId: job.jobId }, query: undefined, body: undefined })) as any;
+    const done = (await getJob(deps, caller('rec-count'), {
+      params: { slug: 'rec-count', jobId: job.jobId },
+      query: undefined,
+      body: undefined,
+    })) as any;
     expect(done).toMatchObject({ status: 'completed', matched: 7, replayed: 7, skipped: 0 });
     expect(done.finishedAt).not.toBeNull();
 
@@ -139,7 +179,10 @@ describe('recovery jobs', () => {
     const input = { params: { slug: 'rec-one', endpointId: ep.endpointId }, query: undefined, body };
     const first = (await recoverWebhookDeliveries(deps, caller('rec-one'), input)) as any;
     expect(first).toMatchObject({ matched: 2, statuses: ['failed'] });
-    await expect(recoverWebhookDeliveries(deps, caller('rec-one'), input)).rejects.toMatchObject({ tag: 'RecoveryInProgress', status: 409 });
+    await expect(recoverWebhookDeliveries(deps, caller('rec-one'), input)).rejects.toMatchObject({
+      tag: 'RecoveryInProgress',
+      status: 409,
+    });
     await drain(worker, jobQueue);
     const second = (await recoverWebhookDeliveries(deps, caller('rec-one'), input)) as any;
     expect(second.jobId).not.toBe(first.jobId);
@@ -161,10 +204,17 @@ describe('recovery jobs', () => {
     const ep = await seedEndpoint(table, { workspace: 'rec-off', url: 'https://a.example.com', enabled: false }, clock.now());
     const input = { params: { slug: 'rec-off', endpointId: ep.endpointId }, query: undefined, body: { since: '2026-01-01T00:00:00Z' } };
     await expect(recoverWebhookDeliveries(deps, caller('rec-off'), input)).rejects.toMatchObject({ tag: 'EndpointDisabled', status: 409 });
-    await expect(recoverWebhookDeliveries(deps, caller('rec-off'), { ...input, body: { ...input.body, dryRun: true } })).rejects.toMatchObject({ tag: 'EndpointDisabled' });
+    await expect(
+      recoverWebhookDeliveries(deps, caller('rec-off'), { ...input, body: { ...input.body, dryRun: true } }),
+    ).rejects.toMatchObject({ tag: 'EndpointDisabled' });
     const params = { slug: 'rec-off', jobId: 'whj_01JD2YC5D6E7F8G9H0J1K2M3NP' };
-    await expect(getJob(deps, caller('rec-off'), { params, query: undefined, body: undefined })).rejects.toMatchObject({ tag: 'JobNotFound', status: 404 });
-    await expect(cancelJob(deps, caller('rec-off'), { params, query: undefined, body: undefined })).rejects.toMatchObject({ tag: 'JobNotFound' });
+    await expect(getJob(deps, caller('rec-off'), { params, query: undefined, body: undefined })).rejects.toMatchObject({
+      tag: 'JobNotFound',
+      status: 404,
+    });
+    await expect(cancelJob(deps, caller('rec-off'), { params, query: undefined, body: undefined })).rejects.toMatchObject({
+      tag: 'JobNotFound',
+    });
   });
 
   it('cancel stops a running job before its next replay, frees the endpoint and is answered again as it is', async () => {
@@ -189,7 +239,9 @@ describe('recovery jobs', () => {
     expect(audit).toHaveLength(1);
     expect(audit[0]!.detail).toMatchObject({ jobId: job.jobId, status: 'cancelled' });
     // Another workspace cannot see the job.
-    await expect(getJob(deps, caller('rec-other'), { params: { ...params, slug: 'rec-other' }, query: undefined, body: undefined })).rejects.toMatchObject({ tag: 'JobNotFound' });
+    await expect(
+      getJob(deps, caller('rec-other'), { params: { ...params, slug: 'rec-other' }, query: undefined, body: undefined }),
+    ).rejects.toMatchObject({ tag: 'JobNotFound' });
     // The endpoint is free again.
     expect(await recoverWebhookDeliveries(deps, caller('rec-cancel'), input)).toMatchObject({ status: 'running', matched: 6 });
   });
@@ -199,7 +251,11 @@ describe('recovery jobs', () => {
     const ep = await seedEndpoint(table, { workspace: 'rec-crash', url: 'https://a.example.com' }, clock.now());
     const at = new Date(clock.now().getTime() - 1000);
     const sources = await seedSources(ep, Array<DeliveryStatus>(12).fill('failed_permanent'), at);
-    const job = (await recoverWebhookDeliveries(deps, caller('rec-crash'), { params: { slug: 'rec-crash', endpointId: ep.endpointId }, query: undefined, body: { since: at.toISOString() } })) as any;
+    const job = (await recoverWebhookDeliveries(deps, caller('rec-crash'), {
+      params: { slug: 'rec-crash', endpointId: ep.endpointId },
+      query: undefined,
+      body: { since: at.toISOString() },
+    })) as any;
 
     // A table whose 4th replay transaction dies (the process crashing mid-slice).
     let transactions = 0;
@@ -215,7 +271,11 @@ describe('recovery jobs', () => {
     const message = jobQueue.sent.shift()!;
     await expect(runRecoverySlice({ ...worker, table: faulty }, message.message.jobId)).rejects.toThrow('injected crash');
     expect(jobQueue.sent).toHaveLength(0);
-    const mid = (await getJob(deps, caller('rec-crash'), { params: { slug: 'rec-crash', jobId: job.jobId }, query: undefined, body: undefined })) as any;
+    const mid = (await getJob(deps, caller('rec-crash'), {
+      params: { slug: 'rec-crash', jobId: job.jobId },
+      query: undefined,
+      body: undefined,
+    })) as any;
     expect(mid).toMatchObject({ status: 'running', replayed: 3 });
 
     // The queue hands the same message over again, twice at once (a redelivery and a duplicate).
@@ -227,7 +287,9 @@ describe('recovery jobs', () => {
     const from = replays.map((r) => r.replayedFrom);
     expect(new Set(from).size, 'no source replayed twice').toBe(from.length);
     expect([...from].sort()).toEqual(sources.map((s) => s.deliveryId).sort());
-    expect(await getJob(deps, caller('rec-crash'), { params: { slug: 'rec-crash', jobId: job.jobId }, query: undefined, body: undefined })).toMatchObject({
+    expect(
+      await getJob(deps, caller('rec-crash'), { params: { slug: 'rec-crash', jobId: job.jobId }, query: undefined, body: undefined }),
+    ).toMatchObject({
       status: 'completed',
       matched: 12,
       replayed: 12,
@@ -240,7 +302,11 @@ describe('recovery jobs', () => {
     const ep = await seedEndpoint(table, { workspace: 'rec-skip', url: 'https://a.example.com' }, clock.now());
     const at = new Date(clock.now().getTime() - 1000);
     const sources = await seedSources(ep, Array<DeliveryStatus>(5).fill('dead_lettered'), at);
-    const job = (await recoverWebhookDeliveries(deps, caller('rec-skip'), { params: { slug: 'rec-skip', endpointId: ep.endpointId }, query: undefined, body: { since: at.toISOString() } })) as any;
+    const job = (await recoverWebhookDeliveries(deps, caller('rec-skip'), {
+      params: { slug: 'rec-skip', endpointId: ep.endpointId },
+      query: undefined,
+      body: { since: at.toISOString() },
+    })) as any;
     // The first match is delivered (say by an earlier replay of it) after the scan read it, just before its replay.
     let changed: DeliveryRecord | undefined;
     const racing: TableContext = {
@@ -256,14 +322,27 @@ describe('recovery jobs', () => {
         },
       } as unknown as TableContext['doc'],
     };
-    expect(await runRecoverySlice({ ...worker, table: racing }, jobQueue.sent.shift()!.message.jobId)).toMatchObject({ kind: 'continued', replayed: 1 });
-    expect(await getJob(deps, caller('rec-skip'), { params: { slug: 'rec-skip', jobId: job.jobId }, query: undefined, body: undefined })).toMatchObject({ replayed: 1, skipped: 1 });
+    expect(await runRecoverySlice({ ...worker, table: racing }, jobQueue.sent.shift()!.message.jobId)).toMatchObject({
+      kind: 'continued',
+      replayed: 1,
+    });
+    expect(
+      await getJob(deps, caller('rec-skip'), { params: { slug: 'rec-skip', jobId: job.jobId }, query: undefined, body: undefined }),
+    ).toMatchObject({ replayed: 1, skipped: 1 });
     expect((await replaysOf(ep.endpointId)).map((r) => r.replayedFrom)).not.toContain(changed!.deliveryId);
     expect(await getDelivery(table, changed!.deliveryId)).toMatchObject({ status: 'delivered' });
 
-    await updateEndpoint(table, 'rec-skip', ep.endpointId, { enabled: false }, clock.now(), { action: 'webhook.updated', actor: 'test', targetId: ep.endpointId });
+    await updateEndpoint(table, 'rec-skip', ep.endpointId, { enabled: false }, clock.now(), {
+      action: 'webhook.updated',
+      actor: 'test',
+      targetId: ep.endpointId,
+    });
     expect(await drain(worker, jobQueue)).toEqual([{ kind: 'finished', status: 'failed', replayed: 0 }]);
-    const failed = (await getJob(deps, caller('rec-skip'), { params: { slug: 'rec-skip', jobId: job.jobId }, query: undefined, body: undefined })) as any;
+    const failed = (await getJob(deps, caller('rec-skip'), {
+      params: { slug: 'rec-skip', jobId: job.jobId },
+      query: undefined,
+      body: undefined,
+    })) as any;
     expect(failed).toMatchObject({ status: 'failed', matched: 5, replayed: 1, skipped: 1 });
     const finished = (await listAuditEvents(table, 'rec-skip', 100)).items.find((a) => a.action === 'webhook.recovery_finished');
     expect(finished?.detail).toMatchObject({ jobId: job.jobId, status: 'failed', reason: 'endpoint_disabled' });

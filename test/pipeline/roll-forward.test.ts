@@ -52,7 +52,10 @@ let n = 0;
 async function published(url: string, consecutiveFailures = 0) {
   const workspace = `rf-${++n}`;
   const endpoint = await seedEndpoint(table, { workspace, url, consecutiveFailures });
-  const { deliveryIds } = await publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: clock }, { workspace, type: 'order.shipped', payload: { orderId: `o-${n}` } });
+  const { deliveryIds } = await publishEvent(
+    { table, queue: capturingQueue(), eventTypes: testCatalogue, now: clock },
+    { workspace, type: 'order.shipped', payload: { orderId: `o-${n}` } },
+  );
   return { endpoint, deliveryId: deliveryIds[0]!, workspace };
 }
 
@@ -91,12 +94,20 @@ describe('a crash between the attempt and the state (a retry)', () => {
     // The attempt is stored; the state has not caught up.
     const torn = await readDelivery(table, deliveryId);
     expect(torn?.record).toMatchObject({ status: 'failed', attempts: 1, evidenceCount: 1 });
-    expect(torn?.unapplied).toMatchObject({ attempt: { ordinal: 2, outcome: 'delivered', responseStatus: 204 }, applies: { status: 'delivered', http: true } });
+    expect(torn?.unapplied).toMatchObject({
+      attempt: { ordinal: 2, outcome: 'delivered', responseStatus: 204 },
+      applies: { status: 'delivered', http: true },
+    });
 
     const next = await dispatchDelivery(deps(), deliveryId);
     expect(next).toMatchObject({ kind: 'ack', reason: 'delivered', recorded: { outcome: 'delivered', responseStatus: 204 } });
     expect(r.seen).toHaveLength(2);
-    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'delivered', attempts: 2, evidenceCount: 2, lastResponseStatus: 204 });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      evidenceCount: 2,
+      lastResponseStatus: 204,
+    });
     expect((await listAttempts(table, deliveryId, 10)).items.map((a) => [a.ordinal, a.responseStatus])).toEqual([
       [1, 503],
       [2, 204],
@@ -115,7 +126,13 @@ describe('a crash between the attempt and the state (a retry)', () => {
     expect(next).toMatchObject({ kind: 'retry' });
     expect(next.kind === 'retry' && next.delaySeconds).toBeGreaterThan(20);
     expect(r.seen).toHaveLength(2);
-    expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 2, evidenceCount: 2, lastResponseStatus: 503, lastError: 'http_503' });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      evidenceCount: 2,
+      lastResponseStatus: 503,
+      lastError: 'http_503',
+    });
     expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))?.consecutiveFailures).toBe(2);
   });
 
@@ -124,12 +141,18 @@ describe('a crash between the attempt and the state (a retry)', () => {
     const { endpoint, deliveryId, workspace } = await published(r.url, DISABLE_THRESHOLD - 2);
     expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'retry' });
     await crashAtStateWrite(deliveryId);
-    expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({ consecutiveFailures: DISABLE_THRESHOLD - 1, enabled: true });
+    expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({
+      consecutiveFailures: DISABLE_THRESHOLD - 1,
+      enabled: true,
+    });
     // Two receives of the message at once both find the torn record.
     const results = await Promise.all([dispatchDelivery(deps(), deliveryId), dispatchDelivery(deps(), deliveryId)]);
     expect(results.filter((x) => x.disabled)).toHaveLength(1);
     expect(r.seen).toHaveLength(2);
-    expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({ consecutiveFailures: DISABLE_THRESHOLD, enabled: false });
+    expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({
+      consecutiveFailures: DISABLE_THRESHOLD,
+      enabled: false,
+    });
     expect((await listAuditEvents(table, workspace, 50)).items.filter((a) => a.action === 'webhook.disabled')).toHaveLength(1);
     expect((await listAttempts(table, deliveryId, 10)).items).toHaveLength(2);
   });
@@ -164,7 +187,10 @@ describe('the first attempt, written with the state', () => {
     const r = await receiver(503);
     const { endpoint, deliveryId } = await published(r.url);
     await crashAtStateWrite(deliveryId);
-    expect(await readDelivery(table, deliveryId)).toMatchObject({ record: { evidenceCount: 0 }, unapplied: { attempt: { ordinal: 1, responseStatus: 503 } } });
+    expect(await readDelivery(table, deliveryId)).toMatchObject({
+      record: { evidenceCount: 0 },
+      unapplied: { attempt: { ordinal: 1, responseStatus: 503 } },
+    });
     expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'retry' });
     expect(r.seen).toHaveLength(1);
     expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 1, evidenceCount: 1 });
@@ -177,7 +203,10 @@ describe('the first attempt, written with the state', () => {
     const endpoint = await seedEndpoint(table, { workspace, url: r.url });
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
-      const { deliveryIds } = await publishEvent({ table, queue: capturingQueue(), eventTypes: testCatalogue, now: clock }, { workspace, type: 'order.shipped', payload: { orderId: `o-${n}-${i}` } });
+      const { deliveryIds } = await publishEvent(
+        { table, queue: capturingQueue(), eventTypes: testCatalogue, now: clock },
+        { workspace, type: 'order.shipped', payload: { orderId: `o-${n}-${i}` } },
+      );
       ids.push(...deliveryIds);
     }
     // Every record of the batch sees the endpoint as the batch read it: their streak updates contend.
@@ -220,7 +249,9 @@ describe('the first attempt, written with the state', () => {
     expect(delivery).toMatchObject({ evidenceCount: 1, attempts: 1, status: attempts[0]!.outcome });
     expect(results.filter((x) => 'recorded' in x && x.recorded)).toHaveLength(1);
     // The loser changed no streak: the winner's outcome alone decides it.
-    expect((await getEndpointRecord(table, workspace, endpoint.endpointId))?.consecutiveFailures).toBe(attempts[0]!.outcome === 'delivered' ? 0 : 1);
+    expect((await getEndpointRecord(table, workspace, endpoint.endpointId))?.consecutiveFailures).toBe(
+      attempts[0]!.outcome === 'delivered' ? 0 : 1,
+    );
   });
 
   it('attempts page by ordinal across the first (in the state) and the others (their own items)', async () => {

@@ -56,8 +56,14 @@ async function putUnexpiring(rows: readonly DeliveryRecord[], layout: 'day' | 's
     rows.map((r) => {
       const { [TABLE.ttlAttribute]: _ttl, ...item } = pendingItem(r);
       const retention = {
-        day: { [TABLE.gsi2.partitionKey]: keys.legacyDeliveryDay(r.createdAt.slice(0, 10)), [TABLE.gsi2.sortKey]: keys.byCreation(r.createdAt, r.deliveryId) },
-        sharded: { [TABLE.gsi2.partitionKey]: keys.retentionShardPk(shardOf(r.deliveryId, INDEX_SHARDS)), [TABLE.gsi2.sortKey]: keys.byCreation(r.createdAt, r.deliveryId) },
+        day: {
+          [TABLE.gsi2.partitionKey]: keys.legacyDeliveryDay(r.createdAt.slice(0, 10)),
+          [TABLE.gsi2.sortKey]: keys.byCreation(r.createdAt, r.deliveryId),
+        },
+        sharded: {
+          [TABLE.gsi2.partitionKey]: keys.retentionShardPk(shardOf(r.deliveryId, INDEX_SHARDS)),
+          [TABLE.gsi2.sortKey]: keys.byCreation(r.createdAt, r.deliveryId),
+        },
         split: {},
       }[layout];
       return { PutRequest: { Item: { ...item, ...retention } } };
@@ -78,14 +84,35 @@ describe('retention', () => {
     await putUnexpiring(old.slice(100, 150), 'sharded');
     await putUnexpiring(old.slice(150), 'split');
     await putPendingDeliveries(table, recent);
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.workspace('ret'), type: 'workspace', slug: 'ret', ...workspaceRegistryKeys('ret') } }));
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.workspace('ret'), type: 'workspace', slug: 'ret', ...workspaceRegistryKeys('ret') },
+      }),
+    );
     // Give the oldest one an attempt item and a state too, to see the cascade.
     const { recordObservation } = await import('../../lambdas/store/deliveries');
     const first = { ...old[0]!, status: 'pending' as const, evidenceCount: 0 };
     await putUnexpiring([first], 'day');
     await recordObservation(
       table,
-      { delivery: first, endpoint: null, attempt: { outcome: 'delivered', timestamp: first.createdAt, durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: 200, responseBody: 'ok' }, status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' },
+      {
+        delivery: first,
+        endpoint: null,
+        attempt: {
+          outcome: 'delivered',
+          timestamp: first.createdAt,
+          durationMs: 5,
+          failureReason: null,
+          requestHeaders: {},
+          responseStatus: 200,
+          responseBody: 'ok',
+        },
+        status: 'delivered',
+        http: true,
+        nextAttemptAt: null,
+        streak: 'none',
+      },
       now,
     );
     expect((await listAttempts(table, first.deliveryId, 5)).items).toHaveLength(1);
@@ -96,7 +123,13 @@ describe('retention', () => {
     for (const r of old.slice(0, 100)) expect(await getDelivery(table, r.deliveryId)).toBeNull();
     for (const r of old.slice(100)) expect(await getDelivery(table, r.deliveryId)).not.toBeNull();
     expect((await listAttempts(table, first.deliveryId, 5)).items).toHaveLength(0);
-    const { Items: leftOfFirst = [] } = await table.doc.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.delivery(first.deliveryId).pk } }));
+    const { Items: leftOfFirst = [] } = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.delivery(first.deliveryId).pk },
+      }),
+    );
     expect(leftOfFirst).toEqual([]);
 
     // The third day is in the shards, the fourth in the workspace's log: the next pass finds both.
@@ -113,12 +146,48 @@ describe('retention', () => {
     const r = { ...row(created, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABD'), status: 'pending' as const, evidenceCount: 0 };
     await putPendingDeliveries(table, [r]);
     const { recordObservation } = await import('../../lambdas/store/deliveries');
-    const attempt = (status: number) => ({ outcome: status < 300 ? ('delivered' as const) : ('failed' as const), timestamp: created.toISOString(), durationMs: 5, failureReason: null, requestHeaders: {}, responseStatus: status, responseBody: 'ok' });
+    const attempt = (status: number) => ({
+      outcome: status < 300 ? ('delivered' as const) : ('failed' as const),
+      timestamp: created.toISOString(),
+      durationMs: 5,
+      failureReason: null,
+      requestHeaders: {},
+      responseStatus: status,
+      responseBody: 'ok',
+    });
     // The first attempt goes into the state item; the second is an item of its own.
-    const first = await recordObservation(table, { delivery: r, endpoint: null, attempt: attempt(503), status: 'failed', http: true, nextAttemptAt: created.toISOString(), streak: 'none' }, created);
+    const first = await recordObservation(
+      table,
+      {
+        delivery: r,
+        endpoint: null,
+        attempt: attempt(503),
+        status: 'failed',
+        http: true,
+        nextAttemptAt: created.toISOString(),
+        streak: 'none',
+      },
+      created,
+    );
     expect(first.kind).toBe('recorded');
     const afterFirst = first.kind === 'recorded' ? first.delivery : r;
-    expect((await recordObservation(table, { delivery: afterFirst, endpoint: null, attempt: attempt(200), status: 'delivered', http: true, nextAttemptAt: null, streak: 'none' }, created)).kind).toBe('recorded');
+    expect(
+      (
+        await recordObservation(
+          table,
+          {
+            delivery: afterFirst,
+            endpoint: null,
+            attempt: attempt(200),
+            status: 'delivered',
+            http: true,
+            nextAttemptAt: null,
+            streak: 'none',
+          },
+          created,
+        )
+      ).kind,
+    ).toBe('recorded');
     const expected = Math.floor(created.getTime() / 1000) + RETENTION_TTL_DAYS * 24 * 3600;
     expect(RETENTION_TTL_DAYS).toBe(31);
     for (const key of [keys.delivery(r.deliveryId), keys.deliveryState(r.deliveryId), keys.attempt(r.deliveryId, 2)]) {
@@ -149,7 +218,12 @@ describe('grace-window expiry', () => {
       ],
     });
     // Index entries as rotation writes them.
-    for (const ep of [ended, open]) await writeEndpointSecrets(table, 'grace', ep.endpointId, ep.secrets, ep.secretVersion, now, { action: 'webhook.secret_rotated', actor: 't', targetId: ep.endpointId });
+    for (const ep of [ended, open])
+      await writeEndpointSecrets(table, 'grace', ep.endpointId, ep.secrets, ep.secretVersion, now, {
+        action: 'webhook.secret_rotated',
+        actor: 't',
+        targetId: ep.endpointId,
+      });
     const result = await runSecretExpiry({ table, now: () => now });
     expect(result.expired).toBe(1);
     expect((await getEndpointRecord(table, 'grace', ended.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new']);
@@ -181,7 +255,11 @@ describe('grace-window expiry', () => {
         { secret: 'whsec_replaced', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + SECRET_GRACE_MS).toISOString() },
       ],
     });
-    await writeEndpointSecrets(table, 'grace-idx', ep.endpointId, ep.secrets, ep.secretVersion, now, { action: 'webhook.secret_rotated', actor: 't', targetId: ep.endpointId });
+    await writeEndpointSecrets(table, 'grace-idx', ep.endpointId, ep.secrets, ep.secretVersion, now, {
+      action: 'webhook.secret_rotated',
+      actor: 't',
+      targetId: ep.endpointId,
+    });
     const entries = (await graceIndex()).filter((i) => i.endpointId === ep.endpointId);
     expect(entries).toHaveLength(1);
     expect(entries[0]).not.toHaveProperty('secrets');
@@ -205,7 +283,10 @@ describe('grace-window expiry', () => {
         Key: keys.endpoint('grace-legacy', legacy.endpointId),
         UpdateExpression: 'SET #pk = :pk, #sk = :sk',
         ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
-        ExpressionAttributeValues: { ':pk': keys.secretGracePk, ':sk': keys.secretGraceSk(legacy.secrets[1]!.expiresAt!, legacy.endpointId) },
+        ExpressionAttributeValues: {
+          ':pk': keys.secretGracePk,
+          ':sk': keys.secretGraceSk(legacy.secrets[1]!.expiresAt!, legacy.endpointId),
+        },
       }),
     );
     expect((await runSecretExpiry({ table, now: () => now })).expired).toBe(1);
@@ -220,10 +301,16 @@ describe('stuck-pending repair', () => {
     const then = new Date(Date.now() - 10 * 60_000);
     // The publisher writes its rows, then "crashes" before the enqueue.
     const crashing = { send: async () => Promise.reject(new Error('crash before enqueue')) };
-    const lost = await publishEvent({ table, queue: crashing, eventTypes: testCatalogue, now: () => then }, { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'x' } });
+    const lost = await publishEvent(
+      { table, queue: crashing, eventTypes: testCatalogue, now: () => then },
+      { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'x' } },
+    );
     expect(lost).toMatchObject({ queued: false, deliveryIds: [expect.stringMatching(/^whd_/)] });
     const fresh = capturingQueue();
-    const { deliveryIds: recentIds } = await publishEvent({ table, queue: fresh, eventTypes: testCatalogue, now: () => new Date() }, { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'y' } });
+    const { deliveryIds: recentIds } = await publishEvent(
+      { table, queue: fresh, eventTypes: testCatalogue, now: () => new Date() },
+      { workspace: 'crash', type: 'order.shipped', payload: { orderId: 'y' } },
+    );
 
     const queue = capturingQueue();
     const result = await runPendingRepair({ table, queue, now: () => new Date() });
@@ -238,7 +325,17 @@ describe('stuck-pending repair', () => {
     const then = new Date(Date.now() - 10 * 60_000);
     const r = { ...row(then, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABE'), status: 'pending' as const, evidenceCount: 0, attempts: 0 };
     const item = pendingItem(r);
-    await batchWriteAll(table, [{ PutRequest: { Item: { ...item, [TABLE.gsi3.partitionKey]: keys.legacyPendingHour(r.createdAt), [TABLE.gsi3.sortKey]: keys.byCreation(r.createdAt, r.deliveryId) } } }]);
+    await batchWriteAll(table, [
+      {
+        PutRequest: {
+          Item: {
+            ...item,
+            [TABLE.gsi3.partitionKey]: keys.legacyPendingHour(r.createdAt),
+            [TABLE.gsi3.sortKey]: keys.byCreation(r.createdAt, r.deliveryId),
+          },
+        },
+      },
+    ]);
     const queue = capturingQueue();
     await runPendingRepair({ table, queue, now: () => new Date() });
     expect(queue.sent.map((m) => m.deliveryId)).toContain(r.deliveryId);

@@ -7,7 +7,10 @@ import { parseDeliveryMessage } from '../../lambdas/queue/delivery-queue';
 
 const sqs = mockClient(SQSClient);
 beforeEach(() => sqs.reset());
-const id = (i: number) => `whd_01JD2Y9P0R6S8T1V3W5X7Y9Z${String(i).padStart(2, '0').replace(/[ILOU]/g, 'A')}`;
+const id = (i: number) =>
+  `whd_01JD2Y9P0R6S8T1V3W5X7Y9Z${String(i)
+    .padStart(2, '0')
+    .replace(/[ILOU]/g, 'A')}`;
 
 describe('sqsDeliveryQueue', () => {
   it('sends in batches of 10 with id-only bodies', async () => {
@@ -19,7 +22,10 @@ describe('sqsDeliveryQueue', () => {
   });
 
   it('retries failed entries, then reports what SQS kept refusing', async () => {
-    sqs.on(SendMessageBatchCommand).resolvesOnce({ Failed: [{ Id: '1', SenderFault: false, Code: 'x' }] }).resolves({ Failed: [] });
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({ Failed: [{ Id: '1', SenderFault: false, Code: 'x' }] })
+      .resolves({ Failed: [] });
     await sqsDeliveryQueue(new SQSClient({}), 'q').send([{ deliveryId: id(1) }, { deliveryId: id(2) }]);
     expect(sqs.commandCalls(SendMessageBatchCommand)[1]!.args[0].input.Entries!.map((e) => e.Id)).toEqual(['1']);
     sqs.reset();
@@ -32,7 +38,11 @@ describe('sqsMessageDelayer', () => {
   it('sets the visibility timeout of the received message to the backoff', async () => {
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
     await sqsMessageDelayer(new SQSClient({}), 'q').delay('rh-1', 90);
-    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]!.args[0].input).toEqual({ QueueUrl: 'q', ReceiptHandle: 'rh-1', VisibilityTimeout: 90 });
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]!.args[0].input).toEqual({
+      QueueUrl: 'q',
+      ReceiptHandle: 'rh-1',
+      VisibilityTimeout: 90,
+    });
   });
 });
 

@@ -36,7 +36,10 @@ function seed(slug: string, count: number): DeliveryRecord[] {
   return Array.from({ length: count }, (_, i) => {
     const status: DeliveryStatus = i % 100 === 7 ? 'dead_lettered' : i % 10 === 3 ? 'failed' : 'delivered';
     const eventType = ['order.shipped', 'order.paid', 'invoice.paid'][i % 3]!;
-    const record = newPendingDelivery({ workspace: slug, endpointId: endpoints[i % 3]!, eventType, payload: { i } }, new Date(T0 + i * 1_000));
+    const record = newPendingDelivery(
+      { workspace: slug, endpointId: endpoints[i % 3]!, eventType, payload: { i } },
+      new Date(T0 + i * 1_000),
+    );
     return { ...record, status };
   });
 }
@@ -58,12 +61,21 @@ beforeAll(async () => {
   );
   for (const [i, endpointId] of endpoints.entries()) {
     for (const slug of [BIG, SMALL]) {
-      await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint(slug, endpointId), type: 'endpoint', endpointId, n: i } }));
+      await table.doc.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint(slug, endpointId), type: 'endpoint', endpointId, n: i } }),
+      );
     }
   }
   big = seed(BIG, SIZE);
   // Batch writes through the store, four streams at once.
-  await Promise.all([0, 1, 2, 3].map((k) => putPendingDeliveries(table, big.filter((_, i) => i % 4 === k))));
+  await Promise.all(
+    [0, 1, 2, 3].map((k) =>
+      putPendingDeliveries(
+        table,
+        big.filter((_, i) => i % 4 === k),
+      ),
+    ),
+  );
   await putPendingDeliveries(table, seed(SMALL, 40));
 }, 120_000);
 
@@ -150,9 +162,16 @@ describe('bounded pages on a big workspace', () => {
     // 20 matches among 2,000: the pages come back short (or empty) with a cursor rather than reading on.
     expect(dead.short).toBeGreaterThan(0);
 
-    const narrow = await walk(BIG, { status: 'failed,dead_lettered', eventType: 'order.*', since: new Date(T0 + 1_000_000).toISOString() }, 20);
+    const narrow = await walk(
+      BIG,
+      { status: 'failed,dead_lettered', eventType: 'order.*', since: new Date(T0 + 1_000_000).toISOString() },
+      20,
+    );
     expect(narrow.ids).toEqual(
-      expectedIds((d) => ['failed', 'dead_lettered'].includes(d.status) && d.eventType.startsWith('order.') && Date.parse(d.createdAt) >= T0 + 1_000_000),
+      expectedIds(
+        (d) =>
+          ['failed', 'dead_lettered'].includes(d.status) && d.eventType.startsWith('order.') && Date.parse(d.createdAt) >= T0 + 1_000_000,
+      ),
     );
   }, 120_000);
 

@@ -61,7 +61,10 @@ type Row = typeof row extends fc.Arbitrary<infer R> ? R : never;
 
 async function insert(slug: string, endpoints: string[], rows: readonly Row[]): Promise<DeliveryRecord[]> {
   const records = rows.map((r) => ({
-    ...newPendingDelivery({ workspace: slug, endpointId: endpoints[r.endpoint]!, eventType: r.type, payload: { n: r.at } }, new Date(T0 + r.at)),
+    ...newPendingDelivery(
+      { workspace: slug, endpointId: endpoints[r.endpoint]!, eventType: r.type, payload: { n: r.at } },
+      new Date(T0 + r.at),
+    ),
     status: r.status,
   }));
   await putPendingDeliveries(table, records);
@@ -76,7 +79,12 @@ describe('the workspace delivery log', () => {
         // Three endpoints of the workspace and one of another workspace (a filter on it matches nothing here).
         const endpoints = [0, 1, 2, 3].map(() => newId('whe', new Date(T0)));
         for (const [i, endpointId] of endpoints.entries()) {
-          await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint(i < 3 ? slug : `${slug}-other`, endpointId), type: 'endpoint', endpointId } }));
+          await table.doc.send(
+            new PutCommand({
+              TableName: table.tableName,
+              Item: { ...keys.endpoint(i < 3 ? slug : `${slug}-other`, endpointId), type: 'endpoint', endpointId },
+            }),
+          );
         }
         const input = { ...q, endpointId: q.endpoint === undefined ? undefined : endpoints[q.endpoint] };
         if (input.since && input.until && input.since > input.until) [input.since, input.until] = [input.until, input.since];
@@ -114,4 +122,3 @@ describe('the workspace delivery log', () => {
     );
   }, 240_000);
 });
-

@@ -72,7 +72,10 @@ function writesPerKey(): Map<string, number> {
   const hour = new Date(start).toISOString().slice(0, 13);
   for (let i = 0; i < deliveries.length; i += DISPATCHER_CONSUMER.batchSize) {
     const batch = deliveries.slice(i, i + DISPATCHER_CONSUMER.batchSize);
-    for (const pk of new Set(batch.flatMap((d) => [keys.endpointHealth(d.endpointId, hour).pk, keys.workspaceHealth(d.workspace, hour).pk]))) add('table', pk);
+    for (const pk of new Set(
+      batch.flatMap((d) => [keys.endpointHealth(d.endpointId, hour).pk, keys.workspaceHealth(d.workspace, hour).pk]),
+    ))
+      add('table', pk);
   }
   return counts;
 }
@@ -83,11 +86,14 @@ const busiest = (counts: Map<string, number>, target: string) =>
 describe('hot keys at 10,000 deliveries a second, one workspace sending half to one endpoint', () => {
   const counts = writesPerKey();
 
-  it.each([['table'], [TABLE.gsi2.name], [TABLE.gsi3.name], [TABLE.deliveryLog.name]])('no partition key of %s takes more than 1,000 writes a second', (target) => {
-    const [key, writes] = busiest(counts, target);
-    expect(writes, key).toBeLessThanOrEqual(PARTITION_WRITES_PER_SECOND);
-    expect(writes, key).toBeGreaterThan(0);
-  });
+  it.each([['table'], [TABLE.gsi2.name], [TABLE.gsi3.name], [TABLE.deliveryLog.name]])(
+    'no partition key of %s takes more than 1,000 writes a second',
+    (target) => {
+      const [key, writes] = busiest(counts, target);
+      expect(writes, key).toBeLessThanOrEqual(PARTITION_WRITES_PER_SECOND);
+      expect(writes, key).toBeGreaterThan(0);
+    },
+  );
 
   it('writes no new delivery into gsi1 (its whole-item copies would cost the payload again)', () => {
     expect(busiest(counts, TABLE.gsi1.name)).toEqual(['', 0]);

@@ -3,7 +3,12 @@
  * response answered to repeats, a released or crashed claim taken over, and the TTL window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimIdempotencyKey, completeIdempotencyRecord, releaseIdempotencyRecord, type IdempotencyClaim } from '../../lambdas/store/idempotency-records';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyRecord,
+  releaseIdempotencyRecord,
+  type IdempotencyClaim,
+} from '../../lambdas/store/idempotency-records';
 import { TABLE, keys } from '../../lambdas/store/table-schema';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { freshTable } from '../helpers/table';

@@ -57,7 +57,10 @@ describe('the KMS sealer', () => {
     const secrets = [mintSecret(), mintSecret()];
     const sealed = [await minting.seal(secrets[0]!), await minting.seal(secrets[1]!)];
     expect(kms.commandCalls(GenerateDataKeyCommand)).toHaveLength(2);
-    expect(kms.commandCalls(GenerateDataKeyCommand)[0]!.args[0].input).toMatchObject({ KeySpec: 'AES_256', EncryptionContext: KMS_ENCRYPTION_CONTEXT });
+    expect(kms.commandCalls(GenerateDataKeyCommand)[0]!.args[0].input).toMatchObject({
+      KeySpec: 'AES_256',
+      EncryptionContext: KMS_ENCRYPTION_CONTEXT,
+    });
     expect(kms.commandCalls(DecryptCommand)).toHaveLength(0);
 
     // The dispatcher's container: 200 deliveries, in batches of 25 opened concurrently.

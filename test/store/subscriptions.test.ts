@@ -51,7 +51,9 @@ function endpointRecord(workspace: string, eventTypes: string[], enabled = true)
 async function created(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
   await createWorkspace(table, { slug: workspace, name: workspace }, new Date());
   const record = endpointRecord(workspace, eventTypes, enabled);
-  expect(await putEndpoint(table, record, new Date(), { action: 'webhook.created', actor: 'test', targetId: record.endpointId })).toBe(true);
+  expect(await putEndpoint(table, record, new Date(), { action: 'webhook.created', actor: 'test', targetId: record.endpointId })).toBe(
+    true,
+  );
   return record;
 }
 
@@ -109,9 +111,19 @@ describe('planSubscriptionSteps', () => {
     ]);
     expect(step!.state).toEqual(state(['b', 'c']));
     // A sent `enabled` rewrites every kept copy, even unchanged (it repairs a copy an auto-disable left behind).
-    expect(planSubscriptionSteps(state(['a']), state(['a'], false), { rewriteEnabled: true })[0]!.ops).toEqual([{ eventType: 'a', kind: 'put', enabled: false }]);
+    expect(planSubscriptionSteps(state(['a']), state(['a'], false), { rewriteEnabled: true })[0]!.ops).toEqual([
+      { eventType: 'a', kind: 'put', enabled: false },
+    ]);
     expect(planSubscriptionSteps(state(['a']), state(['a']), { rewriteEnabled: false })).toEqual([{ ops: [], state: state(['a']) }]);
-    expect(planSubscriptionSteps(state(['a', 'b']), null, { rewriteEnabled: false })).toEqual([{ ops: [{ eventType: 'a', kind: 'delete', enabled: true }, { eventType: 'b', kind: 'delete', enabled: true }], state: null }]);
+    expect(planSubscriptionSteps(state(['a', 'b']), null, { rewriteEnabled: false })).toEqual([
+      {
+        ops: [
+          { eventType: 'a', kind: 'delete', enabled: true },
+          { eventType: 'b', kind: 'delete', enabled: true },
+        ],
+        state: null,
+      },
+    ]);
   });
 
   it('splits a larger change into steps that each leave the endpoint and its items agreeing, disabling first and enabling last', () => {
@@ -152,16 +164,42 @@ describe('subscription items kept in step with the endpoint', () => {
     await expectInStep('sub-crud');
     expect(await subscriptionItems('sub-crud')).toHaveLength(3);
 
-    await updateEndpoint(table, 'sub-crud', a.endpointId, { eventTypes: ['webhook.test_event', 'webhook.disabled'] }, new Date(), audit(a.endpointId));
+    await updateEndpoint(
+      table,
+      'sub-crud',
+      a.endpointId,
+      { eventTypes: ['webhook.test_event', 'webhook.disabled'] },
+      new Date(),
+      audit(a.endpointId),
+    );
     await expectInStep('sub-crud');
     await updateEndpoint(table, 'sub-crud', a.endpointId, { enabled: false }, new Date(), audit(a.endpointId));
     await expectInStep('sub-crud');
-    await updateEndpoint(table, 'sub-crud', b.endpointId, { enabled: true, eventTypes: ['order.shipped', 'webhook.created'] }, new Date(), audit(b.endpointId));
+    await updateEndpoint(
+      table,
+      'sub-crud',
+      b.endpointId,
+      { enabled: true, eventTypes: ['order.shipped', 'webhook.created'] },
+      new Date(),
+      audit(b.endpointId),
+    );
     await expectInStep('sub-crud');
     // Fields the items do not copy write none of them.
-    await updateEndpoint(table, 'sub-crud', b.endpointId, { url: 'https://hooks.example.com/y', description: 'd' }, new Date(), audit(b.endpointId));
+    await updateEndpoint(
+      table,
+      'sub-crud',
+      b.endpointId,
+      { url: 'https://hooks.example.com/y', description: 'd' },
+      new Date(),
+      audit(b.endpointId),
+    );
     await expectInStep('sub-crud');
-    expect(await getEndpointRecord(table, 'sub-crud', b.endpointId)).toMatchObject({ url: 'https://hooks.example.com/y', description: 'd', enabled: true, eventTypes: ['order.shipped', 'webhook.created'] });
+    expect(await getEndpointRecord(table, 'sub-crud', b.endpointId)).toMatchObject({
+      url: 'https://hooks.example.com/y',
+      description: 'd',
+      enabled: true,
+      eventTypes: ['order.shipped', 'webhook.created'],
+    });
 
     expect(await deleteEndpoint(table, 'sub-crud', a.endpointId, new Date(), audit(a.endpointId))).toBe(true);
     await expectInStep('sub-crud');
@@ -174,7 +212,12 @@ describe('subscription items kept in step with the endpoint', () => {
   it('enabling resets the streak and rewrites the copies an auto-disable left saying enabled', async () => {
     const a = await created('sub-auto', ['order.shipped']);
     // What the dispatcher's auto-disable does: the endpoint item only.
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-auto', a.endpointId), type: 'endpoint', ...a, enabled: false, consecutiveFailures: 20 } }));
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.endpoint('sub-auto', a.endpointId), type: 'endpoint', ...a, enabled: false, consecutiveFailures: 20 },
+      }),
+    );
     expect(await subscriptionItems('sub-auto')).toEqual([`order.shipped ${a.endpointId} true`]);
     await updateEndpoint(table, 'sub-auto', a.endpointId, { enabled: false }, new Date(), audit(a.endpointId));
     await expectInStep('sub-auto');
@@ -185,10 +228,18 @@ describe('subscription items kept in step with the endpoint', () => {
 
   it('syncSubscriptionCopies brings the copies in step after a write of the endpoint item alone (the auto-disable), and does nothing for a deleted endpoint', async () => {
     const a = await created('sub-sync', ['order.shipped', 'webhook.test_event']);
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-sync', a.endpointId), type: 'endpoint', ...a, enabled: false, consecutiveFailures: 20 } }));
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.endpoint('sub-sync', a.endpointId), type: 'endpoint', ...a, enabled: false, consecutiveFailures: 20 },
+      }),
+    );
     await syncSubscriptionCopies(table, 'sub-sync', a.endpointId);
     await expectInStep('sub-sync');
-    expect(await subscriptionItems('sub-sync')).toEqual([`order.shipped ${a.endpointId} false`, `webhook.test_event ${a.endpointId} false`]);
+    expect(await subscriptionItems('sub-sync')).toEqual([
+      `order.shipped ${a.endpointId} false`,
+      `webhook.test_event ${a.endpointId} false`,
+    ]);
     await deleteEndpoint(table, 'sub-sync', a.endpointId, new Date(), audit(a.endpointId));
     await syncSubscriptionCopies(table, 'sub-sync', a.endpointId);
     expect(await subscriptionItems('sub-sync')).toEqual([]);
@@ -206,7 +257,9 @@ describe('subscription items kept in step with the endpoint', () => {
       { url: 'https://hooks.example.com/z' },
       { eventTypes: ['t.g'] },
     ];
-    const results = await Promise.all(changes.map((c) => updateEndpoint(table, 'sub-race', a.endpointId, c, new Date(), audit(a.endpointId))));
+    const results = await Promise.all(
+      changes.map((c) => updateEndpoint(table, 'sub-race', a.endpointId, c, new Date(), audit(a.endpointId))),
+    );
     expect(results.every((r) => r !== null)).toBe(true);
     await expectInStep('sub-race');
     const audits = await table.doc.send(
@@ -237,7 +290,14 @@ describe('subscription items kept in step with the endpoint', () => {
     expect(await getEndpointRecord(table, 'sub-big', a.endpointId)).toMatchObject({ eventTypes: types(100) });
     await expectInStep('sub-big');
     expect(await subscriptionItems('sub-big')).toHaveLength(100);
-    const updated = await updateEndpoint(table, 'sub-big', a.endpointId, { eventTypes: types(100, 100), enabled: false }, new Date(), audit(a.endpointId));
+    const updated = await updateEndpoint(
+      table,
+      'sub-big',
+      a.endpointId,
+      { eventTypes: types(100, 100), enabled: false },
+      new Date(),
+      audit(a.endpointId),
+    );
     expect(updated).toMatchObject({ eventTypes: types(100, 100), enabled: false });
     await expectInStep('sub-big');
     await updateEndpoint(table, 'sub-big', a.endpointId, { enabled: true }, new Date(), audit(a.endpointId));
@@ -252,11 +312,24 @@ describe('reconcileSubscriptions (endpoints written before subscription items ex
     await createWorkspace(table, { slug: 'sub-old', name: 'old' }, new Date());
     // Written the old way: endpoint items only.
     const old = [endpointRecord('sub-old', ['t.a', 't.b']), endpointRecord('sub-old', ['t.b'], false)];
-    for (const e of old) await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old', e.endpointId), type: 'endpoint', ...e } }));
+    for (const e of old)
+      await table.doc.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old', e.endpointId), type: 'endpoint', ...e } }),
+      );
     // An item left by an endpoint deleted by the previous release, and a stale copy.
     const gone = newId('whe', new Date());
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.subscription('sub-old', 't.a', gone), type: 'subscription', enabled: true } }));
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.subscription('sub-old', 't.b', old[1]!.endpointId), type: 'subscription', enabled: true } }));
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.subscription('sub-old', 't.a', gone), type: 'subscription', enabled: true },
+      }),
+    );
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.subscription('sub-old', 't.b', old[1]!.endpointId), type: 'subscription', enabled: true },
+      }),
+    );
     const read = await reconcileSubscriptions(table, 'sub-old');
     expect(read.map((e) => e.endpointId).sort()).toEqual(old.map((e) => e.endpointId).sort());
     await expectInStep('sub-old');
@@ -268,13 +341,23 @@ describe('reconcileSubscriptions (endpoints written before subscription items ex
   it('never writes a stale copy over a concurrent endpoint change', async () => {
     await createWorkspace(table, { slug: 'sub-old-race', name: 'old' }, new Date());
     const old = Array.from({ length: 6 }, (_, i) => endpointRecord('sub-old-race', [`t.x${i}`, 't.common']));
-    for (const e of old) await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old-race', e.endpointId), type: 'endpoint', ...e } }));
+    for (const e of old)
+      await table.doc.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old-race', e.endpointId), type: 'endpoint', ...e } }),
+      );
     await Promise.all([
       reconcileSubscriptions(table, 'sub-old-race'),
       ...old.map((e, i) =>
         i % 3 === 0
           ? deleteEndpoint(table, 'sub-old-race', e.endpointId, new Date(), audit(e.endpointId))
-          : updateEndpoint(table, 'sub-old-race', e.endpointId, { eventTypes: [`t.y${i}`], enabled: i % 2 === 0 }, new Date(), audit(e.endpointId)),
+          : updateEndpoint(
+              table,
+              'sub-old-race',
+              e.endpointId,
+              { eventTypes: [`t.y${i}`], enabled: i % 2 === 0 },
+              new Date(),
+              audit(e.endpointId),
+            ),
       ),
       reconcileSubscriptions(table, 'sub-old-race'),
     ]);

@@ -2,7 +2,16 @@
  * The console's REST client: same-origin `fetch` with the token as a Bearer header, exactly
  * what curl would send. Failures become {@link ApiProblem}s carrying the API's problem+json.
  */
-import { ROUTES, type BodyOf, type DryRunOf, type ErrorTag, type OperationId, type ParamsOf, type QueryOf, type ResponseOf } from './contract';
+import {
+  ROUTES,
+  type BodyOf,
+  type DryRunOf,
+  type ErrorTag,
+  type OperationId,
+  type ParamsOf,
+  type QueryOf,
+  type ResponseOf,
+} from './contract';
 
 /** One validation issue of a ValidationError. */
 export interface ProblemIssue {
@@ -116,7 +125,12 @@ export class ApiClient {
         cache: 'no-store',
       });
     } catch (e) {
-      throw new ApiProblem({ status: 0, title: 'The API could not be reached', detail: e instanceof Error ? e.message : String(e), tag: 'NetworkError' });
+      throw new ApiProblem({
+        status: 0,
+        title: 'The API could not be reached',
+        detail: e instanceof Error ? e.message : String(e),
+        tag: 'NetworkError',
+      });
     }
     if (response.status === 204) return undefined as ResponseOf<K>;
     const text = await response.text();

@@ -11,7 +11,19 @@ import type { Permission } from '../../../lambdas/contract/permissions';
 
 export type { OperationId, Permission };
 export type { ErrorTag } from '../../../lambdas/contract/errors';
-export type { Attempt, ApiToken, AuditEvent, CreatedApiToken, Delivery, DeliveryStatus, Endpoint, Member, Notification, Overview, RotatedSecret } from '../../../lambdas/contract/schemas';
+export type {
+  Attempt,
+  ApiToken,
+  AuditEvent,
+  CreatedApiToken,
+  Delivery,
+  DeliveryStatus,
+  Endpoint,
+  Member,
+  Notification,
+  Overview,
+  RotatedSecret,
+} from '../../../lambdas/contract/schemas';
 export type { EndpointHealth, HealthWindow } from '../../../lambdas/contract/health';
 export type { Job, JobStatus } from '../../../lambdas/contract/jobs';
 

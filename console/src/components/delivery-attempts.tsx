@@ -55,8 +55,12 @@ export function DeliveryAttempts({ delivery, generation }: { delivery: Delivery;
           ))}
         </ol>
       ) : null}
-      {attempts.state === 'ready' && attempts.problem ? <ProblemView problem={attempts.problem} onRetry={() => attempts.loadMore()} /> : null}
-      {attempts.state === 'ready' ? <LoadMore hasMore={attempts.hasMore} loading={attempts.loadingMore} onLoad={() => attempts.loadMore()} label="Load more attempts" /> : null}
+      {attempts.state === 'ready' && attempts.problem ? (
+        <ProblemView problem={attempts.problem} onRetry={() => attempts.loadMore()} />
+      ) : null}
+      {attempts.state === 'ready' ? (
+        <LoadMore hasMore={attempts.hasMore} loading={attempts.loadingMore} onLoad={() => attempts.loadMore()} label="Load more attempts" />
+      ) : null}
     </section>
   );
 }

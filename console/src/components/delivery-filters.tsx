@@ -108,7 +108,12 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
     const since = localInputToIso(from, false);
     const until = localInputToIso(to, true);
     if (!eventTypeValid || since === null || until === null) return null;
-    return { ...filters, eventType: eventType.trim(), since: from === isoToLocalInput(filters.since) ? filters.since : since, until: to === isoToLocalInput(filters.until) ? filters.until : until };
+    return {
+      ...filters,
+      eventType: eventType.trim(),
+      since: from === isoToLocalInput(filters.since) ? filters.since : since,
+      until: to === isoToLocalInput(filters.until) ? filters.until : until,
+    };
   };
   const applyTyped = () => {
     const next = typed();
@@ -148,7 +153,11 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
         <div class="delivery-filters-checks">
           {DELIVERY_STATUSES.map((status) => (
             <label class="check" key={status}>
-              <input type="checkbox" checked={filters.statuses.includes(status)} onChange={(e) => toggleStatus(status, e.currentTarget.checked)} />
+              <input
+                type="checkbox"
+                checked={filters.statuses.includes(status)}
+                onChange={(e) => toggleStatus(status, e.currentTarget.checked)}
+              />
               <span>{statusText(status)}</span>
             </label>
           ))}
@@ -176,7 +185,9 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
             ))}
           </datalist>
           <span id={`${id}-type-help`} class={eventTypeValid ? 'field-help' : 'field-error'}>
-            {eventTypeValid ? 'Exact, or a prefix such as order.*' : 'Not applied: use a type such as order.shipped, or a prefix ending in .* such as order.*'}
+            {eventTypeValid
+              ? 'Exact, or a prefix such as order.*'
+              : 'Not applied: use a type such as order.shipped, or a prefix ending in .* such as order.*'}
           </span>
         </div>
         {sortedEndpoints ? (
@@ -184,7 +195,12 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
             <label class="field-label" for={`${id}-endpoint`}>
               Endpoint
             </label>
-            <select id={`${id}-endpoint`} value={filters.endpointId} onChange={(e) => onChange({ ...filters, endpointId: e.currentTarget.value })} aria-describedby={endpointsFailed ? `${id}-endpoint-help` : undefined}>
+            <select
+              id={`${id}-endpoint`}
+              value={filters.endpointId}
+              onChange={(e) => onChange({ ...filters, endpointId: e.currentTarget.value })}
+              aria-describedby={endpointsFailed ? `${id}-endpoint-help` : undefined}
+            >
               <option value="">All endpoints</option>
               {unknownEndpoint ? <option value={filters.endpointId}>{filters.endpointId}</option> : null}
               {sortedEndpoints.map((endpoint) => (
@@ -205,13 +221,27 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
           <label class="field-label" for={`${id}-from`}>
             From
           </label>
-          <input id={`${id}-from`} type="datetime-local" value={from} aria-describedby={`${id}-tz`} onInput={(e) => setFrom(e.currentTarget.value)} onChange={(e) => setFrom(e.currentTarget.value)} />
+          <input
+            id={`${id}-from`}
+            type="datetime-local"
+            value={from}
+            aria-describedby={`${id}-tz`}
+            onInput={(e) => setFrom(e.currentTarget.value)}
+            onChange={(e) => setFrom(e.currentTarget.value)}
+          />
         </div>
         <div class="field">
           <label class="field-label" for={`${id}-to`}>
             To
           </label>
-          <input id={`${id}-to`} type="datetime-local" value={to} aria-describedby={`${id}-tz`} onInput={(e) => setTo(e.currentTarget.value)} onChange={(e) => setTo(e.currentTarget.value)} />
+          <input
+            id={`${id}-to`}
+            type="datetime-local"
+            value={to}
+            aria-describedby={`${id}-tz`}
+            onInput={(e) => setTo(e.currentTarget.value)}
+            onChange={(e) => setTo(e.currentTarget.value)}
+          />
         </div>
       </div>
       <p id={`${id}-tz`} class="field-help delivery-filters-note">

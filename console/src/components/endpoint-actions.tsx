@@ -53,7 +53,10 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
     setTesting(true);
     setTest(null);
     try {
-      const delivery = await client.call('sendWebhookTestEvent', { params: { endpointId: endpoint.endpointId }, idempotencyKey: testKey.current });
+      const delivery = await client.call('sendWebhookTestEvent', {
+        params: { endpointId: endpoint.endpointId },
+        idempotencyKey: testKey.current,
+      });
       setTest({ delivery });
       onDeliveries();
     } catch (e) {
@@ -101,11 +104,14 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
         {testing ? 'Sending a test event…' : null}
         {test && 'delivery' in test ? (
           <p class="success">
-            Test event queued: <StatusBadge status={test.delivery.status} /> <a href={href(`deliveries/${test.delivery.deliveryId}`)}>{test.delivery.deliveryId}</a>. Open it to follow its attempts.
+            Test event queued: <StatusBadge status={test.delivery.status} />{' '}
+            <a href={href(`deliveries/${test.delivery.deliveryId}`)}>{test.delivery.deliveryId}</a>. Open it to follow its attempts.
           </p>
         ) : null}
       </div>
-      {test && 'problem' in test ? <ProblemView problem={test.problem} onRetry={retryable(test.problem) ? () => void sendTest(true) : undefined} /> : null}
+      {test && 'problem' in test ? (
+        <ProblemView problem={test.problem} onRetry={retryable(test.problem) ? () => void sendTest(true) : undefined} />
+      ) : null}
       {open === 'rotate' ? <RotateDialog endpoint={endpoint} onClose={() => setOpen(null)} /> : null}
       {open === 'toggle' ? (
         <ToggleDialog
@@ -164,7 +170,8 @@ function ToggleDialog({ endpoint, onClose, onDone }: { endpoint: Endpoint; onClo
           <ul>
             <li>Nothing is sent to it while it is disabled.</li>
             <li>
-              Events for it are still recorded, as deliveries held with status <strong>failed permanently</strong> and last error <code>endpoint_disabled</code>. Deliveries already waiting to be retried end the same way.
+              Events for it are still recorded, as deliveries held with status <strong>failed permanently</strong> and last error{' '}
+              <code>endpoint_disabled</code>. Deliveries already waiting to be retried end the same way.
             </li>
             <li>After you enable it again, the held deliveries can be recovered with “Recover deliveries”.</li>
           </ul>
@@ -175,7 +182,12 @@ function ToggleDialog({ endpoint, onClose, onDone }: { endpoint: Endpoint; onClo
         <button type="button" class="button" onClick={onClose}>
           Cancel
         </button>
-        <button type="button" class={`button ${enabling ? 'button-primary' : 'button-danger'}`} onClick={() => void confirm()} aria-disabled={busy}>
+        <button
+          type="button"
+          class={`button ${enabling ? 'button-primary' : 'button-danger'}`}
+          onClick={() => void confirm()}
+          aria-disabled={busy}
+        >
           {enabling ? 'Enable' : 'Disable'}
         </button>
       </div>
@@ -206,8 +218,9 @@ function DeleteDialog({ endpoint, onClose, onDeleted }: { endpoint: Endpoint; on
     <Dialog title="Delete this endpoint?" onClose={onClose} describedBy="delete-explain">
       <div id="delete-explain">
         <p>
-          This permanently deletes the endpoint <span class="mono break">{endpoint.url}</span>, <strong>all its delivery history and every attempt’s evidence</strong>. It cannot be undone, and its deliveries can no longer be replayed or
-          recovered.
+          This permanently deletes the endpoint <span class="mono break">{endpoint.url}</span>,{' '}
+          <strong>all its delivery history and every attempt’s evidence</strong>. It cannot be undone, and its deliveries can no longer be
+          replayed or recovered.
         </p>
         <p>To stop deliveries for a while instead, disable the endpoint.</p>
       </div>
@@ -222,7 +235,15 @@ function DeleteDialog({ endpoint, onClose, onDeleted }: { endpoint: Endpoint; on
           <label class="field-label" for="delete-confirm">
             Type the endpoint’s URL to confirm
           </label>
-          <input id="delete-confirm" type="text" autoComplete="off" spellcheck={false} value={typed} onInput={(e) => setTyped(e.currentTarget.value)} aria-describedby="delete-confirm-help" />
+          <input
+            id="delete-confirm"
+            type="text"
+            autoComplete="off"
+            spellcheck={false}
+            value={typed}
+            onInput={(e) => setTyped(e.currentTarget.value)}
+            aria-describedby="delete-confirm-help"
+          />
           <p id="delete-confirm-help" class="field-help">
             <span class="mono break">{endpoint.url}</span>
           </p>

@@ -31,7 +31,10 @@ export function problemToFields(problem: ApiProblem): { errors: FieldErrors; res
   }
   if (problem.tag === 'UnknownEventType') {
     const names = problem.unknownEventTypes;
-    return { errors: { eventTypes: names.length ? `Not in the event-type catalogue: ${names.join(', ')}. Choose from the list.` : problem.detail }, rest: null };
+    return {
+      errors: { eventTypes: names.length ? `Not in the event-type catalogue: ${names.join(', ')}. Choose from the list.` : problem.detail },
+      rest: null,
+    };
   }
   if (problem.tag === 'ValidationError' && problem.issues.length > 0) {
     const errors: FieldErrors = {};
@@ -99,7 +102,15 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
   const offered = useMemo<readonly EventType[]>(() => {
     const items = catalogue.state === 'ready' ? catalogue.data.items : [];
     const extra = (endpoint?.eventTypes ?? []).filter((name) => !items.some((t) => t.name === name));
-    return [...items, ...extra.map((name): EventType => ({ name, description: 'Not in the event-type catalogue any more.', payloadSchema: {}, builtIn: false }))];
+    return [
+      ...items,
+      ...extra.map((name): EventType => ({
+        name,
+        description: 'Not in the event-type catalogue any more.',
+        payloadSchema: {},
+        builtIn: false,
+      })),
+    ];
   }, [catalogue.state, catalogue.data, endpoint?.eventTypes.join('\n')]);
 
   const focusFirstInvalid = (found: FieldErrors) => {
@@ -135,7 +146,12 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
     setSaving(true);
     try {
       if (!editing) {
-        const body = { url: url.trim(), eventTypes: [...eventTypes], enabled, ...(trimmedDescription ? { description: trimmedDescription } : {}) };
+        const body = {
+          url: url.trim(),
+          eventTypes: [...eventTypes],
+          enabled,
+          ...(trimmedDescription ? { description: trimmedDescription } : {}),
+        };
         const text = JSON.stringify(body);
         if (attempt.current?.body !== text) attempt.current = { key: newIdempotencyKey(), body: text };
         const created = await client.call('createWebhook', { body, idempotencyKey: attempt.current.key });
@@ -161,12 +177,19 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
     }
   };
 
-  const toggle = (name: string, on: boolean) => setEventTypes((before) => (on ? [...before.filter((n) => n !== name), name] : before.filter((n) => n !== name)));
+  const toggle = (name: string, on: boolean) =>
+    setEventTypes((before) => (on ? [...before.filter((n) => n !== name), name] : before.filter((n) => n !== name)));
   const idPrefix = editing ? `ep-${endpoint.endpointId}` : 'new-ep';
   const invalid = Object.keys(errors).length > 0;
 
   return (
-    <form ref={formRef} class="form endpoint-form" noValidate onSubmit={(e) => void submit(e)} aria-describedby={invalid ? `${idPrefix}-summary` : undefined}>
+    <form
+      ref={formRef}
+      class="form endpoint-form"
+      noValidate
+      onSubmit={(e) => void submit(e)}
+      aria-describedby={invalid ? `${idPrefix}-summary` : undefined}
+    >
       {invalid ? (
         <p id={`${idPrefix}-summary`} class="problem" role="alert">
           The endpoint was not {editing ? 'saved' : 'created'}: correct the field{Object.keys(errors).length === 1 ? '' : 's'} marked below.
@@ -258,13 +281,21 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
         </ul>
       </fieldset>
       <div class="check enabled-check">
-        <input id={`${idPrefix}-enabled`} type="checkbox" name="enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} aria-describedby={`${idPrefix}-enabled-help`} />
+        <input
+          id={`${idPrefix}-enabled`}
+          type="checkbox"
+          name="enabled"
+          checked={enabled}
+          onChange={(e) => setEnabled(e.currentTarget.checked)}
+          aria-describedby={`${idPrefix}-enabled-help`}
+        />
         <span class="check-text">
           <label for={`${idPrefix}-enabled`} class="field-label">
             Enabled
           </label>
           <span id={`${idPrefix}-enabled-help`} class="field-help">
-            A disabled endpoint is sent nothing: its deliveries are held as failed permanently (endpoint_disabled) and can be recovered after it is enabled.
+            A disabled endpoint is sent nothing: its deliveries are held as failed permanently (endpoint_disabled) and can be recovered
+            after it is enabled.
           </span>
         </span>
       </div>

@@ -57,7 +57,10 @@ export function healthSentence(health: EndpointHealth): string {
   const span = health.window === '24h' ? 'the last 24 hours' : 'the last 7 days';
   if (health.attempts === 0) return `No delivery attempts in ${span}.`;
   const worst = health.series.reduce((a, b) => (b.failed > a.failed ? b : a));
-  const when = health.window === '24h' ? `in the hour starting ${bucketLabel(worst.start, '24h', true)}` : `on ${bucketLabel(worst.start, '7d', true)} (UTC)`;
+  const when =
+    health.window === '24h'
+      ? `in the hour starting ${bucketLabel(worst.start, '24h', true)}`
+      : `on ${bucketLabel(worst.start, '7d', true)} (UTC)`;
   const peak = worst.failed > 0 ? ` Most failures (${worst.failed}) ${when}.` : '';
   return `${health.attempts} attempts in ${span}: ${health.delivered} delivered, ${health.failed} failed; success rate ${percent(health.successRate)}.${peak}`;
 }
@@ -66,7 +69,10 @@ export function healthSentence(health: EndpointHealth): string {
 export function HealthPanel({ endpointId }: { endpointId: string }) {
   const { client } = useSession();
   const [span, setSpan] = useState<HealthWindow>('24h');
-  const health = useLoad(() => client.call('getWebhookHealth', { params: { endpointId }, query: { window: span } }), [client, endpointId, span]);
+  const health = useLoad(
+    () => client.call('getWebhookHealth', { params: { endpointId }, query: { window: span } }),
+    [client, endpointId, span],
+  );
   const shown = health.state === 'ready' ? health.data : undefined;
   // Until the new window arrives the old one stays on screen, marked as updating.
   const stale = shown !== undefined && shown.window !== span;
@@ -78,7 +84,13 @@ export function HealthPanel({ endpointId }: { endpointId: string }) {
         <div class="row">
           <div class="segmented" role="group" aria-label="Health window">
             {WINDOWS.map((w) => (
-              <button key={w.value} type="button" class="button button-small" aria-pressed={span === w.value} onClick={() => setSpan(w.value)}>
+              <button
+                key={w.value}
+                type="button"
+                class="button button-small"
+                aria-pressed={span === w.value}
+                onClick={() => setSpan(w.value)}
+              >
                 {w.label}
               </button>
             ))}
@@ -119,7 +131,8 @@ export function HealthPanel({ endpointId }: { endpointId: string }) {
             </div>
           </details>
           <p class="muted health-note">
-            From <Time iso={shown.from} /> to <Time iso={shown.to} />. Attempts are HTTP attempts: a delivery retried three times counts three.
+            From <Time iso={shown.from} /> to <Time iso={shown.to} />. Attempts are HTTP attempts: a delivery retried three times counts
+            three.
           </p>
         </div>
       ) : null}
@@ -229,7 +242,13 @@ export function HealthChart({ health }: { health: EndpointHealth }) {
           Failed
         </span>
       </div>
-      <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Attempts per ${unit}, delivered and failed. ${healthSentence(health)}`} preserveAspectRatio="xMidYMid meet">
+      <svg
+        class="chart"
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label={`Attempts per ${unit}, delivered and failed. ${healthSentence(health)}`}
+        preserveAspectRatio="xMidYMid meet"
+      >
         {(max >= 2 && max % 2 === 0 ? [0, max / 2, max] : [0, max]).map((tick) => (
           <g key={tick}>
             <line class="axis grid" x1={PAD.left} x2={W - PAD.right} y1={y(tick)} y2={y(tick)} />

@@ -10,7 +10,14 @@ export type Load<T> =
 
 /** Any thrown value as an {@link ApiProblem}. */
 export function asProblem(e: unknown): ApiProblem {
-  return e instanceof ApiProblem ? e : new ApiProblem({ status: 0, title: 'Something went wrong in the console', detail: e instanceof Error ? e.message : String(e), tag: 'UnexpectedResponse' });
+  return e instanceof ApiProblem
+    ? e
+    : new ApiProblem({
+        status: 0,
+        title: 'Something went wrong in the console',
+        detail: e instanceof Error ? e.message : String(e),
+        tag: 'UnexpectedResponse',
+      });
 }
 
 /** Loads once per change of `deps`; `reload()` loads again (keeping the old data on screen until then). */
@@ -44,7 +51,10 @@ export interface Paged<T> {
 }
 
 /** Pages through a list; a change of `deps` starts from the first page again. */
-export function usePaged<T>(loadPage: (cursor: string | undefined) => Promise<{ items: readonly T[]; nextCursor: string | null }>, deps: readonly unknown[]): Paged<T> {
+export function usePaged<T>(
+  loadPage: (cursor: string | undefined) => Promise<{ items: readonly T[]; nextCursor: string | null }>,
+  deps: readonly unknown[],
+): Paged<T> {
   const [items, setItems] = useState<readonly T[]>([]);
   const [state, setState] = useState<Paged<T>['state']>('loading');
   const [problem, setProblem] = useState<ApiProblem | null>(null);

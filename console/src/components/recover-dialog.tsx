@@ -92,7 +92,10 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
     setBusy('count');
     setProblem(null);
     try {
-      const answer = await client.dryRun('recoverWebhookDeliveries', { params: { endpointId: endpoint.endpointId }, body: { ...request, dryRun: true } });
+      const answer = await client.dryRun('recoverWebhookDeliveries', {
+        params: { endpointId: endpoint.endpointId },
+        body: { ...request, dryRun: true },
+      });
       setCount({ matched: answer.matched, body: JSON.stringify(request) });
     } catch (e) {
       setProblem(asProblem(e));
@@ -110,7 +113,11 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
     setBusy('start');
     setProblem(null);
     try {
-      const started = (await client.call('recoverWebhookDeliveries', { params: { endpointId: endpoint.endpointId }, body: request, idempotencyKey: attempt.current.key })) as Job;
+      const started = (await client.call('recoverWebhookDeliveries', {
+        params: { endpointId: endpoint.endpointId },
+        body: request,
+        idempotencyKey: attempt.current.key,
+      })) as Job;
       setJob(started);
     } catch (e) {
       setProblem(asProblem(e));
@@ -168,7 +175,13 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
   useEffect(() => {
     if (!jobShown) return;
     const active = document.activeElement;
-    if (!active || active === document.body || !progressRef.current?.closest('dialog')?.contains(active) || (active as HTMLElement).offsetParent === null) progressRef.current?.focus();
+    if (
+      !active ||
+      active === document.body ||
+      !progressRef.current?.closest('dialog')?.contains(active) ||
+      (active as HTMLElement).offsetParent === null
+    )
+      progressRef.current?.focus();
   }, [jobShown, finished]);
 
   const current = requestOf(from, to, statuses).request;
@@ -243,10 +256,13 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
   return (
     <Dialog title="Recover deliveries" onClose={() => onClose(false)} describedBy="recover-explain">
       <p id="recover-explain">
-        Replays this endpoint's deliveries created in a time window whose status you choose, each as a new delivery. Count them first, then start the recovery.
+        Replays this endpoint's deliveries created in a time window whose status you choose, each as a new delivery. Count them first, then
+        start the recovery.
       </p>
       {!endpoint.enabled ? (
-        <p class="notice">This endpoint is disabled: enable it first. A recovery of a disabled endpoint is refused, since nothing would be sent.</p>
+        <p class="notice">
+          This endpoint is disabled: enable it first. A recovery of a disabled endpoint is refused, since nothing would be sent.
+        </p>
       ) : null}
       <form
         class="recover-form"
@@ -312,7 +328,9 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
                 checked={statuses.includes(s.status)}
                 onChange={(e) => {
                   const on = e.currentTarget.checked;
-                  setStatuses((before) => (on ? [...before.filter((x) => x !== s.status), s.status] : before.filter((x) => x !== s.status)));
+                  setStatuses((before) =>
+                    on ? [...before.filter((x) => x !== s.status), s.status] : before.filter((x) => x !== s.status),
+                  );
                 }}
                 aria-describedby={`recover-status-${s.status}-help`}
               />
@@ -330,7 +348,15 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
             Count deliveries
           </button>
           <span role="status" class="recover-count">
-            {busy === 'count' ? 'Counting…' : counted ? <strong>{count.matched === 1 ? '1 delivery matches' : `${count.matched} deliveries match`}</strong> : count ? 'The choice changed: count again.' : ''}
+            {busy === 'count' ? (
+              'Counting…'
+            ) : counted ? (
+              <strong>{count.matched === 1 ? '1 delivery matches' : `${count.matched} deliveries match`}</strong>
+            ) : count ? (
+              'The choice changed: count again.'
+            ) : (
+              ''
+            )}
           </span>
         </div>
       </form>
@@ -346,12 +372,22 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
         <button type="button" class="button" onClick={() => onClose(false)}>
           Close
         </button>
-        <button type="button" class="button button-primary" onClick={() => void start()} disabled={!counted || count.matched === 0 || busy !== null} aria-describedby="recover-start-help">
+        <button
+          type="button"
+          class="button button-primary"
+          onClick={() => void start()}
+          disabled={!counted || count.matched === 0 || busy !== null}
+          aria-describedby="recover-start-help"
+        >
           Start recovery
         </button>
       </div>
       <p id="recover-start-help" class="field-help dialog-footnote">
-        {!counted ? 'Count the deliveries first.' : count.matched === 0 ? 'Nothing to recover with this choice.' : `Replays ${deliveries(count.matched)} as new deliveries.`}
+        {!counted
+          ? 'Count the deliveries first.'
+          : count.matched === 0
+            ? 'Nothing to recover with this choice.'
+            : `Replays ${deliveries(count.matched)} as new deliveries.`}
       </p>
     </Dialog>
   );

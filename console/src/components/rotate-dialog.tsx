@@ -48,7 +48,8 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
         <p class="field-help">
           {rotated.previousSecretExpiresAt ? (
             <>
-              The previous secret keeps verifying until <Time iso={rotated.previousSecretExpiresAt} />: deliveries carry a signature by each secret until then.
+              The previous secret keeps verifying until <Time iso={rotated.previousSecretExpiresAt} />: deliveries carry a signature by each
+              secret until then.
             </>
           ) : (
             'No previous secret is active: deliveries are signed with this secret only.'
@@ -65,8 +66,9 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
           A new signing secret is created for <span class="mono break">{endpoint.url}</span> and shown to you once.
         </p>
         <p>
-          The current secret keeps verifying for {GRACE_HOURS} hours: until then every delivery is signed with both secrets, so your receiver keeps working while you update it. After {GRACE_HOURS} hours only the new secret signs. Rotating again within
-          the window ends the older secret at once.
+          The current secret keeps verifying for {GRACE_HOURS} hours: until then every delivery is signed with both secrets, so your
+          receiver keeps working while you update it. After {GRACE_HOURS} hours only the new secret signs. Rotating again within the window
+          ends the older secret at once.
         </p>
       </div>
       {problem ? <ProblemView problem={problem} /> : null}

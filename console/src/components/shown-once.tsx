@@ -41,7 +41,16 @@ export function ShownOnceDialog({ title, label, value, copyLabel, advice, onClos
           {label}
         </label>
         {/* A textarea, so the whole value shows (wrapped) even on a phone. */}
-        <textarea id="shown-once-value" ref={ref} class="secret secret-text" rows={2} readOnly value={value} spellcheck={false} autoComplete="off" />
+        <textarea
+          id="shown-once-value"
+          ref={ref}
+          class="secret secret-text"
+          rows={2}
+          readOnly
+          value={value}
+          spellcheck={false}
+          autoComplete="off"
+        />
       </div>
       <div class="row">
         <CopyButton text={value} label={copyLabel} />

@@ -46,7 +46,8 @@ export function ProblemView({ problem, onRetry }: { problem: ApiProblem; onRetry
       ) : null}
       {problem.status === 403 ? (
         <p class="problem-hint">
-          Your API token may not do this{problem.requiredPermission ? ` (it needs ${problem.requiredPermission})` : ''}. Ask a workspace admin for a token with more scope.
+          Your API token may not do this{problem.requiredPermission ? ` (it needs ${problem.requiredPermission})` : ''}. Ask a workspace
+          admin for a token with more scope.
         </p>
       ) : null}
       {problem.status === 0 && problem.tag === 'NetworkError' ? <p class="problem-hint">Check your connection, then try again.</p> : null}
@@ -128,7 +129,17 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
  * A modal dialog on the native `<dialog>` (focus is kept inside it, Escape closes it). Focus
  * goes to the first control when it opens and back to what opened it when it closes.
  */
-export function Dialog({ title, onClose, children, describedBy }: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+  describedBy,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  describedBy?: string;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useRef(`dialog-${Math.random().toString(36).slice(2)}`).current;
   useEffect(() => {
@@ -177,7 +188,17 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
 }
 
 /** "Load more" for a paged list, with its own loading text. */
-export function LoadMore({ hasMore, loading, onLoad, label = 'Load more' }: { hasMore: boolean; loading: boolean; onLoad: () => void; label?: string }) {
+export function LoadMore({
+  hasMore,
+  loading,
+  onLoad,
+  label = 'Load more',
+}: {
+  hasMore: boolean;
+  loading: boolean;
+  onLoad: () => void;
+  label?: string;
+}) {
   if (!hasMore) return null;
   return (
     <div class="load-more">

@@ -38,8 +38,18 @@ const STRING_BY_FORMAT: Record<string, string> = {
 
 /** A number inside the schema's bounds (0 when they allow it). */
 function exampleNumber(schema: Schema, integer: boolean): number {
-  const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : undefined;
-  const max = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - 1 : undefined;
+  const min =
+    typeof schema.minimum === 'number'
+      ? schema.minimum
+      : typeof schema.exclusiveMinimum === 'number'
+        ? schema.exclusiveMinimum + 1
+        : undefined;
+  const max =
+    typeof schema.maximum === 'number'
+      ? schema.maximum
+      : typeof schema.exclusiveMaximum === 'number'
+        ? schema.exclusiveMaximum - 1
+        : undefined;
   let n = 0;
   if (min !== undefined && n < min) n = min;
   if (max !== undefined && n > max) n = max;
@@ -72,7 +82,8 @@ export function exampleFromSchema(schema: unknown, depth = 0): unknown {
   switch (typeOf(schema)) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      if (isSchema(schema.properties)) for (const [name, sub] of Object.entries(schema.properties)) out[name] = exampleFromSchema(sub, depth + 1);
+      if (isSchema(schema.properties))
+        for (const [name, sub] of Object.entries(schema.properties)) out[name] = exampleFromSchema(sub, depth + 1);
       return out;
     }
     case 'array':
@@ -100,7 +111,9 @@ export interface SchemaField {
 /** The top-level fields of an object schema, required ones first. */
 export function schemaFields(schema: unknown): SchemaField[] {
   if (!isSchema(schema) || !isSchema(schema.properties)) return [];
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === 'string') : [],
+  );
   const fields = Object.entries(schema.properties).map(([name, sub]) => {
     const type = isSchema(sub) ? typeOf(sub) : undefined;
     const items = isSchema(sub) && type === 'array' && isSchema(sub.items) ? typeOf(sub.items) : undefined;
@@ -126,7 +139,11 @@ export function PayloadSchema({ name, schema }: { name: string; schema: Record<s
           {fields.map((f, i) => (
             <span key={f.name}>
               {i > 0 ? ', ' : null}
-              <code>{f.name}</code> <span class="muted">({f.type}{f.required ? ', required' : ''})</span>
+              <code>{f.name}</code>{' '}
+              <span class="muted">
+                ({f.type}
+                {f.required ? ', required' : ''})
+              </span>
             </span>
           ))}
         </p>

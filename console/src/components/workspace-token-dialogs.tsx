@@ -18,11 +18,29 @@ type Bundle = 'read' | 'write' | 'admin';
  * The permissions of each scope bundle, as lambdas/contract/permissions.ts (SCOPE_BUNDLES)
  * grants them: the console may not import that module's code, only its types.
  */
-const READ: readonly Permission[] = ['member:list', 'token:list', 'audit:list', 'notification:list', 'event-type:list', 'webhook:read', 'webhook:list'];
-const WRITE: readonly Permission[] = [...READ, 'webhook:write', 'webhook:delete', 'webhook:rotate-secret', 'webhook:test', 'webhook:replay'];
+const READ: readonly Permission[] = [
+  'member:list',
+  'token:list',
+  'audit:list',
+  'notification:list',
+  'event-type:list',
+  'webhook:read',
+  'webhook:list',
+];
+const WRITE: readonly Permission[] = [
+  ...READ,
+  'webhook:write',
+  'webhook:delete',
+  'webhook:rotate-secret',
+  'webhook:test',
+  'webhook:replay',
+];
 const BUNDLES: Record<Bundle, { permissions: readonly Permission[]; help: string }> = {
   read: { permissions: READ, help: 'See endpoints, deliveries, event types, tokens, members, the audit log and notifications.' },
-  write: { permissions: WRITE, help: 'Also create, change and delete endpoints, rotate secrets, send test events, replay and recover deliveries.' },
+  write: {
+    permissions: WRITE,
+    help: 'Also create, change and delete endpoints, rotate secrets, send test events, replay and recover deliveries.',
+  },
   admin: { permissions: [...WRITE, 'token:write'], help: 'Also create and revoke API tokens.' },
 };
 
@@ -117,7 +135,9 @@ export function NewTokenDialog({ onClose, onCreated }: { onClose: () => void; on
         </div>
         <fieldset aria-describedby={errors.scopes ? 'token-scopes-error' : undefined}>
           <legend>Scopes</legend>
-          <p class="field-help ws-tight">A token can be given only what your own token may do. admin includes write, and write includes read.</p>
+          <p class="field-help ws-tight">
+            A token can be given only what your own token may do. admin includes write, and write includes read.
+          </p>
           {(Object.keys(BUNDLES) as Bundle[]).map((bundle) => {
             const allowed = grantable(bundle);
             return (
@@ -201,12 +221,13 @@ export function RevokeTokenDialog({ token, onClose, onRevoked }: { token: ApiTok
       <div id="revoke-token-what">
         {own ? (
           <p class="problem ws-warning">
-            <strong>This is the token you are signed in with.</strong> Revoking it signs you out of the console now, and you will need another token to sign in again.
+            <strong>This is the token you are signed in with.</strong> Revoking it signs you out of the console now, and you will need
+            another token to sign in again.
           </p>
         ) : null}
         <p>
-          Every client using <span class="mono">{token.tokenId}</span> stops working: REST calls may still be accepted for up to {AUTHORIZER_CACHE_SECONDS} seconds (the authorizer
-          cache), MCP refuses it at once. This cannot be undone.
+          Every client using <span class="mono">{token.tokenId}</span> stops working: REST calls may still be accepted for up to{' '}
+          {AUTHORIZER_CACHE_SECONDS} seconds (the authorizer cache), MCP refuses it at once. This cannot be undone.
         </p>
       </div>
       {problem ? <ProblemView problem={problem} /> : null}

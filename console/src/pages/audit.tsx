@@ -76,7 +76,10 @@ export function AuditPage() {
   return (
     <section>
       <PageHeader title="Audit log" />
-      <p class="muted ws-lead">Every change to endpoints, secrets, tokens and recoveries, newest first. The actor is the API token that made it, or the service itself.</p>
+      <p class="muted ws-lead">
+        Every change to endpoints, secrets, tokens and recoveries, newest first. The actor is the API token that made it, or the service
+        itself.
+      </p>
       <PagedTable
         paged={paged}
         caption="Audit log"

@@ -95,7 +95,9 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
 
   const change = (next: LogFilters) => writeFilters(next, fixed);
   // The empty and the refused state offer "Clear filters" themselves: one button of that name at a time.
-  const stateClears = filtered && ((log.state === 'error' && log.problem?.status === 400) || (log.state === 'ready' && log.items.length === 0 && !log.hasMore));
+  const stateClears =
+    filtered &&
+    ((log.state === 'error' && log.problem?.status === 400) || (log.state === 'ready' && log.items.length === 0 && !log.hasMore));
   const clear = () => change({ statuses: [], eventType: '', endpointId: '', since: '', until: '' });
 
   return (
@@ -144,7 +146,10 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
         ) : (
           <Empty title="No deliveries yet">
             {fixed ? (
-              <p>Deliveries appear here when an event this endpoint subscribes to is published.{canTest ? ' Use “Send test event” to try it now.' : ''}</p>
+              <p>
+                Deliveries appear here when an event this endpoint subscribes to is published.
+                {canTest ? ' Use “Send test event” to try it now.' : ''}
+              </p>
             ) : (
               <p>
                 Deliveries appear here when an event is published to a subscribed endpoint.
@@ -162,9 +167,7 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
       {log.state === 'ready' && log.items.length > 0 ? (
         <div class="table-wrap">
           <table class="delivery-table">
-            <caption class="visually-hidden">
-              Deliveries{filtered ? ' matching the filters' : ''}, newest first
-            </caption>
+            <caption class="visually-hidden">Deliveries{filtered ? ' matching the filters' : ''}, newest first</caption>
             <thead>
               <tr>
                 <th scope="col">Delivery</th>

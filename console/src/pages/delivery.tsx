@@ -16,7 +16,11 @@ import '../styles/deliveries.css';
 /** Statuses a replay accepts (docs/behaviour.md#replay); others answer 409 DeliveryNotReplayable. */
 const REPLAYABLE: ReadonlySet<Delivery['status']> = new Set(['failed', 'failed_permanent', 'dead_lettered']);
 
-type ReplayState = { readonly state: 'idle' } | { readonly state: 'sending' } | { readonly state: 'done'; readonly delivery: Delivery } | { readonly state: 'error'; readonly problem: ApiProblem };
+type ReplayState =
+  | { readonly state: 'idle' }
+  | { readonly state: 'sending' }
+  | { readonly state: 'done'; readonly delivery: Delivery }
+  | { readonly state: 'error'; readonly problem: ApiProblem };
 
 /** One delivery. */
 export function DeliveryPage({ deliveryId }: { deliveryId: string }) {
@@ -40,7 +44,9 @@ export function DeliveryPage({ deliveryId }: { deliveryId: string }) {
         <PageHeader title={notFound ? 'Delivery not found' : 'Delivery'} />
         {/* The API's problem (an alert, with its trace id), then what to do about a missing delivery. */}
         <ProblemView problem={delivery.problem} onRetry={notFound ? undefined : refresh} />
-        {notFound ? <p>Check the id, or look for the delivery in the log: a delivery is deleted with its endpoint, and after its retention time.</p> : null}
+        {notFound ? (
+          <p>Check the id, or look for the delivery in the log: a delivery is deleted with its endpoint, and after its retention time.</p>
+        ) : null}
         <p>
           <a href={href('deliveries')}>Back to the delivery log</a>
         </p>
@@ -64,7 +70,10 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
     replayKey.current ??= newIdempotencyKey();
     setReplay({ state: 'sending' });
     try {
-      const created = await client.call('replayWebhookDelivery', { params: { deliveryId: delivery.deliveryId }, idempotencyKey: replayKey.current });
+      const created = await client.call('replayWebhookDelivery', {
+        params: { deliveryId: delivery.deliveryId },
+        idempotencyKey: replayKey.current,
+      });
       replayKey.current = null;
       setReplay({ state: 'done', delivery: created });
     } catch (e) {
@@ -82,7 +91,12 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
         </button>
         {canReplay && REPLAYABLE.has(delivery.status) ? (
           // Not `disabled` while sending: that would drop keyboard focus; a second click is ignored instead.
-          <button type="button" class="button button-primary" onClick={sendReplay} aria-disabled={replay.state === 'sending' ? 'true' : undefined}>
+          <button
+            type="button"
+            class="button button-primary"
+            onClick={sendReplay}
+            aria-disabled={replay.state === 'sending' ? 'true' : undefined}
+          >
             {replay.state === 'sending' ? 'Replaying…' : 'Replay'}
           </button>
         ) : null}
@@ -95,7 +109,8 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
       <div class="delivery-replay-result" aria-live="polite">
         {replay.state === 'done' ? (
           <p class="success">
-            Replay queued as a new delivery: <DeliveryLink deliveryId={replay.delivery.deliveryId} />. Open it to follow its attempts; this delivery is unchanged.
+            Replay queued as a new delivery: <DeliveryLink deliveryId={replay.delivery.deliveryId} />. Open it to follow its attempts; this
+            delivery is unchanged.
           </p>
         ) : null}
       </div>
@@ -121,7 +136,9 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
           <dt>Endpoint</dt>
           <dd>
             <EndpointLink endpointId={delivery.endpointId} url={url} />
-            {endpoint.state === 'ready' && !endpoint.data.enabled ? <span class="badge badge-off delivery-inline-badge">Disabled</span> : null}
+            {endpoint.state === 'ready' && !endpoint.data.enabled ? (
+              <span class="badge badge-off delivery-inline-badge">Disabled</span>
+            ) : null}
           </dd>
           <dt>Attempts</dt>
           <dd>{delivery.attempts}</dd>
@@ -167,7 +184,8 @@ function ReplayProblem({ problem, endpointId, onRetry }: { problem: ApiProblem; 
     return (
       <div class="notice delivery-replay-refused" role="alert">
         <p>
-          <strong>The endpoint is disabled, so this delivery cannot be replayed.</strong> Enable the endpoint first, then replay the delivery.
+          <strong>The endpoint is disabled, so this delivery cannot be replayed.</strong> Enable the endpoint first, then replay the
+          delivery.
         </p>
         <p>
           <a href={href(`endpoints/${endpointId}`)}>Open the endpoint to enable it</a>

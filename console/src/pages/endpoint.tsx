@@ -38,14 +38,19 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
 
   if (!endpoint) {
     // A malformed id in the address is as good as an unknown one.
-    if (loaded.state === 'error' && (loaded.problem.tag === 'EndpointNotFound' || (loaded.problem.tag === 'ValidationError' && loaded.problem.issues.some((i) => i.path.startsWith('path.'))))) {
+    if (
+      loaded.state === 'error' &&
+      (loaded.problem.tag === 'EndpointNotFound' ||
+        (loaded.problem.tag === 'ValidationError' && loaded.problem.issues.some((i) => i.path.startsWith('path.'))))
+    ) {
       return (
         <section>
           <Breadcrumb />
           <PageHeader title="Endpoint not found" />
           <Empty title="There is no endpoint with this id in the workspace">
             <p>
-              It may have been deleted, or the link is mistyped (<span class="mono">{endpointId}</span>). <a href={href('endpoints')}>Back to the endpoints</a>
+              It may have been deleted, or the link is mistyped (<span class="mono">{endpointId}</span>).{' '}
+              <a href={href('endpoints')}>Back to the endpoints</a>
             </p>
           </Empty>
         </section>
@@ -55,7 +60,11 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
       <section>
         <Breadcrumb />
         <PageHeader title="Endpoint" />
-        {loaded.state === 'error' ? <ProblemView problem={loaded.problem} onRetry={() => loaded.reload()} /> : <Loading label="Loading the endpoint…" />}
+        {loaded.state === 'error' ? (
+          <ProblemView problem={loaded.problem} onRetry={() => loaded.reload()} />
+        ) : (
+          <Loading label="Loading the endpoint…" />
+        )}
       </section>
     );
   }
@@ -67,19 +76,25 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
       <p class="endpoint-heading-url mono">{endpoint.url}</p>
       {created ? (
         <p class="success" role="status">
-          Endpoint created. Its signing secret is never shown by itself: use “Rotate secret” to get one your receiver can verify signatures with, then “Send test event” to try it.
+          Endpoint created. Its signing secret is never shown by itself: use “Rotate secret” to get one your receiver can verify signatures
+          with, then “Send test event” to try it.
         </p>
       ) : null}
       {!endpoint.enabled ? (
         <p class="notice">
-          <strong>This endpoint is disabled.</strong> Nothing is sent to it; events for it are held as failed permanently (endpoint_disabled). Enable it, then recover the held deliveries.
+          <strong>This endpoint is disabled.</strong> Nothing is sent to it; events for it are held as failed permanently
+          (endpoint_disabled). Enable it, then recover the held deliveries.
         </p>
       ) : null}
       <EndpointActions
         endpoint={endpoint}
         onChanged={(next) => {
           setChanged(next);
-          setFlash(next.enabled ? 'Endpoint enabled: deliveries resume and the failure streak is 0.' : 'Endpoint disabled: events for it are now held, not sent.');
+          setFlash(
+            next.enabled
+              ? 'Endpoint enabled: deliveries resume and the failure streak is 0.'
+              : 'Endpoint disabled: events for it are now held, not sent.',
+          );
         }}
         onDeleted={() => {
           noteDeleted(endpoint.url);
@@ -125,7 +140,8 @@ function EndpointSummary({ endpoint }: { endpoint: Endpoint }) {
           </dd>
           <dt>Failure streak</dt>
           <dd>
-            <Streak count={endpoint.consecutiveFailures} /> <span class="muted">(consecutive failed attempts; {DISABLE_THRESHOLD} disable the endpoint)</span>
+            <Streak count={endpoint.consecutiveFailures} />{' '}
+            <span class="muted">(consecutive failed attempts; {DISABLE_THRESHOLD} disable the endpoint)</span>
           </dd>
           <dt>Success (24 h)</dt>
           <dd>{percent(endpoint.health.successRate24h)}</dd>
@@ -176,7 +192,9 @@ function Settings({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (endpoin
               <dt>Enabled</dt>
               <dd>{endpoint.enabled ? 'Yes' : 'No'}</dd>
             </dl>
-            <p class="field-help">This token can read the settings but not change them: that needs the webhook:write permission (write scope).</p>
+            <p class="field-help">
+              This token can read the settings but not change them: that needs the webhook:write permission (write scope).
+            </p>
           </>
         )}
       </div>

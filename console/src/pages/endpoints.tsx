@@ -50,7 +50,8 @@ export function EndpointsPage() {
     <section>
       <PageHeader title="Endpoints">{newButton}</PageHeader>
       <p class="muted page-lead">
-        Each endpoint is a receiver URL subscribed to event types. Open one to change its settings, see its health and deliveries, rotate its secret or recover failed deliveries.
+        Each endpoint is a receiver URL subscribed to event types. Open one to change its settings, see its health and deliveries, rotate
+        its secret or recover failed deliveries.
       </p>
       {deleted ? (
         <p class="success" role="status">
@@ -109,7 +110,9 @@ function EndpointRow({ endpoint }: { endpoint: Endpoint }) {
           {endpoint.url}
         </a>
       </td>
-      <td class="wrap" data-label="Description">{endpoint.description ?? <span class="muted">—</span>}</td>
+      <td class="wrap" data-label="Description">
+        {endpoint.description ?? <span class="muted">—</span>}
+      </td>
       <td data-label="Event types">
         <ul class="type-chips">
           {endpoint.eventTypes.map((type) => (

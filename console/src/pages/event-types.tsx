@@ -24,7 +24,9 @@ export function EventTypesPage() {
     );
   } else {
     const needle = filter.trim().toLowerCase();
-    const shown = load.data.items.filter((t) => !needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle));
+    const shown = load.data.items.filter(
+      (t) => !needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle),
+    );
     const custom = load.data.items.filter((t) => !t.builtIn).length;
     body = (
       <>
@@ -33,10 +35,19 @@ export function EventTypesPage() {
             <label class="field-label" for="event-type-filter">
               Filter event types
             </label>
-            <input id="event-type-filter" ref={filterRef} type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} aria-describedby="event-type-count" />
+            <input
+              id="event-type-filter"
+              ref={filterRef}
+              type="search"
+              value={filter}
+              onInput={(e) => setFilter(e.currentTarget.value)}
+              aria-describedby="event-type-count"
+            />
           </div>
           <p id="event-type-count" class="muted ws-count" role="status">
-            {needle ? `${shown.length} of ${load.data.items.length} event types` : `${load.data.items.length} event types: ${load.data.items.length - custom} built in, ${custom} configured`}
+            {needle
+              ? `${shown.length} of ${load.data.items.length} event types`
+              : `${load.data.items.length} event types: ${load.data.items.length - custom} built in, ${custom} configured`}
           </p>
         </div>
         {shown.length === 0 ? (
@@ -76,8 +87,8 @@ export function EventTypesPage() {
       <PageHeader title="Event types" />
       <p class="muted ws-lead">
         What an endpoint can subscribe to. Built-in types come from the service itself; configured ones are your deployment’s own, from{' '}
-        <span class="mono">config/event-types.json</span>. A receiver gets <span class="mono">{'{"deliveryId", "eventType", "payload"}'}</span>, the payload valid
-        against its type’s schema.
+        <span class="mono">config/event-types.json</span>. A receiver gets{' '}
+        <span class="mono">{'{"deliveryId", "eventType", "payload"}'}</span>, the payload valid against its type’s schema.
       </p>
       {body}
     </section>

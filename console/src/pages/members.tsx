@@ -22,7 +22,8 @@ export function MembersPage() {
     <section>
       <PageHeader title="Members" />
       <p class="muted ws-lead">
-        The people of this workspace. An operator adds them with <span class="mono">npm run admin -- member add</span>; clients and automation use API tokens instead.
+        The people of this workspace. An operator adds them with <span class="mono">npm run admin -- member add</span>; clients and
+        automation use API tokens instead.
       </p>
       <PagedTable
         paged={paged}

@@ -21,7 +21,10 @@ export function NotificationsPage() {
   return (
     <section>
       <PageHeader title="Notifications" />
-      <p class="muted ws-lead">What the service tells the workspace about: deliveries that stopped retrying (dead-lettered) and endpoints it disabled after repeated failures. Newest first.</p>
+      <p class="muted ws-lead">
+        What the service tells the workspace about: deliveries that stopped retrying (dead-lettered) and endpoints it disabled after
+        repeated failures. Newest first.
+      </p>
       <PagedTable
         paged={paged}
         caption="Notifications"

@@ -47,10 +47,14 @@ export function OverviewPage() {
     <section>
       <PageHeader title="Overview">
         {overview.state === 'ready' ? (
-          <button type="button" class="button" onClick={() => {
+          <button
+            type="button"
+            class="button"
+            onClick={() => {
               overview.reload();
               notifications.reload();
-            }}>
+            }}
+          >
             Refresh
           </button>
         ) : null}
@@ -67,8 +71,8 @@ function FirstRun() {
     <div class="card ws-first-run">
       <h2>Add your first endpoint</h2>
       <p>
-        An endpoint is a URL of yours that receives a signed <span class="mono">POST</span> for every event of the types it subscribes to. Look through the{' '}
-        <a href={href('event-types')}>event types</a>, then create one and send it a test event.
+        An endpoint is a URL of yours that receives a signed <span class="mono">POST</span> for every event of the types it subscribes to.
+        Look through the <a href={href('event-types')}>event types</a>, then create one and send it a test event.
       </p>
       {canWrite ? (
         <p>
@@ -119,10 +123,18 @@ function Counts({ overview }: { overview: Overview }) {
           {attempts > 0 ? `${percent(d.delivered / attempts)} of HTTP attempts` : 'No HTTP attempts yet'}
         </Stat>
         <Stat label="Failed attempts" value={d.failed}>
-          {d.failed > 0 ? <a href={href('deliveries', { status: ['failed', 'failed_permanent'] })}>View failed deliveries</a> : 'Retryable and permanent'}
+          {d.failed > 0 ? (
+            <a href={href('deliveries', { status: ['failed', 'failed_permanent'] })}>View failed deliveries</a>
+          ) : (
+            'Retryable and permanent'
+          )}
         </Stat>
         <Stat label="Dead-lettered deliveries" value={d.deadLettered}>
-          {d.deadLettered > 0 ? <a href={href('deliveries', { status: ['dead_lettered'] })}>View dead-lettered deliveries</a> : 'None stopped retrying'}
+          {d.deadLettered > 0 ? (
+            <a href={href('deliveries', { status: ['dead_lettered'] })}>View dead-lettered deliveries</a>
+          ) : (
+            'None stopped retrying'
+          )}
         </Stat>
       </ul>
     </>
@@ -163,7 +175,8 @@ function NeedsAction({ overview, notifications }: { overview: Overview; notifica
                     <strong>
                       {disabled} endpoint{disabled === 1 ? ' is' : 's are'} disabled
                     </strong>{' '}
-                    and receive{disabled === 1 ? 's' : ''} nothing. Fix the receiver, enable the endpoint, then recover its failed deliveries.
+                    and receive{disabled === 1 ? 's' : ''} nothing. Fix the receiver, enable the endpoint, then recover its failed
+                    deliveries.
                   </span>
                   <a href={href('endpoints')}>View disabled endpoints</a>
                 </li>
@@ -208,7 +221,9 @@ function RecentNotifications({ notifications, recent }: { notifications: Notific
       </ul>
       <p>
         <a href={href('notifications')}>
-          {recent.length > SHOWN ? `All notifications (${recent.length - SHOWN} more from the last ${RECENT_DAYS} days)` : 'All notifications'}
+          {recent.length > SHOWN
+            ? `All notifications (${recent.length - SHOWN} more from the last ${RECENT_DAYS} days)`
+            : 'All notifications'}
         </a>
       </p>
     </>

@@ -23,7 +23,8 @@ export function SignInPage({ reason, onSignIn }: { reason?: string; onSignIn: (s
       <form class="card sign-in-card" onSubmit={(e) => void submit(e)} aria-describedby="sign-in-help">
         <h1>Sign in to the webhooks console</h1>
         <p id="sign-in-help" class="muted">
-          Use your workspace slug and an API token. The token is kept in this browser tab only and is forgotten when you sign out or close the tab.
+          Use your workspace slug and an API token. The token is kept in this browser tab only and is forgotten when you sign out or close
+          the tab.
         </p>
         {reason ? (
           <p class="notice" role="status">
@@ -32,17 +33,35 @@ export function SignInPage({ reason, onSignIn }: { reason?: string; onSignIn: (s
         ) : null}
         <label class="field">
           <span class="field-label">Workspace</span>
-          <input name="workspace" autoComplete="username" required value={slug} onInput={(e) => setSlug(e.currentTarget.value)} spellcheck={false} />
+          <input
+            name="workspace"
+            autoComplete="username"
+            required
+            value={slug}
+            onInput={(e) => setSlug(e.currentTarget.value)}
+            spellcheck={false}
+          />
         </label>
         <label class="field">
           <span class="field-label">API token</span>
-          <input name="token" type="password" autoComplete="current-password" required value={token} onInput={(e) => setToken(e.currentTarget.value)} spellcheck={false} />
+          <input
+            name="token"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={token}
+            onInput={(e) => setToken(e.currentTarget.value)}
+            spellcheck={false}
+          />
         </label>
         {problem ? (
           <ProblemView
             problem={
               problem.status === 404
-                ? Object.assign(Object.create(Object.getPrototypeOf(problem) as object) as ApiProblem, problem, { title: 'Workspace not found', detail: `No workspace “${slug.trim()}” for this token. Check the slug.` })
+                ? Object.assign(Object.create(Object.getPrototypeOf(problem) as object) as ApiProblem, problem, {
+                    title: 'Workspace not found',
+                    detail: `No workspace “${slug.trim()}” for this token. Check the slug.`,
+                  })
                 : problem
             }
           />

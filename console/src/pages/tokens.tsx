@@ -68,16 +68,21 @@ export function TokensPage() {
     <section>
       <PageHeader title="API tokens">
         {canWrite ? (
-          <button type="button" class="button button-primary" onClick={() => {
+          <button
+            type="button"
+            class="button button-primary"
+            onClick={() => {
               setRevoked(null);
               setCreating(true);
-            }}>
+            }}
+          >
             New token
           </button>
         ) : null}
       </PageHeader>
       <p class="muted ws-lead">
-        Clients send a token in the <span class="mono">Authorization: Bearer</span> header to call the REST API and the MCP server. A token is shown once, when it is created; this list never shows it again.
+        Clients send a token in the <span class="mono">Authorization: Bearer</span> header to call the REST API and the MCP server. A token
+        is shown once, when it is created; this list never shows it again.
         {canWrite ? null : ' Your token may not create or revoke tokens.'}
       </p>
       {revoked ? (

@@ -48,21 +48,30 @@ afterAll(() => {
 });
 
 /** The template's GET methods on the console's resources, as [logical id, resource]. */
-const consoleMethods = (): [string, Resource][] => endpoint.methods.map((m) => [logicalId(m), template.toJSON().Resources[logicalId(m)] as Resource]);
+const consoleMethods = (): [string, Resource][] =>
+  endpoint.methods.map((m) => [logicalId(m), template.toJSON().Resources[logicalId(m)] as Resource]);
 
 describe('the console routes', () => {
   it('are GET /console and GET /console/{asset}, in that order', () => {
     expect(CONSOLE_PATHS).toEqual(['/console', '/console/{asset}']);
     expect(endpoint.methods.map((m) => `${m.httpMethod} ${m.resource.path}`)).toEqual(['GET /console', 'GET /console/{asset}']);
     expect(api.root.getResource('console')?.getResource('{asset}')).toBeDefined();
-    expect(ofType(template, 'AWS::ApiGateway::Resource').map(([, r]) => r.Properties.PathPart).sort()).toEqual(['console', '{asset}']);
+    expect(
+      ofType(template, 'AWS::ApiGateway::Resource')
+        .map(([, r]) => r.Properties.PathPart)
+        .sort(),
+    ).toEqual(['console', '{asset}']);
   });
 
   it('need no authorizer and invoke the console function through a Lambda proxy integration', () => {
     const functionId = logicalId(endpoint.handler.function);
     expect(ofType(template, 'AWS::ApiGateway::Method')).toHaveLength(CONSOLE_PATHS.length);
     const names = consoleMethods().map(([id, method]) => {
-      expect(method.Properties, id).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE', Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' } });
+      expect(method.Properties, id).toMatchObject({
+        HttpMethod: 'GET',
+        AuthorizationType: 'NONE',
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
       expect(method.Properties.AuthorizerId, id).toBeUndefined();
       expect(JSON.stringify(method.Properties.Integration), id).toContain(`"${functionId}"`);
       return method.Properties.OperationName;
@@ -86,7 +95,10 @@ describe('the console routes', () => {
         .flatMap((entry) => Object.entries(entry.data as Record<string, string>))
         // Recorded as `Annotation::<rule>`, as in ../webhooks-stack.test.ts.
         .map(([id, reason]) => [id.replace(/^annotation::/i, ''), reason]);
-      expect(acknowledged.map(([id]) => id), method.node.path).toEqual(['AwsSolutions-APIG4']);
+      expect(
+        acknowledged.map(([id]) => id),
+        method.node.path,
+      ).toEqual(['AwsSolutions-APIG4']);
       expect(acknowledged[0]![1]).toMatch(/no workspace data.*user's token/);
     }
   });
@@ -95,15 +107,28 @@ describe('the console routes', () => {
 describe('the console function', () => {
   it("runs the serve-console entry's handler on the service runtime, with nothing but the common environment", () => {
     const props = propertiesOf(template, endpoint.handler.function);
-    expect(props).toMatchObject({ Handler: 'index.handler', Runtime: SERVICE_RUNTIME.name, Architectures: ['arm64'], MemorySize: 256, Timeout: 10 });
+    expect(props).toMatchObject({
+      Handler: 'index.handler',
+      Runtime: SERVICE_RUNTIME.name,
+      Architectures: ['arm64'],
+      MemorySize: 256,
+      Timeout: 10,
+    });
     const variables = Object.keys((props.Environment as { Variables: object }).Variables);
     for (const name of ['TABLE_NAME', 'CONSOLE_DIR', 'DELIVERY_QUEUE_URL', 'EVENT_BUS_NAME']) expect(variables).not.toContain(name);
     // Its role may write its logs and traces, nothing more.
-    const statements = ofType(template, 'AWS::IAM::Policy').flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement);
-    expect(statements.flatMap((s) => [s.Action].flat()).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    const statements = ofType(template, 'AWS::IAM::Policy').flatMap(
+      ([, p]) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+    );
+    expect(statements.flatMap((s) => [s.Action].flat()).sort()).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
   });
 
-  it("ships the console built at synth in its asset: index.html and the hashed script and stylesheet, world-readable", () => {
+  it('ships the console built at synth in its asset: index.html and the hashed script and stylesheet, world-readable', () => {
     expect(existsSync(join(assetDir, 'index.js'))).toBe(true);
     const consoleDir = join(assetDir, 'console');
     expect(statSync(consoleDir).mode & 0o005).toBe(0o005);
@@ -128,11 +153,16 @@ describe('the console function', () => {
     } finally {
       if (savedConsoleDir !== undefined) process.env.CONSOLE_DIR = savedConsoleDir;
     }
-    const get = (path: string) => handler({ path, httpMethod: 'GET', requestContext: { requestId: 'req-1' } as APIGatewayProxyEvent['requestContext'] });
+    const get = (path: string) =>
+      handler({ path, httpMethod: 'GET', requestContext: { requestId: 'req-1' } as APIGatewayProxyEvent['requestContext'] });
 
     const page = await get('/console');
     expect(page.statusCode).toBe(200);
-    expect(page.headers).toMatchObject({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CONSOLE_CSP, 'cache-control': 'no-cache' });
+    expect(page.headers).toMatchObject({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': CONSOLE_CSP,
+      'cache-control': 'no-cache',
+    });
     expect(page.body).toBe(readFileSync(join(assetDir, 'console', 'index.html'), 'utf8'));
     for (const file of [bundle.script, bundle.stylesheet]) {
       const asset = await get(`/console/${file}`);

@@ -29,7 +29,10 @@ let template: Template;
 function bodyOf(t: Template): { widgets: Widget[] } {
   const [, resource] = ofType(t, 'AWS::CloudWatch::Dashboard')[0]!;
   const body = resource.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] } | string;
-  const text = typeof body === 'string' ? body : body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : `<${JSON.stringify(part).replace(/"/g, "'")}>`)).join('');
+  const text =
+    typeof body === 'string'
+      ? body
+      : body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : `<${JSON.stringify(part).replace(/"/g, "'")}>`)).join('');
   return JSON.parse(text) as { widgets: Widget[] };
 }
 
@@ -74,11 +77,12 @@ describe('the dashboard', () => {
     expect(widget(DASHBOARD_WIDGETS.alarms).properties.alarms).toHaveLength(monitoring.alarms.length);
   });
 
-  it('plots deliveries published and attempts by every outcome, from the stage\'s own metrics', () => {
+  it("plots deliveries published and attempts by every outcome, from the stage's own metrics", () => {
     const text = plotted(DASHBOARD_WIDGETS.throughput);
     expect(text).toContain('DeliveriesPublished');
     // Dimensions come sorted by name: outcome, then stage.
-    for (const outcome of ['delivered', 'failed', 'failed_permanent', 'dead_lettered']) expect(text).toContain(`"${METRICS_NAMESPACE}","Attempts","outcome","${outcome}","stage","qa"`);
+    for (const outcome of ['delivered', 'failed', 'failed_permanent', 'dead_lettered'])
+      expect(text).toContain(`"${METRICS_NAMESPACE}","Attempts","outcome","${outcome}","stage","qa"`);
   });
 
   it('plots latency percentiles: attempt duration per lane, publish to first attempt', () => {
@@ -91,7 +95,7 @@ describe('the dashboard', () => {
     expect(plotted(DASHBOARD_WIDGETS.publishToFirstAttempt)).toContain('PublishToFirstAttempt');
   });
 
-  it('plots both delivery queues\' depth and oldest age, and the dead-letter queues', () => {
+  it("plots both delivery queues' depth and oldest age, and the dead-letter queues", () => {
     const depth = plotted(DASHBOARD_WIDGETS.queueDepth);
     const age = plotted(DASHBOARD_WIDGETS.queueAge);
     for (const queue of ['DeliveryQueue', 'SlowDeliveryQueue']) {
@@ -99,24 +103,37 @@ describe('the dashboard', () => {
       expect(age).toContain(queue);
     }
     expect(age).toContain('ApproximateAgeOfOldestMessage');
-    for (const queue of ['DeadLetterQueue', 'PublishFailures', 'RecoveryDeadLetterQueue']) expect(plotted(DASHBOARD_WIDGETS.deadLetters)).toContain(queue);
+    for (const queue of ['DeadLetterQueue', 'PublishFailures', 'RecoveryDeadLetterQueue'])
+      expect(plotted(DASHBOARD_WIDGETS.deadLetters)).toContain(queue);
   });
 
   it('plots lane moves and deferrals, and the rate-limit refusals of every bucket of the stage', () => {
     expect(plotted(DASHBOARD_WIDGETS.lanes)).toContain('LaneMoves');
     expect(plotted(DASHBOARD_WIDGETS.lanes)).toContain('LaneDeferrals');
-    expect(plotted(DASHBOARD_WIDGETS.rateLimits)).toContain(`SEARCH('{${METRICS_NAMESPACE},stage,bucket} MetricName=\\"RateLimitRefusals\\" stage=\\"qa\\"', 'Sum', 300)`);
+    expect(plotted(DASHBOARD_WIDGETS.rateLimits)).toContain(
+      `SEARCH('{${METRICS_NAMESPACE},stage,bucket} MetricName=\\"RateLimitRefusals\\" stage=\\"qa\\"', 'Sum', 300)`,
+    );
   });
 
   it('plots errors, throttles and durations of the dispatchers, publisher, dead-letter consumer, authorizer, MCP and operations', () => {
     for (const title of [DASHBOARD_WIDGETS.functionErrors, DASHBOARD_WIDGETS.functionThrottles, DASHBOARD_WIDGETS.functionDurations]) {
       const text = plotted(title);
-      for (const fn of ['Dispatcher', 'SlowDispatcher', 'Publisher', 'DeadLetterConsumer', 'Authorizer', 'Mcp', 'ListWebhooks', 'CreateWebhook']) expect(text, `${title}: ${fn}`).toContain(fn);
+      for (const fn of [
+        'Dispatcher',
+        'SlowDispatcher',
+        'Publisher',
+        'DeadLetterConsumer',
+        'Authorizer',
+        'Mcp',
+        'ListWebhooks',
+        'CreateWebhook',
+      ])
+        expect(text, `${title}: ${fn}`).toContain(fn);
       expect(text).toContain('operations (2)');
     }
   });
 
-  it('plots the API\'s requests, 4xx, 5xx and latency, the table\'s throttles and capacity', () => {
+  it("plots the API's requests, 4xx, 5xx and latency, the table's throttles and capacity", () => {
     const api = plotted(DASHBOARD_WIDGETS.apiRequests);
     for (const name of ['"Count"', '4XXError', '5XXError']) expect(api).toContain(name);
     expect(plotted(DASHBOARD_WIDGETS.apiLatency)).toContain('Latency');

@@ -123,14 +123,19 @@ describe('the delivery pipeline', () => {
         Queues: [{ Ref: id }],
         PolicyDocument: {
           Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Principal: { AWS: '*' },
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
           ]),
         },
       });
     }
   });
 
-  it('hands every event of the bus, the service\'s own included, to the publisher, with retries and a dead-letter queue', () => {
+  it("hands every event of the bus, the service's own included, to the publisher, with retries and a dead-letter queue", () => {
     template.resourceCountIs('AWS::Events::EventBus', 1);
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'webhooks-dev' });
     const rules = template.findResources('AWS::Events::Rule', { Properties: { EventBusName: { Ref: logicalId(pipeline.eventBus) } } });
@@ -176,11 +181,26 @@ describe('the delivery pipeline', () => {
     const variables = (fn: ServiceFunction) => (functionProps(fn).Environment as { Variables: Record<string, unknown> }).Variables;
     const slowUrl = { Ref: logicalId(pipeline.slowQueue) };
     const dlqUrl = { Ref: logicalId(pipeline.deadLetterQueue) };
-    expect(variables(pipeline.dispatcher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl, SLOW_DELIVERY_QUEUE_URL: slowUrl, DEAD_LETTER_QUEUE_URL: dlqUrl, EVENT_BUS_NAME: busName });
-    expect(variables(pipeline.slowDispatcher)).toMatchObject({ TABLE_NAME: tableRef, SLOW_DELIVERY_QUEUE_URL: slowUrl, DEAD_LETTER_QUEUE_URL: dlqUrl, EVENT_BUS_NAME: busName });
+    expect(variables(pipeline.dispatcher)).toMatchObject({
+      TABLE_NAME: tableRef,
+      DELIVERY_QUEUE_URL: queueUrl,
+      SLOW_DELIVERY_QUEUE_URL: slowUrl,
+      DEAD_LETTER_QUEUE_URL: dlqUrl,
+      EVENT_BUS_NAME: busName,
+    });
+    expect(variables(pipeline.slowDispatcher)).toMatchObject({
+      TABLE_NAME: tableRef,
+      SLOW_DELIVERY_QUEUE_URL: slowUrl,
+      DEAD_LETTER_QUEUE_URL: dlqUrl,
+      EVENT_BUS_NAME: busName,
+    });
     // The slow dispatcher never touches the delivery queue.
     expect(variables(pipeline.slowDispatcher).DELIVERY_QUEUE_URL).toBeUndefined();
-    expect(variables(pipeline.publisher)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl, SLOW_DELIVERY_QUEUE_URL: slowUrl });
+    expect(variables(pipeline.publisher)).toMatchObject({
+      TABLE_NAME: tableRef,
+      DELIVERY_QUEUE_URL: queueUrl,
+      SLOW_DELIVERY_QUEUE_URL: slowUrl,
+    });
     // The dead-letter consumer sends back to the delivery queue what still has retries.
     expect(variables(pipeline.deadLetterConsumer)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl });
     for (const fn of [pipeline.publisher, pipeline.deadLetterConsumer]) expect(variables(fn).EVENT_BUS_NAME).toBeUndefined();
@@ -190,9 +210,16 @@ describe('the delivery pipeline', () => {
     const consume = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
     const sqsOf = (fn: ServiceFunction) => statementsOf(template, fn).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     const arn = (queue: typeof pipeline.queue) => ({ 'Fn::GetAtt': [logicalId(queue), 'Arn'] });
-    const send = { Effect: 'Allow', Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], Resource: [arn(pipeline.deadLetterQueue), arn(pipeline.slowQueue)] };
+    const send = {
+      Effect: 'Allow',
+      Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+      Resource: [arn(pipeline.deadLetterQueue), arn(pipeline.slowQueue)],
+    };
     // A retry due past the last receive is re-sent to the dispatcher's own lane.
-    expect(sqsOf(pipeline.dispatcher)).toEqual([{ ...send, Resource: [arn(pipeline.deadLetterQueue), arn(pipeline.queue), arn(pipeline.slowQueue)] }, { Effect: 'Allow', Action: consume, Resource: arn(pipeline.queue) }]);
+    expect(sqsOf(pipeline.dispatcher)).toEqual([
+      { ...send, Resource: [arn(pipeline.deadLetterQueue), arn(pipeline.queue), arn(pipeline.slowQueue)] },
+      { Effect: 'Allow', Action: consume, Resource: arn(pipeline.queue) },
+    ]);
     expect(sqsOf(pipeline.slowDispatcher)).toEqual([send, { Effect: 'Allow', Action: consume, Resource: arn(pipeline.slowQueue) }]);
     expect(sqsOf(pipeline.deadLetterConsumer)).toEqual([
       { Effect: 'Allow', Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], Resource: arn(pipeline.queue) },

@@ -39,7 +39,13 @@ beforeAll(() => {
   queue = new Queue(built.stack, 'DeliveryQueue');
   eventBus = new EventBus(built.stack, 'EventBus');
   jobQueue = new Queue(built.stack, 'JobQueue');
-  mcp = new McpEndpoint(built.stack, 'Mcp', { table, deliveryQueue: queue, eventBus, jobQueue, secretsKey: new SecretsKey(built.stack, 'Secrets') });
+  mcp = new McpEndpoint(built.stack, 'Mcp', {
+    table,
+    deliveryQueue: queue,
+    eventBus,
+    jobQueue,
+    secretsKey: new SecretsKey(built.stack, 'Secrets'),
+  });
   template = Template.fromStack(built.stack);
   resources = resourcesOf(template);
 }, 120_000);
@@ -78,15 +84,27 @@ describe('the MCP endpoint', () => {
     const other = buildTestStack();
     try {
       const t = new ServiceTable(other.stack, 'Data');
-      const siblings = { table: t, deliveryQueue: new Queue(other.stack, 'Q'), eventBus: new EventBus(other.stack, 'B'), jobQueue: new Queue(other.stack, 'J'), secretsKey: new SecretsKey(other.stack, 'K') };
-      const five = new McpEndpoint(other.stack, 'Five', { ...siblings, reservedConcurrency: 5, allowedOrigins: ['*'], workspaceLimits: { ...DEFAULT_WORKSPACE_LIMITS, endpoints: 7 } });
+      const siblings = {
+        table: t,
+        deliveryQueue: new Queue(other.stack, 'Q'),
+        eventBus: new EventBus(other.stack, 'B'),
+        jobQueue: new Queue(other.stack, 'J'),
+        secretsKey: new SecretsKey(other.stack, 'K'),
+      };
+      const five = new McpEndpoint(other.stack, 'Five', {
+        ...siblings,
+        reservedConcurrency: 5,
+        allowedOrigins: ['*'],
+        workspaceLimits: { ...DEFAULT_WORKSPACE_LIMITS, endpoints: 7 },
+      });
       const none = new McpEndpoint(other.stack, 'None', { ...siblings, reservedConcurrency: null });
       const all = resourcesOf(Template.fromStack(other.stack));
       expect(all[logicalId(five.handler.function)]!.Properties.ReservedConcurrentExecutions).toBe(5);
       expect(all[logicalId(none.handler.function)]!.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
       expect(all[logicalId(five.functionUrl)]!.Properties.Cors).toMatchObject({ AllowOrigins: ['*'], AllowMethods: ['POST'] });
       expect(all[logicalId(none.functionUrl)]!.Properties.Cors).not.toHaveProperty('AllowOrigins');
-      const variables = (f: typeof five) => (all[logicalId(f.handler.function)]!.Properties.Environment as { Variables: Record<string, string> }).Variables;
+      const variables = (f: typeof five) =>
+        (all[logicalId(f.handler.function)]!.Properties.Environment as { Variables: Record<string, string> }).Variables;
       expect(JSON.parse(variables(five).WORKSPACE_LIMITS!)).toEqual({ ...DEFAULT_WORKSPACE_LIMITS, endpoints: 7 });
       expect(JSON.parse(variables(none).WORKSPACE_LIMITS!)).toEqual(DEFAULT_WORKSPACE_LIMITS);
     } finally {
@@ -105,7 +123,12 @@ describe('the MCP endpoint', () => {
   });
 
   it("deploys the same CORS lists as the function's own OPTIONS answer (lambdas/mcp/gate.ts)", () => {
-    const cors = resources[logicalId(mcp.functionUrl)]!.Properties.Cors as { AllowHeaders: string[]; ExposeHeaders: string[]; AllowMethods: string[]; MaxAge: number };
+    const cors = resources[logicalId(mcp.functionUrl)]!.Properties.Cors as {
+      AllowHeaders: string[];
+      ExposeHeaders: string[];
+      AllowMethods: string[];
+      MaxAge: number;
+    };
     expect(cors.AllowHeaders).toEqual(list(MCP_CORS_HEADERS['access-control-allow-headers']));
     expect(cors.ExposeHeaders).toEqual(list(MCP_CORS_HEADERS['access-control-expose-headers']));
     // The URL answers a preflight itself, so OPTIONS is not a method to allow.
@@ -126,7 +149,7 @@ describe('the MCP endpoint', () => {
     for (const name of FORBIDDEN_ENVIRONMENT) expect(Object.keys(mcpVariables())).not.toContain(name);
   });
 
-  it('gets every resource the contract\'s operations use', () => {
+  it("gets every resource the contract's operations use", () => {
     const used = resourcesUsedBy(ops);
     expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents', 'jobQueue', 'secretSealing']);
     expect(mcpVariables()).toMatchObject({
@@ -142,7 +165,9 @@ describe('the MCP endpoint', () => {
     const kms = statementsOf(template, mcpFunction()).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
     expect(kms.flatMap(actionsOf)).toEqual(['kms:GenerateDataKey']);
     // One target per used resource (IAM merges the two queues' identical send grants into one statement).
-    const targets = new Set(beyondTable(mcpFunction()).flatMap((s) => [(JSON.parse(s) as { Resource: unknown }).Resource].flat().map((r) => JSON.stringify(r))));
+    const targets = new Set(
+      beyondTable(mcpFunction()).flatMap((s) => [(JSON.parse(s) as { Resource: unknown }).Resource].flat().map((r) => JSON.stringify(r))),
+    );
     expect(targets.size).toBe(used.size);
     // The delivery queue (test sends, replays) and the jobs queue (recover_webhook_deliveries starts a job): exactly the send grant.
     expect(statementsOf(template, mcpFunction())).toContainEqual({

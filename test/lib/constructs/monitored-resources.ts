@@ -34,6 +34,9 @@ export function monitoredResources(stack: Stack, stage = 'qa'): MonitoredResourc
     recoveryWorker: fn('RecoveryWorker', 'recovery-worker'),
     api,
     accessLogs: new LogGroup(stack, 'AccessLogs'),
-    table: new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING }, sortKey: { name: 'sk', type: AttributeType.STRING } }),
+    table: new Table(stack, 'Table', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      sortKey: { name: 'sk', type: AttributeType.STRING },
+    }),
   };
 }

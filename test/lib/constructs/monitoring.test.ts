@@ -54,22 +54,47 @@ const propsOf = (alarm: Alarm) => resources[logicalId(alarm)]!.Properties;
 function readOf(alarm: Alarm): { metrics: ReadMetric[]; expression?: string } {
   const p = propsOf(alarm);
   if (p.MetricName) {
-    return { metrics: [{ Namespace: p.Namespace as string, MetricName: p.MetricName as string, Dimensions: p.Dimensions as ReadMetric['Dimensions'], Stat: (p.Statistic ?? p.ExtendedStatistic) as string, Period: p.Period as number }] };
+    return {
+      metrics: [
+        {
+          Namespace: p.Namespace as string,
+          MetricName: p.MetricName as string,
+          Dimensions: p.Dimensions as ReadMetric['Dimensions'],
+          Stat: (p.Statistic ?? p.ExtendedStatistic) as string,
+          Period: p.Period as number,
+        },
+      ],
+    };
   }
-  const entries = p.Metrics as { Expression?: string; MetricStat?: { Metric: Omit<ReadMetric, 'Stat' | 'Period'>; Stat: string; Period: number } }[];
+  const entries = p.Metrics as {
+    Expression?: string;
+    MetricStat?: { Metric: Omit<ReadMetric, 'Stat' | 'Period'>; Stat: string; Period: number };
+  }[];
   return {
     expression: entries.find((e) => e.Expression)?.Expression,
-    metrics: entries.filter((e) => e.MetricStat).map((e) => ({ ...e.MetricStat!.Metric, Stat: e.MetricStat!.Stat, Period: e.MetricStat!.Period })),
+    metrics: entries
+      .filter((e) => e.MetricStat)
+      .map((e) => ({ ...e.MetricStat!.Metric, Stat: e.MetricStat!.Stat, Period: e.MetricStat!.Period })),
   };
 }
 
-const queueDimension = (queue: MonitoredResources['deliveryQueue']) => [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(queue), 'QueueName'] } }];
+const queueDimension = (queue: MonitoredResources['deliveryQueue']) => [
+  { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(queue), 'QueueName'] } },
+];
 const functionDimension = (fn: ServiceFunction) => [{ Name: 'FunctionName', Value: { Ref: logicalId(fn.function) } }];
 
 /** GitHub's anchors of a markdown file's headings (as test/docs/doc-links.test.ts computes them). */
 function anchorsOf(doc: string): Set<string> {
   const text = readFileSync(join(PROJECT_ROOT, doc), 'utf8');
-  return new Set([...text.matchAll(/^#+\s+(.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')));
+  return new Set(
+    [...text.matchAll(/^#+\s+(.+)$/gm)].map((m) =>
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, '')
+        .replace(/ /g, '-'),
+    ),
+  );
 }
 
 describe('the alarms', () => {
@@ -98,11 +123,20 @@ describe('the alarms', () => {
   });
 
   it('fire when dead letters (visible or in flight) stay in the dead-letter queue for 15 minutes', () => {
-    expect(propsOf(monitoring.deadLettersAlarm)).toMatchObject({ Threshold: 1, EvaluationPeriods: 15, DatapointsToAlarm: 15, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(propsOf(monitoring.deadLettersAlarm)).toMatchObject({
+      Threshold: 1,
+      EvaluationPeriods: 15,
+      DatapointsToAlarm: 15,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
     const { expression, metrics } = readOf(monitoring.deadLettersAlarm);
     expect(expression).toBe('visible + inFlight');
-    expect(metrics.map((m) => m.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesVisible']);
-    for (const m of metrics) expect(m).toMatchObject({ Namespace: 'AWS/SQS', Period: 60, Stat: 'Maximum', Dimensions: queueDimension(watched.deadLetterQueue) });
+    expect(metrics.map((m) => m.MetricName).sort()).toEqual([
+      'ApproximateNumberOfMessagesNotVisible',
+      'ApproximateNumberOfMessagesVisible',
+    ]);
+    for (const m of metrics)
+      expect(m).toMatchObject({ Namespace: 'AWS/SQS', Period: 60, Stat: 'Maximum', Dimensions: queueDimension(watched.deadLetterQueue) });
   });
 
   it('fire on any event in the publisher failure queue, and on any publisher error in 5 minutes', () => {
@@ -127,7 +161,11 @@ describe('the alarms', () => {
   it('fire when the oldest fast-lane message is 15 minutes old, and the oldest slow-lane message an hour old', () => {
     const age = { Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Statistic: 'Maximum', Period: 300 };
     expect(propsOf(monitoring.queueAgeAlarm)).toMatchObject({ ...age, Dimensions: queueDimension(watched.deliveryQueue), Threshold: 900 });
-    expect(propsOf(monitoring.slowQueueAgeAlarm)).toMatchObject({ ...age, Dimensions: queueDimension(watched.slowDeliveryQueue), Threshold: 3600 });
+    expect(propsOf(monitoring.slowQueueAgeAlarm)).toMatchObject({
+      ...age,
+      Dimensions: queueDimension(watched.slowDeliveryQueue),
+      Threshold: 3600,
+    });
   });
 
   it('fire on any error or throttle of either dispatcher in 5 minutes', () => {
@@ -151,11 +189,21 @@ describe('the alarms', () => {
   });
 
   it('fire when the delivery success rate, from the Attempts metric of the stage, is under the stage setting', () => {
-    expect(propsOf(monitoring.deliverySuccessRateAlarm)).toMatchObject({ Threshold: 85, ComparisonOperator: 'LessThanThreshold', EvaluationPeriods: 1 });
+    expect(propsOf(monitoring.deliverySuccessRateAlarm)).toMatchObject({
+      Threshold: 85,
+      ComparisonOperator: 'LessThanThreshold',
+      EvaluationPeriods: 1,
+    });
     expect(propsOf(monitoring.deliverySuccessRateAlarm).AlarmDescription).toMatch(/^Under 85 % of delivery attempts/);
     const { expression, metrics } = readOf(monitoring.deliverySuccessRateAlarm);
-    expect(expression).toBe('IF((FILL(d, 0) + FILL(f, 0) + FILL(p, 0)) >= 20, 100 * FILL(d, 0) / (FILL(d, 0) + FILL(f, 0) + FILL(p, 0)), 100)');
-    expect(metrics.map((m) => m.Dimensions!.find((d) => d.Name === 'outcome')!.Value).sort()).toEqual(['delivered', 'failed', 'failed_permanent']);
+    expect(expression).toBe(
+      'IF((FILL(d, 0) + FILL(f, 0) + FILL(p, 0)) >= 20, 100 * FILL(d, 0) / (FILL(d, 0) + FILL(f, 0) + FILL(p, 0)), 100)',
+    );
+    expect(metrics.map((m) => m.Dimensions!.find((d) => d.Name === 'outcome')!.Value).sort()).toEqual([
+      'delivered',
+      'failed',
+      'failed_permanent',
+    ]);
     for (const m of metrics) {
       expect(m).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: 'Attempts', Stat: 'Sum', Period: 900 });
       expect(m.Dimensions).toContainEqual({ Name: 'stage', Value: 'qa' });
@@ -163,11 +211,21 @@ describe('the alarms', () => {
   });
 
   it('fire when 5 % of API requests are 5xx in two 5-minute periods of three (given 20 requests)', () => {
-    expect(propsOf(monitoring.apiServerErrorsAlarm)).toMatchObject({ Threshold: API_5XX_ALARM_PERCENT, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    expect(propsOf(monitoring.apiServerErrorsAlarm)).toMatchObject({
+      Threshold: API_5XX_ALARM_PERCENT,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+    });
     const { expression, metrics } = readOf(monitoring.apiServerErrorsAlarm);
     expect(expression).toBe('IF(FILL(requests, 0) >= 20, 100 * FILL(errors, 0) / requests, 0)');
-    expect(metrics.map((m) => [m.MetricName, m.Stat])).toEqual(expect.arrayContaining([['5XXError', 'Sum'], ['Count', 'SampleCount']]));
-    for (const m of metrics) expect(m).toMatchObject({ Namespace: 'AWS/ApiGateway', Dimensions: [{ Name: 'ApiName', Value: 'webhooks-qa' }], Period: 300 });
+    expect(metrics.map((m) => [m.MetricName, m.Stat])).toEqual(
+      expect.arrayContaining([
+        ['5XXError', 'Sum'],
+        ['Count', 'SampleCount'],
+      ]),
+    );
+    for (const m of metrics)
+      expect(m).toMatchObject({ Namespace: 'AWS/ApiGateway', Dimensions: [{ Name: 'ApiName', Value: 'webhooks-qa' }], Period: 300 });
   });
 
   it('fire when the API p99 latency is 3 s for 15 minutes', () => {
@@ -185,7 +243,9 @@ describe('the alarms', () => {
 
   it('fire on an authorizer failure, counted from the API access log (a refused token is no failure)', () => {
     expect(propsOf(monitoring.authorizerFailuresAlarm)).toMatchObject({ Threshold: 1 });
-    expect(readOf(monitoring.authorizerFailuresAlarm).metrics).toEqual([{ Namespace: `${METRICS_NAMESPACE}/qa`, MetricName: AUTHORIZER_FAILURES_METRIC, Stat: 'Sum', Period: 300 }]);
+    expect(readOf(monitoring.authorizerFailuresAlarm).metrics).toEqual([
+      { Namespace: `${METRICS_NAMESPACE}/qa`, MetricName: AUTHORIZER_FAILURES_METRIC, Stat: 'Sum', Period: 300 },
+    ]);
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
       LogGroupName: { Ref: logicalId(watched.accessLogs) },
       FilterPattern: '{ ($.errorType = "AUTHORIZER_FAILURE") || ($.errorType = "AUTHORIZER_CONFIGURATION_ERROR") }',
@@ -213,9 +273,16 @@ describe('the alarms', () => {
   it('fire when DynamoDB throttles 10 requests of the service table in 5 minutes, whatever the operation', () => {
     expect(propsOf(monitoring.tableThrottlesAlarm)).toMatchObject({ Threshold: TABLE_THROTTLES_ALARM });
     const { metrics } = readOf(monitoring.tableThrottlesAlarm);
-    expect(metrics.map((m) => m.Dimensions!.find((d) => d.Name === 'Operation')!.Value).sort()).toEqual(
-      ['BatchGetItem', 'BatchWriteItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'],
-    );
+    expect(metrics.map((m) => m.Dimensions!.find((d) => d.Name === 'Operation')!.Value).sort()).toEqual([
+      'BatchGetItem',
+      'BatchWriteItem',
+      'DeleteItem',
+      'GetItem',
+      'PutItem',
+      'Query',
+      'TransactWriteItems',
+      'UpdateItem',
+    ]);
     for (const m of metrics) {
       expect(m).toMatchObject({ Namespace: 'AWS/DynamoDB', MetricName: 'ThrottledRequests', Stat: 'Sum', Period: 300 });
       expect(m.Dimensions).toContainEqual({ Name: 'TableName', Value: { Ref: logicalId(watched.table) } });

@@ -28,15 +28,24 @@ describe('operation resources', () => {
 
   it('bind nothing when nothing is used, whatever was given', () => {
     const s = stack();
-    const binding = bindOperationResources([], { deliveryQueue: new Queue(s, 'Q'), eventBus: new EventBus(s, 'B'), jobQueue: new Queue(s, 'J') }, 'listWebhooks', 'ServiceApi');
+    const binding = bindOperationResources(
+      [],
+      { deliveryQueue: new Queue(s, 'Q'), eventBus: new EventBus(s, 'B'), jobQueue: new Queue(s, 'J') },
+      'listWebhooks',
+      'ServiceApi',
+    );
     expect(binding.environment).toEqual({});
   });
 
   it('fail synth when the MCP endpoint lacks a resource some tool uses', () => {
     const s = stack();
     const table = new ServiceTable(s, 'Data');
-    expect(() => new McpEndpoint(s, 'Mcp', { table, deliveryQueue: new Queue(s, 'Q') })).toThrow('An MCP tool uses domain events: give McpEndpoint an eventBus');
-    expect(() => new McpEndpoint(s, 'Mcp2', { table, eventBus: new EventBus(s, 'B') })).toThrow('An MCP tool uses the delivery queue: give McpEndpoint a deliveryQueue');
+    expect(() => new McpEndpoint(s, 'Mcp', { table, deliveryQueue: new Queue(s, 'Q') })).toThrow(
+      'An MCP tool uses domain events: give McpEndpoint an eventBus',
+    );
+    expect(() => new McpEndpoint(s, 'Mcp2', { table, eventBus: new EventBus(s, 'B') })).toThrow(
+      'An MCP tool uses the delivery queue: give McpEndpoint a deliveryQueue',
+    );
     expect(() => new McpEndpoint(s, 'Mcp3', { table, deliveryQueue: new Queue(s, 'Q3'), eventBus: new EventBus(s, 'B3') })).toThrow(
       'An MCP tool uses the jobs queue: give McpEndpoint a jobQueue',
     );
@@ -44,14 +53,31 @@ describe('operation resources', () => {
 
   it('fail synth when the REST API lacks a resource an operation uses', () => {
     const s = stack();
-    expect(() => new ServiceApi(s, 'Api', { table: new ServiceTable(s, 'Data'), eventBus: new EventBus(s, 'B'), secretsKey: new SecretsKey(s, 'K') })).toThrow(
-      /^\w+ uses the delivery queue: give ServiceApi a deliveryQueue$/,
-    );
-    expect(() => new ServiceApi(s, 'Api2', { table: new ServiceTable(s, 'Data2'), deliveryQueue: new Queue(s, 'Q2'), eventBus: new EventBus(s, 'B2'), secretsKey: new SecretsKey(s, 'K2') })).toThrow(
-      'recoverWebhookDeliveries uses the jobs queue: give ServiceApi a jobQueue',
-    );
-    expect(() => new ServiceApi(s, 'Api3', { table: new ServiceTable(s, 'Data3'), deliveryQueue: new Queue(s, 'Q3'), eventBus: new EventBus(s, 'B3'), jobQueue: new Queue(s, 'J3') })).toThrow(
-      'createWebhook uses secret sealing: give ServiceApi a secretsKey',
-    );
+    expect(
+      () =>
+        new ServiceApi(s, 'Api', {
+          table: new ServiceTable(s, 'Data'),
+          eventBus: new EventBus(s, 'B'),
+          secretsKey: new SecretsKey(s, 'K'),
+        }),
+    ).toThrow(/^\w+ uses the delivery queue: give ServiceApi a deliveryQueue$/);
+    expect(
+      () =>
+        new ServiceApi(s, 'Api2', {
+          table: new ServiceTable(s, 'Data2'),
+          deliveryQueue: new Queue(s, 'Q2'),
+          eventBus: new EventBus(s, 'B2'),
+          secretsKey: new SecretsKey(s, 'K2'),
+        }),
+    ).toThrow('recoverWebhookDeliveries uses the jobs queue: give ServiceApi a jobQueue');
+    expect(
+      () =>
+        new ServiceApi(s, 'Api3', {
+          table: new ServiceTable(s, 'Data3'),
+          deliveryQueue: new Queue(s, 'Q3'),
+          eventBus: new EventBus(s, 'B3'),
+          jobQueue: new Queue(s, 'J3'),
+        }),
+    ).toThrow('createWebhook uses secret sealing: give ServiceApi a secretsKey');
   });
 });

@@ -38,7 +38,9 @@ describe('recovery jobs', () => {
   const queueProps = () => resources[logicalId(recovery.queue)]!.Properties;
 
   it('feeds the worker one job message at a time, at most two at once, with partial batch failures', () => {
-    const mappings = template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: logicalId(recovery.worker.function) } } });
+    const mappings = template.findResources('AWS::Lambda::EventSourceMapping', {
+      Properties: { FunctionName: { Ref: logicalId(recovery.worker.function) } },
+    });
     expect(Object.values(mappings).map((m) => m.Properties)).toEqual([
       {
         EventSourceArn: { 'Fn::GetAtt': [logicalId(recovery.queue), 'Arn'] },
@@ -50,10 +52,13 @@ describe('recovery jobs', () => {
     ]);
   });
 
-  it('hides a message in flight for six worker timeouts and dead-letters it after the worker\'s last receive', () => {
+  it("hides a message in flight for six worker timeouts and dead-letters it after the worker's last receive", () => {
     expect(workerProps().Timeout).toBe(JOB_WORKER_CONSUMER.timeoutSeconds);
     expect(queueProps().VisibilityTimeout).toBe(6 * JOB_WORKER_CONSUMER.timeoutSeconds);
-    expect(queueProps().RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(recovery.deadLetterQueue), 'Arn'] }, maxReceiveCount: JOB_WORKER_CONSUMER.maxReceives });
+    expect(queueProps().RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(recovery.deadLetterQueue), 'Arn'] },
+      maxReceiveCount: JOB_WORKER_CONSUMER.maxReceives,
+    });
     expect(resources[logicalId(recovery.deadLetterQueue)]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
   });
 
@@ -64,7 +69,14 @@ describe('recovery jobs', () => {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: id }],
         PolicyDocument: {
-          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Principal: { AWS: '*' },
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
         },
       });
     }
@@ -77,7 +89,11 @@ describe('recovery jobs', () => {
       DELIVERY_QUEUE_URL: { Ref: logicalId(deliveryQueue) },
       JOB_QUEUE_URL: { Ref: logicalId(recovery.queue) },
       RECOVERY_RATE_PER_SECOND: '20',
-      ...Object.fromEntries(Object.entries((workerProps().Environment as { Variables: Record<string, unknown> }).Variables).filter(([k]) => k.startsWith('POWERTOOLS_') || k.startsWith('NODE_'))),
+      ...Object.fromEntries(
+        Object.entries((workerProps().Environment as { Variables: Record<string, unknown> }).Variables).filter(
+          ([k]) => k.startsWith('POWERTOOLS_') || k.startsWith('NODE_'),
+        ),
+      ),
     });
   });
 
@@ -86,13 +102,23 @@ describe('recovery jobs', () => {
     expect(dynamo).toHaveLength(1);
     expect(actionsOf(dynamo[0]!).sort()).toEqual([...TABLE_WRITE_ACTIONS].sort());
     const queueStatements = statementsOf(template, recovery.worker).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
-    const byQueue = (queue: Queue) => [...new Set(queueStatements.filter((s) => JSON.stringify(s.Resource).includes(`"${logicalId(queue)}"`)).flatMap(actionsOf))].sort();
+    const byQueue = (queue: Queue) =>
+      [...new Set(queueStatements.filter((s) => JSON.stringify(s.Resource).includes(`"${logicalId(queue)}"`)).flatMap(actionsOf))].sort();
     expect(byQueue(deliveryQueue)).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
-    expect(byQueue(recovery.queue)).toEqual(
-      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'],
-    );
+    expect(byQueue(recovery.queue)).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+    ]);
     expect(byQueue(recovery.deadLetterQueue)).toEqual([]);
-    expect(statementsOf(template, recovery.worker).flatMap(actionsOf).filter((a) => a.startsWith('events:'))).toEqual([]);
+    expect(
+      statementsOf(template, recovery.worker)
+        .flatMap(actionsOf)
+        .filter((a) => a.startsWith('events:')),
+    ).toEqual([]);
     expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(1);
   });
 });

@@ -51,7 +51,8 @@ afterAll(() => removeTestOutput(built?.app));
 describe('the REST functions', () => {
   it('give the API functions 256 MB and 10 s', () => {
     const fns = [...api.operationFunctions.values(), api.authorizerFunction, api.docs.handler, api.console.handler];
-    for (const fn of fns) expect(resources[logicalId(fn.function)]!.Properties, fn.node.path).toMatchObject({ MemorySize: 256, Timeout: 10 });
+    for (const fn of fns)
+      expect(resources[logicalId(fn.function)]!.Properties, fn.node.path).toMatchObject({ MemorySize: 256, Timeout: 10 });
   });
 
   it('give each REST function the table, the rate-limit table, the quotas and the workspace limits; the authorizer only the table; docs and console nothing', () => {
@@ -62,7 +63,12 @@ describe('the REST functions', () => {
         Description: Match.stringLikeRegexp(`^${def.method} `),
         Role: { 'Fn::GetAtt': [logicalId(fn.role), 'Arn'] },
         Environment: {
-          Variables: { TABLE_NAME: tableRef, RATE_LIMIT_TABLE_NAME: tableRef, RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS), WORKSPACE_LIMITS: JSON.stringify(DEFAULT_WORKSPACE_LIMITS) },
+          Variables: {
+            TABLE_NAME: tableRef,
+            RATE_LIMIT_TABLE_NAME: tableRef,
+            RATE_LIMITS: JSON.stringify(DEFAULT_QUOTAS),
+            WORKSPACE_LIMITS: JSON.stringify(DEFAULT_WORKSPACE_LIMITS),
+          },
         },
       });
     }
@@ -92,7 +98,17 @@ describe('the REST API', () => {
 
   it("screens the header exactly as the authorizer's bearerToken parses it", () => {
     const pattern = new RegExp(BEARER_HEADER_PATTERN);
-    for (const header of ['Bearer whk_abc', 'bearer whk_abc', 'BEARER   whk_abc  ', ' Bearer\twhk_abc', 'Bearer', 'Bearer a b', 'Basic abc', 'whk_abc', '']) {
+    for (const header of [
+      'Bearer whk_abc',
+      'bearer whk_abc',
+      'BEARER   whk_abc  ',
+      ' Bearer\twhk_abc',
+      'Bearer',
+      'Bearer a b',
+      'Basic abc',
+      'whk_abc',
+      '',
+    ]) {
       expect(pattern.test(header), JSON.stringify(header)).toBe(bearerToken(header) !== null);
     }
   });
@@ -124,7 +140,9 @@ describe('the REST API', () => {
     const deliveries = webhooks?.getResource('deliveries');
     expect(webhooks?.getResource('{endpointId}')).toBeDefined();
     expect(deliveries?.getResource('{deliveryId}')?.getResource('replay')).toBeDefined();
-    const children = ofType(template, 'AWS::ApiGateway::Resource').filter(([, r]) => JSON.stringify(r.Properties.ParentId) === JSON.stringify({ Ref: logicalId(webhooks!) }));
+    const children = ofType(template, 'AWS::ApiGateway::Resource').filter(
+      ([, r]) => JSON.stringify(r.Properties.ParentId) === JSON.stringify({ Ref: logicalId(webhooks!) }),
+    );
     expect(children.map(([, r]) => r.Properties.PathPart).sort()).toEqual(['deliveries', '{endpointId}']);
   });
 
@@ -165,7 +183,9 @@ describe('the REST API', () => {
   });
 
   it('gives API Gateway invoke permissions only for the deployed stage, no test-invoke', () => {
-    const permissions = ofType(template, 'AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com');
+    const permissions = ofType(template, 'AWS::Lambda::Permission').filter(
+      ([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com',
+    );
     // One per method and one for the authorizer.
     expect(permissions).toHaveLength(ops.length + DOCS_PATHS.length + CONSOLE_PATHS.length + 1);
     for (const [id, p] of permissions) expect(JSON.stringify(p.Properties.SourceArn), id).not.toContain('test-invoke-stage');
@@ -186,7 +206,11 @@ describe('the REST API', () => {
     expect(props.TracingEnabled).toBe(true);
     expect(JSON.stringify(props.AccessLogSetting.DestinationArn)).toContain(logicalId(api.accessLogs));
     const format = JSON.parse(props.AccessLogSetting.Format) as Record<string, string>;
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', principalId: '$context.authorizer.principalId' });
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      principalId: '$context.authorizer.principalId',
+    });
     expect(props.MethodSettings).toContainEqual(
       expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
     );
@@ -201,15 +225,23 @@ describe('the REST API', () => {
 describe('gateway responses', () => {
   /** The body API Gateway would send, with its variables filled in. */
   function render(bodyTemplate: string): unknown {
-    return JSON.parse(bodyTemplate.replaceAll('$context.error.messageString', '"Gateway message"').replaceAll('$context.requestId', 'req-123'));
+    return JSON.parse(
+      bodyTemplate.replaceAll('$context.error.messageString', '"Gateway message"').replaceAll('$context.requestId', 'req-123'),
+    );
   }
 
   it('answer every listed type as problem+json in the shared shape', () => {
     template.resourceCountIs('AWS::ApiGateway::GatewayResponse', GATEWAY_PROBLEMS.length);
     for (const problem of GATEWAY_PROBLEMS) {
-      const found = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: problem.type.responseType } }));
+      const found = Object.values(
+        template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: problem.type.responseType } }),
+      );
       expect(found, problem.type.responseType).toHaveLength(1);
-      const props = found[0]!.Properties as { StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates: Record<string, string> };
+      const props = found[0]!.Properties as {
+        StatusCode: string;
+        ResponseParameters: Record<string, string>;
+        ResponseTemplates: Record<string, string>;
+      };
       expect(props.ResponseParameters['gatewayresponse.header.Content-Type']).toBe(`'${PROBLEM_CONTENT_TYPE}'`);
       const body = ProblemSchema.strict().parse(render(props.ResponseTemplates['application/json']!));
       expect(body.tag).toBe(problem.tag);

@@ -42,7 +42,10 @@ describe('the schedules', () => {
       State: 'ENABLED',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(fn.function), 'Arn'] } })],
     });
-    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: logicalId(fn.function) }, MaximumRetryAttempts: 0 });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalId(fn.function) },
+      MaximumRetryAttempts: 0,
+    });
   });
 
   it('give each schedule a timeout well under its rate', () => {

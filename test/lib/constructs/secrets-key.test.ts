@@ -35,7 +35,8 @@ beforeAll(() => {
 
 afterAll(() => removeTestOutput(built?.app));
 
-const kmsStatements = (statements: ReturnType<typeof statementsOfRole>) => statements.filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
+const kmsStatements = (statements: ReturnType<typeof statementsOfRole>) =>
+  statements.filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
 const context = { StringEquals: { 'kms:EncryptionContext:purpose': KMS_ENCRYPTION_CONTEXT.purpose } };
 
 describe('the secrets key', () => {

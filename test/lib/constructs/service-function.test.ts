@@ -49,7 +49,11 @@ describe('a service function', () => {
         LoggingConfig: { LogGroup: { Ref: expect.any(String) as string } },
       });
       const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
-      expect(resources[logGroupId], id).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+      expect(resources[logGroupId], id).toMatchObject({
+        Type: 'AWS::Logs::LogGroup',
+        Properties: { RetentionInDays: 30 },
+        DeletionPolicy: 'Retain',
+      });
     }
   });
 

@@ -70,7 +70,8 @@ describe('billing', () => {
   it('on demand (the default) has no provisioned throughput and no auto scaling', () => {
     const [table] = Object.values(template.findResources('AWS::DynamoDB::Table'));
     expect(table!.Properties.ProvisionedThroughput).toBeUndefined();
-    for (const gsi of table!.Properties.GlobalSecondaryIndexes as { ProvisionedThroughput?: unknown }[]) expect(gsi.ProvisionedThroughput).toBeUndefined();
+    for (const gsi of table!.Properties.GlobalSecondaryIndexes as { ProvisionedThroughput?: unknown }[])
+      expect(gsi.ProvisionedThroughput).toBeUndefined();
     template.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
     template.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 0);
   });
@@ -90,14 +91,26 @@ describe('billing', () => {
     const tableRef = Stack.of(provisionedTable).resolve(provisionedTable.table.tableName) as unknown;
     const targets = Object.entries(provisioned.findResources('AWS::ApplicationAutoScaling::ScalableTarget'));
     const resourceIds = (['table', ...INDEXES.map((g) => g.name)] as const).flatMap((target) =>
-      (['Read', 'Write'] as const).map((kind) => ({ target, kind, resource: target === 'table' ? `table/${JSON.stringify(tableRef)}` : `table/${JSON.stringify(tableRef)}/index/${target}` })),
+      (['Read', 'Write'] as const).map((kind) => ({
+        target,
+        kind,
+        resource: target === 'table' ? `table/${JSON.stringify(tableRef)}` : `table/${JSON.stringify(tableRef)}/index/${target}`,
+      })),
     );
     expect(targets).toHaveLength(resourceIds.length);
     const seen = targets.map(([, t]) => {
-      const p = t.Properties as { ScalableDimension: string; MinCapacity: number; MaxCapacity: number; ResourceId: unknown; ServiceNamespace: string };
+      const p = t.Properties as {
+        ScalableDimension: string;
+        MinCapacity: number;
+        MaxCapacity: number;
+        ResourceId: unknown;
+        ServiceNamespace: string;
+      };
       expect(p.ServiceNamespace).toBe('dynamodb');
       const kind = p.ScalableDimension.endsWith('ReadCapacityUnits') ? 'Read' : 'Write';
-      expect([p.MinCapacity, p.MaxCapacity]).toEqual(kind === 'Read' ? [CAPACITY.readMin, CAPACITY.readMax] : [CAPACITY.writeMin, CAPACITY.writeMax]);
+      expect([p.MinCapacity, p.MaxCapacity]).toEqual(
+        kind === 'Read' ? [CAPACITY.readMin, CAPACITY.readMax] : [CAPACITY.writeMin, CAPACITY.writeMax],
+      );
       const onIndex = p.ScalableDimension.startsWith('dynamodb:index:');
       const resource = JSON.stringify(p.ResourceId);
       const index = onIndex ? INDEXES.find((g) => resource.includes(`/index/${g.name}"`))?.name : 'table';

@@ -43,7 +43,8 @@ afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
-const get = (path: string) => handler({ path, httpMethod: 'GET', requestContext: { requestId: 'req-1' } as APIGatewayProxyEvent['requestContext'] });
+const get = (path: string) =>
+  handler({ path, httpMethod: 'GET', requestContext: { requestId: 'req-1' } as APIGatewayProxyEvent['requestContext'] });
 
 describe('the docs bundle', () => {
   it('holds index.js, its source map and a world-readable docs folder', () => {

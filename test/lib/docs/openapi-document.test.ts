@@ -42,31 +42,36 @@ describe('the OpenAPI document generated from the contract', () => {
     expect(entry.security).toEqual([{ bearerAuth: [] }]);
     expect(Object.keys(entry.responses)).toContain(String(op.successStatus));
     for (const tag of declaredErrors(op)) {
-      expect(entry.responses[String(ERROR_STATUS[tag])].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Problem');
+      expect(entry.responses[String(ERROR_STATUS[tag])].content['application/problem+json'].schema.$ref).toBe(
+        '#/components/schemas/Problem',
+      );
     }
   });
 
-  it.each((OPERATIONS as readonly OperationDef[]).map((o) => [o.operationId, o] as const))('gives %s examples that the contract itself accepts', (_id, op) => {
-    const entry = doc.paths[op.path][op.method.toLowerCase()];
-    if (op.body) {
-      const example = entry.requestBody.content['application/json'].example;
-      expect(example, 'request body example').toBeDefined();
-      expect(op.body.safeParse(example).error).toBeUndefined();
-    } else {
-      expect(entry.requestBody).toBeUndefined();
-    }
-    if (op.response) {
-      const example = entry.responses[String(op.successStatus)].content['application/json'].example;
-      expect(example, 'response example').toBeDefined();
-      expect(op.response.safeParse(example).error).toBeUndefined();
-    }
-    for (const tag of declaredErrors(op)) {
-      const examples = entry.responses[String(ERROR_STATUS[tag])].content['application/problem+json'].examples;
-      expect(examples[tag].value).toEqual(problemExample(tag, op));
-      expect(examples[tag].value).toMatchObject({ tag, status: ERROR_STATUS[tag], type: `urn:problem:webhooks:${tag}` });
-      expect(ProblemSchema.safeParse(examples[tag].value).error).toBeUndefined();
-    }
-  });
+  it.each((OPERATIONS as readonly OperationDef[]).map((o) => [o.operationId, o] as const))(
+    'gives %s examples that the contract itself accepts',
+    (_id, op) => {
+      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      if (op.body) {
+        const example = entry.requestBody.content['application/json'].example;
+        expect(example, 'request body example').toBeDefined();
+        expect(op.body.safeParse(example).error).toBeUndefined();
+      } else {
+        expect(entry.requestBody).toBeUndefined();
+      }
+      if (op.response) {
+        const example = entry.responses[String(op.successStatus)].content['application/json'].example;
+        expect(example, 'response example').toBeDefined();
+        expect(op.response.safeParse(example).error).toBeUndefined();
+      }
+      for (const tag of declaredErrors(op)) {
+        const examples = entry.responses[String(ERROR_STATUS[tag])].content['application/problem+json'].examples;
+        expect(examples[tag].value).toEqual(problemExample(tag, op));
+        expect(examples[tag].value).toMatchObject({ tag, status: ERROR_STATUS[tag], type: `urn:problem:webhooks:${tag}` });
+        expect(ProblemSchema.safeParse(examples[tag].value).error).toBeUndefined();
+      }
+    },
+  );
 
   it('subscribes the example endpoint to catalogue types only', () => {
     const create = doc.paths['/workspaces/{slug}/webhooks'].post.requestBody.content['application/json'].example;
@@ -90,21 +95,37 @@ describe('the OpenAPI document generated from the contract', () => {
 
     it('words each refusal as the operations do (the exact details test/operations/workspace-limits.test.ts gets)', () => {
       const two = { testSendsPerMinute: 3, replaysPerMinute: 2, endpoints: 2, apiTokens: 2 };
-      expect(workspaceLimitRefusal('endpoints', two)).toBe('This workspace has 2 webhook endpoints, the most it may have; delete one first');
+      expect(workspaceLimitRefusal('endpoints', two)).toBe(
+        'This workspace has 2 webhook endpoints, the most it may have; delete one first',
+      );
       expect(workspaceLimitRefusal('apiTokens', two)).toBe('This workspace has 2 API tokens, the most it may have; revoke one first');
-      expect(workspaceLimitRefusal('testSendsPerMinute', two, 55)).toBe("This workspace's quota of 3 test sends per minute, shared by all its tokens, is used up; retry after 55 s");
-      expect(workspaceLimitRefusal('replaysPerMinute', two, 7)).toBe("This workspace's quota of 2 replays per minute, shared by all its tokens, is used up; retry after 7 s");
+      expect(workspaceLimitRefusal('testSendsPerMinute', two, 55)).toBe(
+        "This workspace's quota of 3 test sends per minute, shared by all its tokens, is used up; retry after 55 s",
+      );
+      expect(workspaceLimitRefusal('replaysPerMinute', two, 7)).toBe(
+        "This workspace's quota of 2 replays per minute, shared by all its tokens, is used up; retry after 7 s",
+      );
       const one = { testSendsPerMinute: 1, replaysPerMinute: 1, endpoints: 1, apiTokens: 1 };
       expect(workspaceLimitRefusal('endpoints', one)).toBe('This workspace has 1 webhook endpoint, the most it may have; delete one first');
       expect(workspaceLimitRefusal('apiTokens', one)).toBe('This workspace has 1 API token, the most it may have; revoke one first');
-      expect(workspaceLimitRefusal('testSendsPerMinute', one, 5)).toBe("This workspace's quota of 1 test send per minute, shared by all its tokens, is used up; retry after 5 s");
+      expect(workspaceLimitRefusal('testSendsPerMinute', one, 5)).toBe(
+        "This workspace's quota of 1 test send per minute, shared by all its tokens, is used up; retry after 5 s",
+      );
     });
 
     it("gives creating an endpoint or a token the workspace's count limit as its 409 example and in its description", () => {
-      expect(problems('createWebhook', 409).Conflict.value.detail).toBe(`This workspace has ${endpoints} webhook endpoints, the most it may have; delete one first`);
-      expect(problems('createApiToken', 409).Conflict.value.detail).toBe(`This workspace has ${apiTokens} API tokens, the most it may have; revoke one first`);
-      expect(operation('createWebhook').description).toContain(`A workspace may have ${endpoints} webhook endpoints by default (setting \`workspaceLimits.endpoints\`): past it, 409 \`Conflict\``);
-      expect(operation('createApiToken').description).toContain(`A workspace may have ${apiTokens} API tokens by default (setting \`workspaceLimits.apiTokens\`): past it, 409 \`Conflict\``);
+      expect(problems('createWebhook', 409).Conflict.value.detail).toBe(
+        `This workspace has ${endpoints} webhook endpoints, the most it may have; delete one first`,
+      );
+      expect(problems('createApiToken', 409).Conflict.value.detail).toBe(
+        `This workspace has ${apiTokens} API tokens, the most it may have; revoke one first`,
+      );
+      expect(operation('createWebhook').description).toContain(
+        `A workspace may have ${endpoints} webhook endpoints by default (setting \`workspaceLimits.endpoints\`): past it, 409 \`Conflict\``,
+      );
+      expect(operation('createApiToken').description).toContain(
+        `A workspace may have ${apiTokens} API tokens by default (setting \`workspaceLimits.apiTokens\`): past it, 409 \`Conflict\``,
+      );
       expect(operation('createWebhook').responses['409'].description).toContain("the workspace's endpoint limit");
       // The concurrent-rotation conflict stays the rotation's.
       expect(problems('rotateWebhookSecret', 409).Conflict.value.detail).toMatch(/Another rotation of this secret/);
@@ -114,13 +135,19 @@ describe('the OpenAPI document generated from the contract', () => {
     it("gives test sends and replays the workspace's quota as their 429 example, beside the token's bucket, and in their description", () => {
       const send = problems('sendWebhookTestEvent', 429);
       expect(Object.keys(send)).toEqual(['RateLimited', 'RateLimitedPerToken']);
-      expect(send.RateLimited.value.detail).toBe(`This workspace's quota of ${testSendsPerMinute} test sends per minute, shared by all its tokens, is used up; retry after 12 s`);
+      expect(send.RateLimited.value.detail).toBe(
+        `This workspace's quota of ${testSendsPerMinute} test sends per minute, shared by all its tokens, is used up; retry after 12 s`,
+      );
       expect(send.RateLimitedPerToken.value.detail).toBe('Too many rest_write requests for this token; retry after 12 s');
       expect(problems('replayWebhookDelivery', 429).RateLimited.value.detail).toBe(
         `This workspace's quota of ${replaysPerMinute} replays per minute, shared by all its tokens, is used up; retry after 12 s`,
       );
-      expect(operation('sendWebhookTestEvent').description).toContain(`a quota of ${testSendsPerMinute} test sends per minute by default (setting \`workspaceLimits.testSendsPerMinute\`)`);
-      expect(operation('replayWebhookDelivery').description).toContain(`a quota of ${replaysPerMinute} replays per minute by default (setting \`workspaceLimits.replaysPerMinute\`)`);
+      expect(operation('sendWebhookTestEvent').description).toContain(
+        `a quota of ${testSendsPerMinute} test sends per minute by default (setting \`workspaceLimits.testSendsPerMinute\`)`,
+      );
+      expect(operation('replayWebhookDelivery').description).toContain(
+        `a quota of ${replaysPerMinute} replays per minute by default (setting \`workspaceLimits.replaysPerMinute\`)`,
+      );
       expect(operation('sendWebhookTestEvent').responses['429'].description).toContain("the workspace's quota");
     });
 
@@ -131,7 +158,10 @@ describe('the OpenAPI document generated from the contract', () => {
 
   it('lists the event catalogue under webhooks', () => {
     expect(Object.keys(doc.webhooks)).toEqual(builtInCatalogue().map((t) => t.name));
-    expect(doc.webhooks['webhook.test_event'].post.requestBody.content['application/json'].schema.properties.eventType).toEqual({ type: 'string', enum: ['webhook.test_event'] });
+    expect(doc.webhooks['webhook.test_event'].post.requestBody.content['application/json'].schema.properties.eventType).toEqual({
+      type: 'string',
+      enum: ['webhook.test_event'],
+    });
   });
 
   it('has unique operation ids and MCP tool names', () => {
@@ -146,41 +176,49 @@ describe('the webhooks of the deployment catalogue', () => {
     expect(deployment.types.some((t) => !t.builtIn)).toBe(true);
   });
 
-  it.each(deployment.types.map((t) => [t.name, t] as const))('describes %s: payload schema, delivery headers, signature scheme', (name, type) => {
-    const hook = deployed.webhooks[name].post;
-    expect(hook.operationId).toBe(`webhook_${name.replace(/[^a-zA-Z0-9]/g, '_')}`);
-    expect(hook.summary).toBeTruthy();
-    expect(hook.description).toContain(type.description);
-    expect(hook.description).toContain('HMAC-SHA256');
-    expect(hook.description).toContain('`<webhook-id>.<webhook-timestamp>.<raw body>`');
-    expect(hook.security).toEqual([{ webhookSignature: [] }]);
-    expect(hook.parameters.map((p: any) => [p.in, p.name, p.required])).toEqual(DELIVERY_HEADERS.map((h) => ['header', h, true]));
-    for (const p of hook.parameters) expect(p.description, p.name).toBeTruthy();
+  it.each(deployment.types.map((t) => [t.name, t] as const))(
+    'describes %s: payload schema, delivery headers, signature scheme',
+    (name, type) => {
+      const hook = deployed.webhooks[name].post;
+      expect(hook.operationId).toBe(`webhook_${name.replace(/[^a-zA-Z0-9]/g, '_')}`);
+      expect(hook.summary).toBeTruthy();
+      expect(hook.description).toContain(type.description);
+      expect(hook.description).toContain('HMAC-SHA256');
+      expect(hook.description).toContain('`<webhook-id>.<webhook-timestamp>.<raw body>`');
+      expect(hook.security).toEqual([{ webhookSignature: [] }]);
+      expect(hook.parameters.map((p: any) => [p.in, p.name, p.required])).toEqual(DELIVERY_HEADERS.map((h) => ['header', h, true]));
+      for (const p of hook.parameters) expect(p.description, p.name).toBeTruthy();
 
-    const body = hook.requestBody.content['application/json'].schema;
-    expect(hook.requestBody.required).toBe(true);
-    expect(body.required).toEqual(['deliveryId', 'eventType', 'payload']);
-    expect(body.properties.eventType).toEqual({ type: 'string', enum: [name] });
-    expect(body.properties.payload).toEqual({ $ref: `#/components/schemas/${payloadComponentName(name)}` });
-    // The catalogue's JSON Schema, as GET /event-types serves it, less its own `$schema`.
-    const { $schema: _, ...payloadSchema } = type.payloadSchema;
-    expect(deployed.components.schemas[payloadComponentName(name)]).toEqual(payloadSchema);
-    expect(Object.keys(hook.responses).sort()).toEqual(['2XX', 'default']);
-  });
+      const body = hook.requestBody.content['application/json'].schema;
+      expect(hook.requestBody.required).toBe(true);
+      expect(body.required).toEqual(['deliveryId', 'eventType', 'payload']);
+      expect(body.properties.eventType).toEqual({ type: 'string', enum: [name] });
+      expect(body.properties.payload).toEqual({ $ref: `#/components/schemas/${payloadComponentName(name)}` });
+      // The catalogue's JSON Schema, as GET /event-types serves it, less its own `$schema`.
+      const { $schema: _, ...payloadSchema } = type.payloadSchema;
+      expect(deployed.components.schemas[payloadComponentName(name)]).toEqual(payloadSchema);
+      expect(Object.keys(hook.responses).sort()).toEqual(['2XX', 'default']);
+    },
+  );
 
-  it.each(builtInCatalogue().map((t) => [t.name] as const))('signs the %s example as the dispatcher would, and standardwebhooks verifies it', (name) => {
-    const hook = deployed.webhooks[name].post;
-    const body = hook.requestBody.content['application/json'].example;
-    expect(body).toMatchObject({ deliveryId: SIGNATURE_EXAMPLE.webhookId, eventType: name });
-    expect(deployment.validate(name, body.payload)).toEqual([]);
-    const headers = Object.fromEntries(hook.parameters.map((p: any) => [p.name, p.example]));
-    expect(headers['user-agent']).toBe(USER_AGENT);
-    expect(headers['webhook-id']).toBe(body.deliveryId);
-    const raw = JSON.stringify(body);
-    expect(headers['webhook-signature']).toBe(signOne(SIGNATURE_EXAMPLE.secret, SIGNATURE_EXAMPLE.webhookId, SIGNATURE_EXAMPLE.timestamp, raw));
-    vi.useFakeTimers({ now: SIGNATURE_EXAMPLE.timestamp * 1000 });
-    expect(new Webhook(SIGNATURE_EXAMPLE.secret).verify(raw, headers)).toEqual(body);
-  });
+  it.each(builtInCatalogue().map((t) => [t.name] as const))(
+    'signs the %s example as the dispatcher would, and standardwebhooks verifies it',
+    (name) => {
+      const hook = deployed.webhooks[name].post;
+      const body = hook.requestBody.content['application/json'].example;
+      expect(body).toMatchObject({ deliveryId: SIGNATURE_EXAMPLE.webhookId, eventType: name });
+      expect(deployment.validate(name, body.payload)).toEqual([]);
+      const headers = Object.fromEntries(hook.parameters.map((p: any) => [p.name, p.example]));
+      expect(headers['user-agent']).toBe(USER_AGENT);
+      expect(headers['webhook-id']).toBe(body.deliveryId);
+      const raw = JSON.stringify(body);
+      expect(headers['webhook-signature']).toBe(
+        signOne(SIGNATURE_EXAMPLE.secret, SIGNATURE_EXAMPLE.webhookId, SIGNATURE_EXAMPLE.timestamp, raw),
+      );
+      vi.useFakeTimers({ now: SIGNATURE_EXAMPLE.timestamp * 1000 });
+      expect(new Webhook(SIGNATURE_EXAMPLE.secret).verify(raw, headers)).toEqual(body);
+    },
+  );
 
   it("signs the attempt example's request over the delivery example's body, and standardwebhooks verifies it", () => {
     const delivery = deployed.components.schemas.Delivery.example;
@@ -188,7 +226,9 @@ describe('the webhooks of the deployment catalogue', () => {
     const raw = JSON.stringify({ deliveryId: delivery.deliveryId, eventType: delivery.eventType, payload: delivery.payload });
     expect(headers['webhook-id']).toBe(delivery.deliveryId);
     expect(headers['user-agent']).toBe(USER_AGENT);
-    expect(headers['webhook-signature']).toBe(signOne(SIGNATURE_EXAMPLE.secret, delivery.deliveryId, Number(headers['webhook-timestamp']), raw));
+    expect(headers['webhook-signature']).toBe(
+      signOne(SIGNATURE_EXAMPLE.secret, delivery.deliveryId, Number(headers['webhook-timestamp']), raw),
+    );
     vi.useFakeTimers({ now: Number(headers['webhook-timestamp']) * 1000 });
     expect(new Webhook(SIGNATURE_EXAMPLE.secret).verify(raw, headers)).toMatchObject({ deliveryId: delivery.deliveryId });
   });
@@ -197,13 +237,17 @@ describe('the webhooks of the deployment catalogue', () => {
     const text = deployed.webhooks['webhook.test_event'].post.description;
     expect(deployed.info.description).toContain('## Receiving webhooks');
     for (const doc of [text, deployed.info.description]) {
-      expect(doc).toContain(`${RETRY_DELAY_SECONDS} s × attempt, at most ${(MAX_RETRIES * RETRY_DELAY_SECONDS) / 60} minutes apart, ${MAX_RETRIES} retries`);
+      expect(doc).toContain(
+        `${RETRY_DELAY_SECONDS} s × attempt, at most ${(MAX_RETRIES * RETRY_DELAY_SECONDS) / 60} minutes apart, ${MAX_RETRIES} retries`,
+      );
       expect(doc).toContain(`Answer 2xx within ${SEND_LIMITS.deadlineMs / 1000} seconds`);
       expect(doc).toContain(`user-agent: ${USER_AGENT}`);
       expect(DISABLE_THRESHOLD).toBe(20);
       expect(doc).toContain(`${DISABLE_THRESHOLD} consecutive failures disable the endpoint`);
     }
-    expect(deployed.webhooks['webhook.test_event'].post.responses['2XX'].description).toContain(`first ${SEND_LIMITS.bodyCapBytes / 1024} KiB`);
+    expect(deployed.webhooks['webhook.test_event'].post.responses['2XX'].description).toContain(
+      `first ${SEND_LIMITS.bodyCapBytes / 1024} KiB`,
+    );
   });
 
   it('gives a configured type without examples no invented example', () => {
