@@ -1,5 +1,5 @@
 /**
- * The cost model (issue 9 item 8, docs/scaling.md): AWS dollars per million first-try deliveries,
+ * The cost model (docs/scaling.md#cost-per-million-deliveries): AWS dollars per million first-try deliveries,
  * computed from what one benchmark phase counted (DynamoDB units from ConsumedCapacity,
  * bench/capacity.ts; the rest from bench/usage.ts) at the prices of bench/prices.ts and the
  * functions' deployed memory and architecture (bench/deployed.ts). Pure: no I/O.
@@ -260,7 +260,7 @@ export function receiverLatencyCost(
 }
 
 /**
- * The payload's own DynamoDB units (issue 9 item 2's allowance): one standard write of an item of
+ * The payload's own DynamoDB units (the growth a larger payload is allowed): one standard write of an item of
  * `bytes` (1 WCU per 1 KiB or part of it) and one strongly consistent read of it (1 RCU per 4 KiB
  * or part), ignoring the item's other attributes.
  */

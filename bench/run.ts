@@ -309,7 +309,7 @@ async function measuredPhases(
   });
   stack.queues.deliveries.reconfigure(dispatcherConsumer(args.dispatcherBatchSize, DISPATCHER_CONSUMER.maxConcurrency));
 
-  // Issue 9 item 2: the units per delivery at each payload size, the same closed loop with fewer events.
+  // The units per delivery at each payload size (docs/scaling.md#by-payload-size), the same closed loop with fewer events.
   const sweep: PhaseResult[] = [];
   let next = WARMUP + EVENTS + 2 * LATENCY_EVENTS;
   for (const bytes of args.sweepPayloadBytes) {
@@ -516,7 +516,7 @@ const countsOf = (r: PhaseResult): PhaseCounts => ({
 });
 
 const PROVISIONED = { targetUtilizationPercent: TABLE_TARGET_UTILIZATION_PERCENT };
-/** Issue 9 item 8's targets, USD per million first-try deliveries at 1 KiB. */
+/** The cost targets, USD per million first-try deliveries at 1 KiB (docs/scaling.md#cost-per-million-deliveries). */
 const COST_TARGETS = { onDemand: 7, provisioned: 4 } as const;
 const usd = (n: number) => (Number.isFinite(n) ? `$${n < 0.01 && n > 0 ? n.toFixed(4) : n.toFixed(2)}` : 'n/a');
 const units = (n: number) => (n === 0 ? '0' : n < 0.01 ? n.toExponential(2) : n < 10 ? n.toFixed(3) : n.toFixed(0));
@@ -618,7 +618,7 @@ function printSweep(p: PhaseFigures, functions: Record<string, FunctionSettings>
   console.log(
     `From ${first.payloadBytes} to ${last.payloadBytes} bytes the units per delivery grew by ${f2(grew.wcu)} WCU + ${f2(grew.rcu)} RCU = ${f2(grew.wcu + grew.rcu)}; ` +
       `the ${last.payloadBytes}-byte payload's own units are one write, ceil(${last.payloadBytes} / 1024) = ${own.wcu} WCU, and one strongly consistent read, ceil(${last.payloadBytes} / 4096) = ${own.rcu} RCU: ${own.wcu + own.rcu} units. ` +
-      `Growth ${within ? 'within' : 'OVER'} the payload's own units (issue 9 item 2).`,
+      `Growth ${within ? 'within' : 'OVER'} the payload's own units.`,
   );
 }
 

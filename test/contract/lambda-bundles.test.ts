@@ -1,7 +1,7 @@
 /**
  * Every function's bundle, built with the options of lib/constructs/service-function.ts, carries
  * neither zod nor ajv (the MCP SDK's own copies aside) nor any zod schema module of the contract,
- * and stays within issue 9's budgets: 300 KiB minified, the dispatchers 200 KiB, the MCP function
+ * and stays within the bundle budgets: 300 KiB minified, the dispatchers 200 KiB, the MCP function
  * (whose SDK brings its own zod and ajv) 650 KiB.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -15,7 +15,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const FUNCTIONS = join(ROOT, 'lambdas', 'functions');
 const KIB = 1024;
 
-/** Issue 9 item 6: bytes of a minified bundle. */
+/** The bundle budgets (docs/architecture.md#lambda-bundles): bytes of a minified bundle. */
 const BUDGET = { default: 300 * KIB, dispatcher: 200 * KIB, 'slow-dispatcher': 200 * KIB, mcp: 650 * KIB } as const;
 
 /** Contract modules that build zod schemas: build-time only (OpenAPI, tests, generation). */

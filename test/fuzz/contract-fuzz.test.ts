@@ -1,5 +1,5 @@
 /**
- * Contract fuzzing against the real local stack (issue 10): requests generated from the
+ * Contract fuzzing against the real local stack: requests generated from the
  * contract's schemas (valid, boundary and hostile values, wrong types, huge and deep bodies,
  * odd headers and encodings, every route with every method), sent raw over loopback. Every
  * answer is judged (test/fuzz/oracle.ts: no 5xx, a refusal is well-formed problem+json with a

@@ -21,7 +21,7 @@ export const UNROUTED_ERRORS: readonly ErrorTag[] = ['RouteNotFound', 'Validatio
 /**
  * Refusals an operation answers although its contract entry does not declare them. Each is a
  * finding reported to the contract's owner; the fuzz counts them instead of failing. None today
- * (the 415 of a form body is declared by every operation with a body since issue 10).
+ * (the 415 of a form body is declared by every operation with a body).
  */
 export const UNDECLARED_BUT_SENSIBLE: readonly ErrorTag[] = [];
 
