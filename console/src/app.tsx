@@ -19,7 +19,7 @@ import { AuditPage } from './pages/audit';
 import { NotificationsPage } from './pages/notifications';
 import { MembersPage } from './pages/members';
 
-/** The navigation, in the order DESIGN §7b names its links. */
+/** The navigation's links, in order: their labels are their accessible names, which people's automation relies on. */
 const NAV = [
   { label: 'Overview', path: 'overview' },
   { label: 'Endpoints', path: 'endpoints' },

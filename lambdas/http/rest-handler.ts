@@ -11,7 +11,7 @@ import { AppError, isAppError } from '../contract/errors';
 import type { OperationId } from '../contract/operations';
 import type { OperationRoute } from '../contract/routes';
 import { OPERATION_ROUTES } from '../generated/contract';
-import { checkPermission, checkWorkspace, confirmCaller, parseOperationInput } from '../operations/access';
+import { authorize, confirmCaller, parseOperationInput } from '../operations/access';
 import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
 import { fromAuthorizerContext } from './authorizer';
 import { idempotency, type IdempotencyRequestContext } from './idempotency';
@@ -76,18 +76,7 @@ function guard(
       // Reads keep the authorizer's cache window; every other method pays one consistent read.
       if (def.method !== 'GET') caller = await confirmCaller(runtime().deps.table, headerOf(request.event, 'authorization'), caller);
       if (!caller) throw new AppError('Unauthorized', 'This API token is unknown or has been revoked');
-      const slug = request.event.pathParameters?.slug;
-      checkWorkspace(caller, slug);
-      const decision = await runtime().rateLimiter.hit(def.rateLimit, caller.tokenId);
-      if (!decision.allowed) {
-        throw new AppError(
-          'RateLimited',
-          `Too many ${def.rateLimit} requests for this token; retry after ${decision.retryAfterSeconds} s`,
-          {},
-          decision.retryAfterSeconds,
-        );
-      }
-      checkPermission(def, caller);
+      await authorize(runtime(), def, caller, request.event.pathParameters?.slug);
       request.context.caller = caller;
     },
   };

@@ -13,9 +13,8 @@ import type { OperationId } from '../contract/operations';
 import type { OperationRoute } from '../contract/routes';
 import { OPERATION_ROUTES } from '../generated/contract';
 import { MCP_TOOLS } from '../generated/mcp-tools';
-import { checkPermission, checkWorkspace, parseOperationInput } from '../operations/access';
+import { authorize, parseOperationInput } from '../operations/access';
 import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
-import { chargeRateLimit } from '../operations/rate-limiter';
 import { IMPLEMENTATIONS } from '../operations/index';
 
 /** Server name and version MCP clients see. */
@@ -55,9 +54,7 @@ export async function callTool(
 ): Promise<CallToolResult> {
   try {
     const raw = splitToolArguments(def, args);
-    checkWorkspace(caller, (raw.params as { slug?: string }).slug);
-    await chargeRateLimit(runtime.rateLimiter, def.rateLimit, caller.tokenId);
-    checkPermission(def, caller);
+    await authorize(runtime, def, caller, (raw.params as { slug?: string }).slug);
     const input = parseOperationInput(def, raw);
     const impl = IMPLEMENTATIONS[def.operationId] as OperationImpl<OperationId>;
     const result = (await impl(runtime.deps, caller, input as never)) as unknown;

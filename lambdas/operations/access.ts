@@ -1,18 +1,18 @@
 /**
  * The checks every surface applies before an operation, in one place: the
- * bearer token must be known (401), the slug must be the token's workspace
- * (404, no existence oracle) and the token must hold the operation's
- * permission (403). REST and MCP both call these.
+ * bearer token must be known (401), then {@link authorize}: the slug must be the
+ * token's workspace (404, no existence oracle), the token's rate limit (429) and
+ * the operation's permission (403). REST and MCP both call these.
  */
 import { AppError } from '../contract/errors';
 import { validateInput, type InputIssue, type InputNode } from '../contract/input-validation';
-import type { OperationDef } from '../contract/operations';
 import type { OperationRoute } from '../contract/routes';
 import { permissionsOf } from '../contract/permissions';
 import { bearerToken, hashApiToken } from '../domain/api-tokens';
 import { findTokenByHash } from '../store/api-tokens';
 import type { TableContext } from '../store/client';
-import type { Caller } from './context';
+import type { Caller, SurfaceRuntime } from './context';
+import { chargeRateLimit } from './rate-limiter';
 
 /** Resolves an `Authorization` header to its caller by the token's hash, or null (401). */
 export async function resolveCaller(table: TableContext, authorization: string | undefined | null): Promise<Caller | null> {
@@ -35,24 +35,26 @@ export async function confirmCaller(table: TableContext, authorization: string |
   return current;
 }
 
-/** Throws WorkspaceNotFound unless `slug` is the caller's workspace (unknown and foreign look alike). */
-export function checkWorkspace(caller: Caller, slug: string | undefined): void {
+/**
+ * Lets `caller` run operation `def` on workspace `slug`, or throws, in the order of
+ * docs/behaviour.md#check-order: WorkspaceNotFound (404) unless `slug` is the caller's workspace
+ * (unknown and foreign look alike), then one hit in the operation's rate-limit bucket (429
+ * RateLimited, charged even when the permission then refuses), then Forbidden (403) unless the
+ * caller's scopes grant the operation's permission.
+ */
+export async function authorize(
+  runtime: Pick<SurfaceRuntime, 'rateLimiter'>,
+  def: Pick<OperationRoute, 'permission' | 'rateLimit'>,
+  caller: Caller,
+  slug: string | undefined,
+): Promise<void> {
   if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);
-}
-
-/** Throws Forbidden unless the caller's scopes grant the operation's permission. */
-export function checkPermission(def: Pick<OperationDef | OperationRoute, 'permission'>, caller: Caller): void {
+  await chargeRateLimit(runtime.rateLimiter, def.rateLimit, caller.tokenId);
   if (def.permission && !permissionsOf(caller.scopes).has(def.permission)) {
     throw new AppError('Forbidden', `This operation needs the permission ${def.permission}, which the token's scopes do not grant`, {
       requiredPermission: def.permission,
     });
   }
-}
-
-/** Both checks, in order: WorkspaceNotFound, then Forbidden. */
-export function checkAccess(def: Pick<OperationDef | OperationRoute, 'permission'>, caller: Caller, slug: string | undefined): void {
-  checkWorkspace(caller, slug);
-  checkPermission(def, caller);
 }
 
 /** Input issues (zod's paths and messages) as a ValidationError with the problem's `issues` member. */

@@ -1,7 +1,8 @@
 /**
- * The console as a person uses it (issue 8's journey), in Debian's Chromium against the real
- * local stack and a real loopback receiver: every step by role and accessible name (the names
- * of docs/architecture.md#console), an axe-core scan and a screenshot of every page on the way.
+ * The console as a person uses it (sign in, set up an endpoint, follow and recover its deliveries,
+ * manage tokens), in Debian's Chromium against the real local stack and a real loopback
+ * receiver: every step by role and accessible name (the names of docs/architecture.md#console),
+ * an axe-core scan and a screenshot of every page on the way.
  * Screenshots go to `test-results/screenshots` (`npm run screenshots` refreshes the README's).
  */
 import type { Page, Request } from 'playwright-core';

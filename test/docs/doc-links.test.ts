@@ -1,22 +1,22 @@
 /**
- * The repository is self-contained: code comments cite the team's own
- * reference (docs/architecture.md, docs/behaviour.md, and for running it
- * docs/operations.md, docs/deploy.md, docs/scaling.md), never a document that
- * lives outside it, and every section they cite exists; the links between
- * the docs lead somewhere too.
+ * The repository is self-contained: code comments (the console's too) cite the team's own
+ * reference (docs/architecture.md, docs/behaviour.md, and for running it docs/operations.md,
+ * docs/deploy.md, docs/scaling.md), never a document that lives outside it nor an issue of the
+ * tracker (the code and the docs say the thing itself), and every section they cite exists; the
+ * links between the docs lead somewhere too.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SOURCE_DIRS = ['lambdas', 'lib', 'bin', 'bench', 'test', 'docs'];
+const SOURCE_DIRS = ['lambdas', 'lib', 'bin', 'bench', 'test', 'docs', 'console'];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return files(path);
-    return /\.(ts|js|md|json)$/.test(name) ? [path] : [];
+    return /\.(tsx?|js|md|json|css|html)$/.test(name) ? [path] : [];
   });
 }
 
@@ -42,17 +42,42 @@ function anchorsOf(doc: string): Set<string> {
 
 const anchors: Record<string, Set<string>> = Object.fromEntries(DOCS.map((d) => [`docs/${d}.md`, anchorsOf(`docs/${d}.md`)]));
 
-const sources = [...SOURCE_DIRS.flatMap((d) => files(join(ROOT, d))), join(ROOT, 'README.md')];
+const sources = [
+  ...SOURCE_DIRS.flatMap((d) => files(join(ROOT, d))),
+  ...['README.md', 'CONTRIBUTING.md'].filter((f) => existsSync(join(ROOT, f))).map((f) => join(ROOT, f)),
+];
 const self = relative(ROOT, import.meta.filename);
+
+/** Every match of `pattern` in the sources but this file, as `file:line: match`, so a failure says where each one is. */
+function occurrences(pattern: RegExp): string[] {
+  return sources
+    .filter((f) => relative(ROOT, f) !== self)
+    .flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => [...line.matchAll(pattern)].map((m) => `${relative(ROOT, f)}:${i + 1}: ${m[0]}`)),
+    );
+}
+
+/** A design document's section number: `SPEC §4`, `spec.md §2`, `DESIGN §7b`. */
+const OUTSIDE_DOCUMENT = /\b(spec|SPEC|Spec|DESIGN)(\.md)? ?§\s?\d/g;
+
+/**
+ * A citation of the issue tracker: `issue 9`, `Issue #10`, `issues 8`, or a bare number as
+ * GitHub writes one (`(#12)`, `see #12`, `fixes #12`); not a colour (`#555`) nor a key (`SUB#…#1`).
+ */
+const ISSUE_CITATION =
+  /\bissues? #?\d+\b|(?:\(|\b(?:see|fixes|fixed|closes|closed|resolves|resolved|per|PR|pull request) )#\d{1,5}\b(?![\w-])/gi;
 
 describe('documentation links', () => {
   it('cite no document outside the repository (no SPEC or DESIGN section numbers)', () => {
-    const offenders = sources
-      .filter((f) => relative(ROOT, f) !== self)
-      .flatMap((f) =>
-        (readFileSync(f, 'utf8').match(/\b(spec|SPEC|Spec|DESIGN)(\.md)? ?§\s?\d/g) ?? []).map((m) => `${relative(ROOT, f)}: ${m}`),
-      );
-    expect(offenders).toEqual([]);
+    const offenders = occurrences(OUTSIDE_DOCUMENT);
+    expect(offenders, `Cite docs/ or say the thing itself:\n${offenders.join('\n')}\n`).toEqual([]);
+  });
+
+  it('cite no issue of the tracker ("issue 9", "#12"): the code and the docs say the thing itself', () => {
+    const offenders = occurrences(ISSUE_CITATION);
+    expect(offenders, `Say what the issue asked for instead of its number:\n${offenders.join('\n')}\n`).toEqual([]);
   });
 
   it('point at sections that exist in docs/', () => {

@@ -118,7 +118,7 @@ describe('the console on the local stack', () => {
   /** The `src` of the page's script and the `href` of its stylesheet. */
   const assetRefs = () => ({
     script: /<script type="module" src="([^"]+)"><\/script>/.exec(html)?.[1],
-    stylesheet: /<link rel="stylesheet" href="([^"]+)">/.exec(html)?.[1],
+    stylesheet: /<link rel="stylesheet" href="([^"]+)" ?\/?>/.exec(html)?.[1],
   });
 
   it('serves GET /console with no token: the page, its CSP, never cached', () => {

@@ -1,7 +1,8 @@
 /**
- * A delivery's attempt evidence as a timeline (issue 8, page 6), inside the [region] "Attempts"
- * (DESIGN §7b): each attempt's outcome, time, duration, failure reason, response status and body
- * prefix, request headers, and a copy button for its `x-trace-id` for support requests.
+ * A delivery's attempt evidence (docs/behaviour.md#attempt-evidence) as a timeline on the delivery
+ * page, inside the [region] "Attempts": each attempt's outcome, time, duration, failure reason,
+ * response status and body prefix, request headers, and a copy button for its `x-trace-id` for
+ * support requests.
  */
 import type { Attempt, Delivery } from '../api/contract';
 import { useSession } from '../session';

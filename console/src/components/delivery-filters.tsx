@@ -1,8 +1,9 @@
 /**
- * The delivery log's filters (DESIGN §7b: "Status", "Event type", "Endpoint", "From", "To"),
- * kept in the page URL so a filtered view can be shared. Checkboxes and the endpoint select
- * apply at once; the typed fields apply when their value is complete and valid (after a short
- * pause, on Enter, or with "Apply filters"), so a half-typed value never asks the API.
+ * The delivery log's filters (docs/behaviour.md#workspace-delivery-log), named "Status", "Event
+ * type", "Endpoint", "From" and "To" (accessible names people's automation relies on), kept in
+ * the page URL so a filtered view can be shared. Checkboxes and the endpoint select apply at
+ * once; the typed fields apply when their value is complete and valid (after a short pause, on
+ * Enter, or with "Apply filters"), so a half-typed value never asks the API.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';

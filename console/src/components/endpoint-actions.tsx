@@ -11,7 +11,8 @@ import { useCan, useSession } from '../session';
 import { asProblem } from './load';
 import { RecoverDialog } from './recover-dialog';
 import { RotateDialog } from './rotate-dialog';
-import { Dialog, ProblemView, StatusBadge } from './ui';
+import { ConfirmDialog } from './confirm-dialog';
+import { ProblemView, StatusBadge } from './ui';
 
 /** A failure worth retrying as it is: no answer, rate limited, or a server error. */
 function retryable(problem: ApiProblem): boolean {
@@ -155,7 +156,13 @@ function ToggleDialog({ endpoint, onClose, onDone }: { endpoint: Endpoint; onClo
     }
   };
   return (
-    <Dialog title={enabling ? 'Enable this endpoint?' : 'Disable this endpoint?'} onClose={onClose} describedBy="toggle-explain">
+    <ConfirmDialog
+      title={enabling ? 'Enable this endpoint?' : 'Disable this endpoint?'}
+      onClose={onClose}
+      describedBy="toggle-explain"
+      problem={problem}
+      confirm={{ label: enabling ? 'Enable' : 'Disable', tone: enabling ? 'primary' : 'danger', onConfirm: () => void confirm(), busy }}
+    >
       <div id="toggle-explain">
         <p>
           <span class="mono break">{endpoint.url}</span>
@@ -177,21 +184,7 @@ function ToggleDialog({ endpoint, onClose, onDone }: { endpoint: Endpoint; onClo
           </ul>
         )}
       </div>
-      {problem ? <ProblemView problem={problem} /> : null}
-      <div class="dialog-actions">
-        <button type="button" class="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          class={`button ${enabling ? 'button-primary' : 'button-danger'}`}
-          onClick={() => void confirm()}
-          aria-disabled={busy}
-        >
-          {enabling ? 'Enable' : 'Disable'}
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -215,7 +208,14 @@ function DeleteDialog({ endpoint, onClose, onDeleted }: { endpoint: Endpoint; on
     }
   };
   return (
-    <Dialog title="Delete this endpoint?" onClose={onClose} describedBy="delete-explain">
+    <ConfirmDialog
+      title="Delete this endpoint?"
+      onClose={onClose}
+      describedBy="delete-explain"
+      problem={problem}
+      form
+      confirm={{ label: 'Delete permanently', tone: 'danger', onConfirm: () => void confirm(), busy, disabled: !matches }}
+    >
       <div id="delete-explain">
         <p>
           This permanently deletes the endpoint <span class="mono break">{endpoint.url}</span>,{' '}
@@ -224,40 +224,23 @@ function DeleteDialog({ endpoint, onClose, onDeleted }: { endpoint: Endpoint; on
         </p>
         <p>To stop deliveries for a while instead, disable the endpoint.</p>
       </div>
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void confirm();
-        }}
-      >
-        <div class="field">
-          <label class="field-label" for="delete-confirm">
-            Type the endpoint’s URL to confirm
-          </label>
-          <input
-            id="delete-confirm"
-            type="text"
-            autoComplete="off"
-            spellcheck={false}
-            value={typed}
-            onInput={(e) => setTyped(e.currentTarget.value)}
-            aria-describedby="delete-confirm-help"
-          />
-          <p id="delete-confirm-help" class="field-help">
-            <span class="mono break">{endpoint.url}</span>
-          </p>
-        </div>
-        {problem ? <ProblemView problem={problem} /> : null}
-        <div class="dialog-actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button button-danger" disabled={!matches} aria-disabled={busy}>
-            Delete permanently
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      <div class="field">
+        <label class="field-label" for="delete-confirm">
+          Type the endpoint’s URL to confirm
+        </label>
+        <input
+          id="delete-confirm"
+          type="text"
+          autoComplete="off"
+          spellcheck={false}
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+          aria-describedby="delete-confirm-help"
+        />
+        <p id="delete-confirm-help" class="field-help">
+          <span class="mono break">{endpoint.url}</span>
+        </p>
+      </div>
+    </ConfirmDialog>
   );
 }

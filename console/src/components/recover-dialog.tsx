@@ -9,6 +9,7 @@ import type { Endpoint, Job, JobStatus } from '../api/contract';
 import type { DEFAULT_RECOVERY_STATUSES, RECOVERABLE_STATUSES } from '../../../lambdas/contract/jobs';
 import { useSession } from '../session';
 import { asProblem } from './load';
+import { ConfirmDialog } from './confirm-dialog';
 import { Dialog, ProblemView, Time } from './ui';
 
 type Recoverable = (typeof RECOVERABLE_STATUSES)[number];
@@ -254,7 +255,38 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
   }
 
   return (
-    <Dialog title="Recover deliveries" onClose={() => onClose(false)} describedBy="recover-explain">
+    <ConfirmDialog
+      title="Recover deliveries"
+      onClose={() => onClose(false)}
+      describedBy="recover-explain"
+      problem={problem}
+      afterProblem={
+        runningId ? (
+          <p>
+            <button type="button" class="button button-small" onClick={() => void follow(runningId)}>
+              Show the running recovery
+            </button>
+          </p>
+        ) : null
+      }
+      cancelLabel="Close"
+      confirm={{
+        label: 'Start recovery',
+        tone: 'primary',
+        onConfirm: () => void start(),
+        disabled: !counted || count.matched === 0 || busy !== null,
+        describedBy: 'recover-start-help',
+      }}
+      footnote={
+        <p id="recover-start-help" class="field-help dialog-footnote">
+          {!counted
+            ? 'Count the deliveries first.'
+            : count.matched === 0
+              ? 'Nothing to recover with this choice.'
+              : `Replays ${deliveries(count.matched)} as new deliveries.`}
+        </p>
+      }
+    >
       <p id="recover-explain">
         Replays this endpoint's deliveries created in a time window whose status you choose, each as a new delivery. Count them first, then
         start the recovery.
@@ -360,35 +392,6 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
           </span>
         </div>
       </form>
-      {problem ? <ProblemView problem={problem} /> : null}
-      {runningId ? (
-        <p>
-          <button type="button" class="button button-small" onClick={() => void follow(runningId)}>
-            Show the running recovery
-          </button>
-        </p>
-      ) : null}
-      <div class="dialog-actions">
-        <button type="button" class="button" onClick={() => onClose(false)}>
-          Close
-        </button>
-        <button
-          type="button"
-          class="button button-primary"
-          onClick={() => void start()}
-          disabled={!counted || count.matched === 0 || busy !== null}
-          aria-describedby="recover-start-help"
-        >
-          Start recovery
-        </button>
-      </div>
-      <p id="recover-start-help" class="field-help dialog-footnote">
-        {!counted
-          ? 'Count the deliveries first.'
-          : count.matched === 0
-            ? 'Nothing to recover with this choice.'
-            : `Replays ${deliveries(count.matched)} as new deliveries.`}
-      </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

@@ -10,7 +10,8 @@ import { SECRET_GRACE_HOURS } from '../../../lambdas/contract/limits';
 import { useSession } from '../session';
 import { asProblem } from './load';
 import { ShownOnceDialog } from './shown-once';
-import { Dialog, ProblemView, Time } from './ui';
+import { ConfirmDialog } from './confirm-dialog';
+import { Time } from './ui';
 
 /** The grace window of a replaced secret. */
 const GRACE_HOURS = SECRET_GRACE_HOURS;
@@ -60,7 +61,18 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
   }
 
   return (
-    <Dialog title="Rotate the signing secret?" onClose={onClose} describedBy="rotate-explain">
+    <ConfirmDialog
+      title="Rotate the signing secret?"
+      onClose={onClose}
+      describedBy="rotate-explain"
+      problem={problem}
+      confirm={{ label: 'Rotate', tone: 'primary', onConfirm: () => void rotate(), busy: rotating }}
+      footnote={
+        <p class="visually-hidden" role="status">
+          {rotating ? 'Rotating…' : ''}
+        </p>
+      }
+    >
       <div id="rotate-explain">
         <p>
           A new signing secret is created for <span class="mono break">{endpoint.url}</span> and shown to you once.
@@ -71,18 +83,6 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
           ends the older secret at once.
         </p>
       </div>
-      {problem ? <ProblemView problem={problem} /> : null}
-      <div class="dialog-actions">
-        <button type="button" class="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="button" class="button button-primary" onClick={() => void rotate()} aria-disabled={rotating}>
-          Rotate
-        </button>
-      </div>
-      <p class="visually-hidden" role="status">
-        {rotating ? 'Rotating…' : ''}
-      </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

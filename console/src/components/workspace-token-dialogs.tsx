@@ -10,7 +10,7 @@ import type { ApiToken, CreatedApiToken, Permission } from '../api/contract';
 import { useSession } from '../session';
 import { asProblem } from './load';
 import { ShownOnceDialog } from './shown-once';
-import { Dialog, ProblemView } from './ui';
+import { ConfirmDialog } from './confirm-dialog';
 
 type Bundle = 'read' | 'write' | 'admin';
 
@@ -59,8 +59,7 @@ export function NewTokenDialog({ onClose, onCreated }: { onClose: () => void; on
   const nameRef = useRef<HTMLInputElement>(null);
   const grantable = (bundle: Bundle) => BUNDLES[bundle].permissions.every((p) => permissions.has(p));
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const submit = async () => {
     const trimmed = name.trim();
     const next = {
       name: trimmed ? undefined : 'Give the token a name, e.g. the client that will use it.',
@@ -107,90 +106,81 @@ export function NewTokenDialog({ onClose, onCreated }: { onClose: () => void; on
   }
 
   return (
-    <Dialog title="New API token" onClose={onClose}>
-      <form onSubmit={(e) => void submit(e)} noValidate>
-        <div class="field">
-          <label class="field-label" for="token-name">
-            Name
-          </label>
-          <input
-            id="token-name"
-            ref={nameRef}
-            type="text"
-            value={name}
-            maxLength={100}
-            autoComplete="off"
-            aria-invalid={errors.name ? 'true' : undefined}
-            aria-describedby={errors.name ? 'token-name-help token-name-error' : 'token-name-help'}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-          <span id="token-name-help" class="field-help">
-            Who or what will use it, e.g. “CI deploy bot”.
+    <ConfirmDialog
+      title="New API token"
+      onClose={onClose}
+      problem={problem}
+      form
+      confirm={{ label: busy ? 'Creating…' : 'Create token', tone: 'primary', onConfirm: () => void submit(), disabled: busy }}
+    >
+      <div class="field">
+        <label class="field-label" for="token-name">
+          Name
+        </label>
+        <input
+          id="token-name"
+          ref={nameRef}
+          type="text"
+          value={name}
+          maxLength={100}
+          autoComplete="off"
+          aria-invalid={errors.name ? 'true' : undefined}
+          aria-describedby={errors.name ? 'token-name-help token-name-error' : 'token-name-help'}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <span id="token-name-help" class="field-help">
+          Who or what will use it, e.g. “CI deploy bot”.
+        </span>
+        {errors.name ? (
+          <span id="token-name-error" class="field-error">
+            {errors.name}
           </span>
-          {errors.name ? (
-            <span id="token-name-error" class="field-error">
-              {errors.name}
-            </span>
-          ) : null}
-        </div>
-        <fieldset aria-describedby={errors.scopes ? 'token-scopes-error' : undefined}>
-          <legend>Scopes</legend>
-          <p class="field-help ws-tight">
-            A token can be given only what your own token may do. admin includes write, and write includes read.
-          </p>
-          {(Object.keys(BUNDLES) as Bundle[]).map((bundle) => {
-            const allowed = grantable(bundle);
-            return (
-              <div class="check" key={bundle}>
-                <input
-                  id={`scope-${bundle}`}
-                  type="checkbox"
-                  checked={scopes.has(bundle)}
-                  disabled={!allowed}
-                  aria-describedby={`scope-${bundle}-help`}
-                  onChange={(e) => {
-                    const next = new Set(scopes);
-                    if (e.currentTarget.checked) next.add(bundle);
-                    else next.delete(bundle);
-                    setScopes(next);
-                  }}
-                />
-                <span>
-                  <label for={`scope-${bundle}`} class="mono">
-                    {bundle}
-                  </label>
-                  <span id={`scope-${bundle}-help`} class="field-help ws-block">
-                    {BUNDLES[bundle].help}
-                    {allowed ? '' : ' Your token does not hold this scope, so it cannot grant it.'}
-                  </span>
-                </span>
-              </div>
-            );
-          })}
-          {errors.scopes ? (
-            <span id="token-scopes-error" class="field-error">
-              {errors.scopes}
-            </span>
-          ) : null}
-        </fieldset>
-        {problem ? (
-          <>
-            {problem.status === 403 && problem.tag === 'Forbidden' ? (
-              <p class="notice">The API refused these scopes: a new token may not do more than the token you are signed in with.</p>
-            ) : null}
-            <ProblemView problem={problem} />
-          </>
         ) : null}
-        <div class="dialog-actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button button-primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create token'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      </div>
+      <fieldset aria-describedby={errors.scopes ? 'token-scopes-error' : undefined}>
+        <legend>Scopes</legend>
+        <p class="field-help ws-tight">
+          A token can be given only what your own token may do. admin includes write, and write includes read.
+        </p>
+        {(Object.keys(BUNDLES) as Bundle[]).map((bundle) => {
+          const allowed = grantable(bundle);
+          return (
+            <div class="check" key={bundle}>
+              <input
+                id={`scope-${bundle}`}
+                type="checkbox"
+                checked={scopes.has(bundle)}
+                disabled={!allowed}
+                aria-describedby={`scope-${bundle}-help`}
+                onChange={(e) => {
+                  const next = new Set(scopes);
+                  if (e.currentTarget.checked) next.add(bundle);
+                  else next.delete(bundle);
+                  setScopes(next);
+                }}
+              />
+              <span>
+                <label for={`scope-${bundle}`} class="mono">
+                  {bundle}
+                </label>
+                <span id={`scope-${bundle}-help`} class="field-help ws-block">
+                  {BUNDLES[bundle].help}
+                  {allowed ? '' : ' Your token does not hold this scope, so it cannot grant it.'}
+                </span>
+              </span>
+            </div>
+          );
+        })}
+        {errors.scopes ? (
+          <span id="token-scopes-error" class="field-error">
+            {errors.scopes}
+          </span>
+        ) : null}
+      </fieldset>
+      {problem?.status === 403 && problem.tag === 'Forbidden' ? (
+        <p class="notice">The API refused these scopes: a new token may not do more than the token you are signed in with.</p>
+      ) : null}
+    </ConfirmDialog>
   );
 }
 
@@ -217,7 +207,18 @@ export function RevokeTokenDialog({ token, onClose, onRevoked }: { token: ApiTok
   };
 
   return (
-    <Dialog title={`Revoke “${token.name}”?`} onClose={onClose} describedBy="revoke-token-what">
+    <ConfirmDialog
+      title={`Revoke “${token.name}”?`}
+      onClose={onClose}
+      describedBy="revoke-token-what"
+      problem={problem}
+      confirm={{
+        label: busy ? 'Revoking…' : own ? 'Revoke and sign out' : 'Revoke token',
+        tone: 'danger',
+        onConfirm: () => void revoke(),
+        disabled: busy,
+      }}
+    >
       <div id="revoke-token-what">
         {own ? (
           <p class="problem ws-warning">
@@ -230,15 +231,6 @@ export function RevokeTokenDialog({ token, onClose, onRevoked }: { token: ApiTok
           {AUTHORIZER_CACHE_SECONDS} seconds (the authorizer cache), MCP refuses it at once. This cannot be undone.
         </p>
       </div>
-      {problem ? <ProblemView problem={problem} /> : null}
-      <div class="dialog-actions">
-        <button type="button" class="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="button" class="button button-danger" disabled={busy} onClick={() => void revoke()}>
-          {busy ? 'Revoking…' : own ? 'Revoke and sign out' : 'Revoke token'}
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

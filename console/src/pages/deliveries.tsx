@@ -1,5 +1,5 @@
 /**
- * The delivery log (issue 8, page 5): workspace-wide at `#/deliveries`, or fixed to one endpoint
+ * The delivery log (docs/behaviour.md#workspace-delivery-log): workspace-wide at `#/deliveries`, or fixed to one endpoint
  * on its page. Both read `GET /workspaces/{slug}/deliveries` (listDeliveries), the endpoint's with
  * `endpointId`, so the filters work the same in both places. Filters live in the page URL.
  */

@@ -1,5 +1,5 @@
 /**
- * `#/deliveries/:id` (issue 8, page 6): a delivery's summary, payload and attempt evidence, with
+ * `#/deliveries/:id`, the delivery page: a delivery's summary, payload and attempt evidence, with
  * "Replay" for a failed one and copy buttons for the ids support asks for.
  */
 import { useRef, useState } from 'preact/hooks';
