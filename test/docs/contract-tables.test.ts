@@ -1,11 +1,12 @@
 /**
  * The reference lists that mirror the contract say what the code serves: the REST routes of
- * docs/api.md, the MCP tools of docs/mcp.md, and the rate-limit buckets and workspace limits of
- * docs/behaviour.md. A client author reads them instead of the code, so a route, tool, permission,
+ * docs/api.md, the MCP tools of docs/mcp.md, and the error tags, rate-limit buckets and workspace
+ * limits of docs/behaviour.md. A client author reads them instead of the code, so a route, tool, permission,
  * bucket or default added, removed or changed in the code fails here until the table follows, and
  * the failure names the missing, extra and wrong rows.
  */
 import { describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../lambdas/contract/error-tags';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../lambdas/contract/limits';
 import { OPERATIONS } from '../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS, RATE_LIMIT_BUCKETS } from '../../lambdas/contract/rate-limits';
@@ -122,5 +123,16 @@ describe('docs/behaviour.md, Workspace limits', () => {
     }));
     const code = Object.entries(DEFAULT_WORKSPACE_LIMITS).map(([limit, value]) => ({ limit, default: value }));
     expect(compare(documented, code, 'limit')).toEqual(NO_DIFFERENCE);
+  });
+});
+
+describe('docs/behaviour.md, Error tags', () => {
+  it('lists every error tag with its status', () => {
+    const documented = records(tableUnder('docs/behaviour.md', '### Error tags', 'Tag')).map((row) => ({
+      tag: row.Tag,
+      status: Number(row.Status),
+    }));
+    const code = Object.entries(ERROR_STATUS).map(([tag, status]) => ({ tag, status }));
+    expect(compare(documented, code, 'tag')).toEqual(NO_DIFFERENCE);
   });
 });
