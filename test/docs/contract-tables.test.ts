@@ -1,15 +1,17 @@
 /**
  * The reference lists that mirror the contract say what the code serves: the REST routes of
- * docs/api.md, the MCP tools of docs/mcp.md, and the error tags, rate-limit buckets and workspace
- * limits of docs/behaviour.md. A client author reads them instead of the code, so a route, tool, permission,
+ * docs/api.md, the MCP tools of docs/mcp.md, and the delivery statuses, error tags, rate-limit
+ * buckets and workspace limits of docs/behaviour.md. A client author reads them instead of the code, so a route, tool, permission,
  * bucket or default added, removed or changed in the code fails here until the table follows, and
  * the failure names the missing, extra and wrong rows.
  */
 import { describe, expect, it } from 'vitest';
+import { DELIVERY_STATUSES } from '../../lambdas/contract/delivery-statuses';
 import { ERROR_STATUS } from '../../lambdas/contract/error-tags';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../lambdas/contract/limits';
 import { OPERATIONS } from '../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS, RATE_LIMIT_BUCKETS } from '../../lambdas/contract/rate-limits';
+import { isReplayable, isTerminal } from '../../lambdas/domain/delivery-lifecycle';
 import { MCP_TOOLS } from '../../lambdas/generated/mcp-tools';
 import { codeSpan, read, section, tables, type Table } from './markdown';
 
@@ -134,5 +136,21 @@ describe('docs/behaviour.md, Error tags', () => {
     }));
     const code = Object.entries(ERROR_STATUS).map(([tag, status]) => ({ tag, status }));
     expect(compare(documented, code, 'tag')).toEqual(NO_DIFFERENCE);
+  });
+});
+
+describe('docs/behaviour.md, Delivery statuses', () => {
+  it('lists every status, open or terminal and replayable as the delivery rules say', () => {
+    const documented = records(tableUnder('docs/behaviour.md', '## Delivery statuses', 'Status')).map((row) => ({
+      status: row.Status,
+      terminal: row['Open or terminal'],
+      replayable: row.Replayable,
+    }));
+    const code = DELIVERY_STATUSES.map((status) => ({
+      status,
+      terminal: isTerminal(status) ? 'terminal' : 'open',
+      replayable: isReplayable(status) ? 'yes' : 'no',
+    }));
+    expect(compare(documented, code, 'status')).toEqual(NO_DIFFERENCE);
   });
 });
