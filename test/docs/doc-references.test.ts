@@ -2,9 +2,10 @@
  * The documents a reader follows from the README lead somewhere: in README.md, CONTRIBUTING.md
  * and every docs/*.md, each relative link and each `docs/<file>.md#<section>` named in the text
  * leads to a file and a heading that exist, and each repository path they name in a code span
- * is there. A list of the code is written in one place: the stage settings only in docs/deploy.md.
+ * is there; a section of docs/ that code cites exists. A list of the code is written in one
+ * place: the stage settings only in docs/deploy.md.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_KEYS } from '../../lib/config';
@@ -73,6 +74,30 @@ describe('references in the README, CONTRIBUTING.md and docs/', () => {
     );
     expect(named.length).toBeGreaterThan(50);
     expect(named.filter(({ path }) => !existsSync(join(ROOT, path))).map(({ doc, path }) => `${doc}: ${path}`)).toEqual([]);
+  });
+});
+
+/** The source files under a folder of the repository (TypeScript, TSX, JavaScript, CSS, HTML). */
+function sources(dir: string): string[] {
+  if (!existsSync(join(ROOT, dir))) return [];
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = `${dir}/${name}`;
+    if (name === 'node_modules' || name === 'generated') return [];
+    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
+    return /\.(ts|tsx|js|css|html)$/.test(name) ? [path] : [];
+  });
+}
+
+describe('sections of docs/ cited in code', () => {
+  it('exist', () => {
+    const files = ['lambdas', 'lib', 'bin', 'bench', 'test', 'console'].flatMap(sources);
+    const cited = files.flatMap((file) =>
+      [...read(file).matchAll(/docs\/([a-z-]+)\.md#([a-z0-9-]+)/g)].map((m) => ({ file, doc: `docs/${m[1]}.md`, anchor: m[2]! })),
+    );
+    expect(cited.length).toBeGreaterThan(40);
+    const anchors = new Map(DOCS.map((doc) => [doc, anchorsOf(read(doc))]));
+    const broken = cited.filter(({ doc, anchor }) => !anchors.get(doc)?.has(anchor));
+    expect(broken.map(({ file, doc, anchor }) => `${file}: ${doc}#${anchor}`)).toEqual([]);
   });
 });
 
