@@ -1,58 +1,38 @@
 /**
  * The reference tables of the deploy guide and the runbook say what the code does: a platform
  * engineer deploys and operates a stage from docs/deploy.md and docs/operations.md without reading
- * the code, so the settings they list are the ones the app reads, the production example is a
- * complete, valid stage, the outputs are the stack's, and the metrics are the ones the functions
- * write (name, unit, dimensions).
+ * the code, so the settings they list are the ones the app reads, with the defaults it takes, the
+ * production example is a complete, valid stage, the outputs are the stack's, and the metrics are
+ * the ones the functions write (name, unit, dimensions).
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../lambdas/contract/metrics';
 import type { WebhooksApp } from '../../lib/app';
 import { CONFIG_KEYS, parseConfig } from '../../lib/config';
 import { buildTestApp } from '../lib/synth';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const read = (doc: string) => readFileSync(join(ROOT, doc), 'utf8');
+import { codeSpan, read, section as sectionOf, tables } from './markdown';
 
 /** The text under a heading, up to the next heading of the same or a higher level (code blocks are not headings). */
 function section(text: string, heading: string): string {
-  const lines = text.split('\n');
-  const level = /^#+/.exec(heading)![0].length;
-  const start = lines.indexOf(heading);
-  expect(start, `heading ${heading}`).toBeGreaterThanOrEqual(0);
-  let inCode = false;
-  let end = lines.length;
-  for (let i = start + 1; i < lines.length; i++) {
-    if (lines[i]!.startsWith('```')) inCode = !inCode;
-    const m = inCode ? null : /^(#+)\s/.exec(lines[i]!);
-    if (m && m[1]!.length <= level) {
-      end = i;
-      break;
-    }
-  }
-  return lines.slice(start + 1, end).join('\n');
+  const found = sectionOf(text, heading);
+  expect(found, `heading ${heading}`).toBeDefined();
+  return found!;
 }
 
 /** The body rows of the first markdown table of a text, as trimmed cells (the header and the `|---|` rule dropped). */
 function tableRows(text: string): string[][] {
-  const rows = text.split('\n').filter((l) => l.startsWith('|'));
-  expect(rows.length, 'a table').toBeGreaterThan(2);
-  return rows.slice(2).map((row) =>
-    row
-      .slice(1, -1)
-      .split('|')
-      .map((cell) => cell.trim()),
-  );
+  const [first] = tables(text);
+  expect(first?.rows.length ?? 0, 'a table').toBeGreaterThan(0);
+  return first!.rows;
 }
 
 /** A cell's code span (`` `name` `` → `name`). */
 function code(cell: string): string {
-  const m = /^`([^`]+)`$/.exec(cell);
-  expect(m, `${cell} is one code span`).not.toBeNull();
-  return m![1]!;
+  const span = codeSpan(cell);
+  expect(span, `${cell} is one code span`).toBeDefined();
+  return span!;
 }
 
 /** The fenced code blocks of one language in a text. */
@@ -67,6 +47,18 @@ describe('docs/deploy.md, Settings', () => {
     const keys = tableRows(section(deploy, '## Settings')).map((row) => code(row[0]!));
     expect(new Set(keys).size, 'no key listed twice').toBe(keys.length);
     expect([...keys].sort()).toEqual([...CONFIG_KEYS].sort());
+  });
+
+  it('gives each key the default the app takes when the key is left out', () => {
+    const defaults = parseConfig({}) as unknown as Record<string, unknown>;
+    const documented = Object.fromEntries(
+      tableRows(section(deploy, '## Settings')).map(([key, value]) => {
+        const span = code(value!);
+        // A string default is written bare (`dev`); any other as JSON (`30`, `null`, `[]`, `{}`).
+        return [code(key!), typeof defaults[code(key!)] === 'string' ? span : (JSON.parse(span) as unknown)];
+      }),
+    );
+    expect(documented).toEqual(defaults);
   });
 });
 
