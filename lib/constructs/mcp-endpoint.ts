@@ -14,10 +14,10 @@
 import { Duration } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, HttpMethod, InvokeMode, type CfnFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
-import { MCP_CORS } from '../../lambdas/mcp/gate';
-import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
-import type { WorkspaceLimits } from '../../lambdas/contract/limits';
+import { OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import { MCP_CORS } from '#lambdas/contract/deployment';
+import type { Quota, RateLimitBucket } from '#lambdas/contract/rate-limits';
+import type { WorkspaceLimits } from '#lambdas/contract/limits';
 import {
   bindOperationResources,
   grantOperationTableAccess,
