@@ -34,7 +34,7 @@ export const MCP_RATE_LIMIT_BUCKET: RateLimitBucket = 'mcp';
 
 /**
  * The function URL's CORS, except the origins (configuration), from the one list
- * of lambdas/mcp/gate.ts. Lambda adds these headers to the URL's responses and,
+ * of lambdas/contract/deployment.ts. Lambda adds these headers to the URL's responses and,
  * for a preflight, they take precedence over the function's own OPTIONS answer.
  * The function adds no CORS header to a POST answer, so none is doubled.
  */
