@@ -78,7 +78,7 @@ describe('the console bundle', () => {
     const scripts = [...html.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]!);
     expect(scripts).toEqual([` type="module" src="console/${first.script}"`]);
     const stylesheets = [...html.matchAll(/<link\b[^>]*rel="stylesheet"[^>]*>/g)].map((m) => m[0]);
-    expect(stylesheets).toEqual([`<link rel="stylesheet" href="console/${first.stylesheet}">`]);
+    expect(stylesheets).toEqual([`<link rel="stylesheet" href="console/${first.stylesheet}" />`]);
     // No inline script or style: the CSP would refuse them.
     expect(html).not.toMatch(/<script\b[^>]*>[^<]+<\/script>/);
     expect(html).not.toMatch(/<style\b|\sstyle=/);

@@ -98,6 +98,12 @@ describe('bin/ reaches the runtime through the contract and the composition laye
     expect(await importProblems(file, source)).toEqual([expect.stringContaining('imports the runtime only through #lambdas/contract/*')]);
   });
 
+  it('says why bin/local may load the Lambda entries', async () => {
+    expect(await importProblems('bin/local/stack.ts', '#lambdas/pipeline/publisher')).toEqual([
+      expect.stringContaining('#lambdas/functions/*: the local stack runs the real handlers, so it loads the Lambda entries'),
+    ]);
+  });
+
   it('the admin CLI may not import the local stack', async () => {
     expect(await importProblems('bin/admin.ts', './local/stack')).toEqual([
       expect.stringContaining('The admin CLI must not import the local stack.'),
