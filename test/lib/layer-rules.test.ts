@@ -99,7 +99,7 @@ describe('bin/ reaches the runtime through the contract and the composition laye
   });
 
   it('says why bin/local may load the Lambda entries', async () => {
-    expect(await importProblems('bin/local/stack.ts', '#lambdas/pipeline/publisher')).toEqual([
+    expect(await importProblems('bin/local/http-front.ts', '#lambdas/pipeline/publisher')).toEqual([
       expect.stringContaining('#lambdas/functions/*: the local stack runs the real handlers, so it loads the Lambda entries'),
     ]);
   });
