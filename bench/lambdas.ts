@@ -18,6 +18,8 @@ import { readdirSync, statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import { ENV, SERVICE_NAME } from '#lambdas/contract/deployment';
+import { METRICS_NAMESPACE } from '#lambdas/contract/metrics';
 import { median, nowMs } from './stats';
 
 /** Figures of one function. */
@@ -104,13 +106,13 @@ function lambdaEnv(projectRoot: string, sourceMaps: boolean): NodeJS.ProcessEnv 
     ...(sourceMaps ? { NODE_OPTIONS: DEPLOYED_NODE_OPTIONS } : {}),
     AWS_REGION: 'eu-west-1',
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
-    TABLE_NAME: 'bench-table',
-    RATE_LIMIT_TABLE_NAME: 'bench-table',
-    DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/bench-deliveries',
-    EVENT_BUS_NAME: 'bench-domain-events',
-    POWERTOOLS_SERVICE_NAME: 'webhooks',
-    POWERTOOLS_METRICS_NAMESPACE: 'WebhookDelivery',
-    POWERTOOLS_LOG_LEVEL: 'INFO',
+    [ENV.TABLE_NAME]: 'bench-table',
+    [ENV.RATE_LIMIT_TABLE_NAME]: 'bench-table',
+    [ENV.DELIVERY_QUEUE_URL]: 'https://sqs.eu-west-1.amazonaws.com/000000000000/bench-deliveries',
+    [ENV.EVENT_BUS_NAME]: 'bench-domain-events',
+    [ENV.POWERTOOLS_SERVICE_NAME]: SERVICE_NAME,
+    [ENV.POWERTOOLS_METRICS_NAMESPACE]: METRICS_NAMESPACE,
+    [ENV.POWERTOOLS_LOG_LEVEL]: 'INFO',
   };
 }
 

@@ -8,7 +8,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { LocalStack } from '../bin/local/stack';
 import { loadHandler } from '../bin/local/lambda-loader';
-import { fromItem, getDeliveryItems } from '../lambdas/store/deliveries';
+import { fromItem, getDeliveryItems } from '#lambdas/store/deliveries';
 import type { CapacityMeter, CapacityRow } from './capacity';
 import type { UsageMeter, UsageSnapshot } from './usage';
 import type { ReceiverProcess } from './receiver-process';

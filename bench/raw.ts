@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { USER_AGENT } from '../lambdas/contract/limits';
+import { USER_AGENT } from '#lambdas/contract/limits';
 import { nowMs } from './stats';
 
 /** Result of one raw run. */

@@ -21,8 +21,8 @@ import { parseArgs } from 'node:util';
 import { startLocalStack, type LocalStack } from '../bin/local/stack';
 import { meterCapacity } from './capacity';
 import { measureLambdas, type LambdaFigures } from './lambdas';
-import { DISPATCHER_CONSUMER, dispatcherConsumer } from '../lambdas/queue/delivery-queue';
-import { MAX_CONNECTIONS_PER_TARGET } from '../lambdas/pipeline/http-sender';
+import { DISPATCHER_CONSUMER, dispatcherConsumer } from '#lambdas/contract/deployment';
+import { MAX_CONNECTIONS_PER_TARGET } from '#lambdas/pipeline/http-sender';
 import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
 import {
   CALL_MIX,
@@ -238,7 +238,7 @@ async function runPipeline(): Promise<PipelineFigures> {
   log(`stack on ${stack.apiUrl}, DynamoDB Local pid ${stack.dynamoDbPid} at ${stack.dynamoDbEndpoint}`);
 
   // Imported only now: its logger reads POWERTOOLS_LOG_LEVEL (WARN, set by the stack) when the module loads.
-  const { defaultRuntime } = await import('../lambdas/composition/runtime');
+  const { defaultRuntime } = await import('#lambdas/composition/runtime');
   // Every handler of this process shares defaultRuntime()'s client: meter it.
   const meter = meterCapacity(defaultRuntime().deps.table.doc);
   const phases = args.fairnessOnly ? undefined : await measuredPhases(stack, receiver, meter, pipelineErrors, errorSamples);

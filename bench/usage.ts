@@ -12,10 +12,10 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BatchConsumer } from '../bin/local/in-process-queue';
-import type { AdapterFactories } from '../lambdas/composition/runtime';
-import { emfWriter } from '../lambdas/composition/metrics';
-import { deliveryMessageBody, type DeliveryQueue, type MessageDelayer } from '../lambdas/queue/delivery-queue';
-import { envelopeSealer, localDataKeys, type DataKeyService } from '../lambdas/store/secret-sealing';
+import type { AdapterFactories } from '#lambdas/composition/runtime';
+import { emfWriter } from '#lambdas/composition/metrics';
+import { deliveryMessageBody, type DeliveryQueue, type MessageDelayer } from '#lambdas/queue/delivery-queue';
+import { envelopeSealer, localDataKeys, type DataKeyService } from '#lambdas/store/secret-sealing';
 
 /** SQS bills a request per 64 KiB chunk of its payload; EventBridge an event per 64 KiB chunk. */
 export const BILLING_CHUNK_BYTES = 64 * 1024;

@@ -4,11 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isScope } from '../lambdas/contract/permissions';
-import { SlugSchema } from '../lambdas/contract/schemas';
-import { createTableContext, type TableContext } from '../lambdas/store/client';
-import { getWorkspace } from '../lambdas/store/workspaces';
-import { ensureWorkspace, issueToken, seedMember } from '../lambdas/operations/admin';
+import { isScope } from '#lambdas/contract/permissions';
+import { SlugSchema } from '#lambdas/contract/schemas';
+import { createTableContext, ensureWorkspace, getWorkspace, issueToken, seedMember, type TableContext } from '#lambdas/composition/tools';
 
 const HELP = `Usage: npm run admin -- <command> [options]
 
@@ -116,7 +114,7 @@ async function publish(args: string[], values: { bus?: string; region?: string; 
   }
   if (values.bus) {
     const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
-    const { eventBridgeSink } = await import('../lambdas/queue/domain-events');
+    const { eventBridgeSink } = await import('#lambdas/composition/tools');
     await eventBridgeSink(new EventBridgeClient(values.region ? { region: values.region } : {}), values.bus).emit(slug, type, payload);
     console.log(`Put ${type} for ${slug} on bus ${values.bus}.`);
     return 0;

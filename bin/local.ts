@@ -3,7 +3,7 @@
  * Local (Java 17+) keeps its data under `.local/`; Ctrl-C stops everything.
  */
 import { parseArgs } from 'node:util';
-import { DISPATCHER_CONSUMER, DISPATCHER_SETTING_BOUNDS } from '../lambdas/queue/delivery-queue';
+import { DISPATCHER_CONSUMER, DISPATCHER_SETTING_BOUNDS, ENV } from '#lambdas/contract/deployment';
 import { startLocalStack } from './local/stack';
 import { stopOnSignals } from './local/stop-on-signals';
 
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     dataDir: values['data-dir'],
     workspace: values.workspace,
     ...(values['dynamodb-port'] ? { dynamoDbPort: Number(values['dynamodb-port']) } : {}),
-    ...(process.env.RATE_LIMITS ? { rateLimits: process.env.RATE_LIMITS } : {}),
+    ...(process.env[ENV.RATE_LIMITS] ? { rateLimits: process.env[ENV.RATE_LIMITS] } : {}),
   });
   console.log(`
 Webhook delivery service: local stack ready

@@ -8,11 +8,15 @@
 import type { IConstruct } from 'constructs';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_RECOVERY_RATE_PER_SECOND, RECOVERY_RATE_BOUNDS } from '../lambdas/domain/recovery';
-import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '../lambdas/contract/rate-limits';
-import { DISPATCHER_CONSUMER, DISPATCHER_SETTING_BOUNDS } from '../lambdas/queue/delivery-queue';
-import { MCP_CORS } from '../lambdas/mcp/gate';
-import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '../lambdas/contract/limits';
+import {
+  DEFAULT_RECOVERY_RATE_PER_SECOND,
+  DISPATCHER_CONSUMER,
+  DISPATCHER_SETTING_BOUNDS,
+  MCP_CORS,
+  RECOVERY_RATE_BOUNDS,
+} from '#lambdas/contract/deployment';
+import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
+import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '#lambdas/contract/limits';
 import type { TableBilling, TableCapacity } from './constructs/table';
 
 /** Per-workspace limit overrides; omitted ones keep {@link DEFAULT_WORKSPACE_LIMITS}. */
@@ -83,7 +87,7 @@ export interface WebhooksConfig {
    * needs a workspace API token. On the command line, a JSON array or a
    * comma-separated list (`-c mcpAllowedOrigins=https://a.example,https://b.example`;
    * `-c mcpAllowedOrigins=` for none).
-   * @default [] (MCP_CORS.defaultAllowedOrigins of lambdas/mcp/gate.ts)
+   * @default [] (MCP_CORS.defaultAllowedOrigins of lambdas/contract/deployment.ts)
    */
   readonly mcpAllowedOrigins: readonly string[];
   /**
@@ -127,7 +131,7 @@ export interface WebhooksConfig {
    * Records per batch of the delivery queue's dispatcher (the fast lane), an integer from 1 to 100.
    * Above 10, Lambda gathers a batch for up to 1 s (its required batching window); at 10 or less
    * a batch leaves at once: lower publish-to-receipt latency at low traffic, more invocations at
-   * high traffic (lambdas/queue/delivery-queue.ts dispatcherConsumer).
+   * high traffic (lambdas/contract/deployment.ts dispatcherConsumer).
    * @default 25 (the spec's)
    */
   readonly dispatcherBatchSize: number;

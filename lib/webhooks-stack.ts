@@ -4,6 +4,7 @@
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { ENV } from '#lambdas/contract/deployment';
 import { quotasOf, removalPolicyOf, retentionOf, tableBillingOf, workspaceLimitsOf, type WebhooksConfig } from './config';
 import { Dashboard } from './constructs/dashboard';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
@@ -13,7 +14,7 @@ import { RecoveryJobs } from './constructs/recovery-jobs';
 import { ServiceApi } from './constructs/rest-api';
 import { Schedules } from './constructs/schedules';
 import { SecretsKey } from './constructs/secrets-key';
-import { ServiceFunction, STAGE_ENVIRONMENT } from './constructs/service-function';
+import { ServiceFunction } from './constructs/service-function';
 import { ServiceTable } from './constructs/table';
 
 /** Properties of a {@link WebhooksStack}. */
@@ -130,7 +131,7 @@ export class WebhooksStack extends Stack {
     this.dashboard = new Dashboard(this, 'Dashboard', { ...monitored, monitoring: this.monitoring });
 
     // Every function names its stage: the `stage` dimension of the metrics the dashboard and the alarms read.
-    for (const fn of this.node.findAll()) if (fn instanceof ServiceFunction) fn.function.addEnvironment(STAGE_ENVIRONMENT, config.stage);
+    for (const fn of this.node.findAll()) if (fn instanceof ServiceFunction) fn.function.addEnvironment(ENV.STAGE, config.stage);
 
     // RestApi adds an unnamed `Endpoint` output of its own; ApiUrl below is the same value under a stable name.
     this.api.api.node.tryRemoveChild('Endpoint');

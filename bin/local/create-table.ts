@@ -6,8 +6,8 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { TableContext } from '../../lambdas/store/client';
-import { INDEXES, TABLE } from '../../lambdas/store/table-schema';
+import type { TableContext } from '#lambdas/composition/tools';
+import { INDEXES, TABLE } from '#lambdas/store/table-schema';
 
 type Index = (typeof INDEXES)[number];
 

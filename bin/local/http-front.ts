@@ -13,9 +13,9 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { AppError } from '../../lambdas/contract/errors';
-import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
-import { problemResponse } from '../../lambdas/http/responses';
+import { AppError } from '#lambdas/contract/errors';
+import { kebab, OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import { problemResponse } from '#lambdas/composition/tools';
 import { lambdaContext, loadHandler } from './lambda-loader';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;

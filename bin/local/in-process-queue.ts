@@ -8,15 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
+import { DISPATCHER_CONSUMER, MAX_RECEIVES } from '#lambdas/contract/deployment';
 import {
   deliveryMessageBody,
-  DISPATCHER_CONSUMER,
   messageDelay,
   type DeliveryMessage,
   type DeliveryQueue,
   type MessageDelayer,
-} from '../../lambdas/queue/delivery-queue';
+} from '#lambdas/composition/tools';
 
 /** Consumes a batch, as a Lambda on an SQS event source does. */
 export type BatchConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;

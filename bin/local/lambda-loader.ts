@@ -1,9 +1,12 @@
-/** Loads a Lambda entry of `lambdas/functions/` by file name, once, as Lambda would. */
+/**
+ * Loads a Lambda entry of `lambdas/functions/` by file name, once, as Lambda would: the local stack
+ * runs the real handlers, so it reaches the runtime through its entries (docs/architecture.md#layers).
+ */
 const cache = new Map<string, Promise<unknown>>();
 
 /** The `handler` export of `lambdas/functions/<file>.ts`. */
 export async function loadHandler<T>(file: string): Promise<T> {
-  if (!cache.has(file)) cache.set(file, import(new URL(`../../lambdas/functions/${file}.ts`, import.meta.url).href));
+  if (!cache.has(file)) cache.set(file, import(`#lambdas/functions/${file}`));
   const mod = (await cache.get(file)) as { handler: T };
   return mod.handler;
 }

@@ -9,22 +9,39 @@ import { join, resolve } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { writeConsoleBundle } from '../../lib/console/console-bundle';
 import { writeDocsBundle } from '../../lib/docs/docs-bundle';
-import { resolveCaller } from '../../lambdas/operations/access';
-import { createTableContext, type TableContext } from '../../lambdas/store/client';
+import {
+  createTableContext,
+  ensureWorkspace,
+  issueToken,
+  localSecretSealer,
+  problemResponse,
+  publishWithRuntime,
+  resolveCaller,
+  seedMember,
+  type DomainEventSink,
+  type JobQueue,
+  type TableContext,
+} from '#lambdas/composition/tools';
 import { ensureTable } from './create-table';
 import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpFront, type ExtraRoute } from './http-front';
-import { ensureWorkspace, issueToken, seedMember } from '../../lambdas/operations/admin';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { EVENT_SOURCE, type DomainEventSink } from '../../lambdas/queue/domain-events';
-import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
-import { WORKSPACE_LIMITS_ENV } from '../../lambdas/contract/limits';
-import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
-import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, dispatcherConsumer, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
-import { JOB_WORKER_CONSUMER, type JobQueue } from '../../lambdas/queue/job-queue';
+import {
+  DEAD_LETTER_CONSUMER,
+  DISPATCHER_CONSUMER,
+  dispatcherConsumer,
+  ENV,
+  EVENT_SOURCE,
+  JOB_WORKER_CONSUMER,
+  MAX_RECEIVES,
+  SERVICE_NAME,
+  SLOW_LANE_CONSUMER,
+} from '#lambdas/contract/deployment';
+import { AppError } from '#lambdas/contract/errors';
+import { SCHEDULED_JOBS } from '#lambdas/domain/scheduled-jobs';
 import { InProcessQueue, type BatchConsumer } from './in-process-queue';
-import type { AdapterFactories } from '../../lambdas/composition/runtime';
+import type { AdapterFactories } from '#lambdas/composition/runtime';
 import { lambdaContext, loadHandler } from './lambda-loader';
 import { startSchedules } from './scheduler';
 
@@ -103,10 +120,8 @@ export interface LocalStack {
 function docsRoute(): ExtraRoute {
   return async (req, _body, url, requestId) => {
     if (req.method !== 'GET' || !(url.pathname === '/openapi.json' || url.pathname.startsWith('/reference'))) return null;
-    const mod = (await import(new URL('../../lambdas/functions/serve-docs.ts', import.meta.url).href)) as {
-      handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-    };
-    return mod.handler({
+    const handler = await loadHandler<(e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>>('serve-docs');
+    return handler({
       path: url.pathname,
       headers: { host: req.headers.host },
       requestContext: { requestId },
@@ -123,10 +138,8 @@ function consoleRoute(dir: string): ExtraRoute {
       writeConsoleBundle(dir);
       built = true;
     }
-    const mod = (await import(new URL('../../lambdas/functions/serve-console.ts', import.meta.url).href)) as {
-      handler: (e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-    };
-    return mod.handler({
+    const handler = await loadHandler<(e: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>>('serve-console');
+    return handler({
       path: url.pathname,
       headers: { host: req.headers.host },
       requestContext: { requestId },
@@ -186,17 +199,13 @@ function localEventsRoute(): ExtraRoute {
         traceId: requestId,
       });
     }
-    const { publishEvent } = await import('../../lambdas/pipeline/publisher');
-    const { defaultRuntime } = await import('../../lambdas/composition/runtime');
-    const { problemResponse } = await import('../../lambdas/http/responses');
-    const { AppError } = await import('../../lambdas/contract/errors');
     try {
       if (event.id !== undefined && (typeof event.id !== 'string' || event.id.length === 0 || event.id.length > 256)) {
         const message = 'id must be a string of 1 to 256 characters';
         throw new AppError('ValidationError', message, { issues: [{ path: 'body.id', message }] });
       }
       const id = typeof event.id === 'string' ? event.id : null;
-      const result = await publishEvent(defaultRuntime().deps, {
+      const result = await publishWithRuntime({
         id: id ?? randomUUID(),
         time: id ? timeOf(id) : new Date().toISOString(),
         workspace: typeof event.workspace === 'string' ? event.workspace : '',
@@ -336,27 +345,26 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The handlers build their adapters from the environment, as on Lambda; the queue and bus
     // names only say that one is bound: the adapters behind them are the in-process ones.
     Object.assign(process.env, {
-      DELIVERY_QUEUE_URL: 'local:deliveries',
-      ...(options.slowLane === false ? {} : { SLOW_DELIVERY_QUEUE_URL: 'local:deliveries-slow' }),
-      DEAD_LETTER_QUEUE_URL: 'local:deliveries-dlq',
-      JOB_QUEUE_URL: 'local:jobs',
-      EVENT_BUS_NAME: 'local:events',
-      TABLE_NAME: tableName,
-      RATE_LIMIT_TABLE_NAME: tableName,
-      DYNAMODB_ENDPOINT: endpoint,
-      ALLOW_LOOPBACK_TARGETS: 'true',
-      DOCS_DIR: join(dataDir, 'docs'),
-      CONSOLE_DIR: join(dataDir, 'console'),
-      POWERTOOLS_SERVICE_NAME: 'webhooks',
-      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      [ENV.DELIVERY_QUEUE_URL]: 'local:deliveries',
+      ...(options.slowLane === false ? {} : { [ENV.SLOW_DELIVERY_QUEUE_URL]: 'local:deliveries-slow' }),
+      [ENV.DEAD_LETTER_QUEUE_URL]: 'local:deliveries-dlq',
+      [ENV.JOB_QUEUE_URL]: 'local:jobs',
+      [ENV.EVENT_BUS_NAME]: 'local:events',
+      [ENV.TABLE_NAME]: tableName,
+      [ENV.RATE_LIMIT_TABLE_NAME]: tableName,
+      [ENV.DYNAMODB_ENDPOINT]: endpoint,
+      [ENV.ALLOW_LOOPBACK_TARGETS]: 'true',
+      [ENV.DOCS_DIR]: join(dataDir, 'docs'),
+      [ENV.CONSOLE_DIR]: join(dataDir, 'console'),
+      [ENV.POWERTOOLS_SERVICE_NAME]: SERVICE_NAME,
+      [ENV.POWERTOOLS_LOG_LEVEL]: process.env[ENV.POWERTOOLS_LOG_LEVEL] ?? 'WARN',
       AWS_REGION: process.env.AWS_REGION ?? 'local',
-      ...(options.rateLimits ? { RATE_LIMITS: options.rateLimits } : {}),
-      ...(options.workspaceLimits ? { [WORKSPACE_LIMITS_ENV]: options.workspaceLimits } : {}),
+      ...(options.rateLimits ? { [ENV.RATE_LIMITS]: options.rateLimits } : {}),
+      ...(options.workspaceLimits ? { [ENV.WORKSPACE_LIMITS]: options.workspaceLimits } : {}),
     });
     writeDocsBundle(join(dataDir, 'docs'));
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
-    const { useAdapters } = await import('../../lambdas/composition/runtime');
-    const { localSecretSealer } = await import('../../lambdas/store/secret-sealing');
+    const { useAdapters } = await import('#lambdas/composition/runtime');
     const ownAdapters: AdapterFactories = {
       deliveryQueue: deliveryQueueAt,
       messageDelayer: deliveryQueueAt,

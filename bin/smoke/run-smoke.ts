@@ -6,8 +6,8 @@
  */
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { TEST_EVENT_TYPE } from '../../lambdas/contract/events';
-import type { Attempt, Delivery, Endpoint, RotatedSecret } from '../../lambdas/contract/schemas';
+import { TEST_EVENT_TYPE } from '#lambdas/contract/events';
+import type { Attempt, Delivery, Endpoint, RotatedSecret } from '#lambdas/contract/schemas';
 import { startReceiver, type Receiver } from '../local/receiver-server';
 import { apiClient, type ApiCall } from './api-client';
 

@@ -9,7 +9,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { resolveWorkspaceLimits, WORKSPACE_LIMITS_ENV, type WorkspaceLimits } from '../contract/limits';
+import { ENV, SERVICE_NAME, type EnvName } from '../contract/deployment';
+import { resolveWorkspaceLimits, type WorkspaceLimits } from '../contract/limits';
 import type { MetricDimensionValues, MetricKey, MetricsRecorder } from '../contract/metrics';
 import { deploymentCatalogue } from '../domain/configured-event-types';
 import type { SecretSealer } from '../domain/secrets';
@@ -27,7 +28,7 @@ import { kmsSecretSealer } from '../store/secret-sealing';
 import { BufferedMetrics, emfWriter, type MetricGroup, type MetricsWriter } from './metrics';
 
 /** The service's logger (Powertools; `POWERTOOLS_*` env configures it). */
-export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'webhooks' });
+export const logger = new Logger({ serviceName: process.env[ENV.POWERTOOLS_SERVICE_NAME] ?? SERVICE_NAME });
 
 /** How the queue and the bus named in the environment become adapters. */
 export interface AdapterFactories {
@@ -116,13 +117,13 @@ export function useAdapters(replacement: AdapterFactories): void {
  * `SECRETS_KEY_ID` is unset and no local factory is in use.
  */
 export function secretSealerFromEnv(env: NodeJS.ProcessEnv = process.env): SecretSealer | undefined {
-  cachedSealer ??= { sealer: (factories.secretSealer ?? kmsSealer)(env.SECRETS_KEY_ID) };
+  cachedSealer ??= { sealer: (factories.secretSealer ?? kmsSealer)(env[ENV.SECRETS_KEY_ID]) };
   return cachedSealer.sealer;
 }
 
 /** The stage named in `STAGE`, the `stage` dimension of every metric; `local` when unset. */
 export function stageFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.STAGE || 'local';
+  return env[ENV.STAGE] || 'local';
 }
 
 /** Writes metric groups with the container's writer, built on first use; best effort: a failure is logged, never thrown. */
@@ -155,14 +156,15 @@ const surfaceMetrics: MetricsRecorder = {
 /** Builds a runtime from environment variables. */
 export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
   const table = tableFromEnv(env);
-  const rateTable = env.RATE_LIMIT_TABLE_NAME ? { ...table, tableName: env.RATE_LIMIT_TABLE_NAME } : undefined;
+  const rateTableName = env[ENV.RATE_LIMIT_TABLE_NAME];
+  const rateTable = rateTableName ? { ...table, tableName: rateTableName } : undefined;
   return {
     deps: {
       table,
       now: () => new Date(),
       eventTypes: deploymentCatalogue(),
       // The local-development switch (docs/architecture.md#security-model); the deployed stack never sets it.
-      urlPolicy: { allowLoopback: env.ALLOW_LOOPBACK_TARGETS === 'true' },
+      urlPolicy: { allowLoopback: env[ENV.ALLOW_LOOPBACK_TARGETS] === 'true' },
       queue: queueFromEnv(env),
       events: eventsFromEnv(env),
       jobQueue: jobQueueFromEnv(env),
@@ -170,7 +172,7 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRun
       workspaceLimits: workspaceLimitsFromEnv(env),
       metrics: surfaceMetrics,
     },
-    rateLimiter: countingRefusals(rateLimiterFor(rateTable, env.RATE_LIMITS), surfaceMetrics),
+    rateLimiter: countingRefusals(rateLimiterFor(rateTable, env[ENV.RATE_LIMITS]), surfaceMetrics),
   };
 }
 
@@ -178,7 +180,8 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRun
 export function workspaceLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkspaceLimits {
   let overrides: unknown;
   try {
-    overrides = env[WORKSPACE_LIMITS_ENV] ? JSON.parse(env[WORKSPACE_LIMITS_ENV]) : undefined;
+    const raw = env[ENV.WORKSPACE_LIMITS];
+    overrides = raw ? JSON.parse(raw) : undefined;
   } catch {
     overrides = undefined;
   }
@@ -197,7 +200,7 @@ export function defaultRuntime(): SurfaceRuntime {
  * local stack's `useAdapters` may come after the module loads); using it with
  * the variable unset throws.
  */
-function lazyAdapter<T>(env: NodeJS.ProcessEnv, name: string, make: (value: string) => T): () => T {
+function lazyAdapter<T>(env: NodeJS.ProcessEnv, name: EnvName, make: (value: string) => T): () => T {
   const value = env[name];
   let adapter: T | undefined;
   return () => {
@@ -211,14 +214,14 @@ function lazyAdapter<T>(env: NodeJS.ProcessEnv, name: string, make: (value: stri
  * The delivery queue whose URL is in `name` (`DELIVERY_QUEUE_URL`; the slow lane's
  * `SLOW_DELIVERY_QUEUE_URL`, the dead letters' `DEAD_LETTER_QUEUE_URL`); created on first send.
  */
-export function queueFromEnv(env: NodeJS.ProcessEnv = process.env, name = 'DELIVERY_QUEUE_URL'): DeliveryQueue {
+export function queueFromEnv(env: NodeJS.ProcessEnv = process.env, name: EnvName = ENV.DELIVERY_QUEUE_URL): DeliveryQueue {
   const queue = lazyAdapter(env, name, (url) => factories.deliveryQueue(url));
   return { send: (messages) => queue().send(messages) };
 }
 
 /** The jobs queue of `JOB_QUEUE_URL`; created on first send. */
 export function jobQueueFromEnv(env: NodeJS.ProcessEnv = process.env): JobQueue {
-  const queue = lazyAdapter(env, 'JOB_QUEUE_URL', (url) => factories.jobQueue(url));
+  const queue = lazyAdapter(env, ENV.JOB_QUEUE_URL, (url) => factories.jobQueue(url));
   return { send: (message, delaySeconds) => queue().send(message, delaySeconds) };
 }
 
@@ -239,7 +242,7 @@ export function recoveryWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
 
 /** The domain-event sink of `EVENT_BUS_NAME`; none when unset. Best effort: a failure is logged, never thrown. */
 export function eventsFromEnv(env: NodeJS.ProcessEnv = process.env): DomainEventSink {
-  const bus = env.EVENT_BUS_NAME;
+  const bus = env[ENV.EVENT_BUS_NAME];
   if (!bus) return noEventSink;
   let sink: DomainEventSink | undefined;
   return {
@@ -256,7 +259,7 @@ export function eventsFromEnv(env: NodeJS.ProcessEnv = process.env): DomainEvent
 }
 
 /** The retry delayer of the queue whose URL is in `name` (ChangeMessageVisibility on SQS). */
-export function delayerFromEnv(env: NodeJS.ProcessEnv = process.env, name = 'DELIVERY_QUEUE_URL'): MessageDelayer {
+export function delayerFromEnv(env: NodeJS.ProcessEnv = process.env, name: EnvName = ENV.DELIVERY_QUEUE_URL): MessageDelayer {
   const delayer = lazyAdapter(env, name, (url) => factories.messageDelayer(url));
   return { delay: (receiptHandle, seconds) => delayer().delay(receiptHandle, seconds) };
 }

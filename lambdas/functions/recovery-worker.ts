@@ -8,7 +8,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger, recoveryWorkerFromEnv } from '../composition/runtime';
 import { failJob, runRecoverySlice } from '../pipeline/recovery-worker';
-import { JOB_WORKER_CONSUMER, parseJobMessage } from '../queue/job-queue';
+import { JOB_WORKER_CONSUMER } from '../contract/deployment';
+import { parseJobMessage } from '../queue/job-queue';
 
 /** The SQS handler. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { ENV } from '../contract/deployment';
 import { AppError } from '../contract/errors';
 import { consoleResponse } from '../http/console';
 import { problemResponse } from '../http/responses';
@@ -10,7 +11,7 @@ const cache = new Map<string, Buffer | undefined>();
 
 /** The bundle's folder, read per call: the local stack may start again in one process with another folder. */
 function consoleDir(): string {
-  return process.env.CONSOLE_DIR ?? join(process.env.LAMBDA_TASK_ROOT ?? '.', 'console');
+  return process.env[ENV.CONSOLE_DIR] ?? join(process.env.LAMBDA_TASK_ROOT ?? '.', 'console');
 }
 
 function read(name: string): Buffer | undefined {

@@ -2,11 +2,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { ENV } from '../contract/deployment';
 import { AppError } from '../contract/errors';
 import { docsResponse, serverUrlOf } from '../http/docs';
 import { problemResponse } from '../http/responses';
 
-const dir = process.env.DOCS_DIR ?? join(process.env.LAMBDA_TASK_ROOT ?? '.', 'docs');
+const dir = process.env[ENV.DOCS_DIR] ?? join(process.env.LAMBDA_TASK_ROOT ?? '.', 'docs');
 const cache = new Map<string, Buffer | undefined>();
 
 function read(name: string): Buffer | undefined {

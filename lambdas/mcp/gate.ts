@@ -9,6 +9,7 @@
  * charged to its operation's own bucket (lambdas/mcp/tools.ts).
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { MCP_CORS } from '../contract/deployment';
 import { AppError, isAppError, toProblem } from '../contract/errors';
 import { bearerToken, TOKEN_PREFIX } from '../domain/api-tokens';
 import { resolveCaller } from '../operations/access';
@@ -16,27 +17,8 @@ import type { SurfaceRuntime } from '../operations/context';
 import { chargeRateLimit } from '../operations/rate-limiter';
 import { createMcpServer } from './tools';
 
-/**
- * The CORS the MCP endpoint answers with, in one list: the deployed function
- * URL's CORS configuration is built from it (lib/constructs/mcp-endpoint.ts),
- * and the function's own OPTIONS answer (what the local server sends) too. Only
- * POST: the server is stateless and answers JSON, so there is no GET event
- * stream and no DELETE of a session. The headers are what MCP clients send: the
- * token, JSON, the negotiated protocol version, and the session and resumption
- * headers some clients send even to a stateless server.
- */
-export const MCP_CORS = {
-  /**
-   * The origins whose pages may call the endpoint, by default none: an MCP client is a program,
-   * not a web page, and a browser page that holds a workspace token is what CORS exists to stop.
-   * The `mcpAllowedOrigins` setting (lib/config.ts) defaults to this list; `["*"]` there opens it.
-   */
-  defaultAllowedOrigins: [] as readonly string[],
-  allowedMethods: ['POST'],
-  allowedHeaders: ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
-  exposedHeaders: ['mcp-session-id', 'mcp-protocol-version', 'x-trace-id'],
-  maxAgeSeconds: 3600,
-} as const;
+// The endpoint's CORS is the deployment contract's: the function URL is configured from the same list.
+export { MCP_CORS };
 
 /**
  * The OPTIONS answer's CORS headers but the origin, which {@link mcpCorsHeaders} adds only for an

@@ -4,49 +4,8 @@
  */
 import { idPattern } from '../contract/ids';
 
-/** How a dispatcher consumes its queue: the event source mapping's settings and the function's timeout. */
-export interface QueueConsumer {
-  readonly batchSize: number;
-  readonly maxBatchingWindowSeconds: number;
-  readonly maxConcurrency: number;
-  readonly timeoutSeconds: number;
-  readonly visibilityTimeoutSeconds: number;
-}
-
-/** The bounds of the dispatcher's stage settings (`dispatcherBatchSize`, `dispatcherMaxConcurrency`). */
-export const DISPATCHER_SETTING_BOUNDS = { batchSize: { min: 1, max: 100 }, maxConcurrency: { min: 2, max: 1000 } } as const;
-
-/**
- * The delivery queue's consumer for a batch size and a concurrency (stage settings
- * `dispatcherBatchSize`, `dispatcherMaxConcurrency`), read by the CDK event source and the local
- * stack's in-process queue alike. Lambda requires a batching window of at least 1 s for a batch
- * over 10; at 10 or less there is none, so a batch leaves as soon as a message is there (the
- * latency-sensitive choice). A 30 s function timeout and a visibility timeout six times that
- * (Lambda's SQS guidance), so a batch still being processed is never handed out twice.
- */
-export function dispatcherConsumer(batchSize: number, maxConcurrency: number): QueueConsumer {
-  return {
-    batchSize,
-    maxBatchingWindowSeconds: batchSize > 10 ? 1 : 0,
-    maxConcurrency,
-    timeoutSeconds: 30,
-    visibilityTimeoutSeconds: 6 * 30,
-  };
-}
-
-/** The spec's defaults: batches of 25 gathered for at most 1 s, at most 4 batches at once. */
-export const DISPATCHER_CONSUMER: QueueConsumer = dispatcherConsumer(25, 4);
-
-/**
- * The slow lane's consumption (docs/behaviour.md#delivery-lanes): batches of 10, with no batching
- * window (Lambda requires one only above 10), at most 4 batches at once. A batch there waits for
- * its slowest receiver (up to the 10 s deadline), so it is small, and each batch attempts only a
- * few deliveries per endpoint and workspace (lambdas/domain/delivery-lanes.ts).
- */
-export const SLOW_LANE_CONSUMER: QueueConsumer = dispatcherConsumer(10, 4);
-
-/** The dead-letter consumer's batches. */
-export const DEAD_LETTER_CONSUMER = { batchSize: 10 } as const;
+// How the delivery queues are consumed is the deployment contract's (lambdas/contract/deployment.ts).
+export { DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } from '../contract/deployment';
 
 /**
  * One queued delivery. The endpoint and workspace ride along (ids only) so a slow-lane batch can

@@ -1,14 +1,12 @@
 /** The service's own domain events: the port, and its EventBridge adapter (the local stack injects its own). */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EVENT_SOURCE } from '../contract/deployment';
 
 /** Where the service's own domain events go (EventBridge in the cloud, the publisher in-process locally). */
 export interface DomainEventSink {
   /** Best effort, after persistence: a failure is logged, never the caller's. */
   emit(workspace: string, type: string, payload: unknown): Promise<void>;
 }
-
-/** EventBridge `source` of the service's own events. */
-export const EVENT_SOURCE = 'webhooks.service';
 
 /** A sink that puts `{detail-type: type, detail: {workspace, payload}}` on a bus. */
 export function eventBridgeSink(client: EventBridgeClient, busName: string): DomainEventSink {

@@ -5,20 +5,6 @@
  */
 import { idPattern } from '../contract/ids';
 
-/**
- * The job worker's consumption of the jobs queue, read by the CDK event source
- * and the local stack alike: one message per invocation (a slice is already a
- * batch of replays), a timeout well above one slice's replays, the visibility
- * timeout six times it, and the receives before a message is dead-lettered.
- */
-export const JOB_WORKER_CONSUMER = {
-  batchSize: 1,
-  maxConcurrency: 2,
-  timeoutSeconds: 60,
-  visibilityTimeoutSeconds: 6 * 60,
-  maxReceives: 5,
-} as const;
-
 /** SQS's longest message delay, in seconds. */
 export const MAX_JOB_DELAY_SECONDS = 900;
 

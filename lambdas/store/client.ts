@@ -1,6 +1,7 @@
 /** The DynamoDB document client and the table it is bound to. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV } from '../contract/deployment';
 
 /** A table binding: the client and the table name. */
 export interface TableContext {
@@ -33,7 +34,8 @@ export function createTableContext(options: TableOptions): TableContext {
 
 /** The table binding a Lambda runs with: `TABLE_NAME` and, locally, `DYNAMODB_ENDPOINT`. */
 export function tableFromEnv(env: NodeJS.ProcessEnv = process.env): TableContext {
-  const tableName = env.TABLE_NAME;
-  if (!tableName) throw new Error('TABLE_NAME is not set');
-  return createTableContext({ tableName, ...(env.DYNAMODB_ENDPOINT ? { endpoint: env.DYNAMODB_ENDPOINT } : {}) });
+  const tableName = env[ENV.TABLE_NAME];
+  if (!tableName) throw new Error(`${ENV.TABLE_NAME} is not set`);
+  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
+  return createTableContext({ tableName, ...(endpoint ? { endpoint } : {}) });
 }

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
-import { CONSOLE_INDEX } from '../../lambdas/http/console';
+import { CONSOLE_INDEX } from '#lambdas/contract/deployment';
 
 /** The console's source folder. */
 export const CONSOLE_SOURCE = fileURLToPath(new URL('../../console/', import.meta.url));

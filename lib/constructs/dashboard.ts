@@ -16,7 +16,7 @@ import {
   type IWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { METRIC_DIMENSIONS, METRICS, METRICS_NAMESPACE } from '../../lambdas/contract/metrics';
+import { METRIC_DIMENSIONS, METRICS, METRICS_NAMESPACE } from '#lambdas/contract/metrics';
 import { ATTEMPT_OUTCOMES, DEPLOYED_LANES, RUNBOOK, type MonitoredResources, type Monitoring } from './monitoring';
 import type { ServiceFunction } from './service-function';
 

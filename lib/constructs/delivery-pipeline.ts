@@ -11,8 +11,14 @@ import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAX_RECEIVES } from '../../lambdas/domain/delivery-lifecycle';
-import { DEAD_LETTER_CONSUMER, DISPATCHER_CONSUMER, dispatcherConsumer, SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
+import {
+  DEAD_LETTER_CONSUMER,
+  DISPATCHER_CONSUMER,
+  dispatcherConsumer,
+  ENV,
+  MAX_RECEIVES,
+  SLOW_LANE_CONSUMER,
+} from '#lambdas/contract/deployment';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
@@ -135,13 +141,13 @@ export class DeliveryPipeline extends Construct {
 
     // ---- dispatchers: the delivery queue's (the fast lane) and the slow lane's
     const dispatcherEnvironment = {
-      TABLE_NAME: tableName,
+      [ENV.TABLE_NAME]: tableName,
       // Moves (fast lane), deferrals and the slow lane's backoff (ChangeMessageVisibility) use this queue.
-      SLOW_DELIVERY_QUEUE_URL: this.slowQueue.queueUrl,
+      [ENV.SLOW_DELIVERY_QUEUE_URL]: this.slowQueue.queueUrl,
       // A spent delivery is sent to the dead-letter queue by the dispatcher.
-      DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
+      [ENV.DEAD_LETTER_QUEUE_URL]: this.deadLetterQueue.queueUrl,
       // The dispatcher emits `webhook.disabled` when a failure streak disables an endpoint.
-      EVENT_BUS_NAME: this.eventBus.eventBusName,
+      [ENV.EVENT_BUS_NAME]: this.eventBus.eventBusName,
       ...props.secretsKey?.environment,
     };
     const lanes = [
@@ -150,7 +156,7 @@ export class DeliveryPipeline extends Construct {
         id: 'Dispatcher',
         entry: 'dispatcher',
         queue: this.queue,
-        environment: { DELIVERY_QUEUE_URL: this.queue.queueUrl },
+        environment: { [ENV.DELIVERY_QUEUE_URL]: this.queue.queueUrl },
         consumer: fastConsumer,
         description:
           'Delivers queued webhooks: signs, POSTs, records the attempt, backs off; moves failing or slow endpoints to the slow lane',
@@ -205,7 +211,7 @@ export class DeliveryPipeline extends Construct {
       description:
         'Marks deliveries whose retries are exhausted dead_lettered and notifies the workspace; sends back (bounded) those the queue gave up with retries left',
       // A dead letter with retries left goes back to the delivery queue (docs/behaviour.md#dead-lettering).
-      environment: { TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.queue.queueUrl },
+      environment: { [ENV.TABLE_NAME]: tableName, [ENV.DELIVERY_QUEUE_URL]: this.queue.queueUrl },
       timeout: DEAD_LETTER_TIMEOUT,
       ...logs,
     });
@@ -220,7 +226,11 @@ export class DeliveryPipeline extends Construct {
       entry: functionEntry('publisher'),
       description: 'Turns a domain event into one pending delivery and one queue message per subscribed endpoint',
       // A failing or slow endpoint's deliveries are queued in the slow lane directly.
-      environment: { TABLE_NAME: tableName, DELIVERY_QUEUE_URL: this.queue.queueUrl, SLOW_DELIVERY_QUEUE_URL: this.slowQueue.queueUrl },
+      environment: {
+        [ENV.TABLE_NAME]: tableName,
+        [ENV.DELIVERY_QUEUE_URL]: this.queue.queueUrl,
+        [ENV.SLOW_DELIVERY_QUEUE_URL]: this.slowQueue.queueUrl,
+      },
       timeout: PUBLISHER_TIMEOUT,
       ...logs,
     });

@@ -14,10 +14,10 @@
 import { Duration } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, HttpMethod, InvokeMode, type CfnFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
-import { MCP_CORS } from '../../lambdas/mcp/gate';
-import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
-import type { WorkspaceLimits } from '../../lambdas/contract/limits';
+import { OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import { MCP_CORS } from '#lambdas/contract/deployment';
+import type { Quota, RateLimitBucket } from '#lambdas/contract/rate-limits';
+import type { WorkspaceLimits } from '#lambdas/contract/limits';
 import {
   bindOperationResources,
   grantOperationTableAccess,
@@ -34,7 +34,7 @@ export const MCP_RATE_LIMIT_BUCKET: RateLimitBucket = 'mcp';
 
 /**
  * The function URL's CORS, except the origins (configuration), from the one list
- * of lambdas/mcp/gate.ts. Lambda adds these headers to the URL's responses and,
+ * of lambdas/contract/deployment.ts. Lambda adds these headers to the URL's responses and,
  * for a preflight, they take precedence over the function's own OPTIONS answer.
  * The function adds no CORS header to a POST answer, so none is doubled.
  */

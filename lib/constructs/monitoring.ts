@@ -14,8 +14,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC_DIMENSIONS, METRICS, METRICS_NAMESPACE } from '../../lambdas/contract/metrics';
-import { AttemptSchema } from '../../lambdas/contract/schemas';
+import { METRIC_DIMENSIONS, METRICS, METRICS_NAMESPACE } from '#lambdas/contract/metrics';
+import { AttemptSchema } from '#lambdas/contract/schemas';
 import { DEFAULT_CONFIG } from '../config';
 import type { ServiceFunction } from './service-function';
 

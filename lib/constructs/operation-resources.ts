@@ -10,9 +10,10 @@
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import type { OperationDef, OperationResource } from '../../lambdas/contract/operations';
-import { DEFAULT_WORKSPACE_LIMITS, WORKSPACE_LIMITS_ENV, type WorkspaceLimits } from '../../lambdas/contract/limits';
-import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '../../lambdas/contract/rate-limits';
+import type { OperationDef, OperationResource } from '#lambdas/contract/operations';
+import { ENV } from '#lambdas/contract/deployment';
+import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '#lambdas/contract/limits';
+import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
 
@@ -60,15 +61,15 @@ type Need = (what: string, prop: string) => never;
 const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResources, need: Need) => ResourceBinding } = {
   deliveryQueue: ({ deliveryQueue }, need) => {
     const queue = deliveryQueue ?? need('the delivery queue', 'a deliveryQueue');
-    return { environment: { DELIVERY_QUEUE_URL: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
+    return { environment: { [ENV.DELIVERY_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
   },
   domainEvents: ({ eventBus }, need) => {
     const bus = eventBus ?? need('domain events', 'an eventBus');
-    return { environment: { EVENT_BUS_NAME: bus.eventBusName }, grant: (grantee) => void bus.grantPutEventsTo(grantee) };
+    return { environment: { [ENV.EVENT_BUS_NAME]: bus.eventBusName }, grant: (grantee) => void bus.grantPutEventsTo(grantee) };
   },
   jobQueue: ({ jobQueue }, need) => {
     const queue = jobQueue ?? need('the jobs queue', 'a jobQueue');
-    return { environment: { JOB_QUEUE_URL: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
+    return { environment: { [ENV.JOB_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
   },
   secretSealing: ({ secretsKey }, need) => {
     const key = secretsKey ?? need('secret sealing', 'a secretsKey');
@@ -116,10 +117,10 @@ export function operationEnvironment(
   workspaceLimits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS,
 ): Record<string, string> {
   return {
-    TABLE_NAME: table.table.tableName,
-    RATE_LIMIT_TABLE_NAME: table.table.tableName,
-    RATE_LIMITS: JSON.stringify(quotas),
-    [WORKSPACE_LIMITS_ENV]: JSON.stringify(workspaceLimits),
+    [ENV.TABLE_NAME]: table.table.tableName,
+    [ENV.RATE_LIMIT_TABLE_NAME]: table.table.tableName,
+    [ENV.RATE_LIMITS]: JSON.stringify(quotas),
+    [ENV.WORKSPACE_LIMITS]: JSON.stringify(workspaceLimits),
   };
 }
 

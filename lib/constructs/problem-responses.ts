@@ -4,7 +4,7 @@
  * (docs/behaviour.md#problem-documents). Statuses, titles and types come from lambdas/contract/errors.ts.
  */
 import { ResponseType, type RestApiBase } from 'aws-cdk-lib/aws-apigateway';
-import { ERROR_STATUS, errorTitle, errorType, type ErrorTag } from '../../lambdas/contract/errors';
+import { ERROR_STATUS, errorTitle, errorType, type ErrorTag } from '#lambdas/contract/errors';
 
 /** Content type of every error response. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

@@ -10,8 +10,7 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DEFAULT_RECOVERY_RATE_PER_SECOND, RECOVERY_RATE_ENV } from '../../lambdas/domain/recovery';
-import { JOB_WORKER_CONSUMER } from '../../lambdas/queue/job-queue';
+import { DEFAULT_RECOVERY_RATE_PER_SECOND, ENV, JOB_WORKER_CONSUMER } from '#lambdas/contract/deployment';
 import { DEAD_LETTER_RETENTION, QUEUE_DEFAULTS } from './delivery-pipeline';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
@@ -55,10 +54,10 @@ export class RecoveryJobs extends Construct {
       entry: functionEntry('recovery-worker'),
       description: 'Runs recovery jobs: one paced slice of replays per jobs-queue message',
       environment: {
-        TABLE_NAME: props.table.table.tableName,
-        DELIVERY_QUEUE_URL: props.deliveryQueue.queueUrl,
-        JOB_QUEUE_URL: this.queue.queueUrl,
-        [RECOVERY_RATE_ENV]: String(props.ratePerSecond ?? DEFAULT_RECOVERY_RATE_PER_SECOND),
+        [ENV.TABLE_NAME]: props.table.table.tableName,
+        [ENV.DELIVERY_QUEUE_URL]: props.deliveryQueue.queueUrl,
+        [ENV.JOB_QUEUE_URL]: this.queue.queueUrl,
+        [ENV.RECOVERY_RATE_PER_SECOND]: String(props.ratePerSecond ?? DEFAULT_RECOVERY_RATE_PER_SECOND),
       },
       timeout: Duration.seconds(JOB_WORKER_CONSUMER.timeoutSeconds),
       ...logs,

@@ -21,9 +21,10 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { kebab, OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
-import type { Quota, RateLimitBucket } from '../../lambdas/contract/rate-limits';
-import type { WorkspaceLimits } from '../../lambdas/contract/limits';
+import { ENV } from '#lambdas/contract/deployment';
+import { kebab, OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import type { Quota, RateLimitBucket } from '#lambdas/contract/rate-limits';
+import type { WorkspaceLimits } from '#lambdas/contract/limits';
 import { ConsoleEndpoint } from './console-endpoint';
 import { DocsEndpoint } from './docs-endpoint';
 import { bindOperationResources, grantOperationTableAccess, operationEnvironment, type OperationResources } from './operation-resources';
@@ -106,7 +107,7 @@ export class ServiceApi extends Construct {
     this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
       entry: functionEntry('authorizer'),
       description: 'TOKEN authorizer: resolves a workspace API token by its hash',
-      environment: { TABLE_NAME: table.tableName },
+      environment: { [ENV.TABLE_NAME]: table.tableName },
       logRetention,
       logRemovalPolicy,
     });

@@ -10,7 +10,8 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
+import { ENV } from '#lambdas/contract/deployment';
+import { SCHEDULED_JOBS } from '#lambdas/domain/scheduled-jobs';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
 
@@ -38,8 +39,8 @@ export class Schedules extends Construct {
         entry: functionEntry(job.entry),
         description: job.description,
         environment: {
-          TABLE_NAME: props.table.table.tableName,
-          ...(job.sendsDeliveries ? { DELIVERY_QUEUE_URL: props.deliveryQueue.queueUrl } : {}),
+          [ENV.TABLE_NAME]: props.table.table.tableName,
+          ...(job.sendsDeliveries ? { [ENV.DELIVERY_QUEUE_URL]: props.deliveryQueue.queueUrl } : {}),
         },
         timeout: Duration.seconds(job.timeoutSeconds),
         logRetention: props.logRetention,

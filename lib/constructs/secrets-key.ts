@@ -9,16 +9,13 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { KMS_ENCRYPTION_CONTEXT } from '../../lambdas/store/secret-sealing';
+import { ENV, KMS_ENCRYPTION_CONTEXT } from '#lambdas/contract/deployment';
 
 /** Properties of a {@link SecretsKey}. */
 export interface SecretsKeyProps {
   /** As the table's: a retained table needs its key to read its secrets. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
-
-/** The environment variable that names the key to a function (read by the composition root). */
-export const SECRETS_KEY_ENV = 'SECRETS_KEY_ID';
 
 /** The KMS key sealing signing secrets, and its two grants. */
 export class SecretsKey extends Construct {
@@ -36,7 +33,7 @@ export class SecretsKey extends Construct {
 
   /** The environment a granted function needs. */
   get environment(): Record<string, string> {
-    return { [SECRETS_KEY_ENV]: this.key.keyArn };
+    return { [ENV.SECRETS_KEY_ID]: this.key.keyArn };
   }
 
   /** Seal only: `kms:GenerateDataKey` under the sealer's encryption context (the functions minting secrets). */

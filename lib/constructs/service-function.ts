@@ -4,7 +4,6 @@
  * ServiceFunction, so runtime, architecture, tracing, logging, bundling and the
  * Powertools environment are decided here once.
  */
-import { METRICS_NAMESPACE } from '../../lambdas/contract/metrics';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +13,8 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ENV, LOCAL_ONLY_ENV, SERVICE_NAME } from '#lambdas/contract/deployment';
+import { METRICS_NAMESPACE } from '#lambdas/contract/metrics';
 import { DEFAULT_CONFIG, removalPolicyOf, retentionOf } from '../config';
 import { assertGeneratedCodeFresh } from '../generate/contract-code';
 
@@ -26,22 +27,6 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * code needs nothing newer than Node.js 20 (it is tested on 20 locally).
  */
 export const SERVICE_RUNTIME = Runtime.NODEJS_24_X;
-
-/** `POWERTOOLS_SERVICE_NAME` of every function (also the logger's `service` key). */
-export const SERVICE_NAME = 'webhooks';
-
-/**
- * The variable naming the stage on every function of a stack (the `stage` dimension of the
- * service's metrics, lambdas/contract/metrics.ts); the stack sets it once everything is composed.
- */
-export const STAGE_ENVIRONMENT = 'STAGE';
-
-/**
- * Environment variables no deployed function may carry. `ALLOW_LOOPBACK_TARGETS`
- * is the local stack's switch that lets webhooks target loopback addresses
- * (docs/architecture.md#loopback-switch): the deployed stack never sets it.
- */
-export const FORBIDDEN_ENVIRONMENT = ['ALLOW_LOOPBACK_TARGETS', 'DYNAMODB_ENDPOINT'] as const;
 
 let generatedChecked = false;
 
@@ -118,7 +103,7 @@ export class ServiceFunction extends Construct {
     super(scope, id);
     checkGeneratedCode();
     const environment = props.environment ?? {};
-    for (const name of FORBIDDEN_ENVIRONMENT) {
+    for (const name of LOCAL_ONLY_ENV) {
       if (name in environment)
         throw new Error(`${this.node.path}: ${name} is a local-development switch and must never be set on a deployed function`);
     }
@@ -149,9 +134,9 @@ export class ServiceFunction extends Construct {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       environment: {
-        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
+        [ENV.POWERTOOLS_SERVICE_NAME]: SERVICE_NAME,
+        [ENV.POWERTOOLS_METRICS_NAMESPACE]: METRICS_NAMESPACE,
+        [ENV.POWERTOOLS_LOG_LEVEL]: 'INFO',
         // Stack traces point at the TypeScript sources (the bundle ships a source map).
         NODE_OPTIONS: '--enable-source-maps',
         ...environment,

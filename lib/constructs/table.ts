@@ -7,8 +7,8 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, type IScalableTableAttribute } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { RateLimitBucket } from '../../lambdas/contract/rate-limits';
-import { INDEXES, keys, TABLE } from '../../lambdas/store/table-schema';
+import type { RateLimitBucket } from '#lambdas/contract/rate-limits';
+import { INDEXES, keys, TABLE } from '#lambdas/store/table-schema';
 
 /**
  * Item actions of a function that only reads. No Scan: every access pattern is

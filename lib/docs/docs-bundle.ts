@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deploymentCatalogue } from '../../lambdas/domain/configured-event-types';
+import { deploymentCatalogue } from '#lambdas/domain/configured-event-types';
 import { buildOpenApiDocument } from './openapi-document';
 import { REFERENCE_INIT_JS } from './reference-init';
 

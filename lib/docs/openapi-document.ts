@@ -21,22 +21,21 @@ import {
   type SchemaObject,
 } from 'openapi3-ts/oas31';
 import { z } from 'zod';
-import { ERROR_STATUS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from '../../lambdas/contract/errors';
-import { MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, USER_AGENT } from '../../lambdas/contract/limits';
-import { PAGE_LIMIT } from '../../lambdas/contract/pagination';
-import { MAX_RETRIES, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../../lambdas/domain/backoff';
-import { DISABLE_THRESHOLD } from '../../lambdas/domain/delivery-lifecycle';
-import { signatureHeader } from '../../lambdas/domain/signing';
-import { type EventTypeInfo } from '../../lambdas/contract/events';
-import { OPERATIONS, declaredErrors, type OperationDef } from '../../lambdas/contract/operations';
-import { workspaceLimitRefusal } from '../../lambdas/contract/rate-limits';
-import { DeliveryIdSchema } from '../../lambdas/contract/schemas';
+import { ERROR_STATUS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from '#lambdas/contract/errors';
+import { DISABLE_THRESHOLD, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, USER_AGENT } from '#lambdas/contract/limits';
+import { PAGE_LIMIT } from '#lambdas/contract/pagination';
+import { MAX_RETRIES, RETRY_DELAY_SECONDS, retryDelaySeconds } from '#lambdas/domain/backoff';
+import { signatureHeader } from '#lambdas/domain/signing';
+import { type EventTypeInfo } from '#lambdas/contract/events';
+import { OPERATIONS, declaredErrors, type OperationDef } from '#lambdas/contract/operations';
+import { workspaceLimitRefusal } from '#lambdas/contract/rate-limits';
+import { DeliveryIdSchema } from '#lambdas/contract/schemas';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_WINDOW_HOURS,
   IDEMPOTENT_REPLAYED_HEADER,
   IdempotencyKeySchema,
-} from '../../lambdas/contract/idempotency';
+} from '#lambdas/contract/idempotency';
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiOptions {

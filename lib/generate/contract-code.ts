@@ -13,18 +13,18 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { z } from 'zod';
 import * as zm from 'zod/v4-mini';
-import { BUILT_IN_EVENT_TYPES } from '../../lambdas/contract/event-schemas';
+import { BUILT_IN_EVENT_TYPES } from '#lambdas/contract/event-schemas';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_WINDOW_HOURS,
   IDEMPOTENT_REPLAYED_HEADER,
   IdempotencyKeySchema,
-} from '../../lambdas/contract/idempotency';
-import * as inputRules from '../../lambdas/contract/input-rules';
-import type { InputCheck, InputNode } from '../../lambdas/contract/input-validation';
-import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
-import * as pagination from '../../lambdas/contract/pagination';
-import { parseEventTypesConfig } from '../../lambdas/domain/event-catalogue';
+} from '#lambdas/contract/idempotency';
+import * as inputRules from '#lambdas/contract/input-rules';
+import type { InputCheck, InputNode } from '#lambdas/contract/input-validation';
+import { OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import * as pagination from '#lambdas/contract/pagination';
+import { parseEventTypesConfig } from '#lambdas/domain/event-catalogue';
 
 /** Root of the repository. */
 const ROOT = join(import.meta.dirname, '..', '..');

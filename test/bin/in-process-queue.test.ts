@@ -75,7 +75,7 @@ it('holds a message sent with a delay until the delay (divided by the time scale
 
 describe('the dispatcher consumer rule (deployed event source and local queue alike)', () => {
   it("gives a batch over 10 Lambda's required 1 s window, and none at 10 or less", async () => {
-    const { dispatcherConsumer, DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } = await import('../../lambdas/queue/delivery-queue');
+    const { dispatcherConsumer, DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } = await import('../../lambdas/contract/deployment');
     expect(DISPATCHER_CONSUMER).toMatchObject({ batchSize: 25, maxBatchingWindowSeconds: 1, maxConcurrency: 4 });
     expect(dispatcherConsumer(11, 4).maxBatchingWindowSeconds).toBe(1);
     expect(dispatcherConsumer(10, 4).maxBatchingWindowSeconds).toBe(0);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_INDEX } from '../../lambdas/http/console';
+import { CONSOLE_INDEX } from '../../lambdas/contract/deployment';
 import { writeConsoleBundle, type ConsoleBundle } from '../../lib/console/console-bundle';
 
 /** The most initial JavaScript the console may send, gzip-compressed. */

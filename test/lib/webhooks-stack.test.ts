@@ -21,7 +21,8 @@ import { CONSOLE_PATHS } from '../../lib/constructs/console-endpoint';
 import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
 import { resourcesUsedBy } from '../../lib/constructs/operation-resources';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
-import { FORBIDDEN_ENVIRONMENT, PROJECT_ROOT, ServiceFunction } from '../../lib/constructs/service-function';
+import { LOCAL_ONLY_ENV } from '../../lambdas/contract/deployment';
+import { PROJECT_ROOT, ServiceFunction } from '../../lib/constructs/service-function';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/table';
 import { buildTestApp } from './synth';
 import * as read from './template';
@@ -75,7 +76,7 @@ describe('the functions', () => {
     expect(functions.length).toBeGreaterThan(0);
     for (const [id, fn] of functions) {
       const variables = Object.keys((fn.Properties.Environment as { Variables?: object } | undefined)?.Variables ?? {});
-      for (const name of FORBIDDEN_ENVIRONMENT) expect(variables, id).not.toContain(name);
+      for (const name of LOCAL_ONLY_ENV) expect(variables, id).not.toContain(name);
     }
     expect(JSON.stringify(template.toJSON())).not.toContain('ALLOW_LOOPBACK_TARGETS');
   });

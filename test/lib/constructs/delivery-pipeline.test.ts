@@ -9,7 +9,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RETRIES } from '../../../lambdas/domain/backoff';
 import { SEND_LIMITS } from '../../../lambdas/contract/limits';
-import { EVENT_SOURCE } from '../../../lambdas/queue/domain-events';
+import { EVENT_SOURCE } from '../../../lambdas/contract/deployment';
 import { DeliveryPipeline } from '../../../lib/constructs/delivery-pipeline';
 import type { ServiceFunction } from '../../../lib/constructs/service-function';
 import { ServiceTable, TABLE_WRITE_ACTIONS } from '../../../lib/constructs/table';

@@ -13,10 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../lambdas/contract/limits';
-import { MCP_CORS, MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
+import { LOCAL_ONLY_ENV, MCP_CORS } from '../../../lambdas/contract/deployment';
+import { MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
 import { McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
 import { resourcesUsedBy } from '../../../lib/constructs/operation-resources';
-import { FORBIDDEN_ENVIRONMENT, type ServiceFunction } from '../../../lib/constructs/service-function';
+import type { ServiceFunction } from '../../../lib/constructs/service-function';
 import { INDEXES } from '../../../lambdas/store/table-schema';
 import { ServiceTable, TABLE_WRITE_ACTIONS } from '../../../lib/constructs/table';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
@@ -146,7 +147,7 @@ describe('the MCP endpoint', () => {
     });
     expect(DEFAULT_QUOTAS.mcp).toBeDefined();
     // Nor any local-development switch (ALLOW_LOOPBACK_TARGETS, DYNAMODB_ENDPOINT).
-    for (const name of FORBIDDEN_ENVIRONMENT) expect(Object.keys(mcpVariables())).not.toContain(name);
+    for (const name of LOCAL_ONLY_ENV) expect(Object.keys(mcpVariables())).not.toContain(name);
   });
 
   it("gets every resource the contract's operations use", () => {

@@ -8,8 +8,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RECOVERY_RATE_PER_SECOND } from '../../../lambdas/domain/recovery';
-import { JOB_WORKER_CONSUMER } from '../../../lambdas/queue/job-queue';
+import { DEFAULT_RECOVERY_RATE_PER_SECOND, JOB_WORKER_CONSUMER } from '../../../lambdas/contract/deployment';
 import { RecoveryJobs } from '../../../lib/constructs/recovery-jobs';
 import { ServiceTable, TABLE_WRITE_ACTIONS } from '../../../lib/constructs/table';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';

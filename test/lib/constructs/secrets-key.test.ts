@@ -10,9 +10,9 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Template as TemplateType } from 'aws-cdk-lib/assertions';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KMS_ENCRYPTION_CONTEXT } from '../../../lambdas/store/secret-sealing';
+import { ENV, KMS_ENCRYPTION_CONTEXT } from '../../../lambdas/contract/deployment';
 import { DeliveryPipeline } from '../../../lib/constructs/delivery-pipeline';
-import { SECRETS_KEY_ENV, SecretsKey } from '../../../lib/constructs/secrets-key';
+import { SecretsKey } from '../../../lib/constructs/secrets-key';
 import { ServiceTable } from '../../../lib/constructs/table';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
 import { actionsOf, logicalId, ofType, resourcesOf, statementsOf, statementsOfRole, variablesOf } from '../template';
@@ -52,7 +52,7 @@ describe('the secrets key', () => {
     expect(statements).toHaveLength(1);
     expect(actionsOf(statements[0]!)).toEqual(['kms:Decrypt']);
     expect(statements[0]!.Condition).toEqual(context);
-    expect(variablesOf(template, pipeline.dispatcher)[SECRETS_KEY_ENV]).toEqual({ 'Fn::GetAtt': [logicalId(key.key), 'Arn'] });
+    expect(variablesOf(template, pipeline.dispatcher)[ENV.SECRETS_KEY_ID]).toEqual({ 'Fn::GetAtt': [logicalId(key.key), 'Arn'] });
   });
 
   it('lets a minting function seal, and only seal', () => {
