@@ -89,7 +89,7 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
 }
 
 /** Adapters of the dead-letter consumer's batches. */
-export interface DeadLetterBatchAdapters {
+interface DeadLetterBatchAdapters {
   /** The consumer's adapters, for one record. */
   readonly deps: () => DeadLetterDeps;
   /** Where a delivery that still has retries goes back to: the fast lane, which moves it on if its endpoint is slow. */

@@ -110,7 +110,7 @@ type AddressCheck =
   { ok: true; url: URL; pinned: PinnedAddress; spentMs: number } | { ok: false; permanent: boolean; reason: string; spentMs: number };
 
 /** An attempt ready to send: the prepare phase's result when there is something to POST. */
-export interface PreparedAttempt {
+interface PreparedAttempt {
   readonly kind: 'attempt';
   readonly delivery: DeliveryRecord;
   readonly endpoint: EndpointRecord;
@@ -126,7 +126,7 @@ export interface PreparedAttempt {
  * record without sending (an attempt an earlier receive stored, the bookkeeping of a disabled
  * endpoint), or an attempt to send.
  */
-export type PreparedDispatch =
+type PreparedDispatch =
   | HaltedDispatch
   | {
       readonly kind: 'roll_forward';
@@ -138,7 +138,7 @@ export type PreparedDispatch =
   | PreparedAttempt;
 
 /** The send phase's result: the prepared attempt, what the POST (or the refusal) gave, and how it classifies. */
-export interface SentAttempt {
+interface SentAttempt {
   readonly prepared: PreparedAttempt;
   readonly result: SendResult;
   readonly classified: Classified;

@@ -146,7 +146,7 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
 }
 
 /** Where the publisher's entry reports (Powertools' logger fits). */
-export interface PublishLog {
+interface PublishLog {
   debug(message: string, attributes: Record<string, unknown>): void;
   warn(message: string, attributes: Record<string, unknown>): void;
 }

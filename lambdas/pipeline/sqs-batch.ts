@@ -28,7 +28,7 @@ export interface BatchRun {
 }
 
 /** Handles one record; a throw reports it failed (the queue hands it out again). */
-export type RecordHandler = (record: SQSRecord) => Promise<void>;
+type RecordHandler = (record: SQSRecord) => Promise<void>;
 
 /** Starts a batch (whatever its records share is prepared here) and gives the handler of its records. */
 export type BatchConsumer = (records: readonly SQSRecord[], run: BatchRun) => Promise<RecordHandler>;

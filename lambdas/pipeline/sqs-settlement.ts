@@ -28,7 +28,7 @@ export interface LaneQueues {
 }
 
 /** Adapters of a dispatcher's batches. */
-export interface DispatcherBatchAdapters {
+interface DispatcherBatchAdapters {
   readonly queues: LaneQueues;
   readonly log: ConsumerLog;
   /** The table the batch's endpoint reader reads. */
@@ -92,7 +92,7 @@ export function countDispatch(metrics: MetricsRecorder, result: DispatchResult, 
 }
 
 /** Carries out settlements on a lane's queues (see {@link laneSettler}). */
-export interface LaneSettler {
+interface LaneSettler {
   /**
    * Has the delivery come back in `delaySeconds`, in this lane, with no attempt spent: on this
    * message (its visibility; the throw reports the record failed), except on the queue's last
