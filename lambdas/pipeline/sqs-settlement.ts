@@ -193,6 +193,7 @@ export function dispatcherBatch(lane: LaneRole, adapters: DispatcherBatchAdapter
     return { messages, deferred };
   }
 
+  /** Dispatches one record's delivery and settles its message; a throw reports the record failed. */
   async function dispatchRecord(record: SQSRecord, plan: BatchPlan, endpoint: EndpointReader, run: BatchRun): Promise<void> {
     const message = plan.messages.get(record.messageId);
     if (!message) {
