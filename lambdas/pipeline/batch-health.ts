@@ -3,9 +3,32 @@
  * and the dead-letter consumer collect what each record recorded, then, after the batch's
  * records, add the batch's counts with one write per counter key.
  */
+import type { DeliveryRecord } from '../domain/delivery-lifecycle';
 import { aggregateBatch, type HealthObservation } from '../domain/delivery-health';
 import type { TableContext } from '../store/client';
+import type { Observation } from '../store/deliveries';
 import { addBatchIncrements } from '../store/health-counters';
+
+/**
+ * An observation of `delivery` as health counts it (docs/behaviour.md#endpoint-health): an HTTP
+ * attempt (`http`, a URL refused at dispatch included) or bookkeeping.
+ */
+export function healthObservation(
+  delivery: DeliveryRecord,
+  http: boolean,
+  attempt: Pick<Observation['attempt'], 'outcome' | 'timestamp' | 'durationMs' | 'responseStatus' | 'failureReason'>,
+): HealthObservation {
+  return {
+    workspace: delivery.workspace,
+    endpointId: delivery.endpointId,
+    http,
+    outcome: attempt.outcome,
+    timestamp: attempt.timestamp,
+    durationMs: attempt.durationMs,
+    responseStatus: attempt.responseStatus,
+    failureReason: attempt.failureReason,
+  };
+}
 
 /** What the records of one batch recorded, gathered as they finish (they run concurrently). */
 export class BatchHealth {

@@ -6,15 +6,19 @@
  * queue gave up while it still had retries (receives, not attempts) is sent back instead, a
  * bounded number of times, and marked only after that.
  */
+import type { SQSRecord } from 'aws-lambda';
 import type { HealthObservation } from '../domain/delivery-health';
 import { derivedId } from '../domain/ids';
 import { bookkeepingEntry, deadLetterVerdict, isTerminal, type DeliveryRecord } from '../domain/delivery-lifecycle';
 import { redactUrl } from '../domain/url-redaction';
-import { MAX_DELAY_SECONDS } from '../queue/delivery-queue';
+import { MAX_DELAY_SECONDS, parseDeliveryMessage, type DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import { readDelivery, recordObservation } from '../store/deliveries';
 import { getEndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
+import { healthObservation } from './batch-health';
+import { secondsUntil } from './delivery-decision';
+import type { BatchConsumer, BatchRun, ConsumerLog } from './sqs-batch';
 
 /** Adapters of the dead-letter consumer. */
 export interface DeadLetterDeps {
@@ -63,8 +67,7 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
   const now = deps.now();
   const verdict = deadLetterVerdict(delivery, requeues);
   if (verdict.kind === 'requeue') {
-    const due = delivery.nextAttemptAt ? Math.ceil((Date.parse(delivery.nextAttemptAt) - now.getTime()) / 1000) : 0;
-    return { kind: 'requeue', delaySeconds: Math.min(Math.max(0, due), MAX_DELAY_SECONDS), delivery };
+    return { kind: 'requeue', delaySeconds: Math.min(secondsUntil(delivery.nextAttemptAt, now), MAX_DELAY_SECONDS), delivery };
   }
   const entry = bookkeepingEntry(now, 'dead_lettered', verdict.reason);
   const outcome = await recordObservation(
@@ -82,17 +85,61 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
   );
   if (outcome.kind !== 'recorded') return { kind: 'ignored', reason: 'duplicate' };
   await notifyDeadLettered(deps, outcome.delivery);
-  const recorded: HealthObservation = {
-    workspace: delivery.workspace,
-    endpointId: delivery.endpointId,
-    http: false,
-    outcome: 'dead_lettered',
-    timestamp: entry.timestamp,
-    durationMs: null,
-    responseStatus: null,
-    failureReason: entry.failureReason,
-  };
-  return { kind: 'dead_lettered', delivery: outcome.delivery, recorded };
+  return { kind: 'dead_lettered', delivery: outcome.delivery, recorded: healthObservation(delivery, false, entry) };
+}
+
+/** Adapters of the dead-letter consumer's batches. */
+interface DeadLetterBatchAdapters {
+  /** The consumer's adapters, for one record. */
+  readonly deps: () => DeadLetterDeps;
+  /** Where a delivery that still has retries goes back to: the fast lane, which moves it on if its endpoint is slow. */
+  readonly deliveries: DeliveryQueue;
+  readonly log: ConsumerLog;
+}
+
+/**
+ * The dead-letter queue's batches: each record is handled by {@link deadLetterDelivery}; a
+ * delivery that still has retries is sent back to the delivery queue as a new message with its
+ * requeue count raised; a marking counts in the batch's health and as a `dead_lettered` attempt.
+ */
+export function deadLetterBatch(adapters: DeadLetterBatchAdapters): BatchConsumer {
+  return async (_records, run) => (record) => consumeDeadLetter(adapters, record, run);
+}
+
+async function consumeDeadLetter(adapters: DeadLetterBatchAdapters, record: SQSRecord, run: BatchRun): Promise<void> {
+  const { log } = adapters;
+  const message = parseDeliveryMessage(record.body);
+  if (!message) {
+    log.error('Dropped a dead letter that is not a delivery', { messageId: record.messageId });
+    return;
+  }
+  const requeues = message.requeues ?? 0;
+  const result = await deadLetterDelivery(adapters.deps(), message.deliveryId, requeues);
+  if (result.kind === 'requeue') {
+    const { delivery } = result;
+    // A new message: its receive count starts again. A failed send fails the record, and the dead letter comes back.
+    await adapters.deliveries.send([
+      {
+        deliveryId: delivery.deliveryId,
+        endpointId: delivery.endpointId,
+        workspace: delivery.workspace,
+        requeues: requeues + 1,
+        delaySeconds: result.delaySeconds,
+      },
+    ]);
+    log.warn('Dead letter with retries left sent back to the delivery queue', {
+      deliveryId: message.deliveryId,
+      requeues: requeues + 1,
+      attempts: delivery.attempts,
+      status: delivery.status,
+    });
+    return;
+  }
+  if (result.kind === 'dead_lettered') {
+    run.health.add(result.recorded);
+    run.metrics.add('attempts', 1, { outcome: result.recorded.outcome });
+  }
+  log.info('Dead letter handled', { deliveryId: message.deliveryId, result: result.kind });
 }
 
 /** How a dead-lettered delivery ended, in a notification's words. */

@@ -1,11 +1,13 @@
 /**
  * The dispatcher's work on one queued delivery (docs/architecture.md#dispatcher,
- * docs/behaviour.md#outbound-request): load, check, sign, POST, record, decide.
- * Pure of AWS: the queue's ack / retry is the caller's, from the result.
+ * docs/behaviour.md#outbound-request), in four phases, each taking the one before's result:
+ * prepare (load, check, sign) → send (POST) → record (write the observation) → decide (what the
+ * queue does: lambdas/pipeline/delivery-decision.ts, pure). Pure of AWS: the queue's ack / retry
+ * is the caller's, from the result.
  */
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import { nextAttemptAt, retryDelaySeconds } from '../domain/backoff';
+import { nextAttemptAt } from '../domain/backoff';
 import { laneOf, SLOW_LANE, slowMarkAfter, type LaneRole } from '../domain/delivery-lanes';
 import {
   awaitsDeadLetter,
@@ -23,7 +25,6 @@ import {
   type DeliveryRecord,
 } from '../domain/delivery-lifecycle';
 import { USER_AGENT } from '../contract/limits';
-import type { HealthObservation } from '../domain/delivery-health';
 import { activeSecrets, openSecrets, type SecretSealer } from '../domain/secrets';
 import { signatureHeader } from '../domain/signing';
 import { redactUrl } from '../domain/url-redaction';
@@ -33,6 +34,8 @@ import { readDelivery, recordObservation, type Observation, type UnappliedAttemp
 import { getEndpointRecord, markEndpointSlow, type EndpointRecord } from '../store/endpoints';
 import { putNotification } from '../store/notifications';
 import { syncSubscriptionCopies } from '../store/subscriptions';
+import { healthObservation } from './batch-health';
+import { decideDispatch, type DispatchObservation, type DispatchResult, type HaltedDispatch } from './delivery-decision';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
 import { createDnsResolver, DnsLookupError } from './dns-resolver';
 import type { DomainEventSink } from '../queue/domain-events';
@@ -51,6 +54,9 @@ export interface DispatchLog {
   warn(message: string, attributes: Record<string, unknown>): void;
 }
 
+/** Reads an endpoint for a dispatch; null when it is gone. */
+export type EndpointReader = (workspace: string, endpointId: string) => Promise<EndpointRecord | null>;
+
 /** Adapters of the dispatcher. */
 export interface DispatchDeps {
   readonly table: TableContext;
@@ -68,7 +74,7 @@ export interface DispatchDeps {
    * Reads an endpoint for a dispatch: a batch passes one that reads each endpoint once per batch
    * (docs/architecture.md#dispatcher). @default a strongly consistent read per delivery
    */
-  readonly endpoint?: (workspace: string, endpointId: string) => Promise<EndpointRecord | null>;
+  readonly endpoint?: EndpointReader;
   /**
    * Opens the endpoint's sealed secrets (docs/architecture.md#secrets); the dispatcher is the one
    * function allowed to. @default none: only legacy plaintext secrets sign, a sealed one throws
@@ -78,50 +84,13 @@ export interface DispatchDeps {
 }
 
 /**
- * What the queue should do with the message, and what this dispatch recorded (absent when it
- * recorded nothing: a duplicate, a gone or terminal row), for the batch's health counts:
- * - `ack`: delete it;
- * - `retry`: receive it again in `delaySeconds` (the backoff), in the same lane;
- * - `move`: send it to the slow lane, due in `delaySeconds`, and delete this one
- *   (docs/behaviour.md#delivery-lanes): a move is no receive of the new message, so it uses up
- *   neither a retry nor a step toward the dead-letter queue;
- * - `dead_letter`: its retries are spent: send it to the dead-letter queue and delete this one.
- *
- * `disabled` is set when the attempt recorded disabled the endpoint (its failure streak reached the
- * threshold), for the auto-disable metric.
- */
-export type DispatchResult =
-  | { kind: 'ack'; reason: string; delivery?: DeliveryRecord; recorded?: HealthObservation; disabled?: true }
-  | { kind: 'retry'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation; disabled?: true }
-  | { kind: 'move'; delaySeconds: number; delivery: DeliveryRecord; recorded?: HealthObservation; disabled?: true }
-  | { kind: 'dead_letter'; delivery: DeliveryRecord; recorded?: HealthObservation; disabled?: true };
-
-/** The observation as health counts it (docs/behaviour.md#endpoint-health). */
-function observed(
-  delivery: DeliveryRecord,
-  http: boolean,
-  attempt: Omit<Observation['attempt'], 'requestHeaders' | 'responseBody'>,
-): HealthObservation {
-  return {
-    workspace: delivery.workspace,
-    endpointId: delivery.endpointId,
-    http,
-    outcome: attempt.outcome,
-    timestamp: attempt.timestamp,
-    durationMs: attempt.durationMs,
-    responseStatus: attempt.responseStatus,
-    failureReason: attempt.failureReason,
-  };
-}
-
-/**
  * An endpoint reader for one batch (docs/architecture.md#dispatcher): each endpoint is read once,
  * strongly consistent, however many of the batch's deliveries go to it, so a busy endpoint costs a
  * read per batch, not per delivery. A batch is seconds long; a change during it is what a
  * concurrent batch would see anyway, and the streak's writes are conditional on what was read
  * (a concurrent change is re-read, never overwritten).
  */
-export function endpointReaderForBatch(table: TableContext): (workspace: string, endpointId: string) => Promise<EndpointRecord | null> {
+export function endpointReaderForBatch(table: TableContext): EndpointReader {
   const read = new Map<string, Promise<EndpointRecord | null>>();
   return (workspace, endpointId) => {
     const key = `${workspace}\u0000${endpointId}`;
@@ -136,9 +105,121 @@ export function endpointReaderForBatch(table: TableContext): (workspace: string,
   };
 }
 
-/** The address to pin and the time resolving it took, or why the attempt stops here. */
+/** The address to pin (and the URL it serves) with the time resolving it took, or why the attempt stops here. */
 type AddressCheck =
-  { ok: true; pinned: PinnedAddress; spentMs: number } | { ok: false; permanent: boolean; reason: string; spentMs: number };
+  { ok: true; url: URL; pinned: PinnedAddress; spentMs: number } | { ok: false; permanent: boolean; reason: string; spentMs: number };
+
+/** An attempt ready to send: the prepare phase's result when there is something to POST. */
+interface PreparedAttempt {
+  readonly kind: 'attempt';
+  readonly delivery: DeliveryRecord;
+  readonly endpoint: EndpointRecord;
+  /** When the attempt starts: its evidence's timestamp and its signature's. */
+  readonly startedAt: Date;
+  /** The signed request (its headers are the attempt's evidence). */
+  readonly request: { readonly headers: Record<string, string>; readonly body: string };
+  readonly address: AddressCheck;
+}
+
+/**
+ * The prepare phase's result: a reason to stop (nothing sent, nothing recorded), something to
+ * record without sending (an attempt an earlier receive stored, the bookkeeping of a disabled
+ * endpoint), or an attempt to send.
+ */
+type PreparedDispatch =
+  | HaltedDispatch
+  | {
+      readonly kind: 'roll_forward';
+      readonly delivery: DeliveryRecord;
+      readonly endpoint: EndpointRecord | null;
+      readonly unapplied: UnappliedAttempt;
+    }
+  | { readonly kind: 'endpoint_disabled'; readonly delivery: DeliveryRecord; readonly endpoint: EndpointRecord; readonly now: Date }
+  | PreparedAttempt;
+
+/** The send phase's result: the prepared attempt, what the POST (or the refusal) gave, and how it classifies. */
+interface SentAttempt {
+  readonly prepared: PreparedAttempt;
+  readonly result: SendResult;
+  readonly classified: Classified;
+  readonly finishedAt: Date;
+  /**
+   * Whether the endpoint was marked slow while the POST ran; read when the recording is done, as a
+   * mark started near the deadline may land after the POST.
+   */
+  readonly markedWhileSending: () => boolean;
+}
+
+/**
+ * Dispatches one delivery: prepare → send → record → decide. `lane` is the queue it came from
+ * (docs/behaviour.md#delivery-lanes); `only` when the stage has no slow lane, and then nothing moves.
+ */
+export function dispatchDelivery(deps: DispatchDeps, deliveryId: string, lane?: LaneRole): Promise<DispatchResult>;
+/** @deprecated The queue's receive count decides nothing (only attempts spend retries): leave it out. */
+export function dispatchDelivery(deps: DispatchDeps, deliveryId: string, receiveCount: number): Promise<DispatchResult>;
+export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, lane?: LaneRole | number): Promise<DispatchResult> {
+  const ownLane = typeof lane === 'string' ? lane : 'only';
+  const prepared = await prepareDispatch(deps, deliveryId, ownLane);
+  return decideDispatch(await observeDispatch(deps, prepared, ownLane));
+}
+
+/** The send and record phases of what was prepared: what the decision is made of. */
+async function observeDispatch(deps: DispatchDeps, prepared: PreparedDispatch, lane: LaneRole): Promise<DispatchObservation> {
+  switch (prepared.kind) {
+    case 'attempt':
+      return recordAttempt(deps, await sendAttempt(deps, prepared, lane), lane);
+    case 'roll_forward':
+      return rollForward(deps, prepared);
+    case 'endpoint_disabled':
+      return recordEndpointDisabled(deps, prepared);
+    default:
+      return prepared;
+  }
+}
+
+// ---- prepare
+
+/**
+ * Loads the delivery and its endpoint, checks whether there is anything to send, checks the URL
+ * and every address it resolves to, and signs the request.
+ */
+async function prepareDispatch(deps: DispatchDeps, deliveryId: string, lane: LaneRole): Promise<PreparedDispatch> {
+  const read = await readDelivery(deps.table, deliveryId);
+  if (!read) return { kind: 'delivery_gone' };
+  const delivery = read.record;
+  const loadEndpoint = () =>
+    (deps.endpoint ?? ((ws, id) => getEndpointRecord(deps.table, ws, id)))(delivery.workspace, delivery.endpointId);
+  // An attempt was written but the receive that made it ended before the state caught up: complete it, no second POST.
+  if (read.unapplied) return { kind: 'roll_forward', delivery, endpoint: await loadEndpoint(), unapplied: read.unapplied };
+  if (isTerminal(delivery.status)) return { kind: 'already_terminal', delivery };
+  if (awaitsDeadLetter(delivery)) return { kind: 'awaits_dead_letter', delivery };
+  const endpoint = await loadEndpoint();
+  if (!endpoint) return { kind: 'endpoint_gone', delivery };
+  const now = deps.now();
+  if (!endpoint.enabled) return { kind: 'endpoint_disabled', delivery, endpoint, now };
+  // A failing or slow endpoint's delivery waits in the slow lane, not in a fast batch.
+  if (lane === 'fast' && laneOf(endpoint, now) === 'slow') return { kind: 'slow_endpoint', delivery, now };
+
+  // Dispatch-time URL check: the endpoint rules again, then every resolved address.
+  const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
+  const address = check.ok
+    ? await checkedAddress(deps, check.url, delivery)
+    : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}`, spentMs: 0 } as const);
+
+  // Before any attempt is recorded: a secret that cannot be opened is the service's fault, and the message comes back.
+  const signingSecrets = await openSecrets(activeSecrets(endpoint.secrets, now), deps.secrets);
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const body = JSON.stringify({ deliveryId: delivery.deliveryId, eventType: delivery.eventType, payload: delivery.payload });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'webhook-id': delivery.deliveryId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(signingSecrets, delivery.deliveryId, timestamp, body),
+    'x-trace-id': (deps.traceId ?? randomUUID)(),
+  };
+  return { kind: 'attempt', delivery, endpoint, startedAt: now, request: { headers, body }, address };
+}
 
 /**
  * Resolves and checks the URL's host; the address to pin, or the reason it is refused / failed.
@@ -177,7 +258,7 @@ async function checkedAddress(deps: DispatchDeps, url: URL, delivery: DeliveryRe
     });
     return { ok: false, permanent: true, reason: DESTINATION_NOT_PUBLIC, spentMs: spent() };
   }
-  return { ok: true, pinned: addresses[0]!, spentMs: spent() };
+  return { ok: true, url, pinned: addresses[0]!, spentMs: spent() };
 }
 
 /** The log attributes naming a delivery. */
@@ -185,101 +266,18 @@ function about(delivery: DeliveryRecord): Record<string, string> {
   return { deliveryId: delivery.deliveryId, workspace: delivery.workspace, endpointId: delivery.endpointId };
 }
 
-/**
- * Records an observation, re-reading the endpoint when a concurrent change moved its streak
- * (bounded): the attempt is then stored already, and only the state and streak are applied again.
- */
-async function record(
-  deps: DispatchDeps,
-  delivery: DeliveryRecord,
-  endpoint: EndpointRecord | null,
-  build: (ep: EndpointRecord | null) => Omit<Observation, 'delivery' | 'endpoint'>,
-  attemptWritten = false,
-) {
-  let ep = endpoint;
-  let written = attemptWritten;
-  for (let i = 0; i < 5; i++) {
-    const outcome = await recordObservation(deps.table, { delivery, endpoint: ep, ...build(ep) }, deps.now(), { attemptWritten: written });
-    if (outcome.kind !== 'endpoint_changed') return outcome;
-    written = true;
-    ep = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
-  }
-  throw new Error(`endpoint ${delivery.endpointId} kept changing while recording ${delivery.deliveryId}`);
-}
-
-/** Whole seconds from `now` until `at` (ISO 8601), at least 0. */
-function secondsUntil(at: string | null, now: Date): number {
-  return at ? Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000)) : 0;
-}
+// ---- send
 
 /**
- * Dispatches one delivery. `_receiveCount` (the queue's count for the message) no longer decides
- * anything: only attempts spend retries (`retriesExhausted`). `lane` is the queue it came from
- * (docs/behaviour.md#delivery-lanes); `only` when the stage has no slow lane, and then nothing moves.
+ * POSTs the prepared request to the pinned address (a refused or unresolved address sends
+ * nothing), marking the endpoint slow while a POST outlasts {@link SLOW_LANE.slowAttemptMs} where
+ * there are lanes, and classifies the outcome.
  */
-export async function dispatchDelivery(
-  deps: DispatchDeps,
-  deliveryId: string,
-  _receiveCount = 1,
-  lane: LaneRole = 'only',
-): Promise<DispatchResult> {
-  const read = await readDelivery(deps.table, deliveryId);
-  if (!read) return { kind: 'ack', reason: 'delivery_gone' };
-  const delivery = read.record;
-  const loadEndpoint = () =>
-    (deps.endpoint ?? ((ws, id) => getEndpointRecord(deps.table, ws, id)))(delivery.workspace, delivery.endpointId);
-  // An attempt was written but the receive that made it ended before the state caught up: complete it, no second POST.
-  if (read.unapplied) return rollForward(deps, delivery, await loadEndpoint(), read.unapplied);
-  if (isTerminal(delivery.status)) return { kind: 'ack', reason: 'already_terminal', delivery };
-  // Spent, but not marked yet (its dead-letter send failed): never an eighth attempt.
-  if (awaitsDeadLetter(delivery)) return { kind: 'dead_letter', delivery };
-  const endpoint = await loadEndpoint();
-  if (!endpoint) return { kind: 'ack', reason: 'endpoint_gone', delivery };
-  const now = deps.now();
-
-  if (!endpoint.enabled) {
-    // Terminal bookkeeping: no HTTP attempt, no streak change; replayable once re-enabled.
-    const entry = bookkeepingEntry(now, 'failed_permanent', ENDPOINT_DISABLED);
-    const outcome = await record(deps, delivery, endpoint, () => ({
-      attempt: entry,
-      status: 'failed_permanent',
-      http: false,
-      nextAttemptAt: null,
-      streak: 'none',
-    }));
-    return {
-      kind: 'ack',
-      reason: outcome.kind === 'recorded' ? ENDPOINT_DISABLED : 'duplicate',
-      ...(outcome.kind === 'recorded' ? { delivery: outcome.delivery, recorded: observed(delivery, false, entry) } : {}),
-    };
-  }
-
-  // A failing or slow endpoint's delivery waits in the slow lane, not in a fast batch.
-  if (lane === 'fast' && laneOf(endpoint, now) === 'slow')
-    return { kind: 'move', delaySeconds: secondsUntil(delivery.nextAttemptAt, now), delivery };
-
-  // Dispatch-time URL check: the endpoint rules again, then every resolved address.
-  const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
-  const address = check.ok
-    ? await checkedAddress(deps, check.url, delivery)
-    : ({ ok: false, permanent: true, reason: `invalid_url: ${check.detail}`, spentMs: 0 } as const);
-
-  // Before any attempt is recorded: a secret that cannot be opened is the service's fault, and the message comes back.
-  const signingSecrets = await openSecrets(activeSecrets(endpoint.secrets, now), deps.secrets);
-  const timestamp = Math.floor(now.getTime() / 1000);
-  const body = JSON.stringify({ deliveryId: delivery.deliveryId, eventType: delivery.eventType, payload: delivery.payload });
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'user-agent': USER_AGENT,
-    'webhook-id': delivery.deliveryId,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(signingSecrets, delivery.deliveryId, timestamp, body),
-    'x-trace-id': (deps.traceId ?? randomUUID)(),
-  };
-
+async function sendAttempt(deps: DispatchDeps, prepared: PreparedAttempt, lane: LaneRole): Promise<SentAttempt> {
+  const { delivery, endpoint, request, address } = prepared;
+  let markedWhileSending = false;
   let result: SendResult;
   let classified: Classified;
-  let markedInFlight = false;
   if (!address.ok) {
     // A refusal sent nothing (duration 0, docs/behaviour.md#status-transitions); a failed resolution took its time.
     result = { kind: 'error', reason: address.reason, durationMs: address.permanent ? 0 : address.spentMs };
@@ -287,13 +285,13 @@ export async function dispatchDelivery(
   } else {
     // Resolution is part of the attempt's deadline: the POST gets what is left of it.
     const send = deps.sender({
-      url: check.ok ? check.url : new URL(endpoint.url),
-      headers,
-      body,
+      url: address.url,
+      headers: request.headers,
+      body: request.body,
       pinned: address.pinned,
       spentMs: address.spentMs,
     });
-    result = lane === 'only' ? await send : await markedIfSlow(deps, endpoint, send, () => (markedInFlight = true));
+    result = lane === 'only' ? await send : await markedIfSlow(deps, endpoint, send, () => (markedWhileSending = true));
     classified = classify(result);
     if (result.kind === 'error' && isServiceFault(result.reason)) {
       deps.log?.warn('Delivery attempt failed on our side; it is retried, its endpoint streak unchanged', {
@@ -302,117 +300,7 @@ export async function dispatchDelivery(
       });
     }
   }
-
-  const attempts = delivery.attempts + 1;
-  const exhausted = classified.status === 'failed' && retriesExhausted(attempts);
-  const finishedAt = deps.now();
-  const attempt = {
-    outcome: classified.status,
-    timestamp: now.toISOString(),
-    durationMs: result.durationMs,
-    failureReason: classified.reason,
-    requestHeaders: headers,
-    responseStatus: result.kind === 'response' ? result.status : null,
-    responseBody: result.kind === 'response' ? result.body : null,
-  };
-  const outcome = await record(deps, delivery, endpoint, () => ({
-    attempt,
-    status: classified.status,
-    // A refused address counts as an attempt that failed before connecting.
-    http: true,
-    nextAttemptAt: classified.status === 'failed' && !exhausted ? nextAttemptAt(attempts, finishedAt).toISOString() : null,
-    streak: classified.streak,
-    disableAudit: {
-      action: 'webhook.disabled',
-      actor: 'system',
-      detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId },
-    },
-  }));
-  if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
-  const recorded = observed(delivery, true, attempt);
-  const marked = lane === 'only' ? false : markedInFlight || (await markSlow(deps, endpoint, result.durationMs, finishedAt));
-  if (outcome.disabled) await announceDisabled(deps, endpoint, delivery, outcome.consecutiveFailures);
-  const disabled = outcome.disabled ? ({ disabled: true } as const) : {};
-  if (classified.status !== 'failed') return { kind: 'ack', reason: classified.status, delivery: outcome.delivery, recorded, ...disabled };
-  if (exhausted) return { kind: 'dead_letter', delivery: outcome.delivery, recorded, ...disabled };
-  const delaySeconds = retryDelaySeconds(attempts);
-  // The retry of an endpoint that just failed (its streak moved) or was slow waits in the slow lane.
-  if (lane === 'fast' && (classified.streak === 'increment' || marked))
-    return { kind: 'move', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
-  return { kind: 'retry', delaySeconds, delivery: outcome.delivery, recorded, ...disabled };
-}
-
-/** After an auto-disable, best effort: the subscription copies, a notification and a domain event (docs/behaviour.md#notifications). */
-async function announceDisabled(
-  deps: DispatchDeps,
-  endpoint: EndpointRecord,
-  delivery: DeliveryRecord,
-  consecutiveFailures: number | null,
-): Promise<void> {
-  // The publisher's copies of `enabled` (docs/architecture.md#subscriptions): from now on its events are held, not queued.
-  await syncSubscriptionCopies(deps.table, endpoint.workspace, endpoint.endpointId).catch(() => undefined);
-  await putNotification(
-    deps.table,
-    delivery.workspace,
-    {
-      kind: 'endpoint.disabled',
-      message: `Webhook endpoint ${redactUrl(endpoint.url)} was disabled after ${consecutiveFailures} consecutive failed deliveries. Fix the receiver, re-enable it, then replay the failed deliveries.`,
-      endpointId: endpoint.endpointId,
-      deliveryId: delivery.deliveryId,
-    },
-    deps.now(),
-  ).catch(() => undefined);
-  await deps.events
-    ?.emit(delivery.workspace, 'webhook.disabled', {
-      endpointId: endpoint.endpointId,
-      url: redactUrl(endpoint.url),
-      consecutiveFailures: consecutiveFailures ?? DISABLE_THRESHOLD,
-    })
-    .catch(() => undefined);
-}
-
-/**
- * Completes an attempt whose state never caught up (docs/architecture.md#delivery-items): applies
- * the effect stored on it, with the endpoint's streak as it is now, then does what the receive
- * that made it would have done: ack a final status, or schedule the retry it decided (in the lane
- * this message came from). Nothing is sent to the receiver again.
- */
-async function rollForward(
-  deps: DispatchDeps,
-  delivery: DeliveryRecord,
-  endpoint: EndpointRecord | null,
-  unapplied: UnappliedAttempt,
-): Promise<DispatchResult> {
-  const { attempt, applies } = unapplied;
-  const { ordinal: _ordinal, ...evidence } = attempt;
-  const outcome = await record(
-    deps,
-    delivery,
-    endpoint,
-    () => ({
-      attempt: evidence,
-      ...applies,
-      disableAudit: {
-        action: 'webhook.disabled',
-        actor: 'system',
-        detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId },
-      },
-    }),
-    true,
-  );
-  if (outcome.kind === 'duplicate') return afterDuplicate(deps, delivery.deliveryId);
-  if (outcome.disabled && endpoint) await announceDisabled(deps, endpoint, delivery, outcome.consecutiveFailures);
-  const recorded = observed(delivery, applies.http, attempt);
-  const disabled = outcome.disabled ? ({ disabled: true } as const) : {};
-  if (applies.status !== 'failed') return { kind: 'ack', reason: applies.status, delivery: outcome.delivery, recorded, ...disabled };
-  if (applies.nextAttemptAt === null) return { kind: 'dead_letter', delivery: outcome.delivery, recorded, ...disabled };
-  return {
-    kind: 'retry',
-    delaySeconds: secondsUntil(applies.nextAttemptAt, deps.now()),
-    delivery: outcome.delivery,
-    recorded,
-    ...disabled,
-  };
+  return { prepared, result, classified, finishedAt: deps.now(), markedWhileSending: () => markedWhileSending };
 }
 
 /**
@@ -456,18 +344,157 @@ async function markSlow(deps: DispatchDeps, endpoint: EndpointRecord, durationMs
   return true;
 }
 
+// ---- record
+
 /**
- * Another receive of the same message recorded first. Ack only if that left
- * the delivery terminal; if it is still open, keep the message for its next
- * attempt, so a duplicate can never delete a retry.
+ * Records a sent attempt (its evidence, the state it leads to, the streak), then marks a slow
+ * endpoint and announces an auto-disable.
  */
-async function afterDuplicate(deps: DispatchDeps, deliveryId: string): Promise<DispatchResult> {
+async function recordAttempt(deps: DispatchDeps, sent: SentAttempt, lane: LaneRole): Promise<DispatchObservation> {
+  const { prepared, result, classified, finishedAt } = sent;
+  const { delivery, endpoint } = prepared;
+  const attempts = delivery.attempts + 1;
+  const exhausted = classified.status === 'failed' && retriesExhausted(attempts);
+  const attempt = {
+    outcome: classified.status,
+    timestamp: prepared.startedAt.toISOString(),
+    durationMs: result.durationMs,
+    failureReason: classified.reason,
+    requestHeaders: prepared.request.headers,
+    responseStatus: result.kind === 'response' ? result.status : null,
+    responseBody: result.kind === 'response' ? result.body : null,
+  };
+  const outcome = await persist(deps, delivery, endpoint, {
+    attempt,
+    status: classified.status,
+    // A refused address counts as an attempt that failed before connecting.
+    http: true,
+    nextAttemptAt: classified.status === 'failed' && !exhausted ? nextAttemptAt(attempts, finishedAt).toISOString() : null,
+    streak: classified.streak,
+    disableAudit: disableAudit(delivery),
+  });
+  if (outcome.kind === 'duplicate') return duplicateSeen(deps, delivery.deliveryId);
+  const observation = healthObservation(delivery, true, attempt);
+  const slowMarked = lane === 'only' ? false : sent.markedWhileSending() || (await markSlow(deps, endpoint, result.durationMs, finishedAt));
+  if (outcome.disabled) await announceDisabled(deps, endpoint, delivery, outcome.consecutiveFailures);
+  return {
+    kind: 'attempted',
+    lane,
+    classified,
+    attempts,
+    exhausted,
+    slowMarked,
+    recorded: { delivery: outcome.delivery, observation, disabled: outcome.disabled },
+  };
+}
+
+/**
+ * Completes an attempt whose state never caught up (docs/architecture.md#delivery-items): applies
+ * the effect stored on it, with the endpoint's streak as it is now; the decision then does what
+ * the receive that made it would have done. Nothing is sent to the receiver again.
+ */
+async function rollForward(
+  deps: DispatchDeps,
+  { delivery, endpoint, unapplied }: Extract<PreparedDispatch, { kind: 'roll_forward' }>,
+): Promise<DispatchObservation> {
+  const { attempt, applies } = unapplied;
+  const { ordinal: _ordinal, ...evidence } = attempt;
+  const outcome = await persist(deps, delivery, endpoint, { attempt: evidence, ...applies, disableAudit: disableAudit(delivery) }, true);
+  if (outcome.kind === 'duplicate') return duplicateSeen(deps, delivery.deliveryId);
+  if (outcome.disabled && endpoint) await announceDisabled(deps, endpoint, delivery, outcome.consecutiveFailures);
+  const observation = healthObservation(delivery, applies.http, attempt);
+  return {
+    kind: 'rolled_forward',
+    applies,
+    now: deps.now(),
+    recorded: { delivery: outcome.delivery, observation, disabled: outcome.disabled },
+  };
+}
+
+/** Terminal bookkeeping of a disabled endpoint's delivery: no HTTP attempt, no streak change; replayable once re-enabled. */
+async function recordEndpointDisabled(
+  deps: DispatchDeps,
+  { delivery, endpoint, now }: Extract<PreparedDispatch, { kind: 'endpoint_disabled' }>,
+): Promise<DispatchObservation> {
+  const entry = bookkeepingEntry(now, 'failed_permanent', ENDPOINT_DISABLED);
+  const outcome = await persist(deps, delivery, endpoint, {
+    attempt: entry,
+    status: 'failed_permanent',
+    http: false,
+    nextAttemptAt: null,
+    streak: 'none',
+  });
+  return {
+    kind: 'endpoint_disabled',
+    recorded:
+      outcome.kind === 'recorded'
+        ? { delivery: outcome.delivery, observation: healthObservation(delivery, false, entry), disabled: outcome.disabled }
+        : null,
+  };
+}
+
+/** The audit event of a streak that disables the endpoint. */
+function disableAudit(delivery: DeliveryRecord): NonNullable<Observation['disableAudit']> {
+  return {
+    action: 'webhook.disabled',
+    actor: 'system',
+    detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId },
+  };
+}
+
+/**
+ * Records an observation, re-reading the endpoint when a concurrent change moved its streak
+ * (bounded): the attempt is then stored already, and only the state and streak are applied again.
+ */
+async function persist(
+  deps: DispatchDeps,
+  delivery: DeliveryRecord,
+  endpoint: EndpointRecord | null,
+  effect: Omit<Observation, 'delivery' | 'endpoint'>,
+  attemptWritten = false,
+) {
+  let ep = endpoint;
+  let written = attemptWritten;
+  for (let i = 0; i < 5; i++) {
+    const outcome = await recordObservation(deps.table, { delivery, endpoint: ep, ...effect }, deps.now(), { attemptWritten: written });
+    if (outcome.kind !== 'endpoint_changed') return outcome;
+    written = true;
+    ep = await getEndpointRecord(deps.table, delivery.workspace, delivery.endpointId);
+  }
+  throw new Error(`endpoint ${delivery.endpointId} kept changing while recording ${delivery.deliveryId}`);
+}
+
+/** Another receive recorded first: the delivery as it now stands, for the decision. */
+async function duplicateSeen(deps: DispatchDeps, deliveryId: string): Promise<DispatchObservation> {
   const read = await readDelivery(deps.table, deliveryId);
-  const current = read?.record;
-  if (!current) return { kind: 'ack', reason: 'duplicate' };
-  // The receive that won is still applying its attempt (or ended first): look again in a moment; the next receive completes it if need be.
-  if (read.unapplied) return { kind: 'retry', delaySeconds: 1, delivery: current };
-  if (isTerminal(current.status)) return { kind: 'ack', reason: 'duplicate' };
-  if (awaitsDeadLetter(current)) return { kind: 'dead_letter', delivery: current };
-  return { kind: 'retry', delaySeconds: secondsUntil(current.nextAttemptAt, deps.now()), delivery: current };
+  return { kind: 'duplicate', current: read?.record ?? null, stillApplying: Boolean(read?.unapplied), now: deps.now() };
+}
+
+/** After an auto-disable, best effort: the subscription copies, a notification and a domain event (docs/behaviour.md#notifications). */
+async function announceDisabled(
+  deps: DispatchDeps,
+  endpoint: EndpointRecord,
+  delivery: DeliveryRecord,
+  consecutiveFailures: number | null,
+): Promise<void> {
+  // The publisher's copies of `enabled` (docs/architecture.md#subscriptions): from now on its events are held, not queued.
+  await syncSubscriptionCopies(deps.table, endpoint.workspace, endpoint.endpointId).catch(() => undefined);
+  await putNotification(
+    deps.table,
+    delivery.workspace,
+    {
+      kind: 'endpoint.disabled',
+      message: `Webhook endpoint ${redactUrl(endpoint.url)} was disabled after ${consecutiveFailures} consecutive failed deliveries. Fix the receiver, re-enable it, then replay the failed deliveries.`,
+      endpointId: endpoint.endpointId,
+      deliveryId: delivery.deliveryId,
+    },
+    deps.now(),
+  ).catch(() => undefined);
+  await deps.events
+    ?.emit(delivery.workspace, 'webhook.disabled', {
+      endpointId: endpoint.endpointId,
+      url: redactUrl(endpoint.url),
+      consecutiveFailures: consecutiveFailures ?? DISABLE_THRESHOLD,
+    })
+    .catch(() => undefined);
 }

@@ -9,8 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TIME_MAX } from 'ulid';
-import { AppError } from '../contract/errors';
+import { AppError, isAppError } from '../contract/errors';
 import { MAX_PAYLOAD_BYTES } from '../contract/limits';
+import type { MetricsRecorder } from '../contract/metrics';
 import type { EventCatalogue } from '../domain/event-catalogue';
 import { laneOf } from '../domain/delivery-lanes';
 import { newHeldDelivery, newPendingDelivery } from '../domain/delivery-lifecycle';
@@ -142,4 +143,45 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
     toSend.filter((r) => unsent.has(r.deliveryId)),
   );
   return { deliveryIds, heldDeliveryIds, queued: false };
+}
+
+/** Where the publisher's entry reports (Powertools' logger fits). */
+interface PublishLog {
+  debug(message: string, attributes: Record<string, unknown>): void;
+  warn(message: string, attributes: Record<string, unknown>): void;
+}
+
+/**
+ * Publishes one bus event (its `id` is EventBridge's) and reports it: its pending and held
+ * deliveries counted (docs/operations.md), a failed enqueue logged. An event the publisher refuses
+ * is logged and dropped, as retrying cannot fix it: the bus rule takes the whole bus, so other
+ * producers' types land here too.
+ */
+export async function publishBusEvent(
+  deps: PublishDeps,
+  event: DomainEvent & { readonly id: string },
+  report: { readonly log: PublishLog; readonly metrics: MetricsRecorder },
+): Promise<PublishResult> {
+  const { log, metrics } = report;
+  try {
+    const result = await publishEvent(deps, event);
+    if (!result.queued)
+      log.warn('Rows written, enqueue failed: the stuck-pending repair will send them', { deliveryIds: result.deliveryIds });
+    // Per event at DEBUG: the counts are metrics, and an INFO line per event is most of the log bill (docs/scaling.md).
+    else
+      log.debug('Published', {
+        type: event.type,
+        workspace: event.workspace,
+        deliveries: result.deliveryIds.length,
+        held: result.heldDeliveryIds.length,
+      });
+    metrics.add('deliveriesPublished', result.deliveryIds.length, {});
+    metrics.add('deliveriesHeld', result.heldDeliveryIds.length, {});
+    return result;
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    // A warning, not an error: another producer's type is no fault of the service.
+    log.warn('Refused an event', { id: event.id, type: event.type, tag: error.tag, detail: error.detail });
+    return { deliveryIds: [], heldDeliveryIds: [], queued: true };
+  }
 }

@@ -186,18 +186,18 @@ describe('retries', () => {
     const { deliveryId } = await published(r.url);
     const delays: number[] = [];
     for (let i = 1; i <= 6; i++) {
-      const res = await dispatchDelivery(deps(), deliveryId, i);
+      const res = await dispatchDelivery(deps(), deliveryId);
       expect(res.kind).toBe('retry');
       if (res.kind === 'retry') delays.push(res.delaySeconds);
     }
     expect(delays).toEqual([30, 60, 90, 120, 150, 180]);
     // The 7th attempt is the last: no next attempt; the message goes to the dead-letter queue.
-    const last = await dispatchDelivery(deps(), deliveryId, 7);
+    const last = await dispatchDelivery(deps(), deliveryId);
     expect(last).toMatchObject({ kind: 'dead_letter' });
     expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'failed', attempts: 7, nextAttemptAt: null });
     // Received again before the dead-letter consumer marked it (its send failed): no eighth attempt.
     const seen = r.seen.length;
-    expect(await dispatchDelivery(deps(), deliveryId, 1)).toMatchObject({ kind: 'dead_letter' });
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'dead_letter' });
     expect(r.seen).toHaveLength(seen);
   });
 });
@@ -387,7 +387,7 @@ describe('the failure streak', () => {
     expect(notes.items[0]).toMatchObject({ kind: 'endpoint.disabled', endpointId: endpoint.endpointId });
 
     // Its queued retry becomes failed_permanent (endpoint_disabled) without an HTTP attempt.
-    expect(await dispatchDelivery(deps(), deliveryId, 2)).toMatchObject({ kind: 'ack', reason: 'endpoint_disabled' });
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'endpoint_disabled' });
     expect(r.seen).toHaveLength(1);
     const summary = await getDelivery(table, deliveryId);
     expect(summary).toMatchObject({ status: 'failed_permanent', attempts: 1, lastResponseStatus: 500 });
@@ -438,7 +438,7 @@ describe('the service’s own faults (docs/behaviour.md#service-faults)', () => 
     const logged: unknown[] = [];
     const log = { warn: (message: string, attributes: Record<string, unknown>) => void logged.push({ message, ...attributes }) };
     for (let receive = 1; receive <= 3; receive++) {
-      expect(await dispatchDelivery(deps({ sender: emfile(), log }), deliveryId, receive)).toMatchObject({
+      expect(await dispatchDelivery(deps({ sender: emfile(), log }), deliveryId)).toMatchObject({
         kind: 'retry',
         delaySeconds: receive * 30,
       });
@@ -455,7 +455,7 @@ describe('the service’s own faults (docs/behaviour.md#service-faults)', () => 
     expect(logged[0]).toMatchObject({ deliveryId, reason: 'service_error: EMFILE' });
 
     // Once the container recovers, the retry is delivered and the streak resets.
-    expect(await dispatchDelivery(deps(), deliveryId, 4)).toMatchObject({ kind: 'ack', reason: 'delivered' });
+    expect(await dispatchDelivery(deps(), deliveryId)).toMatchObject({ kind: 'ack', reason: 'delivered' });
     expect(r.seen).toHaveLength(1);
     expect(await getEndpointRecord(table, workspace, endpoint.endpointId)).toMatchObject({ enabled: true, consecutiveFailures: 0 });
     const evidence = (await listAttempts(table, deliveryId, 10)).items;
@@ -552,18 +552,18 @@ describe('lanes (docs/behaviour.md#delivery-lanes)', () => {
   it('the fast lane moves, without a request, the delivery of an endpoint with a streak, due when its next attempt is', async () => {
     const r = await receiver((_req, res) => res.writeHead(204).end());
     const { deliveryId } = await published(r.url, { consecutiveFailures: 1 });
-    expect(await dispatchDelivery(deps(), deliveryId, 1, 'fast')).toMatchObject({ kind: 'move', delaySeconds: 0 });
+    expect(await dispatchDelivery(deps(), deliveryId, 'fast')).toMatchObject({ kind: 'move', delaySeconds: 0 });
     expect(r.seen).toHaveLength(0);
     expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'pending', attempts: 0, evidenceCount: 0 });
     // The slow lane attempts it; with no slow lane (`only`) nothing ever moves.
-    expect(await dispatchDelivery(deps(), deliveryId, 1, 'slow')).toMatchObject({ kind: 'ack', reason: 'delivered' });
+    expect(await dispatchDelivery(deps(), deliveryId, 'slow')).toMatchObject({ kind: 'ack', reason: 'delivered' });
   });
 
   it('a failure in the fast lane sends its retry to the slow lane with the backoff; in the slow lane it is an ordinary retry', async () => {
     const r = await receiver((_req, res) => res.writeHead(503).end());
     const { deliveryId } = await published(r.url);
-    expect(await dispatchDelivery(deps(), deliveryId, 1, 'fast')).toMatchObject({ kind: 'move', delaySeconds: 30 });
-    expect(await dispatchDelivery(deps(), deliveryId, 1, 'slow')).toMatchObject({ kind: 'retry', delaySeconds: 60 });
+    expect(await dispatchDelivery(deps(), deliveryId, 'fast')).toMatchObject({ kind: 'move', delaySeconds: 30 });
+    expect(await dispatchDelivery(deps(), deliveryId, 'slow')).toMatchObject({ kind: 'retry', delaySeconds: 60 });
     expect(r.seen).toHaveLength(2);
   });
 
@@ -572,7 +572,7 @@ describe('lanes (docs/behaviour.md#delivery-lanes)', () => {
     const r = await receiver((_req, res) => answers.push(() => res.writeHead(500).end()));
     const { endpoint, deliveryId } = await published(r.url);
     const slowSender = createHttpSender({ deadlineMs: 10_000, bodyReadMs: 300, bodyCapBytes: 2048 });
-    const running = dispatchDelivery(deps({ sender: slowSender, now: () => new Date() }), deliveryId, 1, 'fast');
+    const running = dispatchDelivery(deps({ sender: slowSender, now: () => new Date() }), deliveryId, 'fast');
     // Before the receiver answers, the mark is there: the endpoint's next deliveries go to the slow lane.
     await vi.waitFor(
       async () => expect((await getEndpointRecord(table, endpoint.workspace, endpoint.endpointId))?.slowUntil).toBeTruthy(),
