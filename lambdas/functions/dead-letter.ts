@@ -1,10 +1,11 @@
 /**
  * Lambda entry of the dead-letter consumer (the DLQ's event source). A delivery that still has
  * retries (its message was given up by the queue, not spent) is sent back to the delivery queue
- * (`DELIVERY_QUEUE_URL`) as a new message with its requeue count raised, a bounded number of times
+ * as a new message with its requeue count raised, a bounded number of times
  * (docs/behaviour.md#dead-lettering); lambdas/pipeline/dead-letter.ts decides and marks.
  */
 import { defaultRuntime, invocationMetrics, logger, queueFromEnv } from '../composition/runtime';
+import { ENV } from '../contract/deployment';
 import { deadLetterBatch } from '../pipeline/dead-letter';
 import { sqsBatchHandler } from '../pipeline/sqs-batch';
 
@@ -16,7 +17,7 @@ export const handler = sqsBatchHandler(
       const { deps } = defaultRuntime();
       return { table: deps.table, now: deps.now };
     },
-    deliveries: queueFromEnv(process.env, 'DELIVERY_QUEUE_URL'),
+    deliveries: queueFromEnv(process.env, ENV.DELIVERY_QUEUE_URL),
     log: logger,
   }),
 );

@@ -1,10 +1,11 @@
 /**
  * Lambda entry of the dispatcher (SQS event source, ReportBatchItemFailures) of the delivery queue:
- * the fast lane where the stage has a slow lane (`SLOW_DELIVERY_QUEUE_URL`), else the only one
+ * the fast lane where the stage has a slow lane (`ENV.SLOW_DELIVERY_QUEUE_URL` set), else the only one
  * (docs/behaviour.md#delivery-lanes); `slow-dispatcher.ts` is the slow lane's. Its batches and
  * their settlement are lambdas/pipeline/sqs-settlement.ts (docs/architecture.md#retries-and-visibility).
  */
 import { defaultRuntime, delayerFromEnv, invocationMetrics, logger, queueFromEnv, secretSealerFromEnv } from '../composition/runtime';
+import { ENV } from '../contract/deployment';
 import type { LaneRole } from '../domain/delivery-lanes';
 import { systemResolver, type DispatchDeps } from '../pipeline/dispatcher';
 import { httpSender } from '../pipeline/http-sender';
@@ -19,15 +20,15 @@ function dispatchDeps(): Omit<DispatchDeps, 'endpoint'> {
 
 /**
  * The SQS handler of a dispatcher in `lane`. Its queue (for the backoff's visibility changes) is
- * the slow lane's for `slow`, else `DELIVERY_QUEUE_URL`.
+ * the slow lane's for `slow`, else the delivery queue.
  */
 export function dispatcherHandler(lane: LaneRole): SqsBatchHandler {
-  const ownQueue = lane === 'slow' ? 'SLOW_DELIVERY_QUEUE_URL' : 'DELIVERY_QUEUE_URL';
+  const ownQueue = lane === 'slow' ? ENV.SLOW_DELIVERY_QUEUE_URL : ENV.DELIVERY_QUEUE_URL;
   const queues = {
     delayer: delayerFromEnv(process.env, ownQueue),
     ownLane: queueFromEnv(process.env, ownQueue),
-    slowLane: queueFromEnv(process.env, 'SLOW_DELIVERY_QUEUE_URL'),
-    deadLetters: queueFromEnv(process.env, 'DEAD_LETTER_QUEUE_URL'),
+    slowLane: queueFromEnv(process.env, ENV.SLOW_DELIVERY_QUEUE_URL),
+    deadLetters: queueFromEnv(process.env, ENV.DEAD_LETTER_QUEUE_URL),
   };
   const table = () => defaultRuntime().deps.table;
   const batch = dispatcherBatch(lane, { queues, log: logger, table, dispatch: dispatchDeps });
@@ -35,4 +36,4 @@ export function dispatcherHandler(lane: LaneRole): SqsBatchHandler {
 }
 
 /** The delivery queue's dispatcher: the fast lane where the stage has a slow lane, else the only lane. */
-export const handler = dispatcherHandler(process.env.SLOW_DELIVERY_QUEUE_URL ? 'fast' : 'only');
+export const handler = dispatcherHandler(process.env[ENV.SLOW_DELIVERY_QUEUE_URL] ? 'fast' : 'only');

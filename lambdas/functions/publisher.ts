@@ -5,10 +5,11 @@
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import { defaultRuntime, invocationMetrics, logger, queueFromEnv } from '../composition/runtime';
+import { ENV } from '../contract/deployment';
 import { publishBusEvent, type PublishResult } from '../pipeline/publisher';
 
 /** The slow lane (docs/behaviour.md#delivery-lanes), where the stage has one. */
-const slowQueue = process.env.SLOW_DELIVERY_QUEUE_URL ? queueFromEnv(process.env, 'SLOW_DELIVERY_QUEUE_URL') : undefined;
+const slowQueue = process.env[ENV.SLOW_DELIVERY_QUEUE_URL] ? queueFromEnv(process.env, ENV.SLOW_DELIVERY_QUEUE_URL) : undefined;
 
 /** Publishes one bus event; an invalid event is logged and dropped (retrying cannot fix it). */
 export async function handler(event: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>): Promise<PublishResult> {

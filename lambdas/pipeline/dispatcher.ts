@@ -154,13 +154,9 @@ interface SentAttempt {
  * Dispatches one delivery: prepare → send → record → decide. `lane` is the queue it came from
  * (docs/behaviour.md#delivery-lanes); `only` when the stage has no slow lane, and then nothing moves.
  */
-export function dispatchDelivery(deps: DispatchDeps, deliveryId: string, lane?: LaneRole): Promise<DispatchResult>;
-/** @deprecated The queue's receive count decides nothing (only attempts spend retries): leave it out. */
-export function dispatchDelivery(deps: DispatchDeps, deliveryId: string, receiveCount: number): Promise<DispatchResult>;
-export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, lane?: LaneRole | number): Promise<DispatchResult> {
-  const ownLane = typeof lane === 'string' ? lane : 'only';
-  const prepared = await prepareDispatch(deps, deliveryId, ownLane);
-  return decideDispatch(await observeDispatch(deps, prepared, ownLane));
+export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, lane: LaneRole = 'only'): Promise<DispatchResult> {
+  const prepared = await prepareDispatch(deps, deliveryId, lane);
+  return decideDispatch(await observeDispatch(deps, prepared, lane));
 }
 
 /** The send and record phases of what was prepared: what the decision is made of. */

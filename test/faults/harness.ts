@@ -258,7 +258,7 @@ export async function startHarness(options: { dispatch?: Partial<DispatchDeps> }
           await Promise.all(
             batch.map(async (m) => {
               try {
-                const result = await dispatchDelivery(dispatchDeps, m.deliveryId, m.receiveCount);
+                const result = await dispatchDelivery(dispatchDeps, m.deliveryId);
                 if (result.kind === 'ack') queue.delete(m);
                 else if (result.kind === 'dead_letter') {
                   // As the handler does: to the dead-letter queue, then deleted here.

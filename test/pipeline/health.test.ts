@@ -96,9 +96,9 @@ async function publish(workspace: string, count = 1): Promise<string[]> {
 }
 
 /** Dispatches the ids as one batch (concurrently, as the Lambda entry does) and adds the batch's counts. */
-async function batch(ids: readonly string[], receiveCount = 1) {
+async function batch(ids: readonly string[]) {
   const health = new BatchHealth();
-  const results = await Promise.all(ids.map((id) => dispatchDelivery(deps(), id, receiveCount)));
+  const results = await Promise.all(ids.map((id) => dispatchDelivery(deps(), id)));
   for (const r of results) health.add(r.recorded);
   await health.flush(table);
   return results;
@@ -234,7 +234,7 @@ describe('dead-lettering', () => {
     const { workspace, endpointId } = await endpointAt(r.url);
     const ids = await publish(workspace, 2);
     // One failed attempt each, then their messages are given up by the queue as often as it may be: marked.
-    await batch(ids, 7);
+    await batch(ids);
     const tally = new BatchHealth();
     for (const id of [...ids, ids[0]!]) {
       const res = await deadLetterDelivery({ table, now: () => clock }, id, MAX_REQUEUES);
