@@ -33,7 +33,7 @@ export const LOG_EVENT_OVERHEAD_BYTES = 26;
  * Lambda's own lines per invocation (text log format: START, END and REPORT with its X-Ray line),
  * an estimate from their usual shape, not measured: the local stack has no Lambda runtime.
  */
-export const PLATFORM_LOG_LINES = [
+const PLATFORM_LOG_LINES = [
   'START RequestId: 3f2b8c1e-6a4d-4e8f-9b7a-1c2d3e4f5a6b Version: $LATEST',
   'END RequestId: 3f2b8c1e-6a4d-4e8f-9b7a-1c2d3e4f5a6b',
   'REPORT RequestId: 3f2b8c1e-6a4d-4e8f-9b7a-1c2d3e4f5a6b\tDuration: 123.45 ms\tBilled Duration: 124 ms\tMemory Size: 512 MB\tMax Memory Used: 98 MB\t\nXRAY TraceId: 1-674a1b2c-0123456789abcdef01234567\tSegmentId: 0123456789abcdef\tSampled: true\t',
@@ -54,7 +54,7 @@ export const PLATFORM_LOG_BYTES_PER_INVOCATION = PLATFORM_LOG_LINES.reduce(
 export const AWS_DYNAMODB_ROUND_TRIP_MS = { read: 5, write: 10 } as const;
 
 /** SQS's round trip for a SendMessageBatch, ms (the in-process queue answers at once). */
-export const AWS_SQS_SEND_ROUND_TRIP_MS = 15;
+const AWS_SQS_SEND_ROUND_TRIP_MS = 15;
 
 /** What a phase counted, as the model takes it. */
 export interface PhaseCounts {
@@ -67,7 +67,7 @@ export interface PhaseCounts {
 }
 
 /** One line of the cost table. */
-export interface CostRow {
+interface CostRow {
   readonly component: string;
   /** Billed units per delivery. */
   readonly perDelivery: number;

@@ -25,14 +25,14 @@ import type { ReceiverProcess } from './receiver-process';
 import { nowMs, quantile, sleep } from './stats';
 
 /** Endpoints of the black-hole workspace (see the module comment). */
-export const BLACK_HOLE_ENDPOINTS = 4;
+const BLACK_HOLE_ENDPOINTS = 4;
 /** Healthy workspaces, one endpoint each. */
 const HEALTHY_WORKSPACES = 3;
 /** The black hole's share of all deliveries. */
 const BLACK_HOLE_SHARE = 0.1;
 
 /** One run of the scenario, as the healthy workspaces saw it. */
-export interface FairnessRun {
+interface FairnessRun {
   readonly healthyDeliveries: number;
   /** Healthy deliveries received before the run's time bound. */
   readonly received: number;

@@ -30,7 +30,7 @@ function fakeDeliveryId(): string {
 }
 
 /** The dispatcher's request for `payload`, with a signature of the real length (one `v1,` + 32-byte HMAC in base64). */
-export function deliveryShapedRequest(eventType: string, payload: unknown): { headers: Record<string, string>; body: string } {
+function deliveryShapedRequest(eventType: string, payload: unknown): { headers: Record<string, string>; body: string } {
   const id = fakeDeliveryId();
   const body = JSON.stringify({ deliveryId: id, eventType, payload });
   return {

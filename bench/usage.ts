@@ -18,10 +18,10 @@ import { deliveryMessageBody, type DeliveryQueue, type MessageDelayer } from '#l
 import { envelopeSealer, localDataKeys, type DataKeyService } from '#lambdas/store/secret-sealing';
 
 /** SQS bills a request per 64 KiB chunk of its payload; EventBridge an event per 64 KiB chunk. */
-export const BILLING_CHUNK_BYTES = 64 * 1024;
+const BILLING_CHUNK_BYTES = 64 * 1024;
 
 /** SQS batch actions take at most 10 messages (SendMessageBatch, ReceiveMessage, DeleteMessageBatch). */
-export const SQS_BATCH = 10;
+const SQS_BATCH = 10;
 
 /** The invocation running now: its function, and its DynamoDB waits when it is being counted. */
 interface Running {

@@ -20,10 +20,10 @@ import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, 
 import type { TableBilling, TableCapacity } from './constructs/table';
 
 /** Per-workspace limit overrides; omitted ones keep {@link DEFAULT_WORKSPACE_LIMITS}. */
-export type WorkspaceLimitOverrides = Partial<WorkspaceLimits>;
+type WorkspaceLimitOverrides = Partial<WorkspaceLimits>;
 
 /** Per-bucket quota overrides; omitted buckets and fields keep {@link DEFAULT_QUOTAS}. */
-export type RateLimitOverrides = Partial<Record<RateLimitBucket, Partial<Quota>>>;
+type RateLimitOverrides = Partial<Record<RateLimitBucket, Partial<Quota>>>;
 
 /** The deployment configuration of one stage. */
 export interface WebhooksConfig {

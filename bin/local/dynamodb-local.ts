@@ -33,7 +33,7 @@ export interface DynamoDbLocalOptions {
 }
 
 /** Fails with a clear message when no Java 17+ runtime is on the PATH. */
-export function assertJava(): void {
+function assertJava(): void {
   const out = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (out.error || out.status !== 0) {
     throw new Error(
@@ -45,7 +45,7 @@ export function assertJava(): void {
 }
 
 /** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();

@@ -37,7 +37,7 @@ export interface ReceiverOptions {
 }
 
 /** One delivery the receiver processed (duplicates and rejected requests are not recorded). */
-export interface ReceivedDelivery {
+interface ReceivedDelivery {
   /** When the request arrived. */
   receivedAt: Date;
   /** The `webhook-id` header: the delivery ID, the deduplication key. */

@@ -5,7 +5,7 @@
  */
 
 /** A call that did not answer what the step expected. */
-export class ApiCallError extends Error {
+class ApiCallError extends Error {
   override name = 'ApiCallError';
 }
 

@@ -12,7 +12,7 @@ import { startReceiver, type Receiver } from '../local/receiver-server';
 import { apiClient, type ApiCall } from './api-client';
 
 /** Names of the steps, as printed and as a failure names them. */
-export const SMOKE_STEPS = {
+const SMOKE_STEPS = {
   receiver: 'start receiver',
   create: 'create endpoint',
   secret: 'get signing secret',
@@ -24,10 +24,10 @@ export const SMOKE_STEPS = {
 } as const;
 
 /** One step's name. */
-export type SmokeStep = (typeof SMOKE_STEPS)[keyof typeof SMOKE_STEPS];
+type SmokeStep = (typeof SMOKE_STEPS)[keyof typeof SMOKE_STEPS];
 
 /** A step that failed; its message says why. */
-export class SmokeStepError extends Error {
+class SmokeStepError extends Error {
   override name = 'SmokeStepError';
   constructor(
     readonly step: SmokeStep,

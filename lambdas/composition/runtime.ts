@@ -122,7 +122,7 @@ export function secretSealerFromEnv(env: NodeJS.ProcessEnv = process.env): Secre
 }
 
 /** The stage named in `STAGE`, the `stage` dimension of every metric; `local` when unset. */
-export function stageFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+function stageFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env[ENV.STAGE] || 'local';
 }
 
@@ -154,7 +154,7 @@ const surfaceMetrics: MetricsRecorder = {
 };
 
 /** Builds a runtime from environment variables. */
-export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
+function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
   const table = tableFromEnv(env);
   const rateTableName = env[ENV.RATE_LIMIT_TABLE_NAME];
   const rateTable = rateTableName ? { ...table, tableName: rateTableName } : undefined;
@@ -177,7 +177,7 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRun
 }
 
 /** The workspace limits of `WORKSPACE_LIMITS` (JSON, as the stack sets it), over the defaults; the defaults when unset or unreadable. */
-export function workspaceLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkspaceLimits {
+function workspaceLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkspaceLimits {
   let overrides: unknown;
   try {
     const raw = env[ENV.WORKSPACE_LIMITS];
@@ -220,7 +220,7 @@ export function queueFromEnv(env: NodeJS.ProcessEnv = process.env, name: EnvName
 }
 
 /** The jobs queue of `JOB_QUEUE_URL`; created on first send. */
-export function jobQueueFromEnv(env: NodeJS.ProcessEnv = process.env): JobQueue {
+function jobQueueFromEnv(env: NodeJS.ProcessEnv = process.env): JobQueue {
   const queue = lazyAdapter(env, ENV.JOB_QUEUE_URL, (url) => factories.jobQueue(url));
   return { send: (message, delaySeconds) => queue().send(message, delaySeconds) };
 }
@@ -241,7 +241,7 @@ export function recoveryWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
 }
 
 /** The domain-event sink of `EVENT_BUS_NAME`; none when unset. Best effort: a failure is logged, never thrown. */
-export function eventsFromEnv(env: NodeJS.ProcessEnv = process.env): DomainEventSink {
+function eventsFromEnv(env: NodeJS.ProcessEnv = process.env): DomainEventSink {
   const bus = env[ENV.EVENT_BUS_NAME];
   if (!bus) return noEventSink;
   let sink: DomainEventSink | undefined;

@@ -13,7 +13,7 @@ export type { DeliveryLogQuery } from './delivery-log-query';
  * look before anything can be emitted, so a page of one still reads every
  * shard). Summaries read besides, for the page itself: at most `limit`.
  */
-export const DELIVERY_LOG_READS = { perItem: 8, minimum: 128 } as const;
+const DELIVERY_LOG_READS = { perItem: 8, minimum: 128 } as const;
 
 /** The most items a page of `limit` reads, besides its own summaries. */
 export function deliveryLogReadBudget(limit: number): number {

@@ -8,7 +8,7 @@ import { EndpointIdSchema } from './schemas';
 
 const timestamp = z.string().meta({ format: 'date-time' });
 
-export const HealthWindowSchema = z.enum(HEALTH_WINDOW_NAMES);
+const HealthWindowSchema = z.enum(HEALTH_WINDOW_NAMES);
 
 /** Query of the health operation. */
 export const HealthQuerySchema = z.object({

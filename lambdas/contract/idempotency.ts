@@ -15,7 +15,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 
 /** Longest key, in characters. */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** A key: 1–255 printable ASCII characters (space included, control characters not). */
 export const IdempotencyKeySchema = z

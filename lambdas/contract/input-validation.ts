@@ -10,7 +10,7 @@
  */
 
 /** A transform or refinement: a named export of a zod-free contract module, so generated code can import it. */
-export type RuleFn = (value: never, ...rest: never[]) => unknown;
+type RuleFn = (value: never, ...rest: never[]) => unknown;
 
 /** A check on a value that has the node's type. `message` overrides zod's wording. */
 export type InputCheck =

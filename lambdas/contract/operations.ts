@@ -98,7 +98,7 @@ const SlugToken = z.object({ slug: SlugSchema, tokenId: TokenIdSchema });
 const SlugDelivery = z.object({ slug: SlugSchema, deliveryId: DeliveryIdSchema });
 
 /** Errors every workspace route can answer with. */
-export const COMMON_ERRORS: readonly ErrorTag[] = ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'];
+const COMMON_ERRORS: readonly ErrorTag[] = ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'];
 
 /** The sentence a description gets about the operation's workspace limit, with its default. */
 function workspaceLimitNote(limit: keyof WorkspaceLimits, rateLimit: RateLimitBucket): string {
@@ -557,7 +557,7 @@ export function operationById(id: string): OperationDef | undefined {
 }
 
 /** Errors every operation taking an `Idempotency-Key` can answer with (docs/behaviour.md#idempotency-keys). */
-export const IDEMPOTENCY_ERRORS: readonly ErrorTag[] = ['ValidationError', 'IdempotencyKeyReused', 'IdempotencyKeyInProgress'];
+const IDEMPOTENCY_ERRORS: readonly ErrorTag[] = ['ValidationError', 'IdempotencyKeyReused', 'IdempotencyKeyInProgress'];
 
 /** All error tags an operation can answer with, common ones included. */
 export function declaredErrors(def: OperationDef): ErrorTag[] {

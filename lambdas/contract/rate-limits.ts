@@ -45,8 +45,7 @@ export function resolveQuotas(overrides: unknown): Record<RateLimitBucket, Quota
  * alike, shares them): interactive test sends and single replays. Recovery jobs are not charged:
  * the stage's `recoveryRatePerSecond` paces them.
  */
-export const WORKSPACE_QUOTA_BUCKETS = ['workspace_test_send', 'workspace_replay'] as const;
-export type WorkspaceQuotaBucket = (typeof WORKSPACE_QUOTA_BUCKETS)[number];
+export type WorkspaceQuotaBucket = 'workspace_test_send' | 'workspace_replay';
 
 /** What each workspace quota counts, as its refusal names it (singular; an `s` makes the plural). */
 export const WORKSPACE_QUOTA_NOUNS: Readonly<Record<WorkspaceQuotaBucket, string>> = {

@@ -42,7 +42,7 @@ export const TokenIdSchema = idSchema('tok', '01JD2YA1B2C3D4E5F6G7H8J9KM').meta(
  * An endpoint's health at a glance (docs/behaviour.md#endpoint-health), from the same
  * counters as the health operation.
  */
-export const EndpointHealthSummarySchema = z
+const EndpointHealthSummarySchema = z
   .object({
     successRate24h: z.number().min(0).max(1).nullable().meta({
       description:
@@ -116,7 +116,6 @@ export const CreateEndpointBodySchema = z
     id: 'CreateWebhookEndpoint',
     example: { url: EXAMPLE.url, eventTypes: ['webhook.test_event', 'webhook.disabled'], description: 'Orders service receiver' },
   });
-export type CreateEndpointBody = z.infer<typeof CreateEndpointBodySchema>;
 
 /** Body of update endpoint: only the fields sent change. */
 export const UpdateEndpointBodySchema = z
@@ -127,7 +126,6 @@ export const UpdateEndpointBodySchema = z
     enabled: z.boolean().optional(),
   })
   .meta({ id: 'UpdateWebhookEndpoint', example: { url: 'https://hooks.example.com/webhooks/v2', enabled: true } });
-export type UpdateEndpointBody = z.infer<typeof UpdateEndpointBodySchema>;
 
 /** Response of rotate secret: the only place a signing secret is ever shown. */
 export const RotatedSecretSchema = z
@@ -152,7 +150,7 @@ export const RotatedSecretSchema = z
 export type RotatedSecret = z.infer<typeof RotatedSecretSchema>;
 
 /** Delivery status (docs/behaviour.md#delivery-statuses). */
-export const DeliveryStatusSchema = z.enum(DELIVERY_STATUSES);
+const DeliveryStatusSchema = z.enum(DELIVERY_STATUSES);
 export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
 
 /** Delivery summary. */
@@ -230,7 +228,7 @@ export const AttemptSchema = z
 export type Attempt = z.infer<typeof AttemptSchema>;
 
 /** Scope string: a bundle or a permission. */
-export const ScopeSchema = z.enum(SCOPES).meta({ id: 'Scope' });
+const ScopeSchema = z.enum(SCOPES).meta({ id: 'Scope' });
 
 /** API token metadata (never the token). */
 export const ApiTokenSchema = z
@@ -248,7 +246,6 @@ export const CreateApiTokenBodySchema = z
     scopes: z.array(ScopeSchema).min(1).max(20).meta({ description: 'Must grant nothing beyond the calling token.' }),
   })
   .meta({ id: 'CreateApiToken', example: { name: 'CI deploy bot', scopes: ['read', 'webhook:write'] } });
-export type CreateApiTokenBody = z.infer<typeof CreateApiTokenBodySchema>;
 
 /** Response of create API token: the raw token, shown once. */
 export const CreatedApiTokenSchema = ApiTokenSchema.extend({

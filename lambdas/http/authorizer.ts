@@ -7,7 +7,7 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import type { Caller } from '../operations/context';
 
 /** Context values the authorizer hands to every operation (strings only: API Gateway's rule). */
-export interface AuthorizerContext {
+interface AuthorizerContext {
   workspace: string;
   tokenId: string;
   /** Space-separated scopes. */
@@ -15,7 +15,7 @@ export interface AuthorizerContext {
 }
 
 /** Encodes a caller as authorizer context. */
-export function toAuthorizerContext(caller: Caller): AuthorizerContext {
+function toAuthorizerContext(caller: Caller): AuthorizerContext {
   return { workspace: caller.workspace, tokenId: caller.tokenId, scopes: caller.scopes.join(' ') };
 }
 

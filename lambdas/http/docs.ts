@@ -23,7 +23,7 @@ const SECURITY_HEADERS = { 'content-security-policy': REFERENCE_CSP, ...PAGE_SEC
  * The reference page: Swagger UI rendering `/openapi.json`, all assets from this host. Our theme
  * comes after Swagger UI's stylesheet so that its colours win; `reference-init.js` starts it.
  */
-export const REFERENCE_HTML = `<!doctype html>
+const REFERENCE_HTML = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">

@@ -36,7 +36,7 @@ const claims = new WeakMap<Request, Claimed>();
 const DEFAULT_LOCK_SECONDS = 30;
 
 /** The header's value, whatever the case of its name; undefined when absent. */
-export function idempotencyKeyOf(headers: APIGatewayProxyEvent['headers'] | null | undefined): string | undefined {
+function idempotencyKeyOf(headers: APIGatewayProxyEvent['headers'] | null | undefined): string | undefined {
   const wanted = IDEMPOTENCY.key.toLowerCase();
   for (const [name, value] of Object.entries(headers ?? {})) if (name.toLowerCase() === wanted) return value ?? '';
   return undefined;
@@ -55,7 +55,7 @@ function canonicalJson(value: unknown): string {
 }
 
 /** What makes two requests "the same": the operation, its path parameters and its parsed body. */
-export function requestFingerprint(operationId: string, input: { params: unknown; body: unknown }): string {
+function requestFingerprint(operationId: string, input: { params: unknown; body: unknown }): string {
   return createHash('sha256')
     .update(canonicalJson({ operationId, params: input.params, body: input.body ?? null }))
     .digest('base64url');

@@ -18,7 +18,7 @@ import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/contex
 import { IMPLEMENTATIONS } from '../operations/index';
 
 /** Server name and version MCP clients see. */
-export const MCP_SERVER_INFO = { name: 'webhook-delivery-service', version: '1.0.0' } as const;
+const MCP_SERVER_INFO = { name: 'webhook-delivery-service', version: '1.0.0' } as const;
 
 const INSTRUCTIONS =
   'Tools of the webhook delivery service. Every tool takes the workspace `slug`; list tools take `limit` and `cursor` and return `items` and `nextCursor`. Errors carry an RFC 9457 problem with a `tag`.';
@@ -28,7 +28,7 @@ function keysOf(node: OperationRoute['input']['params'] | undefined): string[] {
 }
 
 /** Splits flat tool arguments back into path, query and body. */
-export function splitToolArguments(
+function splitToolArguments(
   def: Pick<OperationRoute, 'input'>,
   args: Record<string, unknown>,
 ): { params: unknown; query: unknown; body: unknown } {
@@ -45,7 +45,7 @@ export function splitToolArguments(
  * in the operation's own rate-limit bucket (so a tool call costs what the REST call costs, on top
  * of the gate's `mcp` hit), the permission, the parsing, the implementation.
  */
-export async function callTool(
+async function callTool(
   def: OperationRoute,
   runtime: SurfaceRuntime,
   caller: Caller,

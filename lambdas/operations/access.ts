@@ -58,7 +58,7 @@ export async function authorize(
 }
 
 /** Input issues (zod's paths and messages) as a ValidationError with the problem's `issues` member. */
-export function validationError(where: string, error: { readonly issues: readonly InputIssue[] }): AppError {
+function validationError(where: string, error: { readonly issues: readonly InputIssue[] }): AppError {
   const issues = error.issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
   return new AppError('ValidationError', `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
 }

@@ -64,7 +64,7 @@ type OpDef<K extends OperationId> = Extract<(typeof OPERATIONS)[number], { opera
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
 /** Parsed input of operation K. */
-export interface OperationInput<K extends OperationId> {
+interface OperationInput<K extends OperationId> {
   readonly params: Out<OpDef<K>['params']>;
   readonly query: OpDef<K> extends { query: infer Q } ? Out<Q> : undefined;
   readonly body: OpDef<K> extends { body: infer B } ? Out<B> : undefined;
@@ -74,7 +74,7 @@ type DryRunResult<K extends OperationId> =
   OpDef<K> extends { dryRun: { response: infer D } } ? (D extends z.ZodType ? z.input<D> : never) : never;
 
 /** Result of operation K (undefined for 204; its dry-run answer too when it has one). */
-export type OperationResult<K extends OperationId> =
+type OperationResult<K extends OperationId> =
   (OpDef<K> extends { response: infer R } ? (R extends z.ZodType ? z.input<R> : never) : void) | DryRunResult<K>;
 
 /** The implementation of operation K. */

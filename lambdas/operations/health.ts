@@ -17,7 +17,7 @@ export const NO_HEALTH: EndpointHealthSummary = { successRate24h: null, lastAtte
  * The endpoint's summary from one query: its 24 newest hour counters of the last 7 days, which
  * include every hour of the last 24 that has one (docs/architecture.md#health-counters).
  */
-export async function healthSummary(deps: Pick<OperationDeps, 'table' | 'now'>, endpointId: string): Promise<EndpointHealthSummary> {
+async function healthSummary(deps: Pick<OperationDeps, 'table' | 'now'>, endpointId: string): Promise<EndpointHealthSummary> {
   const now = deps.now();
   const hours = await readLatestEndpointHours(deps.table, endpointId, summaryFirstHour(now), hourOf(now), 24);
   return summarizeEndpoint(now, hours);

@@ -38,7 +38,7 @@ export async function chargeRateLimit(limiter: RateLimiter, bucket: RateLimitBuc
 }
 
 /** The one refusal of every quota, per token or per workspace: 429 `RateLimited` with `Retry-After`. */
-export function rateLimited(detail: string, retryAfterSeconds: number): AppError {
+function rateLimited(detail: string, retryAfterSeconds: number): AppError {
   return new AppError('RateLimited', detail, {}, retryAfterSeconds);
 }
 

@@ -50,7 +50,7 @@ export type Resolver = (hostname: string) => Promise<PinnedAddress[]>;
 export const systemResolver: Resolver = createDnsResolver();
 
 /** Where the dispatcher writes what evidence must not show (Powertools' logger fits). */
-export interface DispatchLog {
+interface DispatchLog {
   warn(message: string, attributes: Record<string, unknown>): void;
 }
 

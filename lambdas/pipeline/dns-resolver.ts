@@ -18,7 +18,7 @@ import type { PinnedAddress } from './http-sender';
 export const DNS_LIMITS = { deadlineMs: 2_000, queryTimeoutMs: 700, tries: 2 } as const;
 
 /** Failure reason of a name that does not exist or has no address: the receiver's fault. */
-export const DNS_FAILURE = 'dns_failure';
+const DNS_FAILURE = 'dns_failure';
 
 /** The c-ares codes that say the name itself has no address (the receiver's fault); any other is our resolver failing. */
 const RECEIVER_CODES = new Set(['ENOTFOUND', 'ENODATA', 'EBADNAME', 'ENONAME']);

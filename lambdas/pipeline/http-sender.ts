@@ -79,7 +79,7 @@ const LOCAL_RESOURCE_CODES = new Set(['EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM', '
 const SOCKET_LIMIT_CODE = 'ESOCKETLIMIT';
 
 /** What a {@link Connector} is given: Node's connect options (host, port, `servername`, and the `lookup` answering the pinned address). */
-export type ConnectOptions = NetConnectOpts & ConnectionOptions;
+type ConnectOptions = NetConnectOpts & ConnectionOptions;
 
 /** Opens one socket, or fails with the connect's error (`code` such as EMFILE). */
 export type Connector = (options: ConnectOptions, callback: (error: Error | null, socket: Duplex | null) => void) => void;
@@ -98,7 +98,7 @@ export interface SenderOptions {
 }
 
 /** Names a transport failure briefly (stored as the attempt's failure reason). */
-export function failureReason(error: unknown): string {
+function failureReason(error: unknown): string {
   const e = error as { name?: string; code?: string; cause?: { code?: string } };
   const code = e?.code ?? e?.cause?.code ?? '';
   if (code === SOCKET_LIMIT_CODE) return serviceFaultReason('socket_limit');

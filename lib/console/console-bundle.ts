@@ -10,7 +10,7 @@ import { buildSync } from 'esbuild';
 import { CONSOLE_INDEX } from '#lambdas/contract/deployment';
 
 /** The console's source folder. */
-export const CONSOLE_SOURCE = fileURLToPath(new URL('../../console/', import.meta.url));
+const CONSOLE_SOURCE = fileURLToPath(new URL('../../console/', import.meta.url));
 
 /** What {@link writeConsoleBundle} wrote. */
 export interface ConsoleBundle {

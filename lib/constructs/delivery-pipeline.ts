@@ -29,7 +29,7 @@ import type { ServiceTable } from './table';
  * a throttle) is not handed out twice. A retryable failure sets its own, shorter,
  * visibility (the backoff) before it is reported.
  */
-export const DELIVERY_VISIBILITY_TIMEOUT = Duration.seconds(DISPATCHER_CONSUMER.visibilityTimeoutSeconds);
+const DELIVERY_VISIBILITY_TIMEOUT = Duration.seconds(DISPATCHER_CONSUMER.visibilityTimeoutSeconds);
 
 /** How long a dead letter is kept if the consumer cannot handle it: SQS's longest. */
 export const DEAD_LETTER_RETENTION = Duration.days(14);

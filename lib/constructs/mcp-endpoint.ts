@@ -30,7 +30,7 @@ import { functionEntry, ServiceFunction, type LogProps } from './service-functio
 import type { ServiceTable } from './table';
 
 /** The rate-limit bucket every MCP request is counted in (before any tool runs). */
-export const MCP_RATE_LIMIT_BUCKET: RateLimitBucket = 'mcp';
+const MCP_RATE_LIMIT_BUCKET: RateLimitBucket = 'mcp';
 
 /**
  * The function URL's CORS, except the origins (configuration), from the one list
@@ -46,10 +46,10 @@ const MCP_URL_CORS = {
 };
 
 /** The MCP function's timeout: a tool call is one operation (as a REST call is), plus the MCP handshake, with room for a cold start. */
-export const MCP_TIMEOUT = Duration.seconds(30);
+const MCP_TIMEOUT = Duration.seconds(30);
 
 /** The MCP function's memory: the MCP SDK, zod schemas of every tool and every operation in one bundle. */
-export const MCP_MEMORY_MB = 512;
+const MCP_MEMORY_MB = 512;
 
 /** Properties of an {@link McpEndpoint}. */
 export interface McpEndpointProps extends OperationResources, LogProps {

@@ -27,7 +27,7 @@ export const RUNBOOK = 'docs/operations.md';
  * gone within minutes: the whole backoff sums to 630 s, and SQS stops counting a message in
  * this metric after its third receive (90 s of backoff).
  */
-export const OLDEST_MESSAGE_ALARM_AGE = Duration.minutes(15);
+const OLDEST_MESSAGE_ALARM_AGE = Duration.minutes(15);
 
 /**
  * Age of the oldest slow-lane message that means the lane is not draining. Longer than the fast
@@ -36,28 +36,28 @@ export const OLDEST_MESSAGE_ALARM_AGE = Duration.minutes(15);
  * backoff keeps its age (docs/behaviour.md#delivery-lanes), so an hour-old message there is normal
  * only if the lane has stopped.
  */
-export const SLOW_LANE_OLDEST_MESSAGE_ALARM_AGE = Duration.hours(1);
+const SLOW_LANE_OLDEST_MESSAGE_ALARM_AGE = Duration.hours(1);
 
 /** How long the dead-letter queue may hold messages before it alarms: its consumer normally takes seconds. */
-export const DEAD_LETTER_ALARM_AFTER = Duration.minutes(15);
+const DEAD_LETTER_ALARM_AFTER = Duration.minutes(15);
 
 /** API 5xx responses, in percent of requests over 5 minutes, that alarm (two 5-minute periods out of three). */
 export const API_5XX_ALARM_PERCENT = 5;
 
 /** Fewer requests than this in 5 minutes give no 5xx rate (one 500 in three requests is no outage). */
-export const API_5XX_MIN_REQUESTS = 20;
+const API_5XX_MIN_REQUESTS = 20;
 
 /** API latency p99 that alarms when it lasts three 5-minute periods (an operation is one or two DynamoDB calls; a cold start is about a second). */
-export const API_LATENCY_P99_ALARM = Duration.seconds(3);
+const API_LATENCY_P99_ALARM = Duration.seconds(3);
 
 /** DynamoDB throttled requests in 5 minutes that alarm (the SDK retries a few; more means a hot key or the table's ceiling). */
 export const TABLE_THROTTLES_ALARM = 10;
 
 /** The delivery success rate is measured over this period. */
-export const SUCCESS_RATE_PERIOD = Duration.minutes(15);
+const SUCCESS_RATE_PERIOD = Duration.minutes(15);
 
 /** Fewer attempts than this in {@link SUCCESS_RATE_PERIOD} give no success rate. */
-export const SUCCESS_RATE_MIN_ATTEMPTS = 20;
+const SUCCESS_RATE_MIN_ATTEMPTS = 20;
 
 /** The DynamoDB operations the service's code sends (lib/constructs/table.ts grants exactly these). */
 const TABLE_OPERATIONS = [
@@ -81,7 +81,7 @@ export const DEPLOYED_LANES = ['fast', 'slow'] as const;
  * The namespace of the metrics this construct derives from logs. A metric filter can take a
  * dimension only from a field of the log line, so the stage goes in the namespace instead.
  */
-export function logMetricsNamespace(stage: string): string {
+function logMetricsNamespace(stage: string): string {
   return `${METRICS_NAMESPACE}/${stage}`;
 }
 

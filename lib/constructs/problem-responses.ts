@@ -68,7 +68,7 @@ function vtlString(value: string): string {
  * The Velocity body template of a tag: `{type,title,status,detail,tag,traceId}`,
  * where `traceId` is the request id (the same value the functions report).
  */
-export function problemTemplate(tag: ErrorTag, detail?: string): string {
+function problemTemplate(tag: ErrorTag, detail?: string): string {
   return [
     '{',
     `"type":${vtlString(errorType(tag))},`,

@@ -48,7 +48,7 @@ export interface OpenApiOptions {
 }
 
 /** Names of the security schemes the document defines. */
-export const SECURITY_SCHEMES = { bearer: 'bearerAuth', webhookSignature: 'webhookSignature' } as const;
+const SECURITY_SCHEMES = { bearer: 'bearerAuth', webhookSignature: 'webhookSignature' } as const;
 
 /**
  * The values the webhook examples are signed with, so a receiver can check its

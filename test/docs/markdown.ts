@@ -23,7 +23,7 @@ export function markdownDocs(): string[] {
 export const withoutCode = (text: string): string => text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
 
 /** GitHub's anchor of a heading text: lower case, punctuation dropped, spaces as hyphens. */
-export const anchorOf = (heading: string): string =>
+const anchorOf = (heading: string): string =>
   heading
     .trim()
     .toLowerCase()

@@ -9,13 +9,13 @@ import { InternalServerError, ProvisionedThroughputExceededException, Transactio
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** What kind of failure: a throttle, a 5xx, or a transaction cancelled because another one was changing its second item. */
-export type FaultKind = 'throttle' | '5xx' | 'conflict';
+type FaultKind = 'throttle' | '5xx' | 'conflict';
 
 /** When the call fails: before it reaches the table, or after it was applied (the response lost). */
-export type FaultPhase = 'before' | 'after';
+type FaultPhase = 'before' | 'after';
 
 /** One fault rule: the next `times` calls it matches fail. */
-export interface FaultRule {
+interface FaultRule {
   /** Command name as the SDK names it (`PutItemCommand`, `TransactWriteItemsCommand`, …) or a pattern. @default every command */
   readonly command?: string | RegExp;
   /** Extra match on the command's input (its JSON text is the safest thing to look at). */

@@ -101,7 +101,7 @@ class SimQueue {
 }
 
 /** Where a publisher invocation dies, once. */
-export type PublisherCrash = 'before-enqueue';
+type PublisherCrash = 'before-enqueue';
 
 /** One expected delivery: an event to an endpoint, and the end it must reach. */
 export interface Expected {

@@ -13,10 +13,10 @@ import type { WireResponse } from './raw-http';
  * operation runs (docs/behaviour.md#error-tags): a body over its 10 MiB, or headers over
  * Node's 16 KiB.
  */
-export const GATEWAY_ERRORS: readonly ErrorTag[] = ['PayloadTooLarge'];
+const GATEWAY_ERRORS: readonly ErrorTag[] = ['PayloadTooLarge'];
 
 /** Refusals of a request that reaches no operation: no route, or not valid HTTP at all (a bad method, target, header or chunk). */
-export const UNROUTED_ERRORS: readonly ErrorTag[] = ['RouteNotFound', 'ValidationError', ...GATEWAY_ERRORS];
+const UNROUTED_ERRORS: readonly ErrorTag[] = ['RouteNotFound', 'ValidationError', ...GATEWAY_ERRORS];
 
 /**
  * Refusals an operation answers although its contract entry does not declare them. Each is a
@@ -73,7 +73,7 @@ function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false } {
 }
 
 /** The tags a request may be refused with: the operation's declared ones and the gateway's; RouteNotFound without a route. */
-export function allowedTags(asked: Asked): ReadonlySet<ErrorTag> {
+function allowedTags(asked: Asked): ReadonlySet<ErrorTag> {
   if (asked.extraRoute) return new Set((Object.keys(ERROR_STATUS) as ErrorTag[]).filter((t) => t !== 'InternalError'));
   if (!asked.op) return new Set<ErrorTag>(UNROUTED_ERRORS);
   return new Set<ErrorTag>([...declaredErrors(asked.op), ...GATEWAY_ERRORS]);

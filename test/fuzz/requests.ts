@@ -9,7 +9,6 @@ import { IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { permissionsOf } from '../../lambdas/contract/permissions';
 import {
-  HOSTILE_STRINGS,
   hostileString,
   instantString,
   jsonSchemaOf,
@@ -19,25 +18,25 @@ import {
 } from './schema-arbitrary';
 
 /** Every operation, by index (generated cases name an operation by its index). */
-export const OPS: readonly OperationDef[] = OPERATIONS;
+const OPS: readonly OperationDef[] = OPERATIONS;
 
 /** Pools of ids the stack handed out, which cases address by index. */
 export type Pool = 'endpoint' | 'delivery' | 'token' | 'job' | 'cursor';
 
 /** A path parameter: the caller's own workspace, an id of a pool, or a literal (encoded as a path segment, or sent as is). */
-export type ParamValue =
+type ParamValue =
   { readonly self: true } | { readonly pool: Pool; readonly index: number } | { readonly literal: string; readonly raw?: boolean };
 
 /** Which token the Authorization header carries, and how it is spelled. */
 export type TokenRef = 'admin' | 'read' | 'narrow' | 'revoked' | 'minted';
-export type AuthSpec =
+type AuthSpec =
   | { readonly kind: 'none' }
   | { readonly kind: 'token'; readonly token: TokenRef; readonly form: number }
   | { readonly kind: 'literal'; readonly value: string }
   | { readonly kind: 'duplicate'; readonly first: TokenRef | null; readonly second: TokenRef | null };
 
 /** How a request's body is made. */
-export type BodySpec =
+type BodySpec =
   | { readonly kind: 'json'; readonly value: unknown }
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'bytes'; readonly bytes: readonly number[] }
@@ -88,7 +87,7 @@ export interface GeneratorContext {
 const ROUTE_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS'] as const;
 
 /** Spellings of `Authorization` for a good token: the first few are accepted, the rest are not. */
-export const AUTH_FORMS: readonly { readonly make: (t: string) => string; readonly accepted: boolean }[] = [
+const AUTH_FORMS: readonly { readonly make: (t: string) => string; readonly accepted: boolean }[] = [
   { make: (t) => `Bearer ${t}`, accepted: true },
   { make: (t) => `bearer ${t}`, accepted: true },
   { make: (t) => `BEARER   ${t}`, accepted: true },
@@ -729,14 +728,14 @@ export function materialize(c: FuzzCase, env: FuzzEnv): WireRequest {
 }
 
 /** The values the server parses out of a request that reaches `def` (path parameters decoded, query last-wins). */
-export interface Logical {
+interface Logical {
   readonly params: Record<string, string>;
   readonly query: Record<string, string>;
   readonly body: Buffer | undefined;
 }
 
 /** The path parameters and query a request to `def` carries, as the gateway hands them over. */
-export function logicalOf(def: OperationDef, wire: WireRequest): Logical | undefined {
+function logicalOf(def: OperationDef, wire: WireRequest): Logical | undefined {
   const route = ROUTES.find((r) => r.def === def);
   let url: URL;
   try {
@@ -873,6 +872,3 @@ export function expectationOf(c: FuzzCase, wire: WireRequest, env: FuzzEnv, def:
     why: 'valid input',
   };
 }
-
-/** Strings the fuzz uses, for a check that none was lost from the generator's vocabulary. */
-export const VOCABULARY = { HOSTILE_STRINGS, CONTENT_TYPES, ODD_HEADERS };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Where Debian installs Chromium. */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 /** True when the page tests can run. */
 export const hasChromium = existsSync(CHROMIUM);
 /** Appended to a skipped test's name, so the reason shows in the report. */
@@ -19,7 +19,7 @@ export const NO_CHROMIUM_REASON = hasChromium
   : ' (SKIPPED: no Chromium at /usr/bin/chromium; `apt-get install chromium`, as .ci/run does)';
 
 /** As the machine notes say: without the background-networking flags, Chromium tries hosts this network refuses. */
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -89,7 +89,7 @@ export async function seriousAxeFindings(page: Page): Promise<AxeFinding[]> {
 }
 
 /** Where page tests save screenshots: `$CONSOLE_SCREENSHOTS`, else `test-results/screenshots`. */
-export function screenshotDir(): string {
+function screenshotDir(): string {
   const dir = process.env.CONSOLE_SCREENSHOTS ?? join(process.cwd(), 'test-results', 'screenshots');
   mkdirSync(dir, { recursive: true });
   return dir;

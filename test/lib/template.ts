@@ -36,10 +36,6 @@ export const ofType = (template: Template, type: string) => Object.entries(resou
 /** A statement's actions, as a list. */
 export const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
 
-/** Every statement of every policy of the template. */
-export const allStatements = (template: Template) =>
-  ofType(template, 'AWS::IAM::Policy').flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
-
 /** The statements of the policies attached to the role of logical id `roleId`. */
 export function statementsOfRole(template: Template, roleId: string): Statement[] {
   return ofType(template, 'AWS::IAM::Policy')

@@ -78,7 +78,7 @@ export interface CallInput<K extends OperationId> {
 export type UnauthorizedListener = (problem: ApiProblem) => void;
 
 /** The base path of the API: the console is served at `<base>/console`, so a stage prefix is kept. */
-export function apiBase(pathname: string = location.pathname): string {
+function apiBase(pathname: string = location.pathname): string {
   return pathname.replace(/\/console\/?$/, '');
 }
 

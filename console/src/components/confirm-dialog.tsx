@@ -8,7 +8,7 @@ import type { ApiProblem } from '../api/client';
 import { Dialog, ProblemView } from './ui';
 
 /** The confirm button of a {@link ConfirmDialog}. */
-export interface ConfirmButton {
+interface ConfirmButton {
   /** Its words, its accessible name (a busy one may say what is happening, e.g. "Creating…"). */
   readonly label: string;
   readonly tone: 'primary' | 'danger';

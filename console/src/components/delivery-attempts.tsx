@@ -19,7 +19,7 @@ const OUTCOME_TEXT: Record<Attempt['outcome'], string> = {
 };
 
 /** An attempt's outcome in words and colour (the delivery status badge's colours). */
-export function OutcomeBadge({ outcome }: { outcome: Attempt['outcome'] }) {
+function OutcomeBadge({ outcome }: { outcome: Attempt['outcome'] }) {
   return <span class={`badge badge-${outcome}`}>{OUTCOME_TEXT[outcome]}</span>;
 }
 

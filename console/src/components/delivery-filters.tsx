@@ -48,7 +48,7 @@ const EVENT_TYPE_FILTER = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*\.(\*|[a-z][a-z0-
 const SETTLE_MS = 450;
 
 /** `2026-11-25T13:05` (local, as `datetime-local` shows it) for an ISO instant; '' when it does not parse. */
-export function isoToLocalInput(iso: string): string {
+function isoToLocalInput(iso: string): string {
   const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(iso) ? `${iso}T00:00:00Z` : iso);
   if (!Number.isFinite(ms)) return '';
   const d = new Date(ms);
@@ -60,7 +60,7 @@ export function isoToLocalInput(iso: string): string {
  * The ISO instant of a `datetime-local` value (the reader's time zone); `endOfMinute` makes "To"
  * include the whole minute shown. '' for an empty value, null while it is incomplete.
  */
-export function localInputToIso(value: string, endOfMinute: boolean): string | null {
+function localInputToIso(value: string, endOfMinute: boolean): string | null {
   if (!value) return '';
   const ms = new Date(value).getTime();
   if (!Number.isFinite(ms)) return null;
@@ -68,7 +68,7 @@ export function localInputToIso(value: string, endOfMinute: boolean): string | n
 }
 
 /** Event-type suggestions: every catalogue type, and each dotted prefix as `prefix.*`. */
-export function eventTypeSuggestions(names: readonly string[]): string[] {
+function eventTypeSuggestions(names: readonly string[]): string[] {
   const prefixes = new Set<string>();
   for (const name of names) {
     const parts = name.split('.');

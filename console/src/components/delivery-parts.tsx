@@ -49,7 +49,7 @@ export function DeliveryLink({ deliveryId }: { deliveryId: string }) {
 }
 
 /** A failure reason or `lastError` code (docs/behaviour.md#failure-reasons) in words. */
-export function explainFailure(reason: string): string {
+function explainFailure(reason: string): string {
   const http = /^http_(\d{3})$/.exec(reason);
   if (http) return `The receiver answered HTTP ${http[1]}.`;
   const redirect = /^redirect_not_followed_(\d{3})$/.exec(reason);

@@ -25,7 +25,7 @@ const FIELDS: readonly Field[] = ['url', 'description', 'eventTypes', 'enabled']
  * Splits an API problem into messages for the fields it concerns and what is left for a
  * ProblemView (null when every part of it landed on a field).
  */
-export function problemToFields(problem: ApiProblem): { errors: FieldErrors; rest: ApiProblem | null } {
+function problemToFields(problem: ApiProblem): { errors: FieldErrors; rest: ApiProblem | null } {
   if (problem.tag === 'InvalidWebhookUrl') {
     return { errors: { url: problem.rule ? `${problem.detail} (rule: ${problem.rule})` : problem.detail }, rest: null };
   }

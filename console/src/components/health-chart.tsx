@@ -53,7 +53,7 @@ function statusName(key: string): string {
 }
 
 /** One sentence saying what the chart shows, for its accessible name. */
-export function healthSentence(health: EndpointHealth): string {
+function healthSentence(health: EndpointHealth): string {
   const span = health.window === '24h' ? 'the last 24 hours' : 'the last 7 days';
   if (health.attempts === 0) return `No delivery attempts in ${span}.`;
   const worst = health.series.reduce((a, b) => (b.failed > a.failed ? b : a));
@@ -207,7 +207,7 @@ function niceMax(value: number): number {
 }
 
 /** The bar chart: delivered (bottom) and failed (top) stacked per bucket. */
-export function HealthChart({ health }: { health: EndpointHealth }) {
+function HealthChart({ health }: { health: EndpointHealth }) {
   // Drawn at the width it is shown at, so labels keep their size on a phone.
   const figure = useRef<HTMLElement>(null);
   const [W, setW] = useState(720);

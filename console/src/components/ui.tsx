@@ -25,7 +25,7 @@ export function Empty({ title, children }: { title: string; children?: Component
 }
 
 /** A wait as a person reads it: seconds up to 90, then minutes up to 90, then hours (rounded up). */
-export function waitFor(seconds: number): string {
+function waitFor(seconds: number): string {
   const unit = (n: number, name: string) => `${n} ${name}${n === 1 ? '' : 's'}`;
   if (seconds < 90) return unit(Math.ceil(seconds), 'second');
   const minutes = Math.ceil(seconds / 60);

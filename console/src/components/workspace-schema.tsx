@@ -60,7 +60,7 @@ function exampleNumber(schema: Schema, integer: boolean): number {
  * A small example value for `schema` (depth-limited; `$ref`s are not followed). Declared
  * examples, `const`, `default` and the first `enum` value win over generated ones.
  */
-export function exampleFromSchema(schema: unknown, depth = 0): unknown {
+function exampleFromSchema(schema: unknown, depth = 0): unknown {
   if (!isSchema(schema) || depth > 8) return null;
   const declared = declaredExample(schema);
   if (declared) return declared.value;
@@ -109,7 +109,7 @@ export interface SchemaField {
 }
 
 /** The top-level fields of an object schema, required ones first. */
-export function schemaFields(schema: unknown): SchemaField[] {
+function schemaFields(schema: unknown): SchemaField[] {
   if (!isSchema(schema) || !isSchema(schema.properties)) return [];
   const required = new Set(
     Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === 'string') : [],
@@ -123,7 +123,7 @@ export function schemaFields(schema: unknown): SchemaField[] {
 }
 
 /** True when the example comes from the schema itself rather than from the generator. */
-export function hasDeclaredExample(schema: unknown): boolean {
+function hasDeclaredExample(schema: unknown): boolean {
   return isSchema(schema) && declaredExample(schema) !== null;
 }
 
