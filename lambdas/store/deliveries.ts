@@ -68,8 +68,8 @@ export function fromItem(item: Record<string, unknown>): DeliveryRecord {
 const STATE_FIELDS = ['status', 'attempts', 'evidenceCount', 'nextAttemptAt', 'lastResponseStatus', 'lastError', 'updatedAt'] as const;
 
 /**
- * A summary item with its state item laid over it: the delivery as it stands. A summary written
- * before the layout split holds its state itself, and has no state item until its next evidence.
+ * A summary item with its state item laid over it: the delivery as it stands. Until its first
+ * evidence a delivery has no state item, and its summary's initial state is the state.
  */
 export function mergeStateItem(summary: Record<string, unknown>, state: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!state) return summary;
@@ -83,7 +83,7 @@ export function mergeStateItem(summary: Record<string, unknown>, state: Record<s
  * its index keys: the endpoint's shard of gsi2 and the workspace log, both keys only (plus the event
  * type), so the item is written once and never again: status updates go to the state item.
  */
-export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
+export function summaryItem(record: DeliveryRecord): Record<string, unknown> {
   return {
     ...keys.delivery(record.deliveryId),
     type: 'delivery',
@@ -99,7 +99,7 @@ export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
 }
 
 /** The stored summary of a held delivery (docs/behaviour.md#held-deliveries): the same item, its record terminal from the start (never queued). */
-export const heldItem = pendingItem;
+export const heldItem = summaryItem;
 
 /**
  * The state item of a delivery as `record` has it. `repair`: in the stuck-pending repair's index
@@ -134,7 +134,7 @@ export async function putPendingDeliveries(
   held: readonly DeliveryRecord[] = [],
 ): Promise<void> {
   await batchWriteAll(table, [
-    ...records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })),
+    ...records.map((r) => ({ PutRequest: { Item: summaryItem(r) } })),
     ...held.map((r) => ({ PutRequest: { Item: heldItem(r) } })),
   ]);
 }
@@ -178,7 +178,7 @@ export async function putDeliveriesIfAbsent(
   records: readonly DeliveryRecord[],
   held: readonly DeliveryRecord[] = [],
 ): Promise<PutPendingOutcome> {
-  const writes = [...records.map((r) => ({ record: r, item: pendingItem(r) })), ...held.map((r) => ({ record: r, item: heldItem(r) }))];
+  const writes = [...records.map((r) => ({ record: r, item: summaryItem(r) })), ...held.map((r) => ({ record: r, item: heldItem(r) }))];
   const created: DeliveryRecord[] = [];
   const taken: string[] = [];
   let next = 0;
@@ -218,7 +218,7 @@ export async function putPendingDelivery(table: TableContext, record: DeliveryRe
 /** The transaction items of a pending delivery whose message is sent after the write: summary, and state with the repair keys. */
 export function pendingWithRepair(table: TableContext, record: DeliveryRecord, extra: Record<string, unknown> = {}): TransactItem[] {
   return [
-    { Put: { TableName: table.tableName, Item: { ...pendingItem(record), ...extra }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: table.tableName, Item: { ...summaryItem(record), ...extra }, ConditionExpression: 'attribute_not_exists(pk)' } },
     { Put: { TableName: table.tableName, Item: stateItem(record, true) } },
   ];
 }
@@ -309,7 +309,7 @@ function attemptFromItem(item: Record<string, unknown>): Attempt {
 /** The state item's attribute holding the delivery's first attempt (written with the state's first evidence). */
 const FIRST_ATTEMPT = 'firstAttempt';
 
-/** The first attempt a delivery's state item holds, if any (one written before it was embedded is an `ATT#` item instead). */
+/** The first attempt a delivery's state item holds, if any (a first attempt that moved the endpoint's streak is an `ATT#` item instead). */
 async function embeddedFirstAttempt(table: TableContext, deliveryId: string): Promise<Attempt | null> {
   const out = await table.doc.send(
     new GetCommand({
@@ -388,7 +388,7 @@ export type RecordOutcome =
   | { kind: 'endpoint_changed' };
 
 /** The delivery as the observation leaves it. */
-function observed(obs: Observation, nowIso: string): DeliveryRecord {
+function deliveryAfter(obs: Observation, nowIso: string): DeliveryRecord {
   const d = obs.delivery;
   return {
     ...d,
@@ -480,7 +480,7 @@ function stateUpdate(table: TableContext, next: DeliveryRecord, read: number, fi
 async function applyObservation(table: TableContext, obs: Observation, now: Date, first: Attempt | null): Promise<RecordOutcome> {
   const d = obs.delivery;
   const nowIso = now.toISOString();
-  const next = observed(obs, nowIso);
+  const next = deliveryAfter(obs, nowIso);
   const stateWrite = stateUpdate(table, next, d.evidenceCount, first);
 
   const items: TransactItem[] = [];
@@ -535,27 +535,22 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
   };
 }
 
-/** The delivery id of an index entry (from its table key). */
-function deliveryIdOfKey(item: Record<string, unknown>): string {
-  return keys.deliveryIdOfPk(String(item.pk));
-}
-
 /** Index entries of one partition whose sort key is below `before` (and not below `from`), in index order. */
 async function indexEntriesBefore(
   table: TableContext,
-  index: typeof TABLE.gsi2 | typeof TABLE.gsi3,
+  index: typeof TABLE.gsi3,
   partition: string,
   before: string,
   limit: number,
-  from?: string,
+  from: string,
 ): Promise<Record<string, unknown>[]> {
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
       IndexName: index.name,
-      KeyConditionExpression: from === undefined ? '#pk = :pk AND #sk < :before' : '#pk = :pk AND #sk BETWEEN :from AND :before',
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :before',
       ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-      ExpressionAttributeValues: { ':pk': partition, ':before': before, ...(from === undefined ? {} : { ':from': from }) },
+      ExpressionAttributeValues: { ':pk': partition, ':before': before, ':from': from },
       ScanIndexForward: true,
       Limit: limit,
     }),
@@ -563,78 +558,20 @@ async function indexEntriesBefore(
   return out.Items ?? [];
 }
 
-/** An index entry as retention and repair read it: the delivery and its creation time, from the keys alone. */
-export interface CreatedEntry {
-  readonly deliveryId: string;
-  readonly createdAt: string;
-}
-
-function createdEntry(index: typeof TABLE.gsi2 | typeof TABLE.gsi3) {
-  return (item: Record<string, unknown>): CreatedEntry => ({
-    deliveryId: deliveryIdOfKey(item),
-    createdAt: String(item[index.sortKey]).split('#')[0]!,
-  });
-}
-
-/** The oldest `limit` entries of every shard of an index below `before` (and from `from`), merged oldest first. */
-async function oldestAcrossShards(
-  table: TableContext,
-  index: typeof TABLE.gsi2 | typeof TABLE.gsi3,
-  partitionOf: (shard: number) => string,
-  before: string,
-  limit: number,
-  from?: string,
-): Promise<CreatedEntry[]> {
-  const shards = await Promise.all(
-    Array.from({ length: INDEX_SHARDS }, (_, shard) => indexEntriesBefore(table, index, partitionOf(shard), before, limit, from)),
-  );
-  return shards
-    .flat()
-    .sort((a, b) => String(a[index.sortKey]).localeCompare(String(b[index.sortKey])))
-    .slice(0, limit)
-    .map(createdEntry(index));
-}
-
 /**
  * Deliveries created from `since` and before `before` that still had no evidence when the
  * (eventually consistent, sparse) index was read: the repair's candidates, oldest first, from
- * every shard; plus those of the unsharded hour partitions written before the index was sharded.
+ * every shard.
  */
 export async function pendingCreatedBefore(table: TableContext, since: string, before: string, limit: number): Promise<string[]> {
-  const sharded = await oldestAcrossShards(table, TABLE.gsi3, keys.pendingShardPk, before, limit, since);
-  const legacy: string[] = [];
-  for (
-    let hour = Date.parse(since.slice(0, 13) + ':00:00Z');
-    hour <= Date.parse(before) && legacy.length + sharded.length < limit;
-    hour += 3600_000
-  ) {
-    const partition = keys.legacyPendingHour(new Date(hour).toISOString());
-    legacy.push(
-      ...(await indexEntriesBefore(table, TABLE.gsi3, partition, before, limit - sharded.length - legacy.length)).map(deliveryIdOfKey),
-    );
-  }
-  return [...legacy, ...sharded.map((e) => e.deliveryId)];
-}
-
-/** Deliveries of every retention shard created before `before`, oldest first, at most `limit`. */
-export async function deliveriesCreatedBefore(table: TableContext, before: string, limit: number): Promise<CreatedEntry[]> {
-  return oldestAcrossShards(table, TABLE.gsi2, keys.retentionShardPk, before, limit);
-}
-
-/** Deliveries written before sharding, of one creation day, created before `before`, oldest first. */
-export async function legacyDeliveriesOfDay(table: TableContext, day: string, before: string, limit: number): Promise<CreatedEntry[]> {
-  return (await indexEntriesBefore(table, TABLE.gsi2, keys.legacyDeliveryDay(day), before, limit)).map(createdEntry(TABLE.gsi2));
-}
-
-const WATERMARK = keys.retentionWatermark;
-
-/** The oldest creation day retention has not finished (null before the first pass). */
-export async function getRetentionWatermark(table: TableContext): Promise<string | null> {
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: WATERMARK, ConsistentRead: true }));
-  return (out.Item?.day as string | undefined) ?? null;
-}
-
-/** Saves the retention watermark. */
-export async function putRetentionWatermark(table: TableContext, day: string): Promise<void> {
-  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...WATERMARK, type: 'retention-watermark', day } }));
+  const shards = await Promise.all(
+    Array.from({ length: INDEX_SHARDS }, (_, shard) =>
+      indexEntriesBefore(table, TABLE.gsi3, keys.pendingShardPk(shard), before, limit, since),
+    ),
+  );
+  return shards
+    .flat()
+    .sort((a, b) => String(a[TABLE.gsi3.sortKey]).localeCompare(String(b[TABLE.gsi3.sortKey])))
+    .slice(0, limit)
+    .map((item) => keys.deliveryIdOfPk(String(item.pk)));
 }

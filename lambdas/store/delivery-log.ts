@@ -4,8 +4,7 @@
  * from index shards that hold keys (plus, in the log, the event type, so that filter runs in the
  * index). The status lives on the delivery's state item, so a status filter (and, on an
  * endpoint's shards, an event-type filter) reads the summaries of the entries it looks at; a page
- * reads its summaries from the table. An endpoint's deliveries are its 8 gsi2 shards and, for
- * deliveries written before the layout split, its gsi1 partition.
+ * reads its summaries from the table. An endpoint's deliveries are its 8 gsi2 shards.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryLogReadBudget } from '../contract/delivery-log';
@@ -13,7 +12,7 @@ import type { Page } from '../contract/pagination';
 import type { Delivery } from '../contract/schemas';
 import {
   decodeDeliveryLogCursor,
-  deliveryIdRange,
+  filterIdBounds,
   deliveryLogFilter,
   encodeDeliveryLogCursor,
   matchesDeliveryLogFilter,
@@ -24,7 +23,7 @@ import type { TableContext } from './client';
 import { fromItem, getDeliveryItems, toDeliveryWire } from './deliveries';
 import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
 
-/** One index partition a page reads: a log shard, an endpoint's gsi2 shard, or its legacy gsi1 partition. */
+/** One index partition a page reads: a log shard, or an endpoint's gsi2 shard. */
 interface LogSource {
   readonly index: { readonly name: string; readonly partitionKey: string; readonly sortKey: string };
   readonly pk: string;
@@ -59,7 +58,7 @@ async function readSource(
   after: string | null,
   limit: number,
 ): Promise<ShardRead<Record<string, unknown> | null>> {
-  const range = deliveryIdRange(filter);
+  const range = filterIdBounds(filter);
   if (after !== null && after <= range.low) return { matches: [], evaluated: 0, stoppedAt: null };
   const {
     FilterExpression,
@@ -97,7 +96,7 @@ async function readSource(
   return { matches, evaluated: out.ScannedCount ?? 0, stoppedAt };
 }
 
-/** True when the endpoint exists in the workspace (its gsi1 partition is then the workspace's). */
+/** True when the endpoint exists in the workspace (its deliveries are then the workspace's). */
 async function endpointInWorkspace(table: TableContext, workspace: string, endpointId: string): Promise<boolean> {
   const out = await table.doc.send(
     new GetCommand({ TableName: table.tableName, Key: keys.endpoint(workspace, endpointId), ProjectionExpression: 'pk' }),
@@ -159,7 +158,7 @@ export async function listDeliveryLog(
 }
 
 /**
- * Deliveries of an endpoint, newest first (its gsi2 shards and legacy gsi1 partition, merged).
+ * Deliveries of an endpoint, newest first (its gsi2 shards, merged).
  * The caller has checked that the endpoint is the caller's workspace's.
  */
 export async function listDeliveriesOfEndpoint(
@@ -203,7 +202,7 @@ export async function workspaceDeliveriesBefore(
   beforeMs: number,
   limit: number,
 ): Promise<string[]> {
-  const before = deliveryIdRange(deliveryLogFilter({ until: new Date(Math.max(0, beforeMs - 1)).toISOString() })).high;
+  const before = filterIdBounds(deliveryLogFilter({ until: new Date(Math.max(0, beforeMs - 1)).toISOString() })).high;
   const shards = await Promise.all(
     Array.from({ length: keys.deliveryLogShards }, async (_, shard) => {
       const out = await table.doc.send(

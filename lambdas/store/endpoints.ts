@@ -342,9 +342,7 @@ function graceEntryWrite(table: TableContext, slug: string, endpointId: string, 
 
 /**
  * Stores rotated secrets if no other rotation happened since `expectedVersion`
- * was read, and the grace entry of the replaced one, in one transaction. The
- * endpoint item leaves the grace index (where endpoints rotated before secrets
- * were sealed still sit).
+ * was read, and the grace entry of the replaced one, in one transaction.
  */
 export async function writeEndpointSecrets(
   table: TableContext,
@@ -361,9 +359,8 @@ export async function writeEndpointSecrets(
       Update: {
         TableName: table.tableName,
         Key: keys.endpoint(slug, endpointId),
-        UpdateExpression: 'SET secrets = :s, secretVersion = :next, updatedAt = :now REMOVE #g1pk, #g1sk',
+        UpdateExpression: 'SET secrets = :s, secretVersion = :next, updatedAt = :now',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(secretVersion) OR secretVersion = :expected)',
-        ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
         ExpressionAttributeValues: { ':s': secrets, ':next': expectedVersion + 1, ':expected': expectedVersion, ':now': now.toISOString() },
       },
     };
@@ -465,10 +462,7 @@ export interface EndedGrace {
   readonly endpointId: string;
 }
 
-/**
- * Endpoints whose replaced secret's grace window ended before `now` (sparse gsi1 entries: the
- * grace items, and endpoint items rotated before secrets were sealed). Reads keys only.
- */
+/** Endpoints whose replaced secret's grace window ended before `now` (the grace items' sparse gsi1 entries). Reads keys only. */
 export async function endpointsWithEndedGrace(table: TableContext, now: Date, limit: number): Promise<EndedGrace[]> {
   const out = await table.doc.send(
     new QueryCommand({
@@ -486,7 +480,7 @@ export async function endpointsWithEndedGrace(table: TableContext, now: Date, li
 
 /**
  * Keeps only `secrets` (the still-active ones) if no rotation happened since the record was read,
- * and drops the grace entry (and a legacy grace key on the endpoint item). An endpoint that is
+ * and drops the grace entry. An endpoint that is
  * gone (`record` null) only loses its grace entry.
  */
 export async function dropExpiredSecrets(
@@ -505,9 +499,8 @@ export async function dropExpiredSecrets(
                 Update: {
                   TableName: table.tableName,
                   Key: keys.endpoint(record.workspace, record.endpointId),
-                  UpdateExpression: 'SET secrets = :s, secretVersion = :next REMOVE #g1pk, #g1sk',
+                  UpdateExpression: 'SET secrets = :s, secretVersion = :next',
                   ConditionExpression: 'secretVersion = :expected',
-                  ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
                   ExpressionAttributeValues: { ':s': secrets, ':next': record.secretVersion + 1, ':expected': record.secretVersion },
                 },
               },

@@ -11,7 +11,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Job, JobStatus } from '../contract/jobs';
 import type { DeliveryStatus } from '../contract/schemas';
 import type { DeliveryRecord } from '../domain/delivery-lifecycle';
-import { deliveryIdRange, type JobRecord } from '../domain/recovery';
+import { recoveryWindowIdRange, type JobRecord } from '../domain/recovery';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput, type TransactItem } from './audit';
 import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair } from './deliveries';
@@ -163,7 +163,7 @@ interface WindowRead {
  * status is on the state item, so the selection is checked on what the table holds.
  */
 async function readWindow(table: TableContext, s: RecoverySelection, after: string | null, pageSize: number): Promise<WindowRead> {
-  const range = deliveryIdRange(s.since, s.until);
+  const range = recoveryWindowIdRange(s.since, s.until);
   const reads = await Promise.all(
     endpointDeliveryPartitions(s.endpointId).map(async (p) => {
       const out = await table.doc.send(
