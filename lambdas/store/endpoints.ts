@@ -15,7 +15,8 @@ import type { StoredSecret } from '../domain/secrets';
 import type { TableContext } from './client';
 import { writeAudited, type AuditInput, type TransactItem } from './audit';
 import { queryPage } from './pages';
-import { planSubscriptionSteps, subscriptionWrites, type SubscriptionState, type SubscriptionStep } from './subscriptions';
+import { planSubscriptionSteps, type SubscriptionState, type SubscriptionStep } from '../domain/subscription-plan';
+import { subscriptionWrites } from './subscriptions';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
 import { conditionFailedAt, deletePartition, queryPages } from './table-io';
 import { writeCounted } from './workspace-counts';
@@ -225,7 +226,7 @@ export interface EndpointChanges {
 /**
  * Applies only the sent fields, with the audit event, in one transaction; a change of the event
  * types or of `enabled` writes the subscription items in it too (a change of more than 96 of
- * them, in steps: lambdas/store/subscriptions.ts planSubscriptionSteps). Enabling resets the
+ * them, in steps: lambdas/domain/subscription-plan.ts). Enabling resets the
  * failure streak. Returns the updated record, or null when absent.
  */
 export async function updateEndpoint(

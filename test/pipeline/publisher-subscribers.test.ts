@@ -12,12 +12,8 @@ import { newId } from '../../lambdas/domain/ids';
 import { createTableContext, type TableContext } from '../../lambdas/store/client';
 import { getDelivery } from '../../lambdas/store/deliveries';
 import { putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
-import {
-  findSubscribers,
-  planSubscriptionSteps,
-  subscriptionWrites,
-  SUBSCRIPTIONS_SETTLE_MINUTES,
-} from '../../lambdas/store/subscriptions';
+import { planSubscriptionSteps } from '../../lambdas/domain/subscription-plan';
+import { findSubscribers, subscriptionWrites, SUBSCRIPTIONS_SETTLE_MINUTES } from '../../lambdas/store/subscriptions';
 import { batchWriteAll } from '../../lambdas/store/table-io';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { createWorkspace } from '../../lambdas/store/workspaces';
