@@ -1,8 +1,7 @@
 /**
  * The workspace registry (docs/architecture.md#retention): every workspace item carries the gsi1
  * keys below, so the daily retention pass can walk the workspaces and read each one's delivery log
- * for what is older than the retention period. It is written with the workspace (or, for a
- * workspace created before the registry, on its first event after the upgrade), never on the
+ * for what is older than the retention period. It is written with the workspace, never on the
  * delivery path.
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';

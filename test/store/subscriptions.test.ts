@@ -1,13 +1,13 @@
 /**
  * Subscription items (docs/architecture.md#subscriptions): the items kept in step with the endpoint item by create, update (event types, enabled), delete,
- * concurrent updates, changes too large for one transaction, and the reconcile of a workspace
- * whose endpoints were written before the items existed.
+ * concurrent updates, changes too large for one transaction, and the copy sync after a write of the
+ * endpoint item alone.
  */
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lambdas/domain/ids';
 import { deleteEndpoint, getEndpointRecord, putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
-import { reconcileSubscriptions, syncSubscriptionCopies } from '../../lambdas/store/subscriptions';
+import { syncSubscriptionCopies } from '../../lambdas/store/subscriptions';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { createWorkspace } from '../../lambdas/store/workspaces';
 import { freshTable } from '../helpers/table';
@@ -240,61 +240,28 @@ describe('subscription items kept in step with the endpoint', () => {
   });
 });
 
-describe('reconcileSubscriptions (endpoints written before subscription items existed)', () => {
-  it('writes the missing items, rewrites wrong copies, deletes extra ones, and is idempotent', async () => {
-    await createWorkspace(table, { slug: 'sub-old', name: 'old' }, new Date());
-    // Written the old way: endpoint items only.
-    const old = [endpointRecord('sub-old', ['t.a', 't.b']), endpointRecord('sub-old', ['t.b'], false)];
-    for (const e of old)
-      await table.doc.send(
-        new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old', e.endpointId), type: 'endpoint', ...e } }),
-      );
-    // An item left by an endpoint deleted by the previous release, and a stale copy.
-    const gone = newId('whe', new Date());
-    await table.doc.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: { ...keys.subscription('sub-old', 't.a', gone), type: 'subscription', enabled: true },
-      }),
-    );
-    await table.doc.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: { ...keys.subscription('sub-old', 't.b', old[1]!.endpointId), type: 'subscription', enabled: true },
-      }),
-    );
-    const read = await reconcileSubscriptions(table, 'sub-old');
-    expect(read.map((e) => e.endpointId).sort()).toEqual(old.map((e) => e.endpointId).sort());
-    await expectInStep('sub-old');
-    expect(await subscriptionItems('sub-old')).toHaveLength(3);
-    await reconcileSubscriptions(table, 'sub-old');
-    await expectInStep('sub-old');
-  });
-
+describe('syncSubscriptionCopies beside concurrent endpoint changes', () => {
   it('never writes a stale copy over a concurrent endpoint change', async () => {
-    await createWorkspace(table, { slug: 'sub-old-race', name: 'old' }, new Date());
-    const old = Array.from({ length: 6 }, (_, i) => endpointRecord('sub-old-race', [`t.x${i}`, 't.common']));
-    for (const e of old)
-      await table.doc.send(
-        new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old-race', e.endpointId), type: 'endpoint', ...e } }),
-      );
+    await createWorkspace(table, { slug: 'sub-sync-race', name: 'race' }, new Date());
+    const endpoints: EndpointRecord[] = [];
+    for (let i = 0; i < 6; i++) endpoints.push(await created('sub-sync-race', [`t.x${i}`, 't.common']));
     await Promise.all([
-      reconcileSubscriptions(table, 'sub-old-race'),
-      ...old.map((e, i) =>
+      ...endpoints.map((e) => syncSubscriptionCopies(table, 'sub-sync-race', e.endpointId)),
+      ...endpoints.map((e, i) =>
         i % 3 === 0
-          ? deleteEndpoint(table, 'sub-old-race', e.endpointId, new Date(), audit(e.endpointId))
+          ? deleteEndpoint(table, 'sub-sync-race', e.endpointId, new Date(), audit(e.endpointId))
           : updateEndpoint(
               table,
-              'sub-old-race',
+              'sub-sync-race',
               e.endpointId,
               { eventTypes: [`t.y${i}`], enabled: i % 2 === 0 },
               new Date(),
               audit(e.endpointId),
             ),
       ),
-      reconcileSubscriptions(table, 'sub-old-race'),
+      ...endpoints.map((e) => syncSubscriptionCopies(table, 'sub-sync-race', e.endpointId)),
     ]);
-    // Both reconciles and every change are done: whatever the order, no item disagrees with its endpoint.
-    await expectInStep('sub-old-race');
+    // Every sync and every change is done: whatever the order, no item disagrees with its endpoint.
+    await expectInStep('sub-sync-race');
   });
 });
