@@ -24,7 +24,17 @@ import { auditPut, writeAudited, type AuditInput, type TransactItem } from './au
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
 import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
-import { batchWriteAll, conditionFailedAt, conflictAt } from './table-io';
+import {
+  batchWriteAll,
+  conditionFailedAt,
+  conflictAt,
+  IF_ABSENT,
+  IF_EXISTS,
+  ifAbsentOr,
+  partitionQuery,
+  shardedQuery,
+  str,
+} from './table-io';
 
 /** The wire form of a summary. */
 export function toDeliveryWire(r: DeliveryRecord): Delivery {
@@ -147,9 +157,7 @@ export async function markForRepair(table: TableContext, records: readonly Deliv
   await Promise.all(
     records.map(async (r) => {
       try {
-        await table.doc.send(
-          new PutCommand({ TableName: table.tableName, Item: stateItem(r, true), ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
+        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: stateItem(r, true), ConditionExpression: IF_ABSENT }));
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
       }
@@ -188,7 +196,7 @@ export async function putDeliveriesIfAbsent(
     while (!failed && next < writes.length) {
       const { record, item } = writes[next++]!;
       try {
-        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item, ConditionExpression: IF_ABSENT }));
         created.push(record);
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) {
@@ -218,7 +226,7 @@ export async function putPendingDelivery(table: TableContext, record: DeliveryRe
 /** The transaction items of a pending delivery whose message is sent after the write: summary, and state with the repair keys. */
 export function pendingWithRepair(table: TableContext, record: DeliveryRecord, extra: Record<string, unknown> = {}): TransactItem[] {
   return [
-    { Put: { TableName: table.tableName, Item: { ...summaryItem(record), ...extra }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: table.tableName, Item: { ...summaryItem(record), ...extra }, ConditionExpression: IF_ABSENT } },
     { Put: { TableName: table.tableName, Item: stateItem(record, true) } },
   ];
 }
@@ -244,8 +252,7 @@ export async function readDelivery(table: TableContext, deliveryId: string): Pro
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.delivery(deliveryId).pk },
+      ...partitionQuery(keys.delivery(deliveryId).pk),
       ScanIndexForward: false,
       Limit: 3,
       ConsistentRead: true,
@@ -436,7 +443,7 @@ export async function recordObservation(
           applies,
           [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt),
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ConditionExpression: IF_ABSENT,
       }),
     );
   } catch (e) {
@@ -466,7 +473,7 @@ function stateUpdate(table: TableContext, next: DeliveryRecord, read: number, fi
     TableName: table.tableName,
     Key: { pk, sk },
     UpdateExpression: `SET ${assignments.join(', ')} REMOVE #rpk, #rsk`,
-    ConditionExpression: 'attribute_not_exists(pk) OR (evidenceCount = :read AND #status IN (:open1, :open2))',
+    ConditionExpression: ifAbsentOr('(evidenceCount = :read AND #status IN (:open1, :open2))'),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
@@ -492,7 +499,7 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
         TableName: table.tableName,
         Key: keys.endpoint(ep.workspace, ep.endpointId),
         UpdateExpression: 'SET consecutiveFailures = :zero',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: IF_EXISTS,
         ExpressionAttributeValues: { ':zero': 0 },
       },
     });
@@ -535,43 +542,13 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
   };
 }
 
-/** Index entries of one partition whose sort key is below `before` (and not below `from`), in index order. */
-async function indexEntriesBefore(
-  table: TableContext,
-  index: typeof TABLE.gsi3,
-  partition: string,
-  before: string,
-  limit: number,
-  from: string,
-): Promise<Record<string, unknown>[]> {
-  const out = await table.doc.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      IndexName: index.name,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :before',
-      ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-      ExpressionAttributeValues: { ':pk': partition, ':before': before, ':from': from },
-      ScanIndexForward: true,
-      Limit: limit,
-    }),
-  );
-  return out.Items ?? [];
-}
-
 /**
  * Deliveries created from `since` and before `before` that still had no evidence when the
  * (eventually consistent, sparse) index was read: the repair's candidates, oldest first, from
  * every shard.
  */
 export async function pendingCreatedBefore(table: TableContext, since: string, before: string, limit: number): Promise<string[]> {
-  const shards = await Promise.all(
-    Array.from({ length: INDEX_SHARDS }, (_, shard) =>
-      indexEntriesBefore(table, TABLE.gsi3, keys.pendingShardPk(shard), before, limit, since),
-    ),
-  );
-  return shards
-    .flat()
-    .sort((a, b) => String(a[TABLE.gsi3.sortKey]).localeCompare(String(b[TABLE.gsi3.sortKey])))
-    .slice(0, limit)
-    .map((item) => keys.deliveryIdOfPk(String(item.pk)));
+  const partitions = Array.from({ length: INDEX_SHARDS }, (_, shard) => keys.pendingShardPk(shard));
+  const entries = await shardedQuery(table, TABLE.gsi3, partitions, { between: [since, before] }, limit);
+  return entries.map((item) => keys.deliveryIdOfPk(str(item, TABLE.partitionKey)));
 }

@@ -20,6 +20,7 @@ import {
 } from '../domain/delivery-log';
 import { mergeNewestFirst, type ShardRead } from '../domain/newest-first-merge';
 import type { TableContext } from './client';
+import { partitionQuery, shardedQuery, str, withExpressions } from './table-io';
 import { fromItem, getDeliveryItems, toDeliveryWire } from './deliveries';
 import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
 
@@ -68,11 +69,11 @@ async function readSource(
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      IndexName: source.index.name,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+      ...withExpressions(partitionQuery(source.pk, { index: source.index, sk: { between: [range.low, range.high] } }), {
+        names: ExpressionAttributeNames,
+        values: ExpressionAttributeValues,
+      }),
       ...(FilterExpression ? { FilterExpression } : {}),
-      ExpressionAttributeNames: { ...ExpressionAttributeNames, '#pk': source.index.partitionKey, '#sk': source.index.sortKey },
-      ExpressionAttributeValues: { ...ExpressionAttributeValues, ':pk': source.pk, ':low': range.low, ':high': range.high },
       ScanIndexForward: false,
       Limit: limit,
       // Strictly older than `after`; a position above the range needs no start (the range bounds it).
@@ -99,7 +100,7 @@ async function readSource(
 /** True when the endpoint exists in the workspace (its deliveries are then the workspace's). */
 async function endpointInWorkspace(table: TableContext, workspace: string, endpointId: string): Promise<boolean> {
   const out = await table.doc.send(
-    new GetCommand({ TableName: table.tableName, Key: keys.endpoint(workspace, endpointId), ProjectionExpression: 'pk' }),
+    new GetCommand({ TableName: table.tableName, Key: keys.endpoint(workspace, endpointId), ProjectionExpression: TABLE.partitionKey }),
   );
   return out.Item !== undefined;
 }
@@ -203,21 +204,7 @@ export async function workspaceDeliveriesBefore(
   limit: number,
 ): Promise<string[]> {
   const before = filterIdBounds(deliveryLogFilter({ until: new Date(Math.max(0, beforeMs - 1)).toISOString() })).high;
-  const shards = await Promise.all(
-    Array.from({ length: keys.deliveryLogShards }, async (_, shard) => {
-      const out = await table.doc.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          IndexName: TABLE.deliveryLog.name,
-          KeyConditionExpression: '#pk = :pk AND #sk <= :before',
-          ExpressionAttributeNames: { '#pk': TABLE.deliveryLog.partitionKey, '#sk': TABLE.deliveryLog.sortKey },
-          ExpressionAttributeValues: { ':pk': keys.deliveryLogPk(workspace, shard), ':before': before },
-          ScanIndexForward: true,
-          Limit: limit,
-        }),
-      );
-      return (out.Items ?? []).map((i) => String(i[TABLE.deliveryLog.sortKey]));
-    }),
-  );
-  return shards.flat().sort().slice(0, limit);
+  const partitions = Array.from({ length: keys.deliveryLogShards }, (_, shard) => keys.deliveryLogPk(workspace, shard));
+  const entries = await shardedQuery(table, TABLE.deliveryLog, partitions, { atMost: before }, limit);
+  return entries.map((item) => str(item, TABLE.deliveryLog.sortKey));
 }

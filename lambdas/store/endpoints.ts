@@ -18,7 +18,17 @@ import { queryPage } from './pages';
 import { planSubscriptionSteps, type SubscriptionState, type SubscriptionStep } from '../domain/subscription-plan';
 import { subscriptionWrites } from './subscriptions';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
-import { conditionFailedAt, deletePartition, queryPages } from './table-io';
+import {
+  conditionFailedAt,
+  deletePartition,
+  IF_ABSENT,
+  IF_EXISTS,
+  ifExistsAnd,
+  partitionQuery,
+  queryPages,
+  str,
+  withExpressions,
+} from './table-io';
 import { writeCounted } from './workspace-counts';
 
 /** An endpoint as stored, secrets included (its health lives in the health counters). */
@@ -73,7 +83,7 @@ export async function markEndpointSlow(table: TableContext, workspace: string, e
         TableName: table.tableName,
         Key: keys.endpoint(workspace, endpointId),
         UpdateExpression: 'SET slowUntil = :until',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: IF_EXISTS,
         ExpressionAttributeValues: { ':until': until },
       }),
     );
@@ -102,7 +112,7 @@ function stepUpdate(
       TableName: table.tableName,
       Key: keys.endpoint(slug, endpointId),
       UpdateExpression: `SET eventTypes = :types, enabled = :enabled${extra?.sets.length ? `, ${extra.sets.join(', ')}` : ''}`,
-      ConditionExpression: 'attribute_exists(pk) AND eventTypes = :fromTypes AND enabled = :fromEnabled',
+      ConditionExpression: ifExistsAnd('eventTypes = :fromTypes AND enabled = :fromEnabled'),
       ExpressionAttributeValues: {
         ':types': to.eventTypes,
         ':enabled': to.enabled,
@@ -177,7 +187,7 @@ export async function putEndpoint(
         Put: {
           TableName: table.tableName,
           Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record, ...first!.state },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          ConditionExpression: IF_ABSENT,
         },
       },
       ...subscriptionWrites(table, record.workspace, record.endpointId, first!.ops),
@@ -258,7 +268,7 @@ export async function updateEndpoint(
         TableName: table.tableName,
         Key: keys.endpoint(slug, endpointId),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: IF_EXISTS,
         ExpressionAttributeValues: values,
         ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
       },
@@ -361,7 +371,7 @@ export async function writeEndpointSecrets(
         TableName: table.tableName,
         Key: keys.endpoint(slug, endpointId),
         UpdateExpression: 'SET secrets = :s, secretVersion = :next, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(secretVersion) OR secretVersion = :expected)',
+        ConditionExpression: ifExistsAnd('(attribute_not_exists(secretVersion) OR secretVersion = :expected)'),
         ExpressionAttributeValues: { ':s': secrets, ':next': expectedVersion + 1, ':expected': expectedVersion, ':now': now.toISOString() },
       },
     };
@@ -403,7 +413,7 @@ export async function deleteEndpoint(
             Delete: {
               TableName: table.tableName,
               Key: keys.endpoint(slug, endpointId),
-              ConditionExpression: 'attribute_exists(pk) AND eventTypes = :types',
+              ConditionExpression: ifExistsAnd('eventTypes = :types'),
               ExpressionAttributeValues: { ':types': reached.eventTypes },
             },
           },
@@ -426,14 +436,9 @@ export async function deleteEndpoint(
 /** Cascade: every delivery of an endpoint, with its attempts. */
 export async function deleteDeliveriesOfEndpoint(table: TableContext, endpointId: string): Promise<number> {
   let count = 0;
-  for await (const page of queryPages(table, {
-    IndexName: TABLE.gsi1.name,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
-    ExpressionAttributeValues: { ':pk': keys.deliveriesOfEndpoint(endpointId) },
-  })) {
+  for await (const page of queryPages(table, partitionQuery(keys.deliveriesOfEndpoint(endpointId), { index: TABLE.gsi1 }))) {
     for (const item of page.Items ?? []) {
-      await deletePartition(table, item.pk as string);
+      await deletePartition(table, str(item, TABLE.partitionKey));
       count++;
     }
   }
@@ -445,8 +450,7 @@ export async function countEndpoints(table: TableContext, slug: string): Promise
   let total = 0;
   let enabled = 0;
   for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint },
+    ...partitionQuery(keys.workspacePk(slug), { sk: { prefix: SK_PREFIX.endpoint } }),
     ProjectionExpression: 'enabled',
   })) {
     for (const item of page.Items ?? []) {
@@ -468,15 +472,14 @@ export async function endpointsWithEndedGrace(table: TableContext, now: Date, li
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      IndexName: TABLE.gsi1.name,
-      KeyConditionExpression: '#pk = :pk AND #sk < :now',
-      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey, '#ws': 'workspace', '#id': 'endpointId' },
-      ExpressionAttributeValues: { ':pk': keys.secretGracePk, ':now': now.toISOString() },
+      ...withExpressions(partitionQuery(keys.secretGracePk, { index: TABLE.gsi1, sk: { below: now.toISOString() } }), {
+        names: { '#ws': 'workspace', '#id': 'endpointId' },
+      }),
       ProjectionExpression: '#ws, #id',
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((item) => ({ workspace: item.workspace as string, endpointId: item.endpointId as string }));
+  return (out.Items ?? []).map((item) => ({ workspace: str(item, 'workspace'), endpointId: str(item, 'endpointId') }));
 }
 
 /**

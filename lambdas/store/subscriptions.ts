@@ -13,7 +13,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_TRANSACTION_ITEMS, type SubscriptionOp, type SubscriptionState } from '../domain/subscription-plan';
 import type { TableContext } from './client';
 import type { TransactItem } from './audit';
-import { conditionFailedAt, queryPages } from './table-io';
+import { conditionFailedAt, IF_ABSENT, ifExistsAnd, partitionQuery, queryPages, str } from './table-io';
 import { keys, TABLE } from './table-schema';
 
 /** The transaction items of `ops` for one endpoint. */
@@ -36,12 +36,11 @@ export interface Subscriber {
 export async function subscribersOf(table: TableContext, slug: string, eventType: string): Promise<Subscriber[]> {
   const out: Subscriber[] = [];
   for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': keys.subscriptionPrefix(eventType) },
-    ProjectionExpression: 'sk, enabled',
+    ...partitionQuery(keys.workspacePk(slug), { sk: { prefix: keys.subscriptionPrefix(eventType) } }),
+    ProjectionExpression: `${TABLE.sortKey}, enabled`,
   })) {
     for (const item of page.Items ?? [])
-      out.push({ endpointId: keys.subscriptionOfSk(item.sk as string).endpointId, enabled: item.enabled === true });
+      out.push({ endpointId: keys.subscriptionOfSk(str(item, TABLE.sortKey)).endpointId, enabled: item.enabled === true });
   }
   return out;
 }
@@ -76,11 +75,11 @@ function endpointStillIs(table: TableContext, slug: string, endpointId: string, 
         ConditionCheck: {
           TableName: table.tableName,
           Key,
-          ConditionExpression: 'attribute_exists(pk) AND eventTypes = :types AND enabled = :enabled',
+          ConditionExpression: ifExistsAnd('eventTypes = :types AND enabled = :enabled'),
           ExpressionAttributeValues: { ':types': state.eventTypes, ':enabled': state.enabled },
         },
       }
-    : { ConditionCheck: { TableName: table.tableName, Key, ConditionExpression: 'attribute_not_exists(pk)' } };
+    : { ConditionCheck: { TableName: table.tableName, Key, ConditionExpression: IF_ABSENT } };
 }
 
 /** Tries of one endpoint's reconcile: each failed try means a concurrent change of that endpoint. */
@@ -148,13 +147,12 @@ export async function syncSubscriptionCopies(table: TableContext, slug: string, 
 async function subscriptionItems(table: TableContext, slug: string): Promise<Map<string, Map<string, boolean>>> {
   const byEndpoint = new Map<string, Map<string, boolean>>();
   for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': keys.subscriptionPrefix() },
-    ProjectionExpression: 'sk, enabled',
+    ...partitionQuery(keys.workspacePk(slug), { sk: { prefix: keys.subscriptionPrefix() } }),
+    ProjectionExpression: `${TABLE.sortKey}, enabled`,
     ConsistentRead: true,
   })) {
     for (const item of page.Items ?? []) {
-      const { eventType, endpointId } = keys.subscriptionOfSk(item.sk as string);
+      const { eventType, endpointId } = keys.subscriptionOfSk(str(item, TABLE.sortKey));
       const types = byEndpoint.get(endpointId) ?? new Map<string, boolean>();
       types.set(eventType, item.enabled === true);
       byEndpoint.set(endpointId, types);

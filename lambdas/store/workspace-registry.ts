@@ -6,6 +6,7 @@
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
+import { partitionQuery, withExpressions } from './table-io';
 import { keys, TABLE } from './table-schema';
 
 /** The attributes that put a workspace item in the registry. */
@@ -18,11 +19,10 @@ export async function registeredWorkspaces(table: TableContext, after: string | 
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      IndexName: TABLE.gsi1.name,
-      KeyConditionExpression: after === null ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
-      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
-      ExpressionAttributeValues: { ':pk': keys.workspaceRegistryPk, ...(after === null ? {} : { ':after': after }) },
-      ProjectionExpression: '#sk',
+      ...withExpressions(partitionQuery(keys.workspaceRegistryPk, { index: TABLE.gsi1, ...(after === null ? {} : { sk: { after } }) }), {
+        names: { '#rsk': TABLE.gsi1.sortKey },
+      }),
+      ProjectionExpression: '#rsk',
       Limit: limit,
     }),
   );

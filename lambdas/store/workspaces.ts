@@ -6,6 +6,7 @@ import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
+import { IF_ABSENT } from './table-io';
 import { countItems, queryPage } from './pages';
 import { workspaceRegistryKeys } from './workspace-registry';
 import { keys, SK_PREFIX } from './table-schema';
@@ -40,7 +41,7 @@ export async function createWorkspace(table: TableContext, input: { slug: string
           createdAt: now.toISOString(),
           ...workspaceRegistryKeys(input.slug),
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ConditionExpression: IF_ABSENT,
       }),
     );
     return true;
