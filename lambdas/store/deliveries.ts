@@ -19,6 +19,7 @@ import { encodeCursor } from '../domain/cursor';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { nextStreak, OPEN_STATUSES, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
 import { deliveryExpiresAtEpoch } from '../domain/scheduled-jobs';
+import { DELIVERY_STATUSES } from '../contract/delivery-statuses';
 import type { TableContext } from './client';
 import { auditPut, writeAudited, type AuditInput, type TransactItem } from './audit';
 import type { EndpointRecord } from './endpoints';
@@ -31,6 +32,12 @@ import {
   IF_ABSENT,
   IF_EXISTS,
   ifAbsentOr,
+  type Item,
+  num,
+  oneOf,
+  optMap,
+  optNum,
+  optStr,
   partitionQuery,
   shardedQuery,
   str,
@@ -54,23 +61,23 @@ export function toDeliveryWire(r: DeliveryRecord): Delivery {
   };
 }
 
-/** A stored summary item as a record. */
-export function fromItem(item: Record<string, unknown>): DeliveryRecord {
+/** A stored summary item (with its state laid over it) as a record, each attribute checked. */
+export function fromItem(item: Item): DeliveryRecord {
   return {
-    deliveryId: item.deliveryId as string,
-    workspace: item.workspace as string,
-    endpointId: item.endpointId as string,
-    status: item.status as DeliveryStatus,
-    attempts: (item.attempts as number) ?? 0,
-    evidenceCount: (item.evidenceCount as number) ?? 0,
-    nextAttemptAt: (item.nextAttemptAt as string | null) ?? null,
-    eventType: item.eventType as string,
+    deliveryId: str(item, 'deliveryId'),
+    workspace: str(item, 'workspace'),
+    endpointId: str(item, 'endpointId'),
+    status: oneOf(item, 'status', DELIVERY_STATUSES),
+    attempts: num(item, 'attempts', 0),
+    evidenceCount: num(item, 'evidenceCount', 0),
+    nextAttemptAt: optStr(item, 'nextAttemptAt'),
+    eventType: str(item, 'eventType'),
     payload: item.payload,
-    replayedFrom: (item.replayedFrom as string | null) ?? null,
-    lastResponseStatus: (item.lastResponseStatus as number | null) ?? null,
-    lastError: (item.lastError as string | null) ?? null,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
+    replayedFrom: optStr(item, 'replayedFrom'),
+    lastResponseStatus: optNum(item, 'lastResponseStatus'),
+    lastError: optStr(item, 'lastError'),
+    createdAt: str(item, 'createdAt'),
+    updatedAt: str(item, 'updatedAt'),
   };
 }
 
@@ -300,16 +307,26 @@ export async function getDeliveryItems(table: TableContext, ids: readonly string
   return new Map([...summaries].map(([id, summary]) => [id, mergeStateItem(summary, states.get(id))]));
 }
 
-function attemptFromItem(item: Record<string, unknown>): Attempt {
+/** The outcomes an attempt records: every status but `pending`. */
+const ATTEMPT_OUTCOMES = DELIVERY_STATUSES.filter((s): s is Attempt['outcome'] => s !== 'pending');
+
+/** The request headers an attempt item holds (absent: none), each value checked. */
+function headersOf(item: Item): Record<string, string> {
+  const headers = optMap(item, 'requestHeaders') ?? {};
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, str(headers, name)]));
+}
+
+/** An attempt item (or the state's first attempt) as an attempt, each attribute checked. */
+function attemptFromItem(item: Item): Attempt {
   return {
-    ordinal: item.ordinal as number,
-    outcome: item.outcome as Attempt['outcome'],
-    timestamp: item.timestamp as string,
-    durationMs: (item.durationMs as number | null) ?? null,
-    failureReason: (item.failureReason as string | null) ?? null,
-    requestHeaders: (item.requestHeaders as Record<string, string>) ?? {},
-    responseStatus: (item.responseStatus as number | null) ?? null,
-    responseBody: (item.responseBody as string | null) ?? null,
+    ordinal: num(item, 'ordinal'),
+    outcome: oneOf(item, 'outcome', ATTEMPT_OUTCOMES),
+    timestamp: str(item, 'timestamp'),
+    durationMs: optNum(item, 'durationMs'),
+    failureReason: optStr(item, 'failureReason'),
+    requestHeaders: headersOf(item),
+    responseStatus: optNum(item, 'responseStatus'),
+    responseBody: optStr(item, 'responseBody'),
   };
 }
 
@@ -326,7 +343,7 @@ async function embeddedFirstAttempt(table: TableContext, deliveryId: string): Pr
       ExpressionAttributeNames: { '#first': FIRST_ATTEMPT },
     }),
   );
-  const first = out.Item?.[FIRST_ATTEMPT] as Record<string, unknown> | undefined;
+  const first = out.Item ? optMap(out.Item, FIRST_ATTEMPT) : null;
   return first ? attemptFromItem(first) : null;
 }
 

@@ -19,14 +19,21 @@ import { planSubscriptionSteps, type SubscriptionState, type SubscriptionStep } 
 import { subscriptionWrites } from './subscriptions';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
 import {
+  bool,
   conditionFailedAt,
   deletePartition,
   IF_ABSENT,
   IF_EXISTS,
   ifExistsAnd,
+  type Item,
+  mapList,
+  num,
+  optMap,
+  optStr,
   partitionQuery,
   queryPages,
   str,
+  strList,
   withExpressions,
 } from './table-io';
 import { writeCounted } from './workspace-counts';
@@ -55,20 +62,42 @@ export function toEndpointWire(r: EndpointRecord): EndpointCore {
   };
 }
 
-function fromItem(item: Record<string, unknown>): EndpointRecord {
+/** A stored secret of an endpoint item, its attributes checked (its sealed form is read as stored). */
+function storedSecret(item: Item): StoredSecret {
+  const secret = optStr(item, 'secret');
+  const sealed = optMap(item, 'sealed');
   return {
-    endpointId: item.endpointId as string,
-    workspace: item.workspace as string,
-    url: item.url as string,
-    eventTypes: item.eventTypes as string[],
-    description: (item.description as string | null | undefined) ?? null,
-    enabled: item.enabled as boolean,
-    consecutiveFailures: (item.consecutiveFailures as number) ?? 0,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
-    secrets: (item.secrets as StoredSecret[]) ?? [],
-    secretVersion: (item.secretVersion as number) ?? 0,
-    slowUntil: (item.slowUntil as string | null | undefined) ?? null,
+    ...(secret === null ? {} : { secret }),
+    ...(sealed === null
+      ? {}
+      : {
+          sealed: {
+            ciphertext: str(sealed, 'ciphertext'),
+            iv: str(sealed, 'iv'),
+            tag: str(sealed, 'tag'),
+            dataKey: str(sealed, 'dataKey'),
+          },
+        }),
+    createdAt: str(item, 'createdAt'),
+    expiresAt: optStr(item, 'expiresAt'),
+  };
+}
+
+/** An endpoint item as a record, each attribute checked. */
+function fromItem(item: Item): EndpointRecord {
+  return {
+    endpointId: str(item, 'endpointId'),
+    workspace: str(item, 'workspace'),
+    url: str(item, 'url'),
+    eventTypes: strList(item, 'eventTypes'),
+    description: optStr(item, 'description'),
+    enabled: bool(item, 'enabled'),
+    consecutiveFailures: num(item, 'consecutiveFailures', 0),
+    createdAt: str(item, 'createdAt'),
+    updatedAt: str(item, 'updatedAt'),
+    secrets: mapList(item, 'secrets').map(storedSecret),
+    secretVersion: num(item, 'secretVersion', 0),
+    slowUntil: optStr(item, 'slowUntil'),
   };
 }
 

@@ -170,6 +170,15 @@ export function optMap(item: Item, name: string): Item | null {
   return typeof value === 'object' && !Array.isArray(value) ? (value as Item) : wrong(item, name, 'a map');
 }
 
+/** A list of maps (absent: empty). */
+export function mapList(item: Item, name: string): Item[] {
+  const value = item[name];
+  if (value === undefined) return [];
+  return Array.isArray(value) && value.every((v): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v))
+    ? value
+    : wrong(item, name, 'a list of maps');
+}
+
 /** A string attribute whose value is one of `allowed`. */
 export function oneOf<T extends string>(item: Item, name: string, allowed: readonly T[]): T {
   const value = str(item, name);
