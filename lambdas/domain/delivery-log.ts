@@ -66,7 +66,7 @@ const clampTime = (ms: number) => Math.min(TIME_MAX, Math.max(0, ms));
  * filter's `since` / `until`: a delivery id is `whd_` + a ULID whose time part is
  * its `createdAt` (docs/architecture.md#identifiers), so the time filter is an id range.
  */
-export function deliveryIdRange(filter: DeliveryLogFilter): { low: string; high: string } {
+export function filterIdBounds(filter: DeliveryLogFilter): { low: string; high: string } {
   return {
     low: `whd_${encodeTime(clampTime(filter.sinceMs ?? 0), 10)}${'0'.repeat(16)}`,
     high: `whd_${encodeTime(clampTime(filter.untilMs ?? TIME_MAX), 10)}${'Z'.repeat(16)}`,

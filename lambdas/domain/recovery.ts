@@ -84,7 +84,7 @@ export function newRecoveryJob(
  * The delivery ids created in [since, until]: a delivery id's time part is its
  * creation time (docs/architecture.md#identifiers), so the window is an id range.
  */
-export function deliveryIdRange(since: string, until: string): { from: string; to: string } {
+export function recoveryWindowIdRange(since: string, until: string): { from: string; to: string } {
   // The lowest id of `since`'s millisecond and the highest of `until`'s ('Z' is the last base32 digit).
   return { from: `whd_${encodeTime(Date.parse(since), 10)}`, to: `whd_${encodeTime(Date.parse(until), 10)}${'Z'.repeat(16)}` };
 }

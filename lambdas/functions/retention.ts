@@ -2,7 +2,7 @@
 import { defaultRuntime, logger } from '../composition/runtime';
 import { runRetention } from '../pipeline/schedules';
 
-export async function handler(): Promise<{ deleted: number; watermark: string }> {
+export async function handler(): Promise<{ deleted: number }> {
   const result = await runRetention(defaultRuntime().deps);
   logger.info('Retention pass', result);
   return result;

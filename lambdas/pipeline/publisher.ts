@@ -13,7 +13,6 @@ import { AppError, isAppError } from '../contract/errors';
 import { MAX_PAYLOAD_BYTES } from '../contract/limits';
 import type { MetricsRecorder } from '../contract/metrics';
 import type { EventCatalogue } from '../domain/event-catalogue';
-import { laneOf } from '../domain/delivery-lanes';
 import { newHeldDelivery, newPendingDelivery } from '../domain/delivery-lifecycle';
 import { eventDeliveryId } from '../domain/ids';
 import type { DeliveryMessage, DeliveryQueue } from '../queue/delivery-queue';
@@ -87,8 +86,8 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   if (size > MAX_PAYLOAD_BYTES)
     throw new AppError('PayloadTooLarge', `The payload is ${size} bytes; at most ${MAX_PAYLOAD_BYTES} are accepted`);
   // The subscribers of the type, from their subscription items (docs/architecture.md#subscriptions);
-  // the workspace item is read only until this container has seen it settled.
-  const endpoints = await findSubscribers(deps.table, event.workspace, event.type, deps.now());
+  // the workspace item is read only until this container has seen it.
+  const endpoints = await findSubscribers(deps.table, event.workspace, event.type);
   if (endpoints === null) throw new AppError('WorkspaceNotFound', `No workspace ${event.workspace}`);
   if (endpoints.length === 0) return { deliveryIds: [], heldDeliveryIds: [], queued: true };
   const eventId = event.id ?? randomUUID();
@@ -110,20 +109,9 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
   // New pending rows, and rows of an earlier run still pending (their message may never have been sent).
   const toSend = [...created, ...existing].filter((r) => r.status === 'pending');
   if (toSend.length === 0) return { deliveryIds, heldDeliveryIds, queued: true };
-  const byId = new Map(endpoints.map((ep) => [ep.endpointId, ep]));
-  const now = deps.now();
-  const fast: DeliveryMessage[] = [];
-  const slow: DeliveryMessage[] = [];
-  for (const r of toSend) {
-    const ep = byId.get(r.endpointId);
-    // A subscription item carries no lane state: such a delivery starts in the fast lane, whose
-    // dispatcher moves it when its endpoint is failing or slow (docs/behaviour.md#delivery-lanes).
-    (deps.slowQueue && ep?.lane && laneOf(ep.lane, now) === 'slow' ? slow : fast).push({
-      deliveryId: r.deliveryId,
-      endpointId: r.endpointId,
-      workspace: r.workspace,
-    });
-  }
+  // A subscription item carries no lane state: a new delivery starts in the fast lane, whose
+  // dispatcher moves it when its endpoint is failing or slow (docs/behaviour.md#delivery-lanes).
+  const fast: DeliveryMessage[] = toSend.map((r) => ({ deliveryId: r.deliveryId, endpointId: r.endpointId, workspace: r.workspace }));
   const unsent = new Set<string>();
   const sendTo = async (queue: DeliveryQueue, messages: DeliveryMessage[]) => {
     if (messages.length === 0) return;
@@ -134,7 +122,6 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
     }
   };
   await sendTo(deps.queue, fast);
-  if (deps.slowQueue) await sendTo(deps.slowQueue, slow);
   if (unsent.size === 0) return { deliveryIds, heldDeliveryIds, queued: true };
   // The rows whose send failed go into the stuck-pending repair's index; a crash before this point
   // fails the invocation, which Lambda runs again (the re-run sends what is still pending).

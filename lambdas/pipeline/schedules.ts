@@ -13,14 +13,7 @@ import {
 import { activeSecrets } from '../domain/secrets';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
-import {
-  deliveriesCreatedBefore,
-  getDeliveryItems,
-  getRetentionWatermark,
-  legacyDeliveriesOfDay,
-  pendingCreatedBefore,
-  putRetentionWatermark,
-} from '../store/deliveries';
+import { getDeliveryItems, pendingCreatedBefore } from '../store/deliveries';
 import { dropExpiredSecrets, endpointsWithEndedGrace, getEndpointRecord } from '../store/endpoints';
 import { workspaceDeliveriesBefore } from '../store/delivery-log';
 import { deletePartition } from '../store/table-io';
@@ -30,7 +23,6 @@ import { keys } from '../store/table-schema';
 const REPAIR_AFTER_MS = REPAIR_AFTER_MINUTES * 60_000;
 
 const DAY_MS = 24 * 3600 * 1000;
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** Registered workspaces one retention pass looks at, at most (16 log-shard queries each). */
 export const RETENTION_WORKSPACES_PER_PASS = 200;
@@ -38,21 +30,15 @@ export const RETENTION_WORKSPACES_PER_PASS = 200;
 /**
  * Deletes at most `max` summaries older than `days`, with their state and attempts
  * (docs/behaviour.md#retention-and-scheduled-jobs). TTL removes the bulk; this pass takes what TTL
- * has not removed yet: first, oldest first, the deliveries written before the delivery items split
- * (the day partitions of the first layout, walked with the watermark, then the 32 creation-time
- * shards); then the workspaces of the registry in turn, from where the last pass stopped, each
- * workspace's oldest deliveries from its delivery log.
+ * has not removed yet: the workspaces of the registry in turn, from where the last pass stopped,
+ * each workspace's oldest deliveries from its delivery log.
  */
 export async function runRetention(
   deps: { table: TableContext; now: () => Date },
   options: { days?: number; max?: number } = {},
-): Promise<{ deleted: number; watermark: string }> {
+): Promise<{ deleted: number }> {
   const max = options.max ?? RETENTION_MAX_PER_PASS;
   const cutoffMs = deps.now().getTime() - (options.days ?? RETENTION_DAYS) * DAY_MS;
-  const cutoff = new Date(cutoffMs).toISOString();
-  const cutoffDay = day(cutoffMs);
-  // Before the first pass nothing can be older than a year of history.
-  let current = (await getRetentionWatermark(deps.table)) ?? day(cutoffMs - 365 * DAY_MS);
   let deleted = 0;
   const drop = async (rows: readonly { deliveryId: string }[]) => {
     // A few deliveries at once (each: its summary, state and attempts): a pass stays short.
@@ -60,16 +46,6 @@ export async function runRetention(
       await Promise.all(rows.slice(i, i + 8).map((row) => deletePartition(deps.table, keys.delivery(row.deliveryId).pk)));
     deleted += rows.length;
   };
-  while (deleted < max) {
-    const want = max - deleted;
-    const rows = await legacyDeliveriesOfDay(deps.table, current, cutoff, want);
-    await drop(rows);
-    // A full page: the budget is spent and this day may hold more. The cutoff day keeps ageing: stay on it.
-    if (rows.length === want || current >= cutoffDay) break;
-    current = day(Date.parse(current) + DAY_MS);
-  }
-  await putRetentionWatermark(deps.table, current);
-  if (deleted < max) await drop(await deliveriesCreatedBefore(deps.table, cutoff, max - deleted));
   if (deleted < max) {
     let after = await getRetentionWorkspaceCursor(deps.table);
     const workspaces = await registeredWorkspaces(deps.table, after, RETENTION_WORKSPACES_PER_PASS);
@@ -83,7 +59,7 @@ export async function runRetention(
     // Past the last workspace: the next pass goes round again.
     await putRetentionWorkspaceCursor(deps.table, workspaces.length < RETENTION_WORKSPACES_PER_PASS && deleted < max ? null : after);
   }
-  return { deleted, watermark: current };
+  return { deleted };
 }
 
 /**
@@ -111,8 +87,7 @@ export async function runPendingRepair(
   const before = new Date(now - (options.afterMs ?? REPAIR_AFTER_MS)).toISOString();
   const since = new Date(now - (options.lookbackHours ?? REPAIR_LOOKBACK_HOURS) * 3600_000).toISOString();
   const ids = await pendingCreatedBefore(deps.table, since, before, options.limit ?? REPAIR_MAX_PER_PASS);
-  // The index is eventually consistent, and a summary written before the items split keeps its entry
-  // after its first evidence: only deliveries still pending with no evidence are queued again.
+  // The index is eventually consistent: only deliveries still pending with no evidence are queued again.
   const items = await getDeliveryItems(deps.table, ids);
   const stuck = ids.flatMap((deliveryId) => {
     const item = items.get(deliveryId);

@@ -9,7 +9,7 @@ import type { Page } from '../contract/pagination';
 import type { TableContext } from './client';
 import type { AuditInput } from './audit';
 import { countItems, queryPage } from './pages';
-import { conditionFailedAt } from './table-io';
+import { conditionFailedAt, IF_ABSENT, IF_EXISTS } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
 import { writeCounted } from './workspace-counts';
 
@@ -44,7 +44,7 @@ export async function putApiToken(
         Put: {
           TableName: table.tableName,
           Item: { ...keys.tokenHash(hash), type: 'token-hash', tokenId: meta.tokenId, workspace: slug, scopes: meta.scopes },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          ConditionExpression: IF_ABSENT,
         },
       },
       { Put: { TableName: table.tableName, Item: { ...keys.token(slug, meta.tokenId), type: 'token', ...meta, hash } } },
@@ -73,7 +73,7 @@ export async function deleteApiToken(table: TableContext, slug: string, tokenId:
       slug,
       { kind: 'apiTokens', delta: -1 },
       [
-        { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: 'attribute_exists(pk)' } },
+        { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: IF_EXISTS } },
         { Delete: { TableName: table.tableName, Key: keys.tokenHash(out.Item.hash as string) } },
       ],
       audit,

@@ -19,12 +19,29 @@ import { encodeCursor } from '../domain/cursor';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { nextStreak, OPEN_STATUSES, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
 import { deliveryExpiresAtEpoch } from '../domain/scheduled-jobs';
+import { DELIVERY_STATUSES } from '../contract/delivery-statuses';
 import type { TableContext } from './client';
 import { auditPut, writeAudited, type AuditInput, type TransactItem } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
 import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
-import { batchWriteAll, conditionFailedAt, conflictAt } from './table-io';
+import {
+  batchWriteAll,
+  conditionFailedAt,
+  conflictAt,
+  IF_ABSENT,
+  IF_EXISTS,
+  ifAbsentOr,
+  type Item,
+  num,
+  oneOf,
+  optMap,
+  optNum,
+  optStr,
+  partitionQuery,
+  shardedQuery,
+  str,
+} from './table-io';
 
 /** The wire form of a summary. */
 export function toDeliveryWire(r: DeliveryRecord): Delivery {
@@ -44,23 +61,23 @@ export function toDeliveryWire(r: DeliveryRecord): Delivery {
   };
 }
 
-/** A stored summary item as a record. */
-export function fromItem(item: Record<string, unknown>): DeliveryRecord {
+/** A stored summary item (with its state laid over it) as a record, each attribute checked. */
+export function fromItem(item: Item): DeliveryRecord {
   return {
-    deliveryId: item.deliveryId as string,
-    workspace: item.workspace as string,
-    endpointId: item.endpointId as string,
-    status: item.status as DeliveryStatus,
-    attempts: (item.attempts as number) ?? 0,
-    evidenceCount: (item.evidenceCount as number) ?? 0,
-    nextAttemptAt: (item.nextAttemptAt as string | null) ?? null,
-    eventType: item.eventType as string,
+    deliveryId: str(item, 'deliveryId'),
+    workspace: str(item, 'workspace'),
+    endpointId: str(item, 'endpointId'),
+    status: oneOf(item, 'status', DELIVERY_STATUSES),
+    attempts: num(item, 'attempts', 0),
+    evidenceCount: num(item, 'evidenceCount', 0),
+    nextAttemptAt: optStr(item, 'nextAttemptAt'),
+    eventType: str(item, 'eventType'),
     payload: item.payload,
-    replayedFrom: (item.replayedFrom as string | null) ?? null,
-    lastResponseStatus: (item.lastResponseStatus as number | null) ?? null,
-    lastError: (item.lastError as string | null) ?? null,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
+    replayedFrom: optStr(item, 'replayedFrom'),
+    lastResponseStatus: optNum(item, 'lastResponseStatus'),
+    lastError: optStr(item, 'lastError'),
+    createdAt: str(item, 'createdAt'),
+    updatedAt: str(item, 'updatedAt'),
   };
 }
 
@@ -68,8 +85,8 @@ export function fromItem(item: Record<string, unknown>): DeliveryRecord {
 const STATE_FIELDS = ['status', 'attempts', 'evidenceCount', 'nextAttemptAt', 'lastResponseStatus', 'lastError', 'updatedAt'] as const;
 
 /**
- * A summary item with its state item laid over it: the delivery as it stands. A summary written
- * before the layout split holds its state itself, and has no state item until its next evidence.
+ * A summary item with its state item laid over it: the delivery as it stands. Until its first
+ * evidence a delivery has no state item, and its summary's initial state is the state.
  */
 export function mergeStateItem(summary: Record<string, unknown>, state: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!state) return summary;
@@ -83,7 +100,7 @@ export function mergeStateItem(summary: Record<string, unknown>, state: Record<s
  * its index keys: the endpoint's shard of gsi2 and the workspace log, both keys only (plus the event
  * type), so the item is written once and never again: status updates go to the state item.
  */
-export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
+export function summaryItem(record: DeliveryRecord): Record<string, unknown> {
   return {
     ...keys.delivery(record.deliveryId),
     type: 'delivery',
@@ -99,7 +116,7 @@ export function pendingItem(record: DeliveryRecord): Record<string, unknown> {
 }
 
 /** The stored summary of a held delivery (docs/behaviour.md#held-deliveries): the same item, its record terminal from the start (never queued). */
-export const heldItem = pendingItem;
+export const heldItem = summaryItem;
 
 /**
  * The state item of a delivery as `record` has it. `repair`: in the stuck-pending repair's index
@@ -134,7 +151,7 @@ export async function putPendingDeliveries(
   held: readonly DeliveryRecord[] = [],
 ): Promise<void> {
   await batchWriteAll(table, [
-    ...records.map((r) => ({ PutRequest: { Item: pendingItem(r) } })),
+    ...records.map((r) => ({ PutRequest: { Item: summaryItem(r) } })),
     ...held.map((r) => ({ PutRequest: { Item: heldItem(r) } })),
   ]);
 }
@@ -147,9 +164,7 @@ export async function markForRepair(table: TableContext, records: readonly Deliv
   await Promise.all(
     records.map(async (r) => {
       try {
-        await table.doc.send(
-          new PutCommand({ TableName: table.tableName, Item: stateItem(r, true), ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
+        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: stateItem(r, true), ConditionExpression: IF_ABSENT }));
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
       }
@@ -178,7 +193,7 @@ export async function putDeliveriesIfAbsent(
   records: readonly DeliveryRecord[],
   held: readonly DeliveryRecord[] = [],
 ): Promise<PutPendingOutcome> {
-  const writes = [...records.map((r) => ({ record: r, item: pendingItem(r) })), ...held.map((r) => ({ record: r, item: heldItem(r) }))];
+  const writes = [...records.map((r) => ({ record: r, item: summaryItem(r) })), ...held.map((r) => ({ record: r, item: heldItem(r) }))];
   const created: DeliveryRecord[] = [];
   const taken: string[] = [];
   let next = 0;
@@ -188,7 +203,7 @@ export async function putDeliveriesIfAbsent(
     while (!failed && next < writes.length) {
       const { record, item } = writes[next++]!;
       try {
-        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+        await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item, ConditionExpression: IF_ABSENT }));
         created.push(record);
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) {
@@ -218,7 +233,7 @@ export async function putPendingDelivery(table: TableContext, record: DeliveryRe
 /** The transaction items of a pending delivery whose message is sent after the write: summary, and state with the repair keys. */
 export function pendingWithRepair(table: TableContext, record: DeliveryRecord, extra: Record<string, unknown> = {}): TransactItem[] {
   return [
-    { Put: { TableName: table.tableName, Item: { ...pendingItem(record), ...extra }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: table.tableName, Item: { ...summaryItem(record), ...extra }, ConditionExpression: IF_ABSENT } },
     { Put: { TableName: table.tableName, Item: stateItem(record, true) } },
   ];
 }
@@ -244,8 +259,7 @@ export async function readDelivery(table: TableContext, deliveryId: string): Pro
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.delivery(deliveryId).pk },
+      ...partitionQuery(keys.delivery(deliveryId).pk),
       ScanIndexForward: false,
       Limit: 3,
       ConsistentRead: true,
@@ -293,23 +307,33 @@ export async function getDeliveryItems(table: TableContext, ids: readonly string
   return new Map([...summaries].map(([id, summary]) => [id, mergeStateItem(summary, states.get(id))]));
 }
 
-function attemptFromItem(item: Record<string, unknown>): Attempt {
+/** The outcomes an attempt records: every status but `pending`. */
+const ATTEMPT_OUTCOMES = DELIVERY_STATUSES.filter((s): s is Attempt['outcome'] => s !== 'pending');
+
+/** The request headers an attempt item holds (absent: none), each value checked. */
+function headersOf(item: Item): Record<string, string> {
+  const headers = optMap(item, 'requestHeaders') ?? {};
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, str(headers, name)]));
+}
+
+/** An attempt item (or the state's first attempt) as an attempt, each attribute checked. */
+function attemptFromItem(item: Item): Attempt {
   return {
-    ordinal: item.ordinal as number,
-    outcome: item.outcome as Attempt['outcome'],
-    timestamp: item.timestamp as string,
-    durationMs: (item.durationMs as number | null) ?? null,
-    failureReason: (item.failureReason as string | null) ?? null,
-    requestHeaders: (item.requestHeaders as Record<string, string>) ?? {},
-    responseStatus: (item.responseStatus as number | null) ?? null,
-    responseBody: (item.responseBody as string | null) ?? null,
+    ordinal: num(item, 'ordinal'),
+    outcome: oneOf(item, 'outcome', ATTEMPT_OUTCOMES),
+    timestamp: str(item, 'timestamp'),
+    durationMs: optNum(item, 'durationMs'),
+    failureReason: optStr(item, 'failureReason'),
+    requestHeaders: headersOf(item),
+    responseStatus: optNum(item, 'responseStatus'),
+    responseBody: optStr(item, 'responseBody'),
   };
 }
 
 /** The state item's attribute holding the delivery's first attempt (written with the state's first evidence). */
 const FIRST_ATTEMPT = 'firstAttempt';
 
-/** The first attempt a delivery's state item holds, if any (one written before it was embedded is an `ATT#` item instead). */
+/** The first attempt a delivery's state item holds, if any (a first attempt that moved the endpoint's streak is an `ATT#` item instead). */
 async function embeddedFirstAttempt(table: TableContext, deliveryId: string): Promise<Attempt | null> {
   const out = await table.doc.send(
     new GetCommand({
@@ -319,7 +343,7 @@ async function embeddedFirstAttempt(table: TableContext, deliveryId: string): Pr
       ExpressionAttributeNames: { '#first': FIRST_ATTEMPT },
     }),
   );
-  const first = out.Item?.[FIRST_ATTEMPT] as Record<string, unknown> | undefined;
+  const first = out.Item ? optMap(out.Item, FIRST_ATTEMPT) : null;
   return first ? attemptFromItem(first) : null;
 }
 
@@ -388,7 +412,7 @@ export type RecordOutcome =
   | { kind: 'endpoint_changed' };
 
 /** The delivery as the observation leaves it. */
-function observed(obs: Observation, nowIso: string): DeliveryRecord {
+function deliveryAfter(obs: Observation, nowIso: string): DeliveryRecord {
   const d = obs.delivery;
   return {
     ...d,
@@ -436,7 +460,7 @@ export async function recordObservation(
           applies,
           [TABLE.ttlAttribute]: deliveryExpiresAtEpoch(d.createdAt),
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ConditionExpression: IF_ABSENT,
       }),
     );
   } catch (e) {
@@ -466,7 +490,7 @@ function stateUpdate(table: TableContext, next: DeliveryRecord, read: number, fi
     TableName: table.tableName,
     Key: { pk, sk },
     UpdateExpression: `SET ${assignments.join(', ')} REMOVE #rpk, #rsk`,
-    ConditionExpression: 'attribute_not_exists(pk) OR (evidenceCount = :read AND #status IN (:open1, :open2))',
+    ConditionExpression: ifAbsentOr('(evidenceCount = :read AND #status IN (:open1, :open2))'),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
@@ -480,7 +504,7 @@ function stateUpdate(table: TableContext, next: DeliveryRecord, read: number, fi
 async function applyObservation(table: TableContext, obs: Observation, now: Date, first: Attempt | null): Promise<RecordOutcome> {
   const d = obs.delivery;
   const nowIso = now.toISOString();
-  const next = observed(obs, nowIso);
+  const next = deliveryAfter(obs, nowIso);
   const stateWrite = stateUpdate(table, next, d.evidenceCount, first);
 
   const items: TransactItem[] = [];
@@ -492,7 +516,7 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
         TableName: table.tableName,
         Key: keys.endpoint(ep.workspace, ep.endpointId),
         UpdateExpression: 'SET consecutiveFailures = :zero',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: IF_EXISTS,
         ExpressionAttributeValues: { ':zero': 0 },
       },
     });
@@ -535,106 +559,13 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
   };
 }
 
-/** The delivery id of an index entry (from its table key). */
-function deliveryIdOfKey(item: Record<string, unknown>): string {
-  return keys.deliveryIdOfPk(String(item.pk));
-}
-
-/** Index entries of one partition whose sort key is below `before` (and not below `from`), in index order. */
-async function indexEntriesBefore(
-  table: TableContext,
-  index: typeof TABLE.gsi2 | typeof TABLE.gsi3,
-  partition: string,
-  before: string,
-  limit: number,
-  from?: string,
-): Promise<Record<string, unknown>[]> {
-  const out = await table.doc.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      IndexName: index.name,
-      KeyConditionExpression: from === undefined ? '#pk = :pk AND #sk < :before' : '#pk = :pk AND #sk BETWEEN :from AND :before',
-      ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-      ExpressionAttributeValues: { ':pk': partition, ':before': before, ...(from === undefined ? {} : { ':from': from }) },
-      ScanIndexForward: true,
-      Limit: limit,
-    }),
-  );
-  return out.Items ?? [];
-}
-
-/** An index entry as retention and repair read it: the delivery and its creation time, from the keys alone. */
-export interface CreatedEntry {
-  readonly deliveryId: string;
-  readonly createdAt: string;
-}
-
-function createdEntry(index: typeof TABLE.gsi2 | typeof TABLE.gsi3) {
-  return (item: Record<string, unknown>): CreatedEntry => ({
-    deliveryId: deliveryIdOfKey(item),
-    createdAt: String(item[index.sortKey]).split('#')[0]!,
-  });
-}
-
-/** The oldest `limit` entries of every shard of an index below `before` (and from `from`), merged oldest first. */
-async function oldestAcrossShards(
-  table: TableContext,
-  index: typeof TABLE.gsi2 | typeof TABLE.gsi3,
-  partitionOf: (shard: number) => string,
-  before: string,
-  limit: number,
-  from?: string,
-): Promise<CreatedEntry[]> {
-  const shards = await Promise.all(
-    Array.from({ length: INDEX_SHARDS }, (_, shard) => indexEntriesBefore(table, index, partitionOf(shard), before, limit, from)),
-  );
-  return shards
-    .flat()
-    .sort((a, b) => String(a[index.sortKey]).localeCompare(String(b[index.sortKey])))
-    .slice(0, limit)
-    .map(createdEntry(index));
-}
-
 /**
  * Deliveries created from `since` and before `before` that still had no evidence when the
  * (eventually consistent, sparse) index was read: the repair's candidates, oldest first, from
- * every shard; plus those of the unsharded hour partitions written before the index was sharded.
+ * every shard.
  */
 export async function pendingCreatedBefore(table: TableContext, since: string, before: string, limit: number): Promise<string[]> {
-  const sharded = await oldestAcrossShards(table, TABLE.gsi3, keys.pendingShardPk, before, limit, since);
-  const legacy: string[] = [];
-  for (
-    let hour = Date.parse(since.slice(0, 13) + ':00:00Z');
-    hour <= Date.parse(before) && legacy.length + sharded.length < limit;
-    hour += 3600_000
-  ) {
-    const partition = keys.legacyPendingHour(new Date(hour).toISOString());
-    legacy.push(
-      ...(await indexEntriesBefore(table, TABLE.gsi3, partition, before, limit - sharded.length - legacy.length)).map(deliveryIdOfKey),
-    );
-  }
-  return [...legacy, ...sharded.map((e) => e.deliveryId)];
-}
-
-/** Deliveries of every retention shard created before `before`, oldest first, at most `limit`. */
-export async function deliveriesCreatedBefore(table: TableContext, before: string, limit: number): Promise<CreatedEntry[]> {
-  return oldestAcrossShards(table, TABLE.gsi2, keys.retentionShardPk, before, limit);
-}
-
-/** Deliveries written before sharding, of one creation day, created before `before`, oldest first. */
-export async function legacyDeliveriesOfDay(table: TableContext, day: string, before: string, limit: number): Promise<CreatedEntry[]> {
-  return (await indexEntriesBefore(table, TABLE.gsi2, keys.legacyDeliveryDay(day), before, limit)).map(createdEntry(TABLE.gsi2));
-}
-
-const WATERMARK = keys.retentionWatermark;
-
-/** The oldest creation day retention has not finished (null before the first pass). */
-export async function getRetentionWatermark(table: TableContext): Promise<string | null> {
-  const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: WATERMARK, ConsistentRead: true }));
-  return (out.Item?.day as string | undefined) ?? null;
-}
-
-/** Saves the retention watermark. */
-export async function putRetentionWatermark(table: TableContext, day: string): Promise<void> {
-  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...WATERMARK, type: 'retention-watermark', day } }));
+  const partitions = Array.from({ length: INDEX_SHARDS }, (_, shard) => keys.pendingShardPk(shard));
+  const entries = await shardedQuery(table, TABLE.gsi3, partitions, { between: [since, before] }, limit);
+  return entries.map((item) => keys.deliveryIdOfPk(str(item, TABLE.partitionKey)));
 }

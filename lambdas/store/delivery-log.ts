@@ -4,8 +4,7 @@
  * from index shards that hold keys (plus, in the log, the event type, so that filter runs in the
  * index). The status lives on the delivery's state item, so a status filter (and, on an
  * endpoint's shards, an event-type filter) reads the summaries of the entries it looks at; a page
- * reads its summaries from the table. An endpoint's deliveries are its 8 gsi2 shards and, for
- * deliveries written before the layout split, its gsi1 partition.
+ * reads its summaries from the table. An endpoint's deliveries are its 8 gsi2 shards.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryLogReadBudget } from '../contract/delivery-log';
@@ -13,7 +12,7 @@ import type { Page } from '../contract/pagination';
 import type { Delivery } from '../contract/schemas';
 import {
   decodeDeliveryLogCursor,
-  deliveryIdRange,
+  filterIdBounds,
   deliveryLogFilter,
   encodeDeliveryLogCursor,
   matchesDeliveryLogFilter,
@@ -21,10 +20,11 @@ import {
 } from '../domain/delivery-log';
 import { mergeNewestFirst, type ShardRead } from '../domain/newest-first-merge';
 import type { TableContext } from './client';
+import { partitionQuery, shardedQuery, str, withExpressions } from './table-io';
 import { fromItem, getDeliveryItems, toDeliveryWire } from './deliveries';
 import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
 
-/** One index partition a page reads: a log shard, an endpoint's gsi2 shard, or its legacy gsi1 partition. */
+/** One index partition a page reads: a log shard, or an endpoint's gsi2 shard. */
 interface LogSource {
   readonly index: { readonly name: string; readonly partitionKey: string; readonly sortKey: string };
   readonly pk: string;
@@ -59,7 +59,7 @@ async function readSource(
   after: string | null,
   limit: number,
 ): Promise<ShardRead<Record<string, unknown> | null>> {
-  const range = deliveryIdRange(filter);
+  const range = filterIdBounds(filter);
   if (after !== null && after <= range.low) return { matches: [], evaluated: 0, stoppedAt: null };
   const {
     FilterExpression,
@@ -69,11 +69,11 @@ async function readSource(
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      IndexName: source.index.name,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+      ...withExpressions(partitionQuery(source.pk, { index: source.index, sk: { between: [range.low, range.high] } }), {
+        names: ExpressionAttributeNames,
+        values: ExpressionAttributeValues,
+      }),
       ...(FilterExpression ? { FilterExpression } : {}),
-      ExpressionAttributeNames: { ...ExpressionAttributeNames, '#pk': source.index.partitionKey, '#sk': source.index.sortKey },
-      ExpressionAttributeValues: { ...ExpressionAttributeValues, ':pk': source.pk, ':low': range.low, ':high': range.high },
       ScanIndexForward: false,
       Limit: limit,
       // Strictly older than `after`; a position above the range needs no start (the range bounds it).
@@ -97,10 +97,10 @@ async function readSource(
   return { matches, evaluated: out.ScannedCount ?? 0, stoppedAt };
 }
 
-/** True when the endpoint exists in the workspace (its gsi1 partition is then the workspace's). */
+/** True when the endpoint exists in the workspace (its deliveries are then the workspace's). */
 async function endpointInWorkspace(table: TableContext, workspace: string, endpointId: string): Promise<boolean> {
   const out = await table.doc.send(
-    new GetCommand({ TableName: table.tableName, Key: keys.endpoint(workspace, endpointId), ProjectionExpression: 'pk' }),
+    new GetCommand({ TableName: table.tableName, Key: keys.endpoint(workspace, endpointId), ProjectionExpression: TABLE.partitionKey }),
   );
   return out.Item !== undefined;
 }
@@ -159,7 +159,7 @@ export async function listDeliveryLog(
 }
 
 /**
- * Deliveries of an endpoint, newest first (its gsi2 shards and legacy gsi1 partition, merged).
+ * Deliveries of an endpoint, newest first (its gsi2 shards, merged).
  * The caller has checked that the endpoint is the caller's workspace's.
  */
 export async function listDeliveriesOfEndpoint(
@@ -203,22 +203,8 @@ export async function workspaceDeliveriesBefore(
   beforeMs: number,
   limit: number,
 ): Promise<string[]> {
-  const before = deliveryIdRange(deliveryLogFilter({ until: new Date(Math.max(0, beforeMs - 1)).toISOString() })).high;
-  const shards = await Promise.all(
-    Array.from({ length: keys.deliveryLogShards }, async (_, shard) => {
-      const out = await table.doc.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          IndexName: TABLE.deliveryLog.name,
-          KeyConditionExpression: '#pk = :pk AND #sk <= :before',
-          ExpressionAttributeNames: { '#pk': TABLE.deliveryLog.partitionKey, '#sk': TABLE.deliveryLog.sortKey },
-          ExpressionAttributeValues: { ':pk': keys.deliveryLogPk(workspace, shard), ':before': before },
-          ScanIndexForward: true,
-          Limit: limit,
-        }),
-      );
-      return (out.Items ?? []).map((i) => String(i[TABLE.deliveryLog.sortKey]));
-    }),
-  );
-  return shards.flat().sort().slice(0, limit);
+  const before = filterIdBounds(deliveryLogFilter({ until: new Date(Math.max(0, beforeMs - 1)).toISOString() })).high;
+  const partitions = Array.from({ length: keys.deliveryLogShards }, (_, shard) => keys.deliveryLogPk(workspace, shard));
+  const entries = await shardedQuery(table, TABLE.deliveryLog, partitions, { atMost: before }, limit);
+  return entries.map((item) => str(item, TABLE.deliveryLog.sortKey));
 }

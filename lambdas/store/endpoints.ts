@@ -15,9 +15,27 @@ import type { StoredSecret } from '../domain/secrets';
 import type { TableContext } from './client';
 import { writeAudited, type AuditInput, type TransactItem } from './audit';
 import { queryPage } from './pages';
-import { planSubscriptionSteps, subscriptionWrites, type SubscriptionState, type SubscriptionStep } from './subscriptions';
+import { planSubscriptionSteps, type SubscriptionState, type SubscriptionStep } from '../domain/subscription-plan';
+import { subscriptionWrites } from './subscriptions';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
-import { conditionFailedAt, deletePartition, queryPages } from './table-io';
+import {
+  bool,
+  conditionFailedAt,
+  deletePartition,
+  IF_ABSENT,
+  IF_EXISTS,
+  ifExistsAnd,
+  type Item,
+  mapList,
+  num,
+  optMap,
+  optStr,
+  partitionQuery,
+  queryPages,
+  str,
+  strList,
+  withExpressions,
+} from './table-io';
 import { writeCounted } from './workspace-counts';
 
 /** An endpoint as stored, secrets included (its health lives in the health counters). */
@@ -44,20 +62,42 @@ export function toEndpointWire(r: EndpointRecord): EndpointCore {
   };
 }
 
-function fromItem(item: Record<string, unknown>): EndpointRecord {
+/** A stored secret of an endpoint item, its attributes checked (its sealed form is read as stored). */
+function storedSecret(item: Item): StoredSecret {
+  const secret = optStr(item, 'secret');
+  const sealed = optMap(item, 'sealed');
   return {
-    endpointId: item.endpointId as string,
-    workspace: item.workspace as string,
-    url: item.url as string,
-    eventTypes: item.eventTypes as string[],
-    description: (item.description as string | null | undefined) ?? null,
-    enabled: item.enabled as boolean,
-    consecutiveFailures: (item.consecutiveFailures as number) ?? 0,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
-    secrets: (item.secrets as StoredSecret[]) ?? [],
-    secretVersion: (item.secretVersion as number) ?? 0,
-    slowUntil: (item.slowUntil as string | null | undefined) ?? null,
+    ...(secret === null ? {} : { secret }),
+    ...(sealed === null
+      ? {}
+      : {
+          sealed: {
+            ciphertext: str(sealed, 'ciphertext'),
+            iv: str(sealed, 'iv'),
+            tag: str(sealed, 'tag'),
+            dataKey: str(sealed, 'dataKey'),
+          },
+        }),
+    createdAt: str(item, 'createdAt'),
+    expiresAt: optStr(item, 'expiresAt'),
+  };
+}
+
+/** An endpoint item as a record, each attribute checked. */
+function fromItem(item: Item): EndpointRecord {
+  return {
+    endpointId: str(item, 'endpointId'),
+    workspace: str(item, 'workspace'),
+    url: str(item, 'url'),
+    eventTypes: strList(item, 'eventTypes'),
+    description: optStr(item, 'description'),
+    enabled: bool(item, 'enabled'),
+    consecutiveFailures: num(item, 'consecutiveFailures', 0),
+    createdAt: str(item, 'createdAt'),
+    updatedAt: str(item, 'updatedAt'),
+    secrets: mapList(item, 'secrets').map(storedSecret),
+    secretVersion: num(item, 'secretVersion', 0),
+    slowUntil: optStr(item, 'slowUntil'),
   };
 }
 
@@ -72,7 +112,7 @@ export async function markEndpointSlow(table: TableContext, workspace: string, e
         TableName: table.tableName,
         Key: keys.endpoint(workspace, endpointId),
         UpdateExpression: 'SET slowUntil = :until',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: IF_EXISTS,
         ExpressionAttributeValues: { ':until': until },
       }),
     );
@@ -101,7 +141,7 @@ function stepUpdate(
       TableName: table.tableName,
       Key: keys.endpoint(slug, endpointId),
       UpdateExpression: `SET eventTypes = :types, enabled = :enabled${extra?.sets.length ? `, ${extra.sets.join(', ')}` : ''}`,
-      ConditionExpression: 'attribute_exists(pk) AND eventTypes = :fromTypes AND enabled = :fromEnabled',
+      ConditionExpression: ifExistsAnd('eventTypes = :fromTypes AND enabled = :fromEnabled'),
       ExpressionAttributeValues: {
         ':types': to.eventTypes,
         ':enabled': to.enabled,
@@ -176,7 +216,7 @@ export async function putEndpoint(
         Put: {
           TableName: table.tableName,
           Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record, ...first!.state },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          ConditionExpression: IF_ABSENT,
         },
       },
       ...subscriptionWrites(table, record.workspace, record.endpointId, first!.ops),
@@ -225,7 +265,7 @@ export interface EndpointChanges {
 /**
  * Applies only the sent fields, with the audit event, in one transaction; a change of the event
  * types or of `enabled` writes the subscription items in it too (a change of more than 96 of
- * them, in steps: lambdas/store/subscriptions.ts planSubscriptionSteps). Enabling resets the
+ * them, in steps: lambdas/domain/subscription-plan.ts). Enabling resets the
  * failure streak. Returns the updated record, or null when absent.
  */
 export async function updateEndpoint(
@@ -257,7 +297,7 @@ export async function updateEndpoint(
         TableName: table.tableName,
         Key: keys.endpoint(slug, endpointId),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: IF_EXISTS,
         ExpressionAttributeValues: values,
         ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
       },
@@ -342,9 +382,7 @@ function graceEntryWrite(table: TableContext, slug: string, endpointId: string, 
 
 /**
  * Stores rotated secrets if no other rotation happened since `expectedVersion`
- * was read, and the grace entry of the replaced one, in one transaction. The
- * endpoint item leaves the grace index (where endpoints rotated before secrets
- * were sealed still sit).
+ * was read, and the grace entry of the replaced one, in one transaction.
  */
 export async function writeEndpointSecrets(
   table: TableContext,
@@ -361,9 +399,8 @@ export async function writeEndpointSecrets(
       Update: {
         TableName: table.tableName,
         Key: keys.endpoint(slug, endpointId),
-        UpdateExpression: 'SET secrets = :s, secretVersion = :next, updatedAt = :now REMOVE #g1pk, #g1sk',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(secretVersion) OR secretVersion = :expected)',
-        ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
+        UpdateExpression: 'SET secrets = :s, secretVersion = :next, updatedAt = :now',
+        ConditionExpression: ifExistsAnd('(attribute_not_exists(secretVersion) OR secretVersion = :expected)'),
         ExpressionAttributeValues: { ':s': secrets, ':next': expectedVersion + 1, ':expected': expectedVersion, ':now': now.toISOString() },
       },
     };
@@ -405,7 +442,7 @@ export async function deleteEndpoint(
             Delete: {
               TableName: table.tableName,
               Key: keys.endpoint(slug, endpointId),
-              ConditionExpression: 'attribute_exists(pk) AND eventTypes = :types',
+              ConditionExpression: ifExistsAnd('eventTypes = :types'),
               ExpressionAttributeValues: { ':types': reached.eventTypes },
             },
           },
@@ -428,14 +465,9 @@ export async function deleteEndpoint(
 /** Cascade: every delivery of an endpoint, with its attempts. */
 export async function deleteDeliveriesOfEndpoint(table: TableContext, endpointId: string): Promise<number> {
   let count = 0;
-  for await (const page of queryPages(table, {
-    IndexName: TABLE.gsi1.name,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey },
-    ExpressionAttributeValues: { ':pk': keys.deliveriesOfEndpoint(endpointId) },
-  })) {
+  for await (const page of queryPages(table, partitionQuery(keys.deliveriesOfEndpoint(endpointId), { index: TABLE.gsi1 }))) {
     for (const item of page.Items ?? []) {
-      await deletePartition(table, item.pk as string);
+      await deletePartition(table, str(item, TABLE.partitionKey));
       count++;
     }
   }
@@ -447,8 +479,7 @@ export async function countEndpoints(table: TableContext, slug: string): Promise
   let total = 0;
   let enabled = 0;
   for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint },
+    ...partitionQuery(keys.workspacePk(slug), { sk: { prefix: SK_PREFIX.endpoint } }),
     ProjectionExpression: 'enabled',
   })) {
     for (const item of page.Items ?? []) {
@@ -465,28 +496,24 @@ export interface EndedGrace {
   readonly endpointId: string;
 }
 
-/**
- * Endpoints whose replaced secret's grace window ended before `now` (sparse gsi1 entries: the
- * grace items, and endpoint items rotated before secrets were sealed). Reads keys only.
- */
+/** Endpoints whose replaced secret's grace window ended before `now` (the grace items' sparse gsi1 entries). Reads keys only. */
 export async function endpointsWithEndedGrace(table: TableContext, now: Date, limit: number): Promise<EndedGrace[]> {
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      IndexName: TABLE.gsi1.name,
-      KeyConditionExpression: '#pk = :pk AND #sk < :now',
-      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey, '#ws': 'workspace', '#id': 'endpointId' },
-      ExpressionAttributeValues: { ':pk': keys.secretGracePk, ':now': now.toISOString() },
+      ...withExpressions(partitionQuery(keys.secretGracePk, { index: TABLE.gsi1, sk: { below: now.toISOString() } }), {
+        names: { '#ws': 'workspace', '#id': 'endpointId' },
+      }),
       ProjectionExpression: '#ws, #id',
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((item) => ({ workspace: item.workspace as string, endpointId: item.endpointId as string }));
+  return (out.Items ?? []).map((item) => ({ workspace: str(item, 'workspace'), endpointId: str(item, 'endpointId') }));
 }
 
 /**
  * Keeps only `secrets` (the still-active ones) if no rotation happened since the record was read,
- * and drops the grace entry (and a legacy grace key on the endpoint item). An endpoint that is
+ * and drops the grace entry. An endpoint that is
  * gone (`record` null) only loses its grace entry.
  */
 export async function dropExpiredSecrets(
@@ -505,9 +532,8 @@ export async function dropExpiredSecrets(
                 Update: {
                   TableName: table.tableName,
                   Key: keys.endpoint(record.workspace, record.endpointId),
-                  UpdateExpression: 'SET secrets = :s, secretVersion = :next REMOVE #g1pk, #g1sk',
+                  UpdateExpression: 'SET secrets = :s, secretVersion = :next',
                   ConditionExpression: 'secretVersion = :expected',
-                  ExpressionAttributeNames: { '#g1pk': TABLE.gsi1.partitionKey, '#g1sk': TABLE.gsi1.sortKey },
                   ExpressionAttributeValues: { ':s': secrets, ':next': record.secretVersion + 1, ':expected': record.secretVersion },
                 },
               },

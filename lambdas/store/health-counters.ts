@@ -14,7 +14,7 @@ import {
 } from '../domain/delivery-health';
 import type { TableContext } from './client';
 import { keys, TABLE } from './table-schema';
-import { queryPages } from './table-io';
+import { partitionQuery, queryPages, str } from './table-io';
 
 const SCALARS = ['attempts', 'delivered', 'failed', 'failedPermanent', 'deadLettered'] as const satisfies readonly (keyof ScalarCounts)[];
 /** Attribute prefixes of the per-status counts and the latency histogram (flat: ADD cannot create a nested map). */
@@ -114,10 +114,9 @@ function countsFromItem(item: Record<string, unknown>): EndpointCounts {
 async function readHours(table: TableContext, pk: string, firstHour: string, lastHour: string): Promise<HourCounts[]> {
   const out: HourCounts[] = [];
   for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-    ExpressionAttributeValues: { ':pk': pk, ':first': firstHour, ':last': lastHour },
+    ...partitionQuery(pk, { sk: { between: [firstHour, lastHour] } }),
   })) {
-    for (const item of page.Items ?? []) out.push({ hour: item.sk as string, counts: countsFromItem(item) });
+    for (const item of page.Items ?? []) out.push({ hour: str(item, TABLE.sortKey), counts: countsFromItem(item) });
   }
   return out;
 }
@@ -143,11 +142,10 @@ export async function readLatestEndpointHours(
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-      ExpressionAttributeValues: { ':pk': keys.endpointHealthPk(endpointId), ':first': firstHour, ':last': lastHour },
+      ...partitionQuery(keys.endpointHealthPk(endpointId), { sk: { between: [firstHour, lastHour] } }),
       ScanIndexForward: false,
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((item) => ({ hour: item.sk as string, counts: countsFromItem(item) }));
+  return (out.Items ?? []).map((item) => ({ hour: str(item, TABLE.sortKey), counts: countsFromItem(item) }));
 }

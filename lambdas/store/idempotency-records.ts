@@ -6,6 +6,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
+import { ifAbsentOr } from './table-io';
 import { TABLE, keys } from './table-schema';
 
 /** A stored first response: its status and its body, as sent. */
@@ -68,7 +69,7 @@ export async function claimIdempotencyKey(table: TableContext, claim: Idempotenc
             lockExpiresAtEpoch: now + claim.lockSeconds,
             [TABLE.ttlAttribute]: now + claim.ttlSeconds,
           },
-          ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now OR (#status = :inProgress AND lockExpiresAtEpoch < :now)',
+          ConditionExpression: ifAbsentOr('#ttl < :now OR (#status = :inProgress AND lockExpiresAtEpoch < :now)'),
           ExpressionAttributeNames: { '#ttl': TABLE.ttlAttribute, '#status': 'status' },
           ExpressionAttributeValues: { ':now': now, ':inProgress': 'in_progress' },
         }),

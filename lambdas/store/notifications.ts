@@ -6,6 +6,7 @@ import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
+import { IF_ABSENT } from './table-io';
 import { queryPage } from './pages';
 import { keys, SK_PREFIX } from './table-schema';
 
@@ -32,7 +33,7 @@ export async function putNotification(
       new PutCommand({
         TableName: table.tableName,
         Item: { ...keys.notification(slug, notification.notificationId), type: 'notification', ...notification },
-        ...(input.notificationId ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+        ...(input.notificationId ? { ConditionExpression: IF_ABSENT } : {}),
       }),
     );
   } catch (e) {

@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from '../contract/pagination';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import type { TableContext } from './client';
-import { queryPages } from './table-io';
+import { partitionQuery, queryPages } from './table-io';
 import { TABLE } from './table-schema';
 
 /** What a list reads. */
@@ -44,10 +44,7 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
     const out = await table.doc.send(
       new QueryCommand({
         TableName: table.tableName,
-        ...(spec.index ? { IndexName: spec.index.name } : {}),
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': spec.index?.partitionKey ?? TABLE.partitionKey, '#sk': spec.index?.sortKey ?? TABLE.sortKey },
-        ExpressionAttributeValues: { ':pk': spec.pk, ':prefix': spec.skPrefix },
+        ...partitionQuery(spec.pk, { ...(spec.index ? { index: spec.index } : {}), sk: { prefix: spec.skPrefix } }),
         ScanIndexForward: spec.forward,
         Limit: spec.limit + 1 - items.length,
         ...(start ? { ExclusiveStartKey: start } : {}),
@@ -69,8 +66,7 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
 export async function countItems(table: TableContext, pk: string, skPrefix: string): Promise<number> {
   let count = 0;
   for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+    ...partitionQuery(pk, { sk: { prefix: skPrefix } }),
     Select: 'COUNT',
   })) {
     count += page.Count ?? 0;

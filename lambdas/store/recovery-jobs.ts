@@ -11,12 +11,12 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Job, JobStatus } from '../contract/jobs';
 import type { DeliveryStatus } from '../contract/schemas';
 import type { DeliveryRecord } from '../domain/delivery-lifecycle';
-import { deliveryIdRange, type JobRecord } from '../domain/recovery';
+import { recoveryWindowIdRange, type JobRecord } from '../domain/recovery';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput, type TransactItem } from './audit';
 import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair } from './deliveries';
 import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
-import { conditionFailedAt } from './table-io';
+import { conditionFailedAt, IF_ABSENT, ifAbsentOr, partitionQuery } from './table-io';
 
 /** How long a (job, source) marker is kept: far longer than any job runs. */
 const MARKER_TTL_SECONDS = 30 * 24 * 3600;
@@ -84,7 +84,7 @@ export async function createRecoveryJob(table: TableContext, job: JobRecord, now
             Put: {
               TableName: table.tableName,
               Item: { ...keys.job(job.jobId), type: 'job', ...job },
-              ConditionExpression: 'attribute_not_exists(pk)',
+              ConditionExpression: IF_ABSENT,
             },
           },
           {
@@ -97,7 +97,7 @@ export async function createRecoveryJob(table: TableContext, job: JobRecord, now
                 workspace: job.workspace,
                 createdAt: job.createdAt,
               },
-              ConditionExpression: 'attribute_not_exists(pk)',
+              ConditionExpression: IF_ABSENT,
             },
           },
           auditPut(
@@ -163,16 +163,13 @@ interface WindowRead {
  * status is on the state item, so the selection is checked on what the table holds.
  */
 async function readWindow(table: TableContext, s: RecoverySelection, after: string | null, pageSize: number): Promise<WindowRead> {
-  const range = deliveryIdRange(s.since, s.until);
+  const range = recoveryWindowIdRange(s.since, s.until);
   const reads = await Promise.all(
     endpointDeliveryPartitions(s.endpointId).map(async (p) => {
       const out = await table.doc.send(
         new QueryCommand({
           TableName: table.tableName,
-          IndexName: p.index.name,
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-          ExpressionAttributeNames: { '#pk': p.index.partitionKey, '#sk': p.index.sortKey },
-          ExpressionAttributeValues: { ':pk': p.pk, ':from': range.from, ':to': range.to },
+          ...partitionQuery(p.pk, { index: p.index, sk: { between: [range.from, range.to] } }),
           ScanIndexForward: true,
           Limit: pageSize,
           ...(after !== null && after >= range.from
@@ -322,7 +319,7 @@ export async function replayForJob(
       ConditionCheck: {
         TableName: table.tableName,
         Key: keys.deliveryState(source.deliveryId),
-        ConditionExpression: `attribute_not_exists(pk) OR #status IN (${job.statuses.map((_, i) => `:s${i}`).join(', ')})`,
+        ConditionExpression: ifAbsentOr(`#status IN (${job.statuses.map((_, i) => `:s${i}`).join(', ')})`),
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: statusValues,
       },
@@ -336,7 +333,7 @@ export async function replayForJob(
           replayId: replay.record.deliveryId,
           [TABLE.ttlAttribute]: Math.floor(now.getTime() / 1000) + MARKER_TTL_SECONDS,
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ConditionExpression: IF_ABSENT,
       },
     },
     advance(table, job, ['replayed = replayed + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now),
@@ -407,7 +404,7 @@ export async function finishJob(
               TableName: table.tableName,
               Key: keys.recoveryLock(job.endpointId),
               // Only this job's lock: a lock already gone is fine, another job's is left alone.
-              ConditionExpression: 'attribute_not_exists(pk) OR jobId = :job',
+              ConditionExpression: ifAbsentOr('jobId = :job'),
               ExpressionAttributeValues: { ':job': job.jobId },
             },
           },

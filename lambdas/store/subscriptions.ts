@@ -5,95 +5,16 @@
  * Query of these items, so its cost follows the subscribers of the type, not the workspace's
  * endpoints (an endpoint item is about 1 KB; a subscription item about 100 bytes).
  *
- * They are written in the endpoint's own transactions (lambdas/store/endpoints.ts), planned here by
- * {@link planSubscriptionSteps}. Workspaces whose endpoints were written before these items existed
- * are brought in step by {@link reconcileSubscriptions}, run by the publisher on the workspace's
- * first event (see {@link findSubscribers}).
+ * They are written in the endpoint's own transactions (lambdas/store/endpoints.ts), planned by
+ * `planSubscriptionSteps` (lambdas/domain/subscription-plan.ts); a write of the endpoint item alone
+ * (the dispatcher's auto-disable) is followed by {@link syncSubscriptionCopies}.
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LaneState } from '../domain/delivery-lanes';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { MAX_TRANSACTION_ITEMS, type SubscriptionOp, type SubscriptionState } from '../domain/subscription-plan';
 import type { TableContext } from './client';
 import type { TransactItem } from './audit';
-import { conditionFailedAt, queryPages } from './table-io';
-import { keys, SK_PREFIX, TABLE } from './table-schema';
-import { workspaceRegistryKeys } from './workspace-registry';
-
-/** The subscription-relevant state of an endpoint: what its subscription items copy. */
-export interface SubscriptionState {
-  readonly eventTypes: readonly string[];
-  readonly enabled: boolean;
-}
-
-/** One subscription item write: a put (with the endpoint's `enabled` copy) or a delete. */
-export interface SubscriptionOp {
-  readonly eventType: string;
-  readonly kind: 'put' | 'delete';
-  readonly enabled: boolean;
-}
-
-/**
- * One transaction of an endpoint change: the subscription writes, and the endpoint's state once
- * they are written (null: the endpoint is deleted by this step).
- */
-export interface SubscriptionStep {
-  readonly ops: SubscriptionOp[];
-  readonly state: SubscriptionState | null;
-}
-
-/** DynamoDB's limit of items in one transaction. */
-export const MAX_TRANSACTION_ITEMS = 100;
-
-/**
- * Subscription writes per transaction: the limit less what an endpoint write adds besides them
- * (the endpoint item, the grace entry, the workspace counter and the audit event).
- */
-export const SUBSCRIPTION_OPS_PER_STEP = MAX_TRANSACTION_ITEMS - 4;
-
-/**
- * The transactions that take an endpoint from `from` (null: it does not exist yet) to `to` (null:
- * it is deleted), each with at most `perStep` subscription writes (docs/architecture.md#subscriptions).
- * One step whenever the change fits (any endpoint of up to 96 event types). A larger change runs in
- * steps that each leave the endpoint item and its subscription items agreeing on the event types:
- * removals first, then the `enabled` copies of the kept types (when `rewriteEnabled`, or when the
- * flag changes), then additions. The endpoint is disabled in the first step and enabled in the
- * last, so between steps a subscription item may say enabled for a disabled endpoint (its event
- * is then queued and closed by the dispatcher as `endpoint_disabled`), never the reverse, which
- * would hold an enabled endpoint's event. Pure.
- */
-export function planSubscriptionSteps(
-  from: SubscriptionState | null,
-  to: SubscriptionState | null,
-  options: { rewriteEnabled: boolean; perStep?: number },
-): SubscriptionStep[] {
-  const perStep = options.perStep ?? SUBSCRIPTION_OPS_PER_STEP;
-  const before = from?.eventTypes ?? [];
-  const after = to?.eventTypes ?? [];
-  const enabled = to?.enabled ?? from?.enabled ?? false;
-  const removed = before.filter((t) => !after.includes(t));
-  const added = after.filter((t) => !before.includes(t));
-  const rewrite = from !== null && to !== null && (options.rewriteEnabled || from.enabled !== to.enabled);
-  const kept = rewrite ? before.filter((t) => after.includes(t)) : [];
-  const ops: SubscriptionOp[] = [
-    ...removed.map((eventType) => ({ eventType, kind: 'delete' as const, enabled })),
-    ...kept.map((eventType) => ({ eventType, kind: 'put' as const, enabled })),
-    ...added.map((eventType) => ({ eventType, kind: 'put' as const, enabled })),
-  ];
-  const chunks: SubscriptionOp[][] = [];
-  for (let i = 0; i < ops.length; i += perStep) chunks.push(ops.slice(i, i + perStep));
-  if (chunks.length === 0) chunks.push([]);
-  let types = [...before];
-  return chunks.map((chunk, i) => {
-    const last = i === chunks.length - 1;
-    if (last) return { ops: chunk, state: to };
-    for (const op of chunk) {
-      if (op.kind === 'delete') types = types.filter((t) => t !== op.eventType);
-      else if (!types.includes(op.eventType)) types.push(op.eventType);
-    }
-    // Disabling: from the first step on; enabling: only in the last (see above).
-    const stepEnabled = from === null || to === null ? enabled : to.enabled ? from.enabled : false;
-    return { ops: chunk, state: { eventTypes: [...types], enabled: stepEnabled } };
-  });
-}
+import { conditionFailedAt, IF_ABSENT, ifExistsAnd, partitionQuery, queryPages, str } from './table-io';
+import { keys, TABLE } from './table-schema';
 
 /** The transaction items of `ops` for one endpoint. */
 export function subscriptionWrites(table: TableContext, slug: string, endpointId: string, ops: readonly SubscriptionOp[]): TransactItem[] {
@@ -109,91 +30,24 @@ export function subscriptionWrites(table: TableContext, slug: string, endpointId
 export interface Subscriber {
   readonly endpointId: string;
   readonly enabled: boolean;
-  /** The endpoint's lane state, when the lookup read the endpoint item (the upgrade path); else absent: the fast lane. */
-  readonly lane?: LaneState;
 }
 
 /** The subscribers of `eventType` in a workspace, from its subscription items: one Query of small items. */
 export async function subscribersOf(table: TableContext, slug: string, eventType: string): Promise<Subscriber[]> {
   const out: Subscriber[] = [];
   for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': keys.subscriptionPrefix(eventType) },
-    ProjectionExpression: 'sk, enabled',
+    ...partitionQuery(keys.workspacePk(slug), { sk: { prefix: keys.subscriptionPrefix(eventType) } }),
+    ProjectionExpression: `${TABLE.sortKey}, enabled`,
   })) {
     for (const item of page.Items ?? [])
-      out.push({ endpointId: keys.subscriptionOfSk(item.sk as string).endpointId, enabled: item.enabled === true });
+      out.push({ endpointId: keys.subscriptionOfSk(str(item, TABLE.sortKey)).endpointId, enabled: item.enabled === true });
   }
   return out;
 }
 
-/**
- * How long after a workspace's first reconcile a second one runs
- * (docs/architecture.md#subscriptions): while a stack update replaces the functions, the previous
- * release may still create or change an endpoint without its subscription items; the second
- * reconcile, once every function runs this release, repairs that.
- */
-export const SUBSCRIPTIONS_SETTLE_MINUTES = 15;
-
-/** Attributes of the workspace item that say where its subscription items stand. */
-const MARKER = {
-  /** When the first reconcile wrote the workspace's subscription items (ISO 8601). */
-  writtenAt: 'subscriptionsWrittenAt',
-  /** True once no write of an earlier release can be missing: a second reconcile ran, or the workspace was created by this release. */
-  settled: 'subscriptionsSettled',
-} as const;
-
-/** The marker attributes of a workspace created by this release: its subscription items are complete from the start. */
-export function newWorkspaceSubscriptionMarker(now: Date): Record<string, unknown> {
-  return { [MARKER.writtenAt]: now.toISOString(), [MARKER.settled]: true };
-}
-
-/** Where a workspace's subscription items stand, read from its workspace item (strongly consistent). */
-type MarkerState = { kind: 'absent' } | { kind: 'unwritten' } | { kind: 'written'; at: string } | { kind: 'settled' };
-
-async function readMarker(table: TableContext, slug: string): Promise<MarkerState> {
-  const out = await table.doc.send(
-    new GetCommand({
-      TableName: table.tableName,
-      Key: keys.workspace(slug),
-      ConsistentRead: true,
-      ProjectionExpression: '#pk, #w, #s',
-      ExpressionAttributeNames: { '#pk': 'pk', '#w': MARKER.writtenAt, '#s': MARKER.settled },
-    }),
-  );
-  if (!out.Item) return { kind: 'absent' };
-  if (out.Item[MARKER.settled] === true) return { kind: 'settled' };
-  const at: unknown = out.Item[MARKER.writtenAt];
-  return typeof at === 'string' ? { kind: 'written', at } : { kind: 'unwritten' };
-}
-
-async function writeMarker(table: TableContext, slug: string, now: Date, settled: boolean): Promise<void> {
-  const registry = workspaceRegistryKeys(slug);
-  await table.doc.send(
-    new UpdateCommand({
-      TableName: table.tableName,
-      Key: keys.workspace(slug),
-      // A workspace created before the registry joins it here, on its first event after the upgrade (docs/architecture.md#retention).
-      UpdateExpression: `${settled ? 'SET #s = :true' : 'SET #w = if_not_exists(#w, :now)'}, #rpk = :rpk, #rsk = :rsk`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: {
-        ...(settled ? { '#s': MARKER.settled } : { '#w': MARKER.writtenAt }),
-        '#rpk': TABLE.gsi1.partitionKey,
-        '#rsk': TABLE.gsi1.sortKey,
-      },
-      ExpressionAttributeValues: {
-        ...(settled ? { ':true': true } : { ':now': now.toISOString() }),
-        ':rpk': registry[TABLE.gsi1.partitionKey],
-        ':rsk': registry[TABLE.gsi1.sortKey],
-      },
-    }),
-  );
-}
-
-/** An endpoint as the reconcile and the upgrade path read it: what its subscriptions and its lane need. */
+/** An endpoint as the reconcile reads it: what its subscriptions need. */
 interface EndpointView extends SubscriptionState {
   readonly endpointId: string;
-  readonly lane: LaneState;
 }
 
 function endpointView(item: Record<string, unknown>): EndpointView {
@@ -201,14 +55,10 @@ function endpointView(item: Record<string, unknown>): EndpointView {
     endpointId: item.endpointId as string,
     eventTypes: (item.eventTypes as string[] | undefined) ?? [],
     enabled: item.enabled === true,
-    lane: {
-      consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0,
-      slowUntil: (item.slowUntil as string | null | undefined) ?? null,
-    },
   };
 }
 
-const VIEW = { ProjectionExpression: 'endpointId, eventTypes, enabled, consecutiveFailures, slowUntil' } as const;
+const VIEW = { ProjectionExpression: 'endpointId, eventTypes, enabled' } as const;
 
 async function readEndpointView(table: TableContext, slug: string, endpointId: string): Promise<EndpointView | null> {
   const out = await table.doc.send(
@@ -225,11 +75,11 @@ function endpointStillIs(table: TableContext, slug: string, endpointId: string, 
         ConditionCheck: {
           TableName: table.tableName,
           Key,
-          ConditionExpression: 'attribute_exists(pk) AND eventTypes = :types AND enabled = :enabled',
+          ConditionExpression: ifExistsAnd('eventTypes = :types AND enabled = :enabled'),
           ExpressionAttributeValues: { ':types': state.eventTypes, ':enabled': state.enabled },
         },
       }
-    : { ConditionCheck: { TableName: table.tableName, Key, ConditionExpression: 'attribute_not_exists(pk)' } };
+    : { ConditionCheck: { TableName: table.tableName, Key, ConditionExpression: IF_ABSENT } };
 }
 
 /** Tries of one endpoint's reconcile: each failed try means a concurrent change of that endpoint. */
@@ -297,13 +147,12 @@ export async function syncSubscriptionCopies(table: TableContext, slug: string, 
 async function subscriptionItems(table: TableContext, slug: string): Promise<Map<string, Map<string, boolean>>> {
   const byEndpoint = new Map<string, Map<string, boolean>>();
   for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': keys.subscriptionPrefix() },
-    ProjectionExpression: 'sk, enabled',
+    ...partitionQuery(keys.workspacePk(slug), { sk: { prefix: keys.subscriptionPrefix() } }),
+    ProjectionExpression: `${TABLE.sortKey}, enabled`,
     ConsistentRead: true,
   })) {
     for (const item of page.Items ?? []) {
-      const { eventType, endpointId } = keys.subscriptionOfSk(item.sk as string);
+      const { eventType, endpointId } = keys.subscriptionOfSk(str(item, TABLE.sortKey));
       const types = byEndpoint.get(endpointId) ?? new Map<string, boolean>();
       types.set(eventType, item.enabled === true);
       byEndpoint.set(endpointId, types);
@@ -316,65 +165,38 @@ async function subscriptionItemsOf(table: TableContext, slug: string, endpointId
   return (await subscriptionItems(table, slug)).get(endpointId) ?? new Map();
 }
 
-/** Every endpoint of a workspace (strongly consistent): the reconcile's, and the upgrade path's, view. */
-async function endpointsOf(table: TableContext, slug: string): Promise<EndpointView[]> {
-  const out: EndpointView[] = [];
-  for await (const page of queryPages(table, {
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': SK_PREFIX.endpoint },
-    ConsistentRead: true,
-    ...VIEW,
-  })) {
-    out.push(...(page.Items ?? []).map(endpointView));
-  }
-  return out;
-}
-
 /**
- * Makes a workspace's subscription items match its endpoint items (docs/architecture.md#subscriptions):
- * idempotent, safe beside concurrent endpoint writes. Returns the endpoints it read.
+ * Workspaces (per table) this container has seen exist. Safe to keep for the container's life:
+ * a workspace is never deleted, so the answer cannot go stale.
  */
-export async function reconcileSubscriptions(table: TableContext, slug: string): Promise<EndpointView[]> {
-  const [endpoints, items] = await Promise.all([endpointsOf(table, slug), subscriptionItems(table, slug)]);
-  const seen = new Map(endpoints.map((e) => [e.endpointId, e]));
-  for (const endpointId of new Set([...seen.keys(), ...items.keys()])) {
-    await reconcileEndpoint(table, slug, endpointId, seen.get(endpointId) ?? null, items.get(endpointId) ?? new Map());
-  }
-  return endpoints;
-}
-
-/**
- * Workspaces (per table) this container has seen settled. Safe to keep for the container's life:
- * a workspace is never deleted and its marker is never cleared, so neither answer can go stale.
- */
-const settledWorkspaces = new Set<string>();
+const knownWorkspaces = new Set<string>();
 /** Past this many workspaces the set starts again (a bound on memory, not on correctness). */
-const SETTLED_CACHE_MAX = 10_000;
+const KNOWN_CACHE_MAX = 10_000;
 
-/** The publisher's lookup: its subscribers, or null when the workspace does not exist. */
-export async function findSubscribers(table: TableContext, slug: string, eventType: string, now: Date): Promise<Subscriber[] | null> {
+/** True when the workspace item exists (strongly consistent). */
+async function workspaceExists(table: TableContext, slug: string): Promise<boolean> {
+  const out = await table.doc.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: keys.workspace(slug),
+      ConsistentRead: true,
+      ProjectionExpression: '#pk',
+      ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+    }),
+  );
+  return out.Item !== undefined;
+}
+
+/**
+ * The publisher's lookup: its subscribers, or null when the workspace does not exist. The workspace
+ * item is read only until this container has seen it.
+ */
+export async function findSubscribers(table: TableContext, slug: string, eventType: string): Promise<Subscriber[] | null> {
   const cacheKey = `${table.tableName}\u0000${slug}`;
-  if (settledWorkspaces.has(cacheKey)) return subscribersOf(table, slug, eventType);
-  const marker = await readMarker(table, slug);
-  switch (marker.kind) {
-    case 'absent':
-      return null;
-    case 'settled':
-      if (settledWorkspaces.size >= SETTLED_CACHE_MAX) settledWorkspaces.clear();
-      settledWorkspaces.add(cacheKey);
-      return subscribersOf(table, slug, eventType);
-    case 'written':
-      if (now.getTime() - Date.parse(marker.at) < SUBSCRIPTIONS_SETTLE_MINUTES * 60_000) return subscribersOf(table, slug, eventType);
-      await reconcileSubscriptions(table, slug);
-      await writeMarker(table, slug, now, true);
-      return subscribersOf(table, slug, eventType);
-    case 'unwritten': {
-      // The upgrade path: this event is fanned out from the endpoint items as before, once.
-      const endpoints = await reconcileSubscriptions(table, slug);
-      await writeMarker(table, slug, now, false);
-      return endpoints
-        .filter((e) => e.eventTypes.includes(eventType))
-        .map((e) => ({ endpointId: e.endpointId, enabled: e.enabled, lane: e.lane }));
-    }
+  if (!knownWorkspaces.has(cacheKey)) {
+    if (!(await workspaceExists(table, slug))) return null;
+    if (knownWorkspaces.size >= KNOWN_CACHE_MAX) knownWorkspaces.clear();
+    knownWorkspaces.add(cacheKey);
   }
+  return subscribersOf(table, slug, eventType);
 }

@@ -9,17 +9,11 @@ export const TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'expiresAtEpoch',
-  /**
-   * Replaced secrets by grace end; and the deliveries of an endpoint written before the
-   * delivery layout split (docs/architecture.md#delivery-items): read until they are gone, never
-   * written for a new delivery (a whole-item copy would cost the payload's units again).
-   */
+  /** The secret grace index (replaced secrets by grace end) and the workspace registry (docs/architecture.md#item-keys). */
   gsi1: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
   /**
    * Keys only. Deliveries of an endpoint by id (newest first when read backwards), in
-   * {@link ENDPOINT_DELIVERY_SHARDS} shards per endpoint, written once with the immutable summary;
-   * and, for deliveries written before the split, deliveries by creation time (retention, read
-   * until they are gone).
+   * {@link ENDPOINT_DELIVERY_SHARDS} shards per endpoint, written once with the immutable summary.
    */
   gsi2: { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'KEYS_ONLY' },
   /**
@@ -39,19 +33,13 @@ export const TABLE = {
 
 /**
  * The index partitions of an endpoint's deliveries (docs/architecture.md#access-patterns): its
- * {@link ENDPOINT_DELIVERY_SHARDS} gsi2 shards, then its gsi1 partition of deliveries written
- * before the delivery items split. Entries of both are keyed by the delivery id.
+ * {@link ENDPOINT_DELIVERY_SHARDS} gsi2 shards, whose entries are keyed by the delivery id.
  */
-export function endpointDeliveryPartitions(
-  endpointId: string,
-): { readonly index: typeof TABLE.gsi1 | typeof TABLE.gsi2; readonly pk: string }[] {
-  return [
-    ...Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({
-      index: TABLE.gsi2,
-      pk: keys.endpointDeliveriesPk(endpointId, shard),
-    })),
-    { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(endpointId) },
-  ];
+export function endpointDeliveryPartitions(endpointId: string): { readonly index: typeof TABLE.gsi2; readonly pk: string }[] {
+  return Array.from({ length: ENDPOINT_DELIVERY_SHARDS }, (_, shard) => ({
+    index: TABLE.gsi2,
+    pk: keys.endpointDeliveriesPk(endpointId, shard),
+  }));
 }
 
 /** Every GSI of the table. */
@@ -59,9 +47,8 @@ export const INDEXES = [TABLE.gsi1, TABLE.gsi2, TABLE.gsi3, TABLE.deliveryLog] a
 
 /**
  * Sort-key prefixes of the lists that live in one partition: a workspace's
- * members, tokens, endpoints, audit events and notifications, a delivery's
- * attempts, and (on gsi1) an endpoint's deliveries, whose index sort key is the
- * delivery id itself. An item's sort key is its prefix and its id.
+ * members, tokens, endpoints, audit events and notifications, and a delivery's
+ * attempts. An item's sort key is its prefix and its id.
  */
 export const SK_PREFIX = {
   member: 'MEMBER#',
@@ -70,24 +57,22 @@ export const SK_PREFIX = {
   audit: 'AUDIT#',
   notification: 'NOTIF#',
   attempt: 'ATT#',
-  deliveryOfEndpoint: 'whd_',
 } as const;
 
 const DELIVERY_PK = 'DLV#';
 
 /**
- * Shards of the retention and repair indexes (docs/architecture.md#hot-keys). Every delivery writes
- * the retention index once and the repair index twice (added at creation, removed at its first
- * evidence): at 10,000 deliveries a second, 32 shards keep each index partition near 625 writes a
- * second, under DynamoDB's 1,000 per partition.
+ * Shards of the repair index (docs/architecture.md#hot-keys). A delivery a replay, test send or
+ * recovery queues writes it twice (added at creation, removed at its first evidence): at 10,000
+ * deliveries a second, 32 shards keep each index partition near 625 writes a second, under
+ * DynamoDB's 1,000 per partition.
  */
 export const INDEX_SHARDS = 32;
 
 /**
  * Shards of one endpoint's deliveries in gsi2 (docs/architecture.md#hot-keys): one endpoint can
  * take 5,000 deliveries a second (half the service's 10,000), and 8 shards keep each partition
- * near 625 writes a second. A page of an endpoint's deliveries merges the 8 (and the legacy gsi1
- * partition).
+ * near 625 writes a second. A page of an endpoint's deliveries merges the 8.
  */
 export const ENDPOINT_DELIVERY_SHARDS = 8;
 
@@ -139,7 +124,7 @@ export const keys = {
   /**
    * The workspace registry on gsi1 (docs/architecture.md#retention): every workspace item carries
    * this partition and its slug, so the daily retention pass can find each workspace's delivery log.
-   * Written when a workspace is created (or first publishes after the upgrade), never on the delivery path.
+   * Written when a workspace is created, never on the delivery path.
    */
   workspaceRegistryPk: 'WORKSPACES',
   /** The delivery id of a summary's or an attempt's partition key (as index entries carry it). */
@@ -152,23 +137,12 @@ export const keys = {
   /** Grace index (gsi1) partition of endpoints with a replaced secret, and its sort key: the grace end, then the endpoint. */
   secretGracePk: 'SECRET_GRACE',
   secretGraceSk: (graceEnd: string, endpointId: string) => `${graceEnd}#${endpointId}`,
-  /** The one item holding how far retention got. */
-  retentionWatermark: { pk: 'RETENTION', sk: 'WATERMARK' },
   /** The one item holding which registered workspace the retention pass looks at next. */
   retentionWorkspaceCursor: { pk: 'RETENTION', sk: 'WORKSPACE_CURSOR' },
-  /** Retention index partition of one shard (sort key: creation time, then id). */
-  retentionShardPk: (shard: number) => `DLVAGE#${shard2(shard)}`,
   /** Repair index partition of one shard (sort key: creation time, then id). */
   pendingShardPk: (shard: number) => `PENDING#${shard2(shard)}`,
-  /** Sort key of both: oldest first. */
+  /** Sort key of the repair index: oldest first. */
   byCreation: (createdAt: string, deliveryId: string) => `${createdAt}#${deliveryId}`,
-  /**
-   * The retention index partition of deliveries written before the index was sharded: their
-   * creation day. Read until they are gone (30 days after the upgrade); nothing writes it now.
-   */
-  legacyDeliveryDay: (day: string) => `DLVDAY#${day}`,
-  /** The repair index partition of deliveries written before sharding: their creation hour. Read, never written. */
-  legacyPendingHour: (createdAt: string) => `PENDING#${createdAt.slice(0, 13)}`,
   /** How many shards a workspace's delivery log is spread over (docs/architecture.md#delivery-log-index). */
   deliveryLogShards: 16,
   /** The log shard of a delivery: FNV-1a of its id, so a busy workspace's writes spread evenly. */

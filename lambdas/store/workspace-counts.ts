@@ -14,7 +14,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
 import { writeAudited, type AuditInput, type TransactItem } from './audit';
-import { conditionFailedAt } from './table-io';
+import { conditionFailedAt, partitionQuery } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
 
 /** What the counter counts. */
@@ -47,8 +47,7 @@ async function countedItems(table: TableContext, slug: string, kind: CountedKind
     const out = await table.doc.send(
       new QueryCommand({
         TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.workspacePk(slug), ':prefix': COUNTED[kind].skPrefix },
+        ...partitionQuery(keys.workspacePk(slug), { sk: { prefix: COUNTED[kind].skPrefix } }),
         Select: 'COUNT',
         ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),

@@ -1,12 +1,12 @@
 /**
  * The workspace registry (docs/architecture.md#retention): every workspace item carries the gsi1
  * keys below, so the daily retention pass can walk the workspaces and read each one's delivery log
- * for what is older than the retention period. It is written with the workspace (or, for a
- * workspace created before the registry, on its first event after the upgrade), never on the
+ * for what is older than the retention period. It is written with the workspace, never on the
  * delivery path.
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
+import { partitionQuery, withExpressions } from './table-io';
 import { keys, TABLE } from './table-schema';
 
 /** The attributes that put a workspace item in the registry. */
@@ -19,11 +19,10 @@ export async function registeredWorkspaces(table: TableContext, after: string | 
   const out = await table.doc.send(
     new QueryCommand({
       TableName: table.tableName,
-      IndexName: TABLE.gsi1.name,
-      KeyConditionExpression: after === null ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
-      ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
-      ExpressionAttributeValues: { ':pk': keys.workspaceRegistryPk, ...(after === null ? {} : { ':after': after }) },
-      ProjectionExpression: '#sk',
+      ...withExpressions(partitionQuery(keys.workspaceRegistryPk, { index: TABLE.gsi1, ...(after === null ? {} : { sk: { after } }) }), {
+        names: { '#rsk': TABLE.gsi1.sortKey },
+      }),
+      ProjectionExpression: '#rsk',
       Limit: limit,
     }),
   );

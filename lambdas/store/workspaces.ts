@@ -6,8 +6,8 @@ import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
+import { IF_ABSENT } from './table-io';
 import { countItems, queryPage } from './pages';
-import { newWorkspaceSubscriptionMarker } from './subscriptions';
 import { workspaceRegistryKeys } from './workspace-registry';
 import { keys, SK_PREFIX } from './table-schema';
 
@@ -26,8 +26,7 @@ export async function getWorkspace(table: TableContext, slug: string): Promise<W
 }
 
 /**
- * Creates a workspace (its subscription items complete from the start: docs/architecture.md#subscriptions;
- * in the workspace registry: docs/architecture.md#retention); false when the slug is taken.
+ * Creates a workspace (in the workspace registry: docs/architecture.md#retention); false when the slug is taken.
  */
 export async function createWorkspace(table: TableContext, input: { slug: string; name: string }, now: Date): Promise<boolean> {
   try {
@@ -40,10 +39,9 @@ export async function createWorkspace(table: TableContext, input: { slug: string
           slug: input.slug,
           name: input.name,
           createdAt: now.toISOString(),
-          ...newWorkspaceSubscriptionMarker(now),
           ...workspaceRegistryKeys(input.slug),
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ConditionExpression: IF_ABSENT,
       }),
     );
     return true;

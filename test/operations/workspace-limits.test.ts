@@ -244,6 +244,8 @@ describe('endpoint and token limits per workspace', () => {
             url: `https://hooks.example.com/l${i}`,
             eventTypes: ['order.shipped'],
             enabled: true,
+            createdAt: clock.toISOString(),
+            updatedAt: clock.toISOString(),
           },
         }),
       );

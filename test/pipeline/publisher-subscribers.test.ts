@@ -1,23 +1,17 @@
 /**
  * The publisher's subscriber lookup (docs/architecture.md#subscriptions): it reads only the
  * subscription items of the event's type, so its read units follow the subscribers, not the
- * workspace's endpoints (measured with ReturnConsumedCapacity on DynamoDB Local); a workspace
- * written before subscription items existed is upgraded on its first event, and again once the
- * previous release can no longer be writing; WorkspaceNotFound is still answered.
+ * workspace's endpoints (measured with ReturnConsumedCapacity on DynamoDB Local); WorkspaceNotFound
+ * is still answered.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { publishEvent, type PublishDeps } from '../../lambdas/pipeline/publisher';
 import { newId } from '../../lambdas/domain/ids';
 import { createTableContext, type TableContext } from '../../lambdas/store/client';
-import { getDelivery } from '../../lambdas/store/deliveries';
-import { putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
-import {
-  findSubscribers,
-  planSubscriptionSteps,
-  subscriptionWrites,
-  SUBSCRIPTIONS_SETTLE_MINUTES,
-} from '../../lambdas/store/subscriptions';
+import { putEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
+import { planSubscriptionSteps } from '../../lambdas/domain/subscription-plan';
+import { findSubscribers, subscriptionWrites } from '../../lambdas/store/subscriptions';
 import { batchWriteAll } from '../../lambdas/store/table-io';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { createWorkspace } from '../../lambdas/store/workspaces';
@@ -89,25 +83,6 @@ async function seedMany(records: readonly EndpointRecord[]) {
   );
 }
 
-/** Writes an endpoint the way the release before subscription items did: the endpoint item alone. */
-async function seedOldWay(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
-  const record = endpointRecord(workspace, eventTypes, enabled);
-  await table.doc.send(
-    new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint(workspace, record.endpointId), type: 'endpoint', ...record } }),
-  );
-  return record;
-}
-
-/** A workspace item as the release before subscription items wrote it: no marker. */
-async function oldWorkspace(slug: string) {
-  await table.doc.send(
-    new PutCommand({
-      TableName: table.tableName,
-      Item: { ...keys.workspace(slug), type: 'workspace', slug, name: slug, createdAt: new Date().toISOString() },
-    }),
-  );
-}
-
 /** A second client on the same table that asks for, and adds up, the consumed capacity of every call. */
 function countingTable(): TableContext & { reads: () => number; calls: () => string[]; reset: () => void } {
   const counted = createTableContext({ tableName: table.tableName, endpoint: inject('dynamoDbEndpoint') });
@@ -163,10 +138,10 @@ describe('the publisher reads only the subscribers of the event type', () => {
     await seedMany(Array.from({ length: 198 }, () => endpointRecord('cost-200', ['order.created', 'noise.type'])));
     const counted = countingTable();
     const d = deps(counted);
-    // The first event of this container reads the workspace item once (its marker), then never again.
+    // The first event of this container reads the workspace item once (that it exists), then never again.
     await publishEvent(d, { id: 'warm', workspace: 'cost-200', type: 'order.shipped', payload: {} });
     counted.reset();
-    const lookup = await findSubscribers(counted, 'cost-200', 'order.shipped', new Date());
+    const lookup = await findSubscribers(counted, 'cost-200', 'order.shipped');
     expect(lookup!.map((s) => s.endpointId).sort()).toEqual(subscribed.map((e) => e.endpointId).sort());
     expect(counted.calls()).toEqual(['QueryCommand 0.5']);
     counted.reset();
@@ -193,7 +168,7 @@ describe('the publisher reads only the subscribers of the event type', () => {
       const d = deps(counted);
       await publishEvent(d, { id: `warm-${n}`, workspace: slug, type: 'order.shipped', payload: {} });
       counted.reset();
-      const subscribers = await findSubscribers(counted, slug, 'order.shipped', new Date());
+      const subscribers = await findSubscribers(counted, slug, 'order.shipped');
       expect(subscribers).toHaveLength(n);
       const lookup = counted.reads();
       counted.reset();
@@ -210,74 +185,13 @@ describe('the publisher reads only the subscribers of the event type', () => {
   }, 180_000);
 });
 
-describe('a workspace written before subscription items existed', () => {
-  it('is upgraded on its first event, which is delivered to the right endpoints; later events read the items', async () => {
-    await oldWorkspace('legacy');
-    const a = await seedOldWay('legacy', ['order.shipped', 'order.created']);
-    const b = await seedOldWay('legacy', ['order.created']);
-    const off = await seedOldWay('legacy', ['order.shipped'], false);
-    const d = deps(table);
-    const time = new Date().toISOString();
-    const first = await publishEvent(d, { id: 'legacy-1', time, workspace: 'legacy', type: 'order.shipped', payload: { n: 1 } });
-    expect((await Promise.all(first.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId)).toEqual([a.endpointId]);
-    expect((await getDelivery(table, first.heldDeliveryIds[0]!))!.endpointId).toBe(off.endpointId);
-    expect(d.queue.sent.map((m) => m.deliveryId)).toEqual(first.deliveryIds);
-    // Its items are written, and the workspace marked.
-    expect((await findSubscribers(table, 'legacy', 'order.created', new Date()))!.map((s) => s.endpointId).sort()).toEqual(
-      [a.endpointId, b.endpointId].sort(),
-    );
-    const ws = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace('legacy'), ConsistentRead: true }));
-    expect(typeof ws.Item!.subscriptionsWrittenAt).toBe('string');
-    expect(ws.Item!.subscriptionsSettled).toBeUndefined();
-    // A redelivery of the first event, now from the items, makes the same rows.
-    const again = await publishEvent(d, { id: 'legacy-1', time, workspace: 'legacy', type: 'order.shipped', payload: { n: 1 } });
-    expect(again).toMatchObject({ deliveryIds: first.deliveryIds, heldDeliveryIds: first.heldDeliveryIds });
-    // Changes through this release keep the items in step from then on.
-    await updateEndpoint(table, 'legacy', b.endpointId, { eventTypes: ['order.shipped'] }, new Date(), {
-      action: 'webhook.updated',
-      actor: 't',
-      targetId: b.endpointId,
-    });
-    const next = await publishEvent(d, { id: 'legacy-2', workspace: 'legacy', type: 'order.shipped', payload: { n: 2 } });
-    expect((await Promise.all(next.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId).sort()).toEqual(
-      [a.endpointId, b.endpointId].sort(),
-    );
-  });
-
-  it('is reconciled once more after the settle time, which repairs what the previous release wrote meanwhile, and then marked settled', async () => {
-    await oldWorkspace('legacy-settle');
-    const a = await seedOldWay('legacy-settle', ['order.shipped']);
-    await publishEvent(deps(table), { id: 'ls-1', workspace: 'legacy-settle', type: 'order.shipped', payload: {} });
-    // The previous release, still running while the stack updates, adds an endpoint without items.
-    const late = await seedOldWay('legacy-settle', ['order.shipped']);
-    const soon = await publishEvent(deps(table), { id: 'ls-2', workspace: 'legacy-settle', type: 'order.shipped', payload: {} });
-    expect(soon.deliveryIds).toHaveLength(1);
-    const later = () => new Date(Date.now() + (SUBSCRIPTIONS_SETTLE_MINUTES + 1) * 60_000);
-    const settled = await publishEvent(deps(table, later), { id: 'ls-3', workspace: 'legacy-settle', type: 'order.shipped', payload: {} });
-    expect((await Promise.all(settled.deliveryIds.map((id) => getDelivery(table, id)))).map((r) => r!.endpointId).sort()).toEqual(
-      [a.endpointId, late.endpointId].sort(),
-    );
-    const ws = await table.doc.send(
-      new GetCommand({ TableName: table.tableName, Key: keys.workspace('legacy-settle'), ConsistentRead: true }),
-    );
-    expect(ws.Item!.subscriptionsSettled).toBe(true);
-  });
-
-  it('a workspace created by this release is settled from the start', async () => {
-    await createWorkspace(table, { slug: 'fresh', name: 'fresh' }, new Date());
-    const ws = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace('fresh'), ConsistentRead: true }));
-    expect(ws.Item).toMatchObject({ subscriptionsSettled: true });
-  });
-});
-
 describe('the workspace check', () => {
   it('answers WorkspaceNotFound for an unknown workspace, and nothing for a workspace without subscribers', async () => {
     await expect(publishEvent(deps(table), { workspace: 'no-such-ws', type: 'order.shipped', payload: {} })).rejects.toMatchObject({
       tag: 'WorkspaceNotFound',
     });
-    await oldWorkspace('empty-old');
     await createWorkspace(table, { slug: 'empty-new', name: 'e' }, new Date());
-    for (const slug of ['empty-old', 'empty-new', 'empty-new']) {
+    for (const slug of ['empty-new', 'empty-new']) {
       expect(await publishEvent(deps(table), { workspace: slug, type: 'order.shipped', payload: {} })).toEqual({
         deliveryIds: [],
         heldDeliveryIds: [],

@@ -5,12 +5,12 @@ import { SECRET_GRACE_MS } from '../../lambdas/domain/secrets';
 import { runPendingRepair, runRetention, runSecretExpiry } from '../../lambdas/pipeline/schedules';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
 import type { DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
-import { getDelivery, listAttempts, pendingItem, putPendingDeliveries } from '../../lambdas/store/deliveries';
+import { getDelivery, listAttempts, summaryItem, putPendingDeliveries } from '../../lambdas/store/deliveries';
 import { batchWriteAll } from '../../lambdas/store/table-io';
 import { RETENTION_TTL_DAYS } from '../../lambdas/domain/scheduled-jobs';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getEndpointRecord, writeEndpointSecrets } from '../../lambdas/store/endpoints';
-import { INDEX_SHARDS, keys, shardOf, TABLE } from '../../lambdas/store/table-schema';
+import { keys, TABLE } from '../../lambdas/store/table-schema';
 import { workspaceRegistryKeys } from '../../lambdas/store/workspace-registry';
 import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
@@ -45,28 +45,13 @@ function row(createdAt: Date, endpointId: string, status: DeliveryRecord['status
   };
 }
 
-/**
- * Rows TTL has not removed (DynamoDB Local removes expired items too): written without the TTL
- * attribute. `day`: with the retention index's day key of the first layout; `sharded`: with its
- * creation-time shard key (the release before the items split); `split`: as written now.
- */
-async function putUnexpiring(rows: readonly DeliveryRecord[], layout: 'day' | 'sharded' | 'split'): Promise<void> {
+/** Rows TTL has not removed (DynamoDB Local removes expired items too): written without the TTL attribute. */
+async function putUnexpiring(rows: readonly DeliveryRecord[]): Promise<void> {
   await batchWriteAll(
     table,
     rows.map((r) => {
-      const { [TABLE.ttlAttribute]: _ttl, ...item } = pendingItem(r);
-      const retention = {
-        day: {
-          [TABLE.gsi2.partitionKey]: keys.legacyDeliveryDay(r.createdAt.slice(0, 10)),
-          [TABLE.gsi2.sortKey]: keys.byCreation(r.createdAt, r.deliveryId),
-        },
-        sharded: {
-          [TABLE.gsi2.partitionKey]: keys.retentionShardPk(shardOf(r.deliveryId, INDEX_SHARDS)),
-          [TABLE.gsi2.sortKey]: keys.byCreation(r.createdAt, r.deliveryId),
-        },
-        split: {},
-      }[layout];
-      return { PutRequest: { Item: { ...item, ...retention } } };
+      const { [TABLE.ttlAttribute]: _ttl, ...item } = summaryItem(r);
+      return { PutRequest: { Item: item } };
     }),
   );
 }
@@ -75,14 +60,11 @@ describe('retention', () => {
   it('deletes at most 100 summaries older than 30 days per pass, oldest first, with their attempts; a backlog drains over passes', async () => {
     const now = new Date(Math.floor(Date.now() / 3600_000) * 3600_000);
     const ep = 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC';
-    // 180 old rows spread over four days (40, 39, 38, 37 days ago), and 5 recent ones. The two oldest
-    // days were written in the first layout (day partitions), the third before the items split
-    // (creation-time shards), the fourth as now (found through the registry and the delivery log).
+    // 180 old rows spread over four days (40, 39, 38, 37 days ago), and 5 recent ones, found through
+    // the registry and the delivery log.
     const old = Array.from({ length: 180 }, (_, i) => row(new Date(now.getTime() - (40 - Math.floor(i / 50)) * DAY + i * 1000), ep));
     const recent = Array.from({ length: 5 }, (_, i) => row(new Date(now.getTime() - 2 * DAY + i), ep));
-    await putUnexpiring(old.slice(0, 100), 'day');
-    await putUnexpiring(old.slice(100, 150), 'sharded');
-    await putUnexpiring(old.slice(150), 'split');
+    await putUnexpiring(old);
     await putPendingDeliveries(table, recent);
     await table.doc.send(
       new PutCommand({
@@ -93,7 +75,7 @@ describe('retention', () => {
     // Give the oldest one an attempt item and a state too, to see the cascade.
     const { recordObservation } = await import('../../lambdas/store/deliveries');
     const first = { ...old[0]!, status: 'pending' as const, evidenceCount: 0 };
-    await putUnexpiring([first], 'day');
+    await putUnexpiring([first]);
     await recordObservation(
       table,
       {
@@ -132,7 +114,7 @@ describe('retention', () => {
     );
     expect(leftOfFirst).toEqual([]);
 
-    // The third day is in the shards, the fourth in the workspace's log: the next pass finds both.
+    // The rest: the next pass.
     const pass2 = await runRetention({ table, now: () => now });
     expect(pass2.deleted).toBe(80);
     for (const r of old.slice(100)) expect(await getDelivery(table, r.deliveryId)).toBeNull();
@@ -265,34 +247,6 @@ describe('grace-window expiry', () => {
     expect(entries[0]).not.toHaveProperty('secrets');
     expect(JSON.stringify(entries)).not.toContain('whsec_');
   });
-
-  it('expires an endpoint rotated before sealing (its item itself in the index) and takes it out of the index', async () => {
-    const now = new Date();
-    const legacy = await seedEndpoint(table, {
-      workspace: 'grace-legacy',
-      url: 'https://d.example.com',
-      secrets: [
-        { secret: 'whsec_new', createdAt: now.toISOString(), expiresAt: null },
-        { secret: 'whsec_old', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() - 1000).toISOString() },
-      ],
-    });
-    // As the previous release's rotation left it: the endpoint item, secrets and all, keyed into gsi1.
-    await table.doc.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: keys.endpoint('grace-legacy', legacy.endpointId),
-        UpdateExpression: 'SET #pk = :pk, #sk = :sk',
-        ExpressionAttributeNames: { '#pk': TABLE.gsi1.partitionKey, '#sk': TABLE.gsi1.sortKey },
-        ExpressionAttributeValues: {
-          ':pk': keys.secretGracePk,
-          ':sk': keys.secretGraceSk(legacy.secrets[1]!.expiresAt!, legacy.endpointId),
-        },
-      }),
-    );
-    expect((await runSecretExpiry({ table, now: () => now })).expired).toBe(1);
-    expect((await getEndpointRecord(table, 'grace-legacy', legacy.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new']);
-    expect((await graceIndex()).filter((i) => i.endpointId === legacy.endpointId)).toEqual([]);
-  });
 });
 
 describe('stuck-pending repair', () => {
@@ -319,25 +273,5 @@ describe('stuck-pending repair', () => {
     expect(queue.sent[0]!.deliveryId).not.toBe(recentIds[0]);
     const stuck = await getDelivery(table, queue.sent[0]!.deliveryId);
     expect(stuck).toMatchObject({ status: 'pending', endpointId: endpoint.endpointId, payload: { orderId: 'x' } });
-  });
-
-  it('also finds a stuck row written before the repair index was sharded (its hour partition)', async () => {
-    const then = new Date(Date.now() - 10 * 60_000);
-    const r = { ...row(then, 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABE'), status: 'pending' as const, evidenceCount: 0, attempts: 0 };
-    const item = pendingItem(r);
-    await batchWriteAll(table, [
-      {
-        PutRequest: {
-          Item: {
-            ...item,
-            [TABLE.gsi3.partitionKey]: keys.legacyPendingHour(r.createdAt),
-            [TABLE.gsi3.sortKey]: keys.byCreation(r.createdAt, r.deliveryId),
-          },
-        },
-      },
-    ]);
-    const queue = capturingQueue();
-    await runPendingRepair({ table, queue, now: () => new Date() });
-    expect(queue.sent.map((m) => m.deliveryId)).toContain(r.deliveryId);
   });
 });

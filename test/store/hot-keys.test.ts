@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
 import { newId } from '../../lambdas/domain/ids';
 import { DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
-import { pendingItem, stateItem } from '../../lambdas/store/deliveries';
+import { summaryItem, stateItem } from '../../lambdas/store/deliveries';
 import { ENDPOINT_DELIVERY_SHARDS, keys, TABLE } from '../../lambdas/store/table-schema';
 
 const PER_SECOND = 10_000;
@@ -55,7 +55,7 @@ function writesPerKey(): Map<string, number> {
   for (const [n, d] of deliveries.entries()) {
     // One in a hundred is a replay or test send: its state is written pending, in the repair index.
     const queuedByApi = n % 100 === 0;
-    const summary = pendingItem(d);
+    const summary = summaryItem(d);
     const state = stateItem(d, queuedByApi);
     // The summary: written once at publish; its state (at the first record, and at creation when queued by the API); its attempt.
     add('table', summary.pk, queuedByApi ? 4 : 3);

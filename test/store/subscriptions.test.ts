@@ -1,21 +1,13 @@
 /**
- * Subscription items (docs/architecture.md#subscriptions): the step plan of an endpoint change, and
- * the items kept in step with the endpoint item by create, update (event types, enabled), delete,
- * concurrent updates, changes too large for one transaction, and the reconcile of a workspace
- * whose endpoints were written before the items existed.
+ * Subscription items (docs/architecture.md#subscriptions): the items kept in step with the endpoint item by create, update (event types, enabled), delete,
+ * concurrent updates, changes too large for one transaction, and the copy sync after a write of the
+ * endpoint item alone.
  */
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lambdas/domain/ids';
 import { deleteEndpoint, getEndpointRecord, putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
-import {
-  MAX_TRANSACTION_ITEMS,
-  planSubscriptionSteps,
-  reconcileSubscriptions,
-  SUBSCRIPTION_OPS_PER_STEP,
-  syncSubscriptionCopies,
-  type SubscriptionState,
-} from '../../lambdas/store/subscriptions';
+import { syncSubscriptionCopies } from '../../lambdas/store/subscriptions';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { createWorkspace } from '../../lambdas/store/workspaces';
 import { freshTable } from '../helpers/table';
@@ -97,65 +89,6 @@ async function expectedItems(workspace: string): Promise<string[]> {
 async function expectInStep(workspace: string) {
   expect(await subscriptionItems(workspace)).toEqual(await expectedItems(workspace));
 }
-
-describe('planSubscriptionSteps', () => {
-  const state = (eventTypes: string[], enabled = true): SubscriptionState => ({ eventTypes, enabled });
-
-  it('plans one step for any change that fits one transaction', () => {
-    expect(SUBSCRIPTION_OPS_PER_STEP).toBe(MAX_TRANSACTION_ITEMS - 4);
-    expect(planSubscriptionSteps(null, state(types(96)), { rewriteEnabled: false })).toHaveLength(1);
-    const [step] = planSubscriptionSteps(state(['a', 'b']), state(['b', 'c']), { rewriteEnabled: false });
-    expect(step!.ops).toEqual([
-      { eventType: 'a', kind: 'delete', enabled: true },
-      { eventType: 'c', kind: 'put', enabled: true },
-    ]);
-    expect(step!.state).toEqual(state(['b', 'c']));
-    // A sent `enabled` rewrites every kept copy, even unchanged (it repairs a copy an auto-disable left behind).
-    expect(planSubscriptionSteps(state(['a']), state(['a'], false), { rewriteEnabled: true })[0]!.ops).toEqual([
-      { eventType: 'a', kind: 'put', enabled: false },
-    ]);
-    expect(planSubscriptionSteps(state(['a']), state(['a']), { rewriteEnabled: false })).toEqual([{ ops: [], state: state(['a']) }]);
-    expect(planSubscriptionSteps(state(['a', 'b']), null, { rewriteEnabled: false })).toEqual([
-      {
-        ops: [
-          { eventType: 'a', kind: 'delete', enabled: true },
-          { eventType: 'b', kind: 'delete', enabled: true },
-        ],
-        state: null,
-      },
-    ]);
-  });
-
-  it('splits a larger change into steps that each leave the endpoint and its items agreeing, disabling first and enabling last', () => {
-    for (const [from, to] of [
-      [state(types(100, 0), true), state(types(100, 100), false)],
-      [state(types(100, 0), false), state(types(100, 50), true)],
-      [null, state(types(100), true)],
-      [state(types(100), true), null],
-    ] as const) {
-      const steps = planSubscriptionSteps(from, to, { rewriteEnabled: true, perStep: 30 });
-      expect(steps.length).toBeGreaterThan(1);
-      let items = new Map((from?.eventTypes ?? []).map((t) => [t, from!.enabled]));
-      for (const step of steps) {
-        expect(step.ops.length).toBeLessThanOrEqual(30);
-        for (const op of step.ops) {
-          if (op.kind === 'delete') items.delete(op.eventType);
-          else items.set(op.eventType, op.enabled);
-        }
-        if (step.state === null) {
-          expect(items.size).toBe(0);
-          continue;
-        }
-        // The items are exactly the endpoint's types after every step...
-        expect([...items.keys()].sort()).toEqual([...step.state.eventTypes].sort());
-        // ...and an enabled endpoint never has an item that says disabled (its event would be held).
-        if (step.state.enabled) expect([...items.values()].every(Boolean)).toBe(true);
-      }
-      expect(steps.at(-1)!.state).toEqual(to);
-      items = new Map();
-    }
-  });
-});
 
 describe('subscription items kept in step with the endpoint', () => {
   it('are written with the endpoint, changed with its event types and enabled flag, and deleted with it', async () => {
@@ -307,61 +240,28 @@ describe('subscription items kept in step with the endpoint', () => {
   });
 });
 
-describe('reconcileSubscriptions (endpoints written before subscription items existed)', () => {
-  it('writes the missing items, rewrites wrong copies, deletes extra ones, and is idempotent', async () => {
-    await createWorkspace(table, { slug: 'sub-old', name: 'old' }, new Date());
-    // Written the old way: endpoint items only.
-    const old = [endpointRecord('sub-old', ['t.a', 't.b']), endpointRecord('sub-old', ['t.b'], false)];
-    for (const e of old)
-      await table.doc.send(
-        new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old', e.endpointId), type: 'endpoint', ...e } }),
-      );
-    // An item left by an endpoint deleted by the previous release, and a stale copy.
-    const gone = newId('whe', new Date());
-    await table.doc.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: { ...keys.subscription('sub-old', 't.a', gone), type: 'subscription', enabled: true },
-      }),
-    );
-    await table.doc.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: { ...keys.subscription('sub-old', 't.b', old[1]!.endpointId), type: 'subscription', enabled: true },
-      }),
-    );
-    const read = await reconcileSubscriptions(table, 'sub-old');
-    expect(read.map((e) => e.endpointId).sort()).toEqual(old.map((e) => e.endpointId).sort());
-    await expectInStep('sub-old');
-    expect(await subscriptionItems('sub-old')).toHaveLength(3);
-    await reconcileSubscriptions(table, 'sub-old');
-    await expectInStep('sub-old');
-  });
-
+describe('syncSubscriptionCopies beside concurrent endpoint changes', () => {
   it('never writes a stale copy over a concurrent endpoint change', async () => {
-    await createWorkspace(table, { slug: 'sub-old-race', name: 'old' }, new Date());
-    const old = Array.from({ length: 6 }, (_, i) => endpointRecord('sub-old-race', [`t.x${i}`, 't.common']));
-    for (const e of old)
-      await table.doc.send(
-        new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('sub-old-race', e.endpointId), type: 'endpoint', ...e } }),
-      );
+    await createWorkspace(table, { slug: 'sub-sync-race', name: 'race' }, new Date());
+    const endpoints: EndpointRecord[] = [];
+    for (let i = 0; i < 6; i++) endpoints.push(await created('sub-sync-race', [`t.x${i}`, 't.common']));
     await Promise.all([
-      reconcileSubscriptions(table, 'sub-old-race'),
-      ...old.map((e, i) =>
+      ...endpoints.map((e) => syncSubscriptionCopies(table, 'sub-sync-race', e.endpointId)),
+      ...endpoints.map((e, i) =>
         i % 3 === 0
-          ? deleteEndpoint(table, 'sub-old-race', e.endpointId, new Date(), audit(e.endpointId))
+          ? deleteEndpoint(table, 'sub-sync-race', e.endpointId, new Date(), audit(e.endpointId))
           : updateEndpoint(
               table,
-              'sub-old-race',
+              'sub-sync-race',
               e.endpointId,
               { eventTypes: [`t.y${i}`], enabled: i % 2 === 0 },
               new Date(),
               audit(e.endpointId),
             ),
       ),
-      reconcileSubscriptions(table, 'sub-old-race'),
+      ...endpoints.map((e) => syncSubscriptionCopies(table, 'sub-sync-race', e.endpointId)),
     ]);
-    // Both reconciles and every change are done: whatever the order, no item disagrees with its endpoint.
-    await expectInStep('sub-old-race');
+    // Every sync and every change is done: whatever the order, no item disagrees with its endpoint.
+    await expectInStep('sub-sync-race');
   });
 });
