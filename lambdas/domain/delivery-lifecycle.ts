@@ -38,13 +38,6 @@ export function isReplayable(status: DeliveryStatus): boolean {
 // so its home is the contract's limits.
 export { DISABLE_THRESHOLD };
 
-/**
- * Receives of one queue message before SQS moves it to the dead-letter queue (its redrive's
- * maxReceiveCount): as many as a delivery has attempts, so a retry ladder that never misses a
- * receive fits on one message; a retry due past it is sent as a new message.
- */
-export const MAX_RECEIVES = MAX_RETRIES + 1;
-
 /** How an observation moves the endpoint's consecutive-failure streak. */
 export type StreakChange = 'none' | 'reset' | 'increment';
 
@@ -124,7 +117,7 @@ export const RETRIES_EXHAUSTED = 'retries_exhausted';
 
 /**
  * Why the dead-letter consumer marks a delivery that still had retries: the queue gave its message
- * up (after {@link MAX_RECEIVES} receives) more than {@link MAX_REQUEUES} times, so something keeps
+ * up (after `MAX_RECEIVES` receives (contract/deployment.ts)) more than {@link MAX_REQUEUES} times, so something keeps
  * failing before any attempt is recorded (a poison message that kills the dispatcher).
  */
 export const QUEUE_RECEIVES_EXHAUSTED = 'queue_receives_exhausted';

@@ -4,25 +4,17 @@
  * covers, and the pacing of its slices. Pure: the store writes, the worker runs.
  */
 import { encodeTime } from 'ulid';
+import { DEFAULT_RECOVERY_RATE_PER_SECOND, ENV, RECOVERY_RATE_BOUNDS } from '../contract/deployment';
 import { DEFAULT_RECOVERY_STATUSES, type Job, type JobStatus } from '../contract/jobs';
 import type { DeliveryStatus } from '../contract/schemas';
 import { newId } from './ids';
-
-/** Replays a recovery job writes per second unless the stage sets `recoveryRatePerSecond`. */
-export const DEFAULT_RECOVERY_RATE_PER_SECOND = 20;
-
-/** The bounds of the `recoveryRatePerSecond` setting (one slice's replays fit well within the worker's timeout). */
-export const RECOVERY_RATE_BOUNDS = { min: 1, max: 200 } as const;
-
-/** The environment variable that carries `recoveryRatePerSecond` to the job worker. */
-export const RECOVERY_RATE_ENV = 'RECOVERY_RATE_PER_SECOND';
 
 /** How long one slice's replays are spread over: a slice of `rate` replays, then the next one at least this much later. */
 export const SLICE_INTERVAL_MS = 1000;
 
 /** The rate of an environment: `RECOVERY_RATE_PER_SECOND` when valid, else the default. */
 export function recoveryRateFrom(env: Readonly<Record<string, string | undefined>>): number {
-  const n = Number(env[RECOVERY_RATE_ENV]);
+  const n = Number(env[ENV.RECOVERY_RATE_PER_SECOND]);
   return Number.isInteger(n) && n >= RECOVERY_RATE_BOUNDS.min && n <= RECOVERY_RATE_BOUNDS.max ? n : DEFAULT_RECOVERY_RATE_PER_SECOND;
 }
 

@@ -4,12 +4,8 @@
  * Each published event counts its pending and held deliveries (docs/operations.md).
  */
 import type { EventBridgeEvent } from 'aws-lambda';
-import { defaultRuntime, invocationMetrics, logger, queueFromEnv } from '../composition/runtime';
-import { ENV } from '../contract/deployment';
+import { defaultRuntime, invocationMetrics, logger } from '../composition/runtime';
 import { publishBusEvent, type PublishResult } from '../pipeline/publisher';
-
-/** The slow lane (docs/behaviour.md#delivery-lanes), where the stage has one. */
-const slowQueue = process.env[ENV.SLOW_DELIVERY_QUEUE_URL] ? queueFromEnv(process.env, ENV.SLOW_DELIVERY_QUEUE_URL) : undefined;
 
 /** Publishes one bus event; an invalid event is logged and dropped (retrying cannot fix it). */
 export async function handler(event: EventBridgeEvent<string, { workspace?: unknown; payload?: unknown }>): Promise<PublishResult> {
@@ -18,7 +14,7 @@ export async function handler(event: EventBridgeEvent<string, { workspace?: unkn
   try {
     const workspace = typeof event.detail?.workspace === 'string' ? event.detail.workspace : '';
     const published = { id: event.id, time: event.time, workspace, type: event['detail-type'], payload: event.detail?.payload };
-    return await publishBusEvent({ ...deps, slowQueue }, published, { log: logger, metrics });
+    return await publishBusEvent(deps, published, { log: logger, metrics });
   } finally {
     metrics.flush();
   }

@@ -4,10 +4,8 @@
  * comes from the REST API with the user's token.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { CONSOLE_INDEX } from '../contract/deployment';
 import { PAGE_CSP, PAGE_SECURITY_HEADERS } from './page-security';
-
-/** The page's file name in the console bundle. */
-export const CONSOLE_INDEX = 'index.html';
 
 /** The console's Content-Security-Policy: the pages' one policy. */
 export const CONSOLE_CSP = PAGE_CSP;

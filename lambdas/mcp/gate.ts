@@ -17,9 +17,6 @@ import type { SurfaceRuntime } from '../operations/context';
 import { chargeRateLimit } from '../operations/rate-limiter';
 import { createMcpServer } from './tools';
 
-// The endpoint's CORS is the deployment contract's: the function URL is configured from the same list.
-export { MCP_CORS };
-
 /**
  * The OPTIONS answer's CORS headers but the origin, which {@link mcpCorsHeaders} adds only for an
  * allowed one (the local server answers preflights this way; the deployed URL answers them itself).

@@ -24,11 +24,6 @@ import { findSubscribers, type Subscriber } from '../store/subscriptions';
 export interface PublishDeps {
   readonly table: TableContext;
   readonly queue: DeliveryQueue;
-  /**
-   * The slow lane (docs/behaviour.md#delivery-lanes): a failing or slow endpoint's deliveries are
-   * queued there. @default none: every delivery goes to `queue`
-   */
-  readonly slowQueue?: DeliveryQueue;
   readonly eventTypes: EventCatalogue;
   readonly now: () => Date;
 }

@@ -10,7 +10,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { MetricsRecorder } from '../contract/metrics';
 import { selectForAttempt, SLOW_LANE, type LaneRole } from '../domain/delivery-lanes';
-import { MAX_RECEIVES } from '../domain/delivery-lifecycle';
+import { MAX_RECEIVES } from '../contract/deployment';
 import { parseDeliveryMessage, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import type { DispatchResult } from './delivery-decision';

@@ -5,7 +5,6 @@
 import { idPattern } from '../contract/ids';
 
 // How the delivery queues are consumed is the deployment contract's (lambdas/contract/deployment.ts).
-export { DISPATCHER_CONSUMER, SLOW_LANE_CONSUMER } from '../contract/deployment';
 
 /**
  * One queued delivery. The endpoint and workspace ride along (ids only) so a slow-lane batch can

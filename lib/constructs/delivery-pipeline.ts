@@ -229,14 +229,12 @@ export class DeliveryPipeline extends Construct {
       environment: {
         [ENV.TABLE_NAME]: tableName,
         [ENV.DELIVERY_QUEUE_URL]: this.queue.queueUrl,
-        [ENV.SLOW_DELIVERY_QUEUE_URL]: this.slowQueue.queueUrl,
       },
       timeout: PUBLISHER_TIMEOUT,
       ...logs,
     });
     table.grantReadWriteItems(this.publisher.role);
     this.queue.grantSendMessages(this.publisher.role);
-    this.slowQueue.grantSendMessages(this.publisher.role);
     // EventBridge invokes asynchronously: its retry policy covers failures to invoke, Lambda's covers the function's own errors.
     this.publisher.function.configureAsyncInvoke({
       retryAttempts: 2,

@@ -10,7 +10,8 @@
  * checks the outcome: {@link checkOutcome}.
  */
 import { inject } from 'vitest';
-import { isTerminal, MAX_RECEIVES, type DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
+import { MAX_RECEIVES } from '../../lambdas/contract/deployment';
+import { isTerminal, type DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
 import { dispatchDelivery, type DispatchDeps } from '../../lambdas/pipeline/dispatcher';
 import { deadLetterDelivery } from '../../lambdas/pipeline/dead-letter';
 import { createHttpSender } from '../../lambdas/pipeline/http-sender';

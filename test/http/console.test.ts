@@ -4,7 +4,8 @@
  * through the real local stack, as a browser loads the page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CSP, CONSOLE_INDEX, consoleResponse, type ConsoleFileReader } from '../../lambdas/http/console';
+import { CONSOLE_INDEX } from '../../lambdas/contract/deployment';
+import { CONSOLE_CSP, consoleResponse, type ConsoleFileReader } from '../../lambdas/http/console';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
 /** The policy, written out: a change to it is a decision this test makes visible. */

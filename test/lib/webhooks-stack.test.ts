@@ -237,12 +237,12 @@ describe('grants beyond the table', () => {
     for (const id of senders) expect(variablesOf(opFunction(id)).DELIVERY_QUEUE_URL).toEqual({ Ref: queueId });
   });
 
-  it('let exactly the dispatchers (moves, deferrals) and the publisher send to the slow lane, and only the dispatchers to the dead-letter queue', () => {
+  it('let exactly the dispatchers (moves, deferrals) send to the slow lane, and only the dispatchers to the dead-letter queue', () => {
     const { pipeline } = built.stack;
     const slowId = logicalId(pipeline.slowQueue);
     const dlqId = logicalId(pipeline.deadLetterQueue);
     for (const fn of allFunctions()) {
-      const slowSender = fn === pipeline.dispatcher || fn === pipeline.slowDispatcher || fn === pipeline.publisher;
+      const slowSender = fn === pipeline.dispatcher || fn === pipeline.slowDispatcher;
       expect(can(fn, 'sqs:SendMessage', slowId), fn.node.path).toBe(slowSender);
       expect(variablesOf(fn).SLOW_DELIVERY_QUEUE_URL, fn.node.path).toEqual(slowSender ? { Ref: slowId } : undefined);
       const dispatcher = fn === pipeline.dispatcher || fn === pipeline.slowDispatcher;

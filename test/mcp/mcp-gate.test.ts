@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { mintApiToken, TOKEN_PREFIX } from '../../lambdas/domain/api-tokens';
-import { isWellFormedApiToken, handleMcpRequest, MCP_CORS, MCP_CORS_HEADERS, mcpCorsHeaders } from '../../lambdas/mcp/gate';
+import { MCP_CORS } from '../../lambdas/contract/deployment';
+import { isWellFormedApiToken, handleMcpRequest, MCP_CORS_HEADERS, mcpCorsHeaders } from '../../lambdas/mcp/gate';
 import { ensureWorkspace, issueToken } from '../../lambdas/operations/admin';
 import type { OperationDeps, SurfaceRuntime } from '../../lambdas/operations/context';
 import { tableRateLimiter } from '../../lambdas/operations/rate-limiter';

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { SLOW_LANE } from '../../lambdas/domain/delivery-lanes';
-import { SLOW_LANE_CONSUMER } from '../../lambdas/queue/delivery-queue';
+import { SLOW_LANE_CONSUMER } from '../../lambdas/contract/deployment';
 import { usePipelineApi, type TestApi } from '../helpers/local-api';
 
 let api: TestApi;

@@ -208,10 +208,9 @@ describe('the workspace check', () => {
       actor: 'test',
       targetId: failing.endpointId,
     });
-    const slowQueue = capturingQueue();
-    const d = { ...deps(table), slowQueue };
+    const d = deps(table);
     const result = await publishEvent(d, { workspace: 'lanes', type: 'order.shipped', payload: {} });
+    expect(result.deliveryIds).toHaveLength(1);
     expect(d.queue.sent.map((m) => m.deliveryId)).toEqual(result.deliveryIds);
-    expect(slowQueue.sent).toEqual([]);
   });
 });

@@ -8,7 +8,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { MetricDimensionValues, MetricKey, MetricsRecorder } from '../../lambdas/contract/metrics';
-import { MAX_RECEIVES, newPendingDelivery, type DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
+import { MAX_RECEIVES } from '../../lambdas/contract/deployment';
+import { newPendingDelivery, type DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
 import type { HealthObservation } from '../../lambdas/domain/delivery-health';
 import type { DispatchResult } from '../../lambdas/pipeline/delivery-decision';
 import {

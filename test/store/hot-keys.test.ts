@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
 import { newId } from '../../lambdas/domain/ids';
-import { DISPATCHER_CONSUMER } from '../../lambdas/queue/delivery-queue';
+import { DISPATCHER_CONSUMER } from '../../lambdas/contract/deployment';
 import { summaryItem, stateItem } from '../../lambdas/store/deliveries';
 import { ENDPOINT_DELIVERY_SHARDS, keys, TABLE } from '../../lambdas/store/table-schema';
 
