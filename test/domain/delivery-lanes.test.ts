@@ -60,4 +60,27 @@ describe('selectForAttempt', () => {
     expect(attempt.map((x) => x.id)).toEqual([1, 2, 3, 5, 6, 7]);
     expect(defer.map((x) => x.id)).toEqual([4]);
   });
+
+  it('always attempts a message that names only one of its endpoint and workspace', () => {
+    const batch = [
+      m(1, 'a'),
+      m(2, 'a'),
+      m(3, 'a'),
+      m(4, undefined, 'w1'),
+      m(5, undefined, 'w1'),
+      m(6, undefined, 'w1'),
+      m(7, undefined, 'w1'),
+      m(8, undefined, 'w1'),
+    ];
+    expect(selectForAttempt(batch)).toEqual({ attempt: batch, defer: [] });
+  });
+
+  it('defers on either cap alone: the endpoint cap in a quiet workspace, the workspace cap for fresh endpoints', () => {
+    // Endpoint cap: a's third message waits although w1 has room.
+    expect(selectForAttempt([m(1, 'a', 'w1'), m(2, 'a', 'w1'), m(3, 'a', 'w1')]).defer.map((x) => x.id)).toEqual([3]);
+    // Workspace cap: a fifth endpoint of w1 waits although it has sent nothing yet.
+    const { attempt, defer } = selectForAttempt([m(1, 'a', 'w1'), m(2, 'b', 'w1'), m(3, 'c', 'w1'), m(4, 'd', 'w1'), m(5, 'e', 'w1')]);
+    expect(attempt.map((x) => x.id)).toEqual([1, 2, 3, 4]);
+    expect(defer.map((x) => x.id)).toEqual([5]);
+  });
 });
