@@ -15,8 +15,8 @@ export default {
   vitest: { configFile: 'vitest.mutate.config.ts' },
   coverageAnalysis: 'perTest',
   mutate: ['lambdas/domain/**/*.ts', 'lambdas/contract/permissions.ts', 'lambdas/contract/pagination.ts'],
-  // Two cores shared with other work: one runner keeps a full run predictable.
-  concurrency: 1,
+  // Two runners: the machines this runs on have two cores.
+  concurrency: 2,
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',
   reporters: ['clear-text', 'progress', 'html', 'json'],

@@ -20,6 +20,13 @@ describe('cursors', () => {
     encodeCursor({ sortKey: 'a', id: 'tok_01JD2Y8M7K3V9Q4T6W1X5Z0ABC' }),
     Buffer.from('{"a":1}').toString('base64url'),
     Buffer.from('[1,2]').toString('base64url'),
+    Buffer.from('["a","whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC","x"]').toString('base64url'),
+    Buffer.from('["a"]').toString('base64url'),
+    Buffer.from('[1,"whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC"]').toString('base64url'),
+    Buffer.from('["a",1]').toString('base64url'),
+    Buffer.from('not json').toString('base64url'),
+    `!${encodeCursor({ sortKey: 'a', id: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC' })}`,
+    `${encodeCursor({ sortKey: 'a', id: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC' })}=`,
   ])('refuse %j (another list’s id, junk)', (c) => expect(decodeCursor(c, ID)).toBeNull());
 });
 
