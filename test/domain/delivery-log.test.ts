@@ -6,6 +6,7 @@
 import { decodeTime } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import {
+  type DeliveryLogFilter,
   decodeDeliveryLogCursor,
   deliveryIdRange,
   deliveryLogFilter,
@@ -14,7 +15,7 @@ import {
   matchesDeliveryLogFilter,
 } from '../../lambdas/domain/delivery-log';
 
-const NONE = { statuses: null, eventType: null, endpointId: null, sinceMs: null, untilMs: null };
+const NONE: DeliveryLogFilter = { statuses: null, eventType: null, endpointId: null, sinceMs: null, untilMs: null };
 const summary = { status: 'failed', eventType: 'order.created', endpointId: 'whe_1', createdAt: '2026-11-26T10:00:00.000Z' };
 const AT = Date.parse(summary.createdAt);
 
@@ -44,7 +45,7 @@ describe('deliveryLogFilter', () => {
 });
 
 describe('matchesDeliveryLogFilter', () => {
-  const keeps = (filter: Partial<typeof NONE> & object, d = summary) => matchesDeliveryLogFilter({ ...NONE, ...filter }, d);
+  const keeps = (filter: Partial<DeliveryLogFilter>, d = summary) => matchesDeliveryLogFilter({ ...NONE, ...filter }, d);
 
   it('keeps everything under an empty filter', () => {
     expect(keeps({})).toBe(true);
