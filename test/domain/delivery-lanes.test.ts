@@ -10,6 +10,8 @@ describe('laneOf', () => {
     expect(laneOf({ consecutiveFailures: 0 }, now)).toBe('fast');
     expect(laneOf({ consecutiveFailures: 0, slowUntil: null }, now)).toBe('fast');
     expect(laneOf({ consecutiveFailures: 0, slowUntil: inMinutes(-1) }, now)).toBe('fast');
+    // A mark ends at its instant.
+    expect(laneOf({ consecutiveFailures: 0, slowUntil: now.toISOString() }, now)).toBe('fast');
   });
 
   it('is slow while the endpoint has a failure streak, or a slow mark in the future', () => {
@@ -28,6 +30,10 @@ describe('slowMarkAfter', () => {
   it('does not write a mark that still lasts more than remarkMinutes (one write per endpoint per few minutes)', () => {
     expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes + 1) }, 10_000, now)).toBeNull();
     expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes - 1) }, 10_000, now)).toBe(
+      inMinutes(SLOW_LANE.markMinutes),
+    );
+    // A mark with exactly remarkMinutes left is written again.
+    expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes) }, 10_000, now)).toBe(
       inMinutes(SLOW_LANE.markMinutes),
     );
   });

@@ -12,6 +12,7 @@ import {
   bookkeepingEntry,
   classify,
   deadLetterVerdict,
+  DESTINATION_NOT_PUBLIC,
   DISABLE_THRESHOLD,
   ENDPOINT_DISABLED,
   isReplayable,
@@ -65,6 +66,8 @@ describe('classify', () => {
   });
 
   it('a URL refused at dispatch fails for good and counts in the streak', () => {
+    // Tenant-visible evidence reasons: part of the published behaviour.
+    expect(DESTINATION_NOT_PUBLIC).toBe('destination_not_public');
     expect(refusedAtDispatch('destination_not_public')).toEqual({
       status: 'failed_permanent',
       streak: 'increment',
@@ -193,6 +196,11 @@ describe('retry budget', () => {
 });
 
 describe('dead-letter verdict', () => {
+  it('names its two reasons as the evidence shows them', () => {
+    expect(RETRIES_EXHAUSTED).toBe('retries_exhausted');
+    expect(QUEUE_RECEIVES_EXHAUSTED).toBe('queue_receives_exhausted');
+  });
+
   const due = new Date(Date.now() + 30_000).toISOString();
   it('marks a spent delivery for its retries, however often it was requeued', () => {
     for (const requeues of [0, MAX_REQUEUES]) {
