@@ -30,6 +30,28 @@ export const EQUIVALENT_MUTANTS = [
     mutant: 'the URL parser’s catch block emptied',
     reason: 'the parse failure then throws into checkWebhookUrl’s own catch, which returns the same refusal',
   },
+  {
+    at: 'lambdas/domain/api-tokens.ts:14 and lambdas/domain/signing.ts:15',
+    mutant: "hash.update(…, 'utf8') → hash.update(…, '')",
+    reason: 'an empty encoding name is utf8, the default',
+  },
+  {
+    at: 'lambdas/domain/api-tokens.ts:19',
+    mutant: 'if (!header) return null → if (false) …',
+    reason: "an empty, null or undefined header fails the Bearer pattern too ('null' and 'undefined' do not match it)",
+  },
+  {
+    at: 'lambdas/domain/delivery-log.ts:57',
+    mutant: 'filter.sinceMs !== null → true',
+    reason: 'created < null compares with 0, false for every creation time since 1970 (a delivery id cannot be older)',
+  },
+  {
+    at: 'lambdas/domain/configured-event-types.ts:23-25, 44',
+    mutant: 'the stale-generated-code check and the missing-validator throw',
+    reason:
+      'reached only with generated code older than config/event-types.json, which test/contract/generated-code.test.ts refuses; ' +
+      'the built-in names only matter for a file that reuses one, which parseEventTypesConfigWith refuses first',
+  },
 ];
 
 export default {

@@ -86,15 +86,16 @@ describe('deliveryIdRange', () => {
 });
 
 describe('delivery log cursors', () => {
-  const filter = deliveryLogFilter({ status: 'failed' });
   const position = 'whd_01JD2Y8M7K3V9Q4T6W1X5Z0ABC';
 
   it('round-trip under the same filter', () => {
+    const filter = deliveryLogFilter({ status: 'failed' });
     expect(decodeDeliveryLogCursor(filter, encodeDeliveryLogCursor(filter, position))).toBe(position);
     expect(deliveryLogFingerprint(filter)).toMatch(/^[A-Za-z0-9_-]{16}$/);
   });
 
   it('address nothing under another filter, or when not a log cursor', () => {
+    const filter = deliveryLogFilter({ status: 'failed' });
     const other = deliveryLogFilter({ status: 'delivered' });
     expect(deliveryLogFingerprint(other)).not.toBe(deliveryLogFingerprint(filter));
     expect(decodeDeliveryLogCursor(other, encodeDeliveryLogCursor(filter, position))).toBeNull();

@@ -3,7 +3,7 @@
  * payload problems worded one way for built-in and configured types, and the deployment's
  * catalogue built from the generated code agreeing with the one built at run time.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { deploymentCatalogue } from '../../lambdas/domain/configured-event-types';
 import { createEventCatalogue, parseEventTypesConfig } from '../../lambdas/domain/event-catalogue';
 import {
@@ -113,9 +113,15 @@ describe('payload problems', () => {
 });
 
 describe('the catalogue', () => {
-  const configured = parseEventTypesConfig(raw);
-  const atRunTime = createEventCatalogue(configured);
-  const deployed = deploymentCatalogue();
+  // Built in a hook, not at collection: a throw must fail the tests, not hide them.
+  let configured: ReturnType<typeof parseEventTypesConfig>;
+  let atRunTime: ReturnType<typeof createEventCatalogue>;
+  let deployed: ReturnType<typeof deploymentCatalogue>;
+  beforeAll(() => {
+    configured = parseEventTypesConfig(raw);
+    atRunTime = createEventCatalogue(configured);
+    deployed = deploymentCatalogue();
+  });
 
   it('built from the generated code is the one built at run time, listed alike', () => {
     expect(deployed.types).toEqual(atRunTime.types);
@@ -144,6 +150,25 @@ describe('the catalogue', () => {
     expect(deployed.validate('order.unknown', {})).toBeNull();
     expect(deployed.has('order.shipped')).toBe(true);
     expect(deployed.has('order.unknown')).toBe(false);
+  });
+
+  it('holds the built-in types only when nothing is configured', () => {
+    const builtIn = createEventCatalogue();
+    expect(builtIn.types).toEqual(deployed.types.filter((t) => t.builtIn));
+    expect(builtIn.has('order.shipped')).toBe(false);
+  });
+
+  it('names every problem of a configured payload, and takes schemas with annotations of their own', () => {
+    const c = createEventCatalogue([
+      {
+        name: 'order.paid',
+        payloadSchema: { ...schema, properties: { orderId: { type: 'string' }, total: { type: 'number' } }, 'x-owner': 'billing' },
+      },
+    ]);
+    expect(c.validate('order.paid', { orderId: 1, total: 'x' })).toEqual([
+      'payload.orderId: must be string',
+      'payload.total: must be number',
+    ]);
   });
 
   it('a type of the run-time catalogue with no description is listed under its name', () => {
