@@ -10,6 +10,8 @@ describe('laneOf', () => {
     expect(laneOf({ consecutiveFailures: 0 }, now)).toBe('fast');
     expect(laneOf({ consecutiveFailures: 0, slowUntil: null }, now)).toBe('fast');
     expect(laneOf({ consecutiveFailures: 0, slowUntil: inMinutes(-1) }, now)).toBe('fast');
+    // A mark ends at its instant.
+    expect(laneOf({ consecutiveFailures: 0, slowUntil: now.toISOString() }, now)).toBe('fast');
   });
 
   it('is slow while the endpoint has a failure streak, or a slow mark in the future', () => {
@@ -28,6 +30,10 @@ describe('slowMarkAfter', () => {
   it('does not write a mark that still lasts more than remarkMinutes (one write per endpoint per few minutes)', () => {
     expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes + 1) }, 10_000, now)).toBeNull();
     expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes - 1) }, 10_000, now)).toBe(
+      inMinutes(SLOW_LANE.markMinutes),
+    );
+    // A mark with exactly remarkMinutes left is written again.
+    expect(slowMarkAfter({ consecutiveFailures: 0, slowUntil: inMinutes(SLOW_LANE.remarkMinutes) }, 10_000, now)).toBe(
       inMinutes(SLOW_LANE.markMinutes),
     );
   });
@@ -59,5 +65,28 @@ describe('selectForAttempt', () => {
     const { attempt, defer } = selectForAttempt([m(1, 'a', 'w1'), m(2, 'a', 'w2'), m(3, 'a', 'w1'), m(4, 'a', 'w1'), m(5), m(6), m(7)]);
     expect(attempt.map((x) => x.id)).toEqual([1, 2, 3, 5, 6, 7]);
     expect(defer.map((x) => x.id)).toEqual([4]);
+  });
+
+  it('always attempts a message that names only one of its endpoint and workspace', () => {
+    const batch = [
+      m(1, 'a'),
+      m(2, 'a'),
+      m(3, 'a'),
+      m(4, undefined, 'w1'),
+      m(5, undefined, 'w1'),
+      m(6, undefined, 'w1'),
+      m(7, undefined, 'w1'),
+      m(8, undefined, 'w1'),
+    ];
+    expect(selectForAttempt(batch)).toEqual({ attempt: batch, defer: [] });
+  });
+
+  it('defers on either cap alone: the endpoint cap in a quiet workspace, the workspace cap for fresh endpoints', () => {
+    // Endpoint cap: a's third message waits although w1 has room.
+    expect(selectForAttempt([m(1, 'a', 'w1'), m(2, 'a', 'w1'), m(3, 'a', 'w1')]).defer.map((x) => x.id)).toEqual([3]);
+    // Workspace cap: a fifth endpoint of w1 waits although it has sent nothing yet.
+    const { attempt, defer } = selectForAttempt([m(1, 'a', 'w1'), m(2, 'b', 'w1'), m(3, 'c', 'w1'), m(4, 'd', 'w1'), m(5, 'e', 'w1')]);
+    expect(attempt.map((x) => x.id)).toEqual([1, 2, 3, 4]);
+    expect(defer.map((x) => x.id)).toEqual([5]);
   });
 });

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl, isPublicAddress, type UrlRule } from '../../lambdas/domain/webhook-url';
 
@@ -165,10 +167,41 @@ const ACCEPTED: ReadonlyArray<readonly [string, string]> = [
   [`https://example.com/${'a'.repeat(2048 - 'https://example.com/'.length)}`, 'example.com'],
 ];
 
+/**
+ * URL-shaped strings: a scheme, a host (a domain, an IP literal or anything) and any rest. Built from
+ * small arbitraries on purpose: fast-check's `webUrl` takes seconds to build its first arbitrary,
+ * which every mutant run of `npm run mutate` would pay again.
+ */
+const urlLike = fc
+  .tuple(
+    fc.constantFrom('https://', 'http://', 'HTTPS://', 'ftp://', ''),
+    fc.oneof(
+      fc.domain(),
+      fc.ipV4(),
+      fc.ipV6().map((a) => `[${a}]`),
+      fc.string(),
+    ),
+    fc.constantFrom('', ':443', ':0', ':8443', ':65536'),
+    fc.string(),
+  )
+  .map(([scheme, host, port, rest]) => `${scheme}${host}${port}/${rest}`);
+
 describe('checkWebhookUrl', () => {
-  it('covers at least 60 refused spellings and 10 accepted URLs', () => {
-    expect(REFUSED.length).toBeGreaterThanOrEqual(60);
-    expect(ACCEPTED.length).toBeGreaterThanOrEqual(10);
+  it('accepts only https URLs of at most 2048 characters, with no credentials, port 0 or localhost, on a dotted host', () => {
+    fc.assert(
+      fc.property(urlLike, (raw) => {
+        const result = checkWebhookUrl(raw);
+        if (!result.ok) return;
+        const { url } = result;
+        expect(url.protocol).toBe('https:');
+        expect(raw.length).toBeLessThanOrEqual(2048);
+        expect(url.href.length).toBeLessThanOrEqual(2048);
+        expect(url.username + url.password).toBe('');
+        expect(url.port).not.toBe('0');
+        expect(url.hostname.replace(/\.$/, '').split('.').pop()).not.toBe('localhost');
+        expect(url.hostname.replace(/\.$/, '')).toMatch(/\.|^\[/);
+      }),
+    );
   });
 
   it.each(REFUSED)('refuses %j (%s)', (raw, rule) => {
@@ -198,13 +231,28 @@ describe('checkWebhookUrl', () => {
     expect(refusal(`https://example.com/${'a'.repeat(3000)}`).detail).toContain('2048');
   });
 
+  it('measures the length on what was typed and on the normalized URL, 2048 characters at most', () => {
+    // Dot segments shrink to nothing in the href: only the raw length refuses this.
+    const dots = `https://example.com/${'./'.repeat(1100)}`;
+    expect(new URL(dots).href).toBe('https://example.com/');
+    expect(checkWebhookUrl(dots)).toEqual({ ok: false, rule: 'too_long', detail: 'URL must be at most 2048 characters (got 2220)' });
+    // Punycode grows the host past the limit: only the href's length refuses this.
+    const idn = `https://例え.jp/${'a'.repeat(2030)}`;
+    expect(idn.length).toBeLessThanOrEqual(2048);
+    expect(checkWebhookUrl(idn)).toEqual({ ok: false, rule: 'too_long', detail: 'URL must be at most 2048 characters (got 2053)' });
+    // Exactly 2048 is fine, one more is not.
+    const at = `https://example.com/${'a'.repeat(2048 - 'https://example.com/'.length)}`;
+    expect(checkWebhookUrl(at).ok).toBe(true);
+    expect(checkWebhookUrl(`${at}a`)).toEqual({ ok: false, rule: 'too_long', detail: 'URL must be at most 2048 characters (got 2049)' });
+  });
+
   it('never throws, whatever the input', () => {
     const junks: unknown[] = [undefined, null, 42, {}, []];
     for (const junk of junks) {
       expect(checkWebhookUrl(junk as string)).toMatchObject({ ok: false, rule: 'malformed' });
     }
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.webUrl({ withQueryParameters: true, withFragments: true })), (raw) => {
+      fc.property(fc.oneof(fc.string(), urlLike), (raw) => {
         const result = checkWebhookUrl(raw);
         return result.ok ? result.url instanceof URL : result.detail.length > 0;
       }),
@@ -331,8 +379,29 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress(address, { allowLoopback: true })).toBe(expected);
   });
 
-  it('never throws', () => {
+  it('refuses anything that is not an IP literal, a non-string included', () => {
     expect(isPublicAddress(undefined as unknown as string)).toBe(false);
-    fc.assert(fc.property(fc.string(), (s) => typeof isPublicAddress(s) === 'boolean'));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((s) => `[${s}]`),
+        ),
+        (s) => {
+          const bare = s.startsWith('[') && s.endsWith(']') ? s.slice(1, -1) : s;
+          if (isIP(bare) === 0) expect(isPublicAddress(s)).toBe(false);
+        },
+      ),
+    );
+  });
+
+  it('judges a canonical IPv4 address by its range alone, bracketed or not: public exactly when unicast', () => {
+    fc.assert(
+      fc.property(fc.ipV4(), (address) => {
+        const unicast = ipaddr.IPv4.parse(address).range() === 'unicast';
+        expect(isPublicAddress(address)).toBe(unicast);
+        expect(isPublicAddress(`[${address}]`)).toBe(unicast);
+      }),
+    );
   });
 });
