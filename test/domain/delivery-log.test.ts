@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type DeliveryLogFilter,
   decodeDeliveryLogCursor,
-  deliveryIdRange,
+  filterIdBounds,
   deliveryLogFilter,
   deliveryLogFingerprint,
   encodeDeliveryLogCursor,
@@ -70,9 +70,9 @@ describe('matchesDeliveryLogFilter', () => {
   });
 });
 
-describe('deliveryIdRange', () => {
+describe('filterIdBounds', () => {
   it('covers every id from since’s millisecond to until’s', () => {
-    const { low, high } = deliveryIdRange({ ...NONE, sinceMs: AT, untilMs: AT + 1 });
+    const { low, high } = filterIdBounds({ ...NONE, sinceMs: AT, untilMs: AT + 1 });
     expect(low).toMatch(/^whd_[0-9A-HJKMNP-TV-Z]{10}0{16}$/);
     expect(high).toMatch(/^whd_[0-9A-HJKMNP-TV-Z]{10}Z{16}$/);
     expect(decodeTime(low.slice(4))).toBe(AT);
@@ -80,8 +80,8 @@ describe('deliveryIdRange', () => {
   });
 
   it('is unbounded without a window, and clamps a window outside ULID time', () => {
-    expect(deliveryIdRange(NONE)).toEqual({ low: `whd_${'0'.repeat(26)}`, high: `whd_7${'Z'.repeat(25)}` });
-    expect(deliveryIdRange({ ...NONE, sinceMs: -5, untilMs: 2 ** 49 })).toEqual(deliveryIdRange(NONE));
+    expect(filterIdBounds(NONE)).toEqual({ low: `whd_${'0'.repeat(26)}`, high: `whd_7${'Z'.repeat(25)}` });
+    expect(filterIdBounds({ ...NONE, sinceMs: -5, untilMs: 2 ** 49 })).toEqual(filterIdBounds(NONE));
   });
 });
 

@@ -4,14 +4,12 @@
  */
 import { decodeTime } from 'ulid';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_RECOVERY_RATE_PER_SECOND, ENV, RECOVERY_RATE_BOUNDS } from '../../lambdas/contract/deployment';
 import {
-  DEFAULT_RECOVERY_RATE_PER_SECOND,
-  deliveryIdRange,
   isFinished,
   newRecoveryJob,
-  RECOVERY_RATE_BOUNDS,
-  RECOVERY_RATE_ENV,
   recoveryRateFrom,
+  recoveryWindowIdRange,
   recoveryWindow,
   sliceWaitMs,
 } from '../../lambdas/domain/recovery';
@@ -19,10 +17,10 @@ import {
 const now = new Date('2026-11-26T10:00:00.000Z');
 
 describe('recoveryRateFrom', () => {
-  const rate = (value: string | undefined) => recoveryRateFrom({ [RECOVERY_RATE_ENV]: value });
+  const rate = (value: string | undefined) => recoveryRateFrom({ [ENV.RECOVERY_RATE_PER_SECOND]: value });
 
   it('reads RECOVERY_RATE_PER_SECOND, bounds included', () => {
-    expect(RECOVERY_RATE_ENV).toBe('RECOVERY_RATE_PER_SECOND');
+    expect(ENV.RECOVERY_RATE_PER_SECOND).toBe('RECOVERY_RATE_PER_SECOND');
     expect(RECOVERY_RATE_BOUNDS).toEqual({ min: 1, max: 200 });
     expect(rate('1')).toBe(1);
     expect(rate('2')).toBe(2);
@@ -97,9 +95,9 @@ describe('newRecoveryJob', () => {
   });
 });
 
-describe('deliveryIdRange', () => {
+describe('recoveryWindowIdRange', () => {
   it('runs from the lowest id of since’s millisecond to the highest of until’s', () => {
-    const { from, to } = deliveryIdRange('2026-11-25T10:00:00.000Z', '2026-11-26T10:00:00.000Z');
+    const { from, to } = recoveryWindowIdRange('2026-11-25T10:00:00.000Z', '2026-11-26T10:00:00.000Z');
     expect(from).toMatch(/^whd_[0-9A-HJKMNP-TV-Z]{10}$/);
     expect(to).toBe(`whd_${to.slice(4, 14)}ZZZZZZZZZZZZZZZZ`);
     expect(decodeTime(`${from.slice(4)}0000000000000000`)).toBe(Date.parse('2026-11-25T10:00:00.000Z'));
