@@ -22,9 +22,6 @@ export const PageQuerySchema = z.object({
     .meta({ description: 'Opaque keyset position from a previous page; a cursor that does not decode gives an empty page.' }),
 });
 
-/** Parsed page query. */
-export type PageQuery = z.infer<typeof PageQuerySchema>;
-
 /** A page of `item`: `items` and `nextCursor` (null on the last page). */
 export function pageOf<T extends z.ZodType>(item: T, id: string) {
   return z

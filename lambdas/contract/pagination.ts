@@ -3,8 +3,6 @@
  * [1, 200], never an error; `cursor` is an opaque keyset position. Zod-free; the page query's
  * zod schema is in `page-schemas.ts`.
  */
-export type { PageQuery } from './page-schemas';
-
 /** Page size bounds and default. */
 export const PAGE_LIMIT = { default: 50, min: 1, max: 200 } as const;
 

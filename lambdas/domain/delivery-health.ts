@@ -44,9 +44,9 @@ export interface EndpointCounts extends ScalarCounts {
 }
 
 /** The response key of an attempt without a response that timed out. */
-export const TIMEOUT_KEY = 'timeout';
+const TIMEOUT_KEY = 'timeout';
 /** The response key of every other attempt without a response (refused, reset, TLS, DNS, refused URL). */
-export const NETWORK_ERROR_KEY = 'network_error';
+const NETWORK_ERROR_KEY = 'network_error';
 
 /** The UTC hour an instant falls in, as counters are keyed: `YYYY-MM-DDTHH`. */
 export function hourOf(instant: string | Date): string {
@@ -54,7 +54,7 @@ export function hourOf(instant: string | Date): string {
 }
 
 /** The start of an hour key, as a Date. */
-export function hourStart(hour: string): Date {
+function hourStart(hour: string): Date {
   return new Date(`${hour}:00:00.000Z`);
 }
 
@@ -71,7 +71,7 @@ export function latencyBucket(durationMs: number): number {
 }
 
 /** Number of histogram buckets (the bounds and the overflow). */
-export const LATENCY_BUCKETS = LATENCY_BUCKET_BOUNDS_MS.length + 1;
+const LATENCY_BUCKETS = LATENCY_BUCKET_BOUNDS_MS.length + 1;
 
 /**
  * The nearest-rank percentile `p` (0 < p ≤ 1) of a histogram, as the upper bound of the bucket
@@ -91,7 +91,7 @@ export function percentile(histogram: Readonly<Record<number, number>>, p: numbe
 }
 
 /** True for an observation the counters count: an HTTP attempt or a dead-lettering. */
-export function counts(obs: HealthObservation): boolean {
+function counts(obs: HealthObservation): boolean {
   return obs.http || obs.outcome === 'dead_lettered';
 }
 
@@ -175,7 +175,7 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 /** How each window is bucketed. */
-export const HEALTH_WINDOWS: Readonly<Record<HealthWindow, { readonly bucketMs: number; readonly buckets: number }>> = {
+const HEALTH_WINDOWS: Readonly<Record<HealthWindow, { readonly bucketMs: number; readonly buckets: number }>> = {
   '24h': { bucketMs: HOUR_MS, buckets: 24 },
   '7d': { bucketMs: DAY_MS, buckets: 7 },
 };
@@ -203,7 +203,7 @@ export function windowBuckets(
 }
 
 /** `delivered` / `attempts`, rounded to 4 decimals; null with no attempt. */
-export function successRate(delivered: number, attempts: number): number | null {
+function successRate(delivered: number, attempts: number): number | null {
   return attempts === 0 ? null : Math.round((delivered / attempts) * 10_000) / 10_000;
 }
 

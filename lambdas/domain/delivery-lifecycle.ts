@@ -57,7 +57,7 @@ export interface Classified {
  * or not answering in time. Such an attempt is retried like a network error but never moves the
  * endpoint's streak, so one tenant exhausting a container cannot disable another tenant's endpoint.
  */
-export const SERVICE_FAULT = 'service_error';
+const SERVICE_FAULT = 'service_error';
 
 /** The failure reason of a service fault: `service_error: <cause>` (a short code, never a resolver's answer). */
 export function serviceFaultReason(cause: string): string {

@@ -8,10 +8,10 @@
 import type { Permission } from '../contract/permissions';
 
 /** What replaces the path, query and fragment of a redacted URL. */
-export const REDACTED_REST = '/…';
+const REDACTED_REST = '/…';
 
 /** The permission whose holders see endpoint URLs in full (the `write` scope grants it). */
-export const FULL_URL_PERMISSION = 'webhook:write' as const satisfies Permission;
+const FULL_URL_PERMISSION = 'webhook:write' as const satisfies Permission;
 
 /**
  * The URL's scheme and host (with the port when it is not the scheme's default: WHATWG

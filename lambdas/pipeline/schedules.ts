@@ -25,7 +25,7 @@ const REPAIR_AFTER_MS = REPAIR_AFTER_MINUTES * 60_000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** Registered workspaces one retention pass looks at, at most (16 log-shard queries each). */
-export const RETENTION_WORKSPACES_PER_PASS = 200;
+const RETENTION_WORKSPACES_PER_PASS = 200;
 
 /**
  * Deletes at most `max` summaries older than `days`, with their state and attempts

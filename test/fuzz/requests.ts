@@ -8,14 +8,7 @@ import type { ErrorTag } from '../../lambdas/contract/errors';
 import { IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { permissionsOf } from '../../lambdas/contract/permissions';
-import {
-  hostileString,
-  instantString,
-  jsonSchemaOf,
-  mutatedObjectArbitrary,
-  validArbitrary,
-  type Hints,
-} from './schema-arbitrary';
+import { hostileString, instantString, jsonSchemaOf, mutatedObjectArbitrary, validArbitrary, type Hints } from './schema-arbitrary';
 
 /** Every operation, by index (generated cases name an operation by its index). */
 const OPS: readonly OperationDef[] = OPERATIONS;

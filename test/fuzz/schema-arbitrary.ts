@@ -30,7 +30,7 @@ function deref(node: JsonSchema, root: JsonSchema): JsonSchema {
 }
 
 /** Strings that hurt: control and format characters, lone surrogates, injection shapes, huge. */
-export const HOSTILE_STRINGS: readonly string[] = [
+const HOSTILE_STRINGS: readonly string[] = [
   '',
   ' ',
   '\u0000',
