@@ -6,10 +6,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiToken } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
+import { SCOPES } from '../contract/permissions';
 import type { TableContext } from './client';
 import type { AuditInput } from './audit';
 import { countItems, queryPage } from './pages';
-import { conditionFailedAt, IF_ABSENT, IF_EXISTS } from './table-io';
+import { conditionFailedAt, IF_ABSENT, IF_EXISTS, oneOfList, str, strList, type Item } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
 import { writeCounted } from './workspace-counts';
 
@@ -55,11 +56,26 @@ export async function putApiToken(
   return outcome === 'written';
 }
 
+/** A token-hash item as the identity it resolves to, each attribute checked (absent scopes: none). */
+function tokenIdentityFromItem(item: Item): TokenIdentity {
+  return { tokenId: str(item, 'tokenId'), workspace: str(item, 'workspace'), scopes: strList(item, 'scopes') };
+}
+
+/** A token item as its wire form (the hash left out), each attribute checked. */
+function apiTokenFromItem(item: Item): ApiToken {
+  return {
+    tokenId: str(item, 'tokenId'),
+    name: str(item, 'name'),
+    scopes: oneOfList(item, 'scopes', SCOPES),
+    createdAt: str(item, 'createdAt'),
+  };
+}
+
 /** Resolves a token hash to its identity, or null. */
 export async function findTokenByHash(table: TableContext, hash: string): Promise<TokenIdentity | null> {
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.tokenHash(hash), ConsistentRead: true }));
   if (!out.Item) return null;
-  return { tokenId: out.Item.tokenId as string, workspace: out.Item.workspace as string, scopes: (out.Item.scopes as string[]) ?? [] };
+  return tokenIdentityFromItem(out.Item);
 }
 
 /** Deletes a token of a workspace; false when there is none. */
@@ -74,7 +90,7 @@ export async function deleteApiToken(table: TableContext, slug: string, tokenId:
       { kind: 'apiTokens', delta: -1 },
       [
         { Delete: { TableName: table.tableName, Key: keys.token(slug, tokenId), ConditionExpression: IF_EXISTS } },
-        { Delete: { TableName: table.tableName, Key: keys.tokenHash(out.Item.hash as string) } },
+        { Delete: { TableName: table.tableName, Key: keys.tokenHash(str(out.Item, 'hash')) } },
       ],
       audit,
       now,
@@ -97,7 +113,7 @@ export function listApiTokens(table: TableContext, slug: string, limit: number, 
     cursor,
     idPattern: idPattern('tok'),
     map: (item) => {
-      const value = { tokenId: item.tokenId, name: item.name, scopes: item.scopes, createdAt: item.createdAt } as ApiToken;
+      const value = apiTokenFromItem(item);
       return { value, sortKey: value.createdAt, id: value.tokenId };
     },
   });

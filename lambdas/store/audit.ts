@@ -6,6 +6,7 @@ import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
 import { queryPage } from './pages';
+import { optMap, str, type Item } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
 
 /** What an audit event says. */
@@ -56,14 +57,15 @@ export async function writeAudited(
   await table.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? [auditPut(table, slug, audit, now)] : [])] }));
 }
 
-function toWire(item: Record<string, unknown>): AuditEvent {
+/** An audit item as its wire event, each attribute checked (an absent detail reads as empty). */
+function auditEventFromItem(item: Item): AuditEvent {
   return {
-    auditEventId: item.auditEventId as string,
-    action: item.action as string,
-    actor: item.actor as string,
-    targetId: item.targetId as string,
-    detail: (item.detail as Record<string, unknown>) ?? {},
-    createdAt: item.createdAt as string,
+    auditEventId: str(item, 'auditEventId'),
+    action: str(item, 'action'),
+    actor: str(item, 'actor'),
+    targetId: str(item, 'targetId'),
+    detail: optMap(item, 'detail') ?? {},
+    createdAt: str(item, 'createdAt'),
   };
 }
 
@@ -77,7 +79,7 @@ export function listAuditEvents(table: TableContext, slug: string, limit: number
     cursor,
     idPattern: idPattern('aud'),
     map: (item) => {
-      const value = toWire(item);
+      const value = auditEventFromItem(item);
       return { value, sortKey: value.createdAt, id: value.auditEventId };
     },
   });

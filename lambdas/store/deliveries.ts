@@ -27,6 +27,7 @@ import { queryPage } from './pages';
 import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
 import {
   batchWriteAll,
+  bool,
   conditionFailedAt,
   conflictAt,
   IF_ABSENT,
@@ -275,7 +276,8 @@ export async function readDelivery(table: TableContext, deliveryId: string): Pro
     ),
   );
   const next = items.find((i) => i.sk === keys.attempt(deliveryId, record.evidenceCount + 1).sk);
-  const unapplied = next && next.applies ? { attempt: attemptFromItem(next), applies: next.applies as AttemptEffect } : null;
+  const applies = next ? appliesFromItem(next) : null;
+  const unapplied = next && applies ? { attempt: attemptFromItem(next), applies } : null;
   return { record, unapplied };
 }
 
@@ -328,6 +330,22 @@ function attemptFromItem(item: Item): Attempt {
     responseStatus: optNum(item, 'responseStatus'),
     responseBody: optStr(item, 'responseBody'),
   };
+}
+
+/** The streak changes an attempt item's effect may record. */
+const STREAK_CHANGES = ['none', 'reset', 'increment'] as const satisfies readonly StreakChange[];
+
+/** The effect an attempt item records for its delivery's state, each attribute checked; null when it records none. */
+function appliesFromItem(item: Item): AttemptEffect | null {
+  const applies = optMap(item, 'applies');
+  return applies
+    ? {
+        status: oneOf(applies, 'status', DELIVERY_STATUSES),
+        http: bool(applies, 'http'),
+        nextAttemptAt: optStr(applies, 'nextAttemptAt'),
+        streak: oneOf(applies, 'streak', STREAK_CHANGES),
+      }
+    : null;
 }
 
 /** The state item's attribute holding the delivery's first attempt (written with the state's first evidence). */

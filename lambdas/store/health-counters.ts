@@ -95,7 +95,7 @@ export async function addBatchIncrements(table: TableContext, inc: BatchIncremen
   const failed = (await Promise.allSettled(writes)).filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length > 0)
     throw new AggregateError(
-      failed.map((f) => f.reason as unknown),
+      failed.map((f): unknown => f.reason),
       `${failed.length} of ${writes.length} health counter writes failed`,
     );
 }

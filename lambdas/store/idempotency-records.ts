@@ -6,7 +6,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
-import { ifAbsentOr } from './table-io';
+import { ifAbsentOr, num, oneOf, optMap, optNum, str, type Item } from './table-io';
 import { TABLE, keys } from './table-schema';
 
 /** A stored first response: its status and its body, as sent. */
@@ -37,11 +37,26 @@ export interface IdempotencyClaim {
   readonly lockSeconds: number;
 }
 
-interface RecordItem {
-  status: 'in_progress' | 'completed';
-  fingerprint: string;
-  lockExpiresAtEpoch?: number;
-  response?: StoredResponse;
+/** A stored record: its claim, and (completed) its response. */
+interface IdempotencyRecord {
+  readonly status: 'in_progress' | 'completed';
+  readonly fingerprint: string;
+  readonly lockExpiresAtEpoch: number | null;
+  readonly response: StoredResponse | null;
+}
+
+/** The statuses of a record. */
+const RECORD_STATUSES = ['in_progress', 'completed'] as const;
+
+/** An idempotency item as its record, each attribute checked (the lock and the response may be absent). */
+function recordFromItem(item: Item): IdempotencyRecord {
+  const response = optMap(item, 'response');
+  return {
+    status: oneOf(item, 'status', RECORD_STATUSES),
+    fingerprint: str(item, 'fingerprint'),
+    lockExpiresAtEpoch: optNum(item, 'lockExpiresAtEpoch'),
+    response: response && { statusCode: num(response, 'statusCode'), body: str(response, 'body') },
+  };
 }
 
 const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -79,8 +94,8 @@ export async function claimIdempotencyKey(table: TableContext, claim: Idempotenc
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
     }
     const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }));
-    const item = out.Item as RecordItem | undefined;
-    if (!item) continue;
+    if (!out.Item) continue;
+    const item = recordFromItem(out.Item);
     if (item.status === 'completed' && item.response) return { kind: 'completed', fingerprint: item.fingerprint, response: item.response };
     if (item.status === 'in_progress' && (item.lockExpiresAtEpoch ?? 0) >= now)
       return { kind: 'in_progress', fingerprint: item.fingerprint };

@@ -6,7 +6,7 @@ import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
-import { IF_ABSENT } from './table-io';
+import { IF_ABSENT, optStr, str, type Item } from './table-io';
 import { queryPage } from './pages';
 import { keys, SK_PREFIX } from './table-schema';
 
@@ -43,6 +43,18 @@ export async function putNotification(
   return notification;
 }
 
+/** A notification item as its wire form, each attribute checked (endpoint and delivery may be absent: null). */
+function notificationFromItem(item: Item): Notification {
+  return {
+    notificationId: str(item, 'notificationId'),
+    kind: str(item, 'kind'),
+    message: str(item, 'message'),
+    endpointId: optStr(item, 'endpointId'),
+    deliveryId: optStr(item, 'deliveryId'),
+    createdAt: str(item, 'createdAt'),
+  };
+}
+
 /** Notifications of a workspace, newest first. */
 export function listNotifications(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<Notification>> {
   return queryPage(table, {
@@ -53,14 +65,7 @@ export function listNotifications(table: TableContext, slug: string, limit: numb
     cursor,
     idPattern: idPattern('ntf'),
     map: (item) => {
-      const value: Notification = {
-        notificationId: item.notificationId as string,
-        kind: item.kind as string,
-        message: item.message as string,
-        endpointId: (item.endpointId as string | null) ?? null,
-        deliveryId: (item.deliveryId as string | null) ?? null,
-        createdAt: item.createdAt as string,
-      };
+      const value = notificationFromItem(item);
       return { value, sortKey: value.createdAt, id: value.notificationId };
     },
   });

@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from '../contract/pagination';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import type { TableContext } from './client';
-import { partitionQuery, queryPages } from './table-io';
+import { partitionQuery, queryPages, type Item } from './table-io';
 import { TABLE } from './table-schema';
 
 /** What a list reads. */
@@ -25,12 +25,12 @@ export interface PageSpec<T> {
     readonly startKey: (id: string) => Record<string, string>;
   };
   /** Maps a stored item to its wire form and its (sortKey, id) position. */
-  readonly map: (item: Record<string, unknown>) => { value: T; sortKey: string; id: string };
+  readonly map: (item: Item) => { value: T; sortKey: string; id: string };
 }
 
 /** Reads one page: rows strictly past the cursor in the list's order. */
 export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Promise<Page<T>> {
-  let start: Record<string, string> | undefined;
+  let start: Item | undefined;
   if (spec.cursor !== undefined) {
     const position = decodeCursor(spec.cursor, spec.idPattern);
     if (!position) return { items: [], nextCursor: null };
@@ -38,7 +38,7 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
       ? spec.index.startKey(position.id)
       : { [TABLE.partitionKey]: spec.pk, [TABLE.sortKey]: `${spec.skPrefix}${position.id}` };
   }
-  const items: Record<string, unknown>[] = [];
+  const items: Item[] = [];
   // One extra row tells whether a next page exists, so the last page says null.
   while (items.length <= spec.limit) {
     const out = await table.doc.send(
@@ -50,9 +50,9 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    items.push(...((out.Items ?? []) as Record<string, unknown>[]));
+    items.push(...(out.Items ?? []));
     if (!out.LastEvaluatedKey) break;
-    start = out.LastEvaluatedKey as Record<string, string>;
+    start = out.LastEvaluatedKey;
   }
   const mapped = items.slice(0, spec.limit).map(spec.map);
   const last = mapped[mapped.length - 1];

@@ -8,7 +8,7 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { Job, JobStatus } from '../contract/jobs';
+import { JOB_STATUSES, RECOVERABLE_STATUSES, type Job, type JobStatus } from '../contract/jobs';
 import type { DeliveryStatus } from '../contract/schemas';
 import type { DeliveryRecord } from '../domain/delivery-lifecycle';
 import { recoveryWindowIdRange, type JobRecord } from '../domain/recovery';
@@ -16,7 +16,7 @@ import type { TableContext } from './client';
 import { auditPut, type AuditInput, type TransactItem } from './audit';
 import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair } from './deliveries';
 import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
-import { conditionFailedAt, IF_ABSENT, ifAbsentOr, partitionQuery } from './table-io';
+import { conditionFailedAt, IF_ABSENT, ifAbsentOr, num, oneOf, oneOfList, optStr, partitionQuery, str, type Item } from './table-io';
 
 /** How long a (job, source) marker is kept: far longer than any job runs. */
 const MARKER_TTL_SECONDS = 30 * 24 * 3600;
@@ -40,26 +40,27 @@ export function toJobWire(r: JobRecord): Job {
   };
 }
 
-function fromItem(item: Record<string, unknown>): JobRecord {
+/** A job item as a record, each attribute checked (the progress counts and version read 0 when absent). */
+function jobFromItem(item: Item): JobRecord {
   return {
-    jobId: item.jobId as string,
+    jobId: str(item, 'jobId'),
     kind: 'recover',
-    workspace: item.workspace as string,
-    endpointId: item.endpointId as string,
-    actor: item.actor as string,
-    status: item.status as JobStatus,
-    since: item.since as string,
-    until: item.until as string,
-    statuses: item.statuses as Job['statuses'],
-    matched: (item.matched as number) ?? 0,
-    replayed: (item.replayed as number) ?? 0,
-    skipped: (item.skipped as number) ?? 0,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
-    finishedAt: (item.finishedAt as string | null) ?? null,
-    cursor: (item.cursor as string | null) ?? null,
-    version: (item.version as number) ?? 0,
-    nextSliceAt: item.nextSliceAt as string,
+    workspace: str(item, 'workspace'),
+    endpointId: str(item, 'endpointId'),
+    actor: str(item, 'actor'),
+    status: oneOf(item, 'status', JOB_STATUSES),
+    since: str(item, 'since'),
+    until: str(item, 'until'),
+    statuses: oneOfList(item, 'statuses', RECOVERABLE_STATUSES),
+    matched: num(item, 'matched', 0),
+    replayed: num(item, 'replayed', 0),
+    skipped: num(item, 'skipped', 0),
+    createdAt: str(item, 'createdAt'),
+    updatedAt: str(item, 'updatedAt'),
+    finishedAt: optStr(item, 'finishedAt'),
+    cursor: optStr(item, 'cursor'),
+    version: num(item, 'version', 0),
+    nextSliceAt: str(item, 'nextSliceAt'),
   };
 }
 
@@ -68,7 +69,7 @@ export async function runningRecoveryOf(table: TableContext, endpointId: string)
   const out = await table.doc.send(
     new GetCommand({ TableName: table.tableName, Key: keys.recoveryLock(endpointId), ConsistentRead: true }),
   );
-  return (out.Item?.jobId as string | undefined) ?? null;
+  return out.Item ? str(out.Item, 'jobId') : null;
 }
 
 /**
@@ -124,7 +125,7 @@ export async function createRecoveryJob(table: TableContext, job: JobRecord, now
 /** Reads a job by id (any workspace: callers check ownership). */
 export async function getJobRecord(table: TableContext, jobId: string): Promise<JobRecord | null> {
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.job(jobId), ConsistentRead: true }));
-  return out.Item ? fromItem(out.Item) : null;
+  return out.Item ? jobFromItem(out.Item) : null;
 }
 
 /** What selects a recovery's deliveries. */
@@ -141,7 +142,7 @@ export interface RecoverySelection {
 function selects(s: RecoverySelection, item: Record<string, unknown>): boolean {
   const createdAt = Date.parse(String(item.createdAt));
   return (
-    (s.statuses as readonly unknown[]).includes(item.status) &&
+    s.statuses.some((status) => status === item.status) &&
     createdAt >= Date.parse(s.since) &&
     createdAt <= Date.parse(s.until) &&
     // Defence in depth beside the fixed `until`: a replay written by this job never matches it.
@@ -245,23 +246,24 @@ export async function matchesAfter(table: TableContext, job: JobRecord, want: nu
   return { items, exhausted: false, scannedTo: after };
 }
 
+/** A conditional update of one item, as a transaction and an UpdateCommand both take it. */
+type JobUpdate = NonNullable<TransactItem['Update']>;
+
 /** The condition and update that advance a job read at `job.version`. */
-function advance(table: TableContext, job: JobRecord, sets: string[], values: Record<string, unknown>, now: Date): TransactItem {
+function advance(table: TableContext, job: JobRecord, sets: string[], values: Record<string, unknown>, now: Date): JobUpdate {
   return {
-    Update: {
-      TableName: table.tableName,
-      Key: keys.job(job.jobId),
-      UpdateExpression: `SET ${['version = :next', 'updatedAt = :now', ...sets].join(', ')}`,
-      ConditionExpression: 'version = :read AND #status = :running',
-      // `cursor` is a DynamoDB reserved word.
-      ExpressionAttributeNames: { '#status': 'status', ...(sets.some((s) => s.includes('#cursor')) ? { '#cursor': 'cursor' } : {}) },
-      ExpressionAttributeValues: {
-        ':read': job.version,
-        ':next': job.version + 1,
-        ':now': now.toISOString(),
-        ':running': 'running',
-        ...values,
-      },
+    TableName: table.tableName,
+    Key: keys.job(job.jobId),
+    UpdateExpression: `SET ${['version = :next', 'updatedAt = :now', ...sets].join(', ')}`,
+    ConditionExpression: 'version = :read AND #status = :running',
+    // `cursor` is a DynamoDB reserved word.
+    ExpressionAttributeNames: { '#status': 'status', ...(sets.some((s) => s.includes('#cursor')) ? { '#cursor': 'cursor' } : {}) },
+    ExpressionAttributeValues: {
+      ':read': job.version,
+      ':next': job.version + 1,
+      ':now': now.toISOString(),
+      ':running': 'running',
+      ...values,
     },
   };
 }
@@ -273,9 +275,8 @@ async function advanceJob(
   values: Record<string, unknown>,
   now: Date,
 ): Promise<boolean> {
-  const { Update } = advance(table, job, sets, values, now) as { Update: ConstructorParameters<typeof UpdateCommand>[0] };
   try {
-    await table.doc.send(new UpdateCommand(Update));
+    await table.doc.send(new UpdateCommand(advance(table, job, sets, values, now)));
     return true;
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException) return false;
@@ -336,7 +337,7 @@ export async function replayForJob(
         ConditionExpression: IF_ABSENT,
       },
     },
-    advance(table, job, ['replayed = replayed + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now),
+    { Update: advance(table, job, ['replayed = replayed + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now) },
     ...pendingWithRepair(table, replay.record, { recoveryJobId: job.jobId }),
     auditPut(table, job.workspace, replay.audit, now),
   ];

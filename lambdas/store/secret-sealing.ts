@@ -8,6 +8,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { KMS_ENCRYPTION_CONTEXT } from '../contract/deployment';
 import type { SealedSecret, SecretSealer } from '../domain/secrets';
 
 /** What envelope encryption needs from a key service. */
@@ -78,9 +79,6 @@ export function envelopeSealer(keys: DataKeyService, options: EnvelopeOptions = 
     },
   };
 }
-
-/** The encryption context of every data key: KMS checks it on Decrypt, and CloudTrail shows it. */
-export const KMS_ENCRYPTION_CONTEXT = { purpose: 'webhooks-endpoint-signing-secret' } as const;
 
 /** KMS: GenerateDataKey (AES-256) to seal, Decrypt to open; the key policy decides which functions may do which. */
 export function kmsDataKeys(kms: KMSClient, keyId: string): DataKeyService {

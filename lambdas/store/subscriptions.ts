@@ -13,7 +13,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_TRANSACTION_ITEMS, type SubscriptionOp, type SubscriptionState } from '../domain/subscription-plan';
 import type { TableContext } from './client';
 import type { TransactItem } from './audit';
-import { conditionFailedAt, IF_ABSENT, ifExistsAnd, partitionQuery, queryPages, str } from './table-io';
+import { conditionFailedAt, IF_ABSENT, ifExistsAnd, partitionQuery, queryPages, str, strList, type Item } from './table-io';
 import { keys, TABLE } from './table-schema';
 
 /** The transaction items of `ops` for one endpoint. */
@@ -50,10 +50,11 @@ interface EndpointView extends SubscriptionState {
   readonly endpointId: string;
 }
 
-function endpointView(item: Record<string, unknown>): EndpointView {
+/** An endpoint item's projection as the reconcile's view, each attribute checked (absent event types: none; enabled only when true). */
+function endpointView(item: Item): EndpointView {
   return {
-    endpointId: item.endpointId as string,
-    eventTypes: (item.eventTypes as string[] | undefined) ?? [],
+    endpointId: str(item, 'endpointId'),
+    eventTypes: strList(item, 'eventTypes'),
     enabled: item.enabled === true,
   };
 }

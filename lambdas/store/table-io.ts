@@ -185,6 +185,14 @@ export function oneOf<T extends string>(item: Item, name: string, allowed: reado
   return (allowed as readonly string[]).includes(value) ? (value as T) : wrong(item, name, `one of ${allowed.join(', ')}`);
 }
 
+/** A list of strings each one of `allowed` (absent: empty). */
+export function oneOfList<T extends string>(item: Item, name: string, allowed: readonly T[]): T[] {
+  const values = strList(item, name);
+  return values.every((v): v is T => (allowed as readonly string[]).includes(v))
+    ? values
+    : wrong(item, name, `a list of ${allowed.join(', ')}`);
+}
+
 /** True when a transaction was cancelled because the item at `index` failed its condition. */
 export function conditionFailedAt(error: unknown, index: number): boolean {
   return error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';

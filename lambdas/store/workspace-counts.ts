@@ -35,7 +35,7 @@ const MAX_TRIES = 8;
 /** The count of `kind` as stored; undefined when it was never set. */
 async function storedCount(table: TableContext, slug: string, kind: CountedKind): Promise<number | undefined> {
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: countsKey(slug), ConsistentRead: true }));
-  const value = out.Item?.[COUNTED[kind].attribute] as unknown;
+  const value: unknown = out.Item?.[COUNTED[kind].attribute];
   return typeof value === 'number' ? value : undefined;
 }
 

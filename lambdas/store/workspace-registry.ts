@@ -6,7 +6,7 @@
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './client';
-import { partitionQuery, withExpressions } from './table-io';
+import { optStr, partitionQuery, withExpressions } from './table-io';
 import { keys, TABLE } from './table-schema';
 
 /** The attributes that put a workspace item in the registry. */
@@ -34,7 +34,7 @@ const CURSOR = keys.retentionWorkspaceCursor;
 /** The workspace the retention pass looked at last (null: start from the first). */
 export async function getRetentionWorkspaceCursor(table: TableContext): Promise<string | null> {
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: CURSOR, ConsistentRead: true }));
-  return (out.Item?.workspace as string | undefined) ?? null;
+  return out.Item ? optStr(out.Item, 'workspace') : null;
 }
 
 /** Saves where the retention pass stopped in the registry (null: it went round; start again). */

@@ -6,7 +6,7 @@ import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
-import { IF_ABSENT } from './table-io';
+import { IF_ABSENT, oneOf, str, type Item } from './table-io';
 import { countItems, queryPage } from './pages';
 import { workspaceRegistryKeys } from './workspace-registry';
 import { keys, SK_PREFIX } from './table-schema';
@@ -18,11 +18,24 @@ export interface Workspace {
   readonly createdAt: string;
 }
 
+/** The roles a member item may hold. */
+const MEMBER_ROLES = ['owner', 'admin', 'member'] as const satisfies readonly Member['role'][];
+
+/** A workspace item as a record, each attribute checked. */
+function workspaceFromItem(item: Item): Workspace {
+  return { slug: str(item, 'slug'), name: str(item, 'name'), createdAt: str(item, 'createdAt') };
+}
+
+/** A member item as its wire form, each attribute checked. */
+function memberFromItem(item: Item): Member {
+  return { memberId: str(item, 'memberId'), email: str(item, 'email'), role: oneOf(item, 'role', MEMBER_ROLES) };
+}
+
 /** Reads a workspace by slug. */
 export async function getWorkspace(table: TableContext, slug: string): Promise<Workspace | null> {
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.workspace(slug), ConsistentRead: true }));
   if (!out.Item) return null;
-  return { slug: out.Item.slug as string, name: out.Item.name as string, createdAt: out.Item.createdAt as string };
+  return workspaceFromItem(out.Item);
 }
 
 /**
@@ -78,7 +91,7 @@ export function listMembers(table: TableContext, slug: string, limit: number, cu
     cursor,
     idPattern: idPattern('mem'),
     map: (item) => {
-      const value: Member = { memberId: item.memberId as string, email: item.email as string, role: item.role as Member['role'] };
+      const value = memberFromItem(item);
       return { value, sortKey: value.memberId, id: value.memberId };
     },
   });

@@ -8,7 +8,8 @@ import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/clie
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mintSecret } from '../../lambdas/domain/secrets';
-import { KMS_ENCRYPTION_CONTEXT, kmsSecretSealer, localSecretSealer } from '../../lambdas/store/secret-sealing';
+import { KMS_ENCRYPTION_CONTEXT } from '../../lambdas/contract/deployment';
+import { kmsSecretSealer, localSecretSealer } from '../../lambdas/store/secret-sealing';
 
 const kms = mockClient(KMSClient);
 afterEach(() => kms.reset());
