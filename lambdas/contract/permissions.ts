@@ -3,6 +3,9 @@
  * names (`read`, `write`, `admin`) or single permissions.
  */
 
+/** A workspace member's roles. */
+export const MEMBER_ROLES = ['owner', 'admin', 'member'] as const;
+
 /** Every permission a route can require. */
 export const PERMISSIONS = [
   'member:list',

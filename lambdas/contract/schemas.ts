@@ -6,7 +6,7 @@ import { DELIVERY_STATUSES } from './delivery-statuses';
 import { idPattern, type IdPrefix } from './ids';
 import { distinctItems } from './input-rules';
 import { SECRET_GRACE_HOURS, USER_AGENT } from './limits';
-import { PERMISSIONS, SCOPES } from './permissions';
+import { MEMBER_ROLES, PERMISSIONS, SCOPES } from './permissions';
 
 const timestamp = z.string().meta({ example: '2026-11-25T12:00:00.000Z', format: 'date-time' });
 
@@ -264,7 +264,7 @@ export type CreatedApiToken = z.infer<typeof CreatedApiTokenSchema>;
 
 /** Workspace member. */
 export const MemberSchema = z
-  .object({ memberId: idSchema('mem', '01JD2YB3C4D5E6F7G8H9J0K1MN'), email: z.string(), role: z.enum(['owner', 'admin', 'member']) })
+  .object({ memberId: idSchema('mem', '01JD2YB3C4D5E6F7G8H9J0K1MN'), email: z.string(), role: z.enum(MEMBER_ROLES) })
   .meta({ id: 'Member', example: { memberId: 'mem_01JD2YB3C4D5E6F7G8H9J0K1MN', email: 'owner@acme.test', role: 'owner' } });
 export type Member = z.infer<typeof MemberSchema>;
 

@@ -38,8 +38,10 @@ export function isReplayable(status: DeliveryStatus): boolean {
 // so its home is the contract's limits.
 export { DISABLE_THRESHOLD };
 
+/** Every way an observation can move the endpoint's consecutive-failure streak. */
+export const STREAK_CHANGES = ['none', 'reset', 'increment'] as const;
 /** How an observation moves the endpoint's consecutive-failure streak. */
-export type StreakChange = 'none' | 'reset' | 'increment';
+export type StreakChange = (typeof STREAK_CHANGES)[number];
 
 /** What one POST observed, as far as classification is concerned. */
 export type HttpOutcome = { readonly kind: 'response'; readonly status: number } | { readonly kind: 'error'; readonly reason: string };

@@ -17,7 +17,7 @@ import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCom
 import type { Page } from '../contract/pagination';
 import { encodeCursor } from '../domain/cursor';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
-import { nextStreak, OPEN_STATUSES, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
+import { nextStreak, OPEN_STATUSES, STREAK_CHANGES, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
 import { deliveryExpiresAtEpoch } from '../domain/scheduled-jobs';
 import { DELIVERY_STATUSES } from '../contract/delivery-statuses';
 import type { TableContext } from './client';
@@ -89,7 +89,7 @@ const STATE_FIELDS = ['status', 'attempts', 'evidenceCount', 'nextAttemptAt', 'l
  * A summary item with its state item laid over it: the delivery as it stands. Until its first
  * evidence a delivery has no state item, and its summary's initial state is the state.
  */
-export function mergeStateItem(summary: Record<string, unknown>, state: Record<string, unknown> | undefined): Record<string, unknown> {
+function mergeStateItem(summary: Record<string, unknown>, state: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!state) return summary;
   const merged: Record<string, unknown> = { ...summary };
   for (const field of STATE_FIELDS) if (field in state) merged[field] = state[field];
@@ -97,7 +97,8 @@ export function mergeStateItem(summary: Record<string, unknown>, state: Record<s
 }
 
 /**
- * The stored summary of a new delivery (pending, or held: its initial state is its record's), with
+ * The stored summary of a new delivery (pending, or held: docs/behaviour.md#held-deliveries; its
+ * initial state is its record's, a held one terminal from the start and never queued), with
  * its index keys: the endpoint's shard of gsi2 and the workspace log, both keys only (plus the event
  * type), so the item is written once and never again: status updates go to the state item.
  */
@@ -115,9 +116,6 @@ export function summaryItem(record: DeliveryRecord): Record<string, unknown> {
     [TABLE.deliveryLog.sortKey]: record.deliveryId,
   };
 }
-
-/** The stored summary of a held delivery (docs/behaviour.md#held-deliveries): the same item, its record terminal from the start (never queued). */
-export const heldItem = summaryItem;
 
 /**
  * The state item of a delivery as `record` has it. `repair`: in the stuck-pending repair's index
@@ -153,7 +151,7 @@ export async function putPendingDeliveries(
 ): Promise<void> {
   await batchWriteAll(table, [
     ...records.map((r) => ({ PutRequest: { Item: summaryItem(r) } })),
-    ...held.map((r) => ({ PutRequest: { Item: heldItem(r) } })),
+    ...held.map((r) => ({ PutRequest: { Item: summaryItem(r) } })),
   ]);
 }
 
@@ -194,7 +192,7 @@ export async function putDeliveriesIfAbsent(
   records: readonly DeliveryRecord[],
   held: readonly DeliveryRecord[] = [],
 ): Promise<PutPendingOutcome> {
-  const writes = [...records.map((r) => ({ record: r, item: summaryItem(r) })), ...held.map((r) => ({ record: r, item: heldItem(r) }))];
+  const writes = [...records.map((r) => ({ record: r, item: summaryItem(r) })), ...held.map((r) => ({ record: r, item: summaryItem(r) }))];
   const created: DeliveryRecord[] = [];
   const taken: string[] = [];
   let next = 0;
@@ -333,8 +331,6 @@ function attemptFromItem(item: Item): Attempt {
 }
 
 /** The streak changes an attempt item's effect may record. */
-const STREAK_CHANGES = ['none', 'reset', 'increment'] as const satisfies readonly StreakChange[];
-
 /** The effect an attempt item records for its delivery's state, each attribute checked; null when it records none. */
 function appliesFromItem(item: Item): AttemptEffect | null {
   const applies = optMap(item, 'applies');

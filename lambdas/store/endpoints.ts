@@ -463,7 +463,7 @@ export async function deleteEndpoint(
 }
 
 /** Cascade: every delivery of an endpoint, with its attempts. */
-export async function deleteDeliveriesOfEndpoint(table: TableContext, endpointId: string): Promise<number> {
+async function deleteDeliveriesOfEndpoint(table: TableContext, endpointId: string): Promise<number> {
   let count = 0;
   for await (const page of queryPages(table, partitionQuery(keys.deliveriesOfEndpoint(endpointId), { index: TABLE.gsi1 }))) {
     for (const item of page.Items ?? []) {

@@ -81,7 +81,7 @@ export function envelopeSealer(keys: DataKeyService, options: EnvelopeOptions = 
 }
 
 /** KMS: GenerateDataKey (AES-256) to seal, Decrypt to open; the key policy decides which functions may do which. */
-export function kmsDataKeys(kms: KMSClient, keyId: string): DataKeyService {
+function kmsDataKeys(kms: KMSClient, keyId: string): DataKeyService {
   return {
     async generate() {
       // Loaded on first use, not at cold start (docs/architecture.md#lambda-bundles).

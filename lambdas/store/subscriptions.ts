@@ -33,7 +33,7 @@ export interface Subscriber {
 }
 
 /** The subscribers of `eventType` in a workspace, from its subscription items: one Query of small items. */
-export async function subscribersOf(table: TableContext, slug: string, eventType: string): Promise<Subscriber[]> {
+async function subscribersOf(table: TableContext, slug: string, eventType: string): Promise<Subscriber[]> {
   const out: Subscriber[] = [];
   for await (const page of queryPages(table, {
     ...partitionQuery(keys.workspacePk(slug), { sk: { prefix: keys.subscriptionPrefix(eventType) } }),

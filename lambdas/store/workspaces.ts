@@ -1,6 +1,7 @@
 /** Workspaces and their members. */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { MEMBER_ROLES } from '../contract/permissions';
 import type { Member } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
@@ -19,8 +20,6 @@ export interface Workspace {
 }
 
 /** The roles a member item may hold. */
-const MEMBER_ROLES = ['owner', 'admin', 'member'] as const satisfies readonly Member['role'][];
-
 /** A workspace item as a record, each attribute checked. */
 function workspaceFromItem(item: Item): Workspace {
   return { slug: str(item, 'slug'), name: str(item, 'name'), createdAt: str(item, 'createdAt') };

@@ -22,7 +22,7 @@ import { workspaceLimitsOf } from '../../lambdas/operations/rate-limiter';
 import { createWebhook, deleteWebhook } from '../../lambdas/operations/webhooks';
 import { runRecoverySlice } from '../../lambdas/pipeline/recovery-worker';
 import type { JobMessage, JobQueue } from '../../lambdas/queue/job-queue';
-import { heldItem } from '../../lambdas/store/deliveries';
+import { summaryItem } from '../../lambdas/store/deliveries';
 import { batchWriteAll } from '../../lambdas/store/table-io';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { countsKey, currentCount } from '../../lambdas/store/workspace-counts';
@@ -95,7 +95,7 @@ async function sources(endpoint: { workspace: string; endpointId: string }, stat
   }));
   await batchWriteAll(
     table,
-    records.map((r) => ({ PutRequest: { Item: heldItem(r) } })),
+    records.map((r) => ({ PutRequest: { Item: summaryItem(r) } })),
   );
   return records;
 }

@@ -12,7 +12,7 @@ import { cancelJob, getJob, recoverWebhookDeliveries } from '../../lambdas/opera
 import { runRecoverySlice, type RecoveryWorkerDeps } from '../../lambdas/pipeline/recovery-worker';
 import type { JobMessage, JobQueue } from '../../lambdas/queue/job-queue';
 import type { TableContext } from '../../lambdas/store/client';
-import { getDelivery, heldItem, stateItem } from '../../lambdas/store/deliveries';
+import { getDelivery, stateItem, summaryItem } from '../../lambdas/store/deliveries';
 import { listDeliveriesOfEndpoint } from '../../lambdas/store/delivery-log';
 import { listAuditEvents } from '../../lambdas/store/audit';
 import { updateEndpoint } from '../../lambdas/store/endpoints';
@@ -73,7 +73,7 @@ async function seedSources(
   }));
   await batchWriteAll(
     table,
-    records.map((r) => ({ PutRequest: { Item: heldItem(r) } })),
+    records.map((r) => ({ PutRequest: { Item: summaryItem(r) } })),
   );
   return records;
 }
