@@ -23,8 +23,8 @@ export interface SealedSecret {
 
 /**
  * A secret as stored on the endpoint; `expiresAt` set only on a replaced one.
- * New secrets are `sealed`; a plaintext `secret` is a legacy one, written before
- * sealing, and is read until the endpoint's next rotation replaces it.
+ * Secrets are `sealed` wherever a sealer is configured (every deployed and local stack); a
+ * plaintext `secret` is stored only where none is (tests that compose operations without one).
  */
 export interface StoredSecret {
   readonly secret?: string;
@@ -76,7 +76,7 @@ export class SecretSealerMissing extends Error {
   override readonly name = 'SecretSealerMissing';
 }
 
-/** The plaintext of stored secrets, in order: a legacy plaintext one as is, a sealed one opened by `sealer`. */
+/** The plaintext of stored secrets, in order: a plaintext one as is, a sealed one opened by `sealer`. */
 export async function openSecrets(secrets: readonly StoredSecret[], sealer: SecretSealer | undefined): Promise<string[]> {
   return Promise.all(
     secrets.map(async (s) => {

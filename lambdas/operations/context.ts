@@ -31,7 +31,7 @@ export interface OperationDeps {
   readonly jobQueue?: JobQueue;
   /**
    * Seals new signing secrets (docs/architecture.md#secrets); absent where no operation mints one,
-   * and then a minted secret is stored in plaintext (the legacy form).
+   * and then a minted secret is stored in plaintext (every stack configures one).
    */
   readonly secretSealer?: SecretSealer;
   /**

@@ -77,7 +77,7 @@ export interface DispatchDeps {
   readonly endpoint?: EndpointReader;
   /**
    * Opens the endpoint's sealed secrets (docs/architecture.md#secrets); the dispatcher is the one
-   * function allowed to. @default none: only legacy plaintext secrets sign, a sealed one throws
+   * function allowed to. @default none: only plaintext secrets sign, a sealed one throws
    * (the message is received again)
    */
   readonly secrets?: SecretSealer;

@@ -58,7 +58,7 @@ export interface DeliveryPipelineProps extends LogProps {
   /**
    * The key sealing signing secrets: the dispatcher, which signs every delivery, is the one
    * function allowed to open them (docs/architecture.md#secrets).
-   * @default - none: the dispatcher signs with plaintext (legacy) secrets only
+   * @default - none: the dispatcher signs with plaintext secrets only
    */
   readonly secretsKey?: SecretsKey;
   /**
