@@ -1,7 +1,7 @@
 /**
  * The console's build (lib/console/console-bundle.ts), as synth and the local stack run it:
  * content-hashed file names that only change with the content, an `index.html` loading
- * exactly those files, the initial-JavaScript budget (issue 8: at most 150 KiB gzip), and
+ * exactly those files, the initial-JavaScript budget (at most 150 KiB gzip, docs/architecture.md#console), and
  * nothing of the server side nor any third-party URL in what the browser gets.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
