@@ -12,10 +12,10 @@ import { INDEXES, TABLE } from '#lambdas/store/table-schema';
 type Index = (typeof INDEXES)[number];
 
 /**
- * Creates the table if absent; returns true when it was created. A table kept
- * from an earlier version (the local stack's `.local/dynamodb`) gets the
- * schema's indexes it lacks, one at a time as DynamoDB allows; items written
- * before an index existed are in it only if they carry its keys.
+ * Creates the table if absent; returns true when it was created. An existing
+ * table (the local stack keeps one in `.local/dynamodb`) gets the schema's
+ * indexes it lacks, one at a time as DynamoDB allows; an added index holds the
+ * items that carry its keys.
  */
 export async function ensureTable(table: TableContext): Promise<boolean> {
   try {

@@ -4,11 +4,11 @@
  * under a condition, so concurrent creates can never pass the limit and a refused create writes
  * nothing.
  *
- * A workspace whose counter item (or one of its counts) does not exist yet, because its endpoints
- * and tokens were written before counting began, is counted once, strongly consistent, by the first
- * counted write; that write sets the count on the condition that it is still absent, so two first
- * writes cannot both set it (the loser retries on the stored count). Treating a missing count as 0
- * would let such a workspace pass its limit, and drive the count below zero as it deletes.
+ * The counter item is made on first use: creating a workspace writes none, and while a count is
+ * absent the first counted write of its kind counts the items once, strongly consistent, and sets
+ * the count on the condition that it is still absent, so two first writes cannot both set it (the
+ * loser retries on the stored count). A count taken from the items rather than assumed 0 cannot
+ * let a workspace pass its limit, nor drive the count below zero as it deletes.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
