@@ -9,7 +9,7 @@
  */
 
 /** A position in the list's order: a string that sorts as the list does (newest is greatest). */
-export type Position = string;
+type Position = string;
 
 /** What one read of a shard gives. */
 export interface ShardRead<T> {
