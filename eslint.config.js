@@ -210,11 +210,13 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            // Except the published numbers (limits.ts imports nothing), so the console states them from their one home.
+            // Except the published numbers (limits.ts) and the permissions and scope bundles (permissions.ts): both import
+            // nothing, so the console states them from their one home without pulling server code or zod into the bundle.
             {
-              group: ['**/lambdas/contract/*', '!**/lambdas/contract/limits'],
+              group: ['**/lambdas/contract/*', '!**/lambdas/contract/limits', '!**/lambdas/contract/permissions'],
               allowTypeImports: true,
-              message: 'The console imports only types from the contract (values only from limits.ts).',
+              message:
+                'The console imports only types from the contract (values only from limits.ts and permissions.ts, which import nothing).',
             },
             {
               group: ['**/lambdas/*/**', '!**/lambdas/contract/*', '**/bin/**', '**/lib/**', '**/test/**', '**/bench/**', 'node:*'],
@@ -222,9 +224,10 @@ export default tseslint.config(
             },
             // The same two rules for the subpath form, which the globs above do not see.
             {
-              regex: '^#lambdas/contract/(?!limits$)',
+              regex: '^#lambdas/contract/(?!(limits|permissions)$)',
               allowTypeImports: true,
-              message: 'The console imports only types from the contract (values only from limits.ts).',
+              message:
+                'The console imports only types from the contract (values only from limits.ts and permissions.ts, which import nothing).',
             },
             { regex: '^#lambdas/(?!contract/)', message: 'The console runs in the browser: no server code.' },
             { group: ['zod'], allowTypeImports: true, message: 'The console uses zod types only.' },

@@ -3,10 +3,9 @@
  * queue with SQS semantics, the real publisher and dispatcher Lambda handlers)
  * delivering to the benchmark's receiver process.
  */
-import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
-import type { LocalStack } from '../bin/local/stack';
+import { eventBridgeEvent, type LocalStack } from '../bin/local/stack';
 import { loadHandler } from '../bin/local/lambda-loader';
 import { fromItem, getDeliveryItems } from '#lambdas/store/deliveries';
 import type { CapacityMeter, CapacityRow } from './capacity';
@@ -42,17 +41,7 @@ export type Publisher = (
 
 /** Event `i` of the bench for `workspace`, as EventBridge hands it to the publisher (a fresh event id). */
 export function busEvent(workspace: string, i: number): EventBridgeEvent<string, { workspace: string; payload: unknown }> {
-  return {
-    id: randomUUID(),
-    version: '0',
-    account: 'local',
-    time: new Date().toISOString(),
-    region: 'local',
-    resources: [],
-    source: 'bench',
-    'detail-type': EVENT_TYPE,
-    detail: { workspace, payload: payloadOf(i) },
-  };
+  return eventBridgeEvent('bench', EVENT_TYPE, { workspace, payload: payloadOf(i) });
 }
 
 /** Percentiles of a sample, ms. */

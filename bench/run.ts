@@ -436,31 +436,28 @@ function printPipeline(p: PhaseFigures): void {
 
   const l = p.latency;
   const pct = (x: { p50: number; p99: number }) => `${f1(x.p50)} / ${f1(x.p99)}`;
+  const latencyRow = (run: string, r: PhaseResult) => [
+    run,
+    r.latencyMs.samples,
+    f1(r.latencyMs.p50),
+    f1(r.latencyMs.p90),
+    f1(r.latencyMs.p99),
+    f1(r.latencyMs.max),
+    pct(r.publishCallMs),
+    pct(r.queueToReceiptMs),
+  ];
   console.log(`\n== Publish-to-receipt latency (publisher call start → the receiver has the whole request) ==`);
   console.log(
     table(
       ['run', 'events', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'publish call p50/p99', 'then → receipt p50/p99'],
       [
-        ...[l, p.otherLatency].map((r) => [
-          `paced at ${r.ratePerSecond} events/s, batches of ${r.batchSize} (${r.batchSize > 10 ? '1 s window' : 'no window'})`,
-          r.latencyMs.samples,
-          f1(r.latencyMs.p50),
-          f1(r.latencyMs.p90),
-          f1(r.latencyMs.p99),
-          f1(r.latencyMs.max),
-          pct(r.publishCallMs),
-          pct(r.queueToReceiptMs),
-        ]),
-        [
-          `throughput run (saturated: includes backlog)`,
-          t.latencyMs.samples,
-          f1(t.latencyMs.p50),
-          f1(t.latencyMs.p90),
-          f1(t.latencyMs.p99),
-          f1(t.latencyMs.max),
-          pct(t.publishCallMs),
-          pct(t.queueToReceiptMs),
-        ],
+        ...[l, p.otherLatency].map((r) =>
+          latencyRow(
+            `paced at ${r.ratePerSecond} events/s, batches of ${r.batchSize} (${r.batchSize > 10 ? '1 s window' : 'no window'})`,
+            r,
+          ),
+        ),
+        latencyRow(`throughput run (saturated: includes backlog)`, t),
       ],
       [false, true, true, true, true, true, true, true],
     ),

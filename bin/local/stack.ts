@@ -249,6 +249,21 @@ function mcpRoute(): ExtraRoute {
   };
 }
 
+/** `detail` as EventBridge hands it to a rule's target (here, the publisher), with a fresh event id. */
+export function eventBridgeEvent<T>(source: string, detailType: string, detail: T): EventBridgeEvent<string, T> {
+  return {
+    id: randomUUID(),
+    version: '0',
+    account: 'local',
+    time: new Date().toISOString(),
+    region: 'local',
+    resources: [],
+    source,
+    'detail-type': detailType,
+    detail,
+  };
+}
+
 /** Starts the local stack. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir ?? '.local');
@@ -328,17 +343,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const events: DomainEventSink = {
       async emit(workspace, type, payload) {
         const publish = await loadHandler<(e: EventBridgeEvent<string, unknown>) => Promise<unknown>>('publisher');
-        await publish({
-          id: randomUUID(),
-          version: '0',
-          account: 'local',
-          time: new Date().toISOString(),
-          region: 'local',
-          resources: [],
-          source: EVENT_SOURCE,
-          'detail-type': type,
-          detail: { workspace, payload },
-        });
+        await publish(eventBridgeEvent(EVENT_SOURCE, type, { workspace, payload }));
       },
     };
 

@@ -302,6 +302,11 @@ export class Monitoring extends Construct {
       anchors.set(made, text.anchor);
       return made;
     };
+    // A failure queue alarms on its first message: each one is work that was lost until someone acts.
+    const holdsMessages = (queue: IQueue): AlarmOptions => ({
+      metric: queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+      threshold: 1,
+    });
 
     // ---- the delivery pipeline
     // The consumer receives a dead letter within seconds, so a failing one leaves its messages mostly in flight
@@ -331,10 +336,7 @@ export class Monitoring extends Construct {
         description:
           'Domain events reached the publisher failure queue: they produced no deliveries. Fix the cause, then publish them again.',
       },
-      {
-        metric: props.publishFailures.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
-        threshold: 1,
-      },
+      holdsMessages(props.publishFailures),
     );
     this.publisherErrorsAlarm = alarm(
       'PublisherErrorsAlarm',
@@ -486,10 +488,7 @@ export class Monitoring extends Construct {
         description:
           'A recovery job failed on every receive: it is marked failed (worker_error) and its message is in the jobs dead-letter queue.',
       },
-      {
-        metric: props.recoveryDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
-        threshold: 1,
-      },
+      holdsMessages(props.recoveryDeadLetterQueue),
     );
     this.scheduledJobErrorsAlarm = alarm(
       'ScheduledJobErrorsAlarm',

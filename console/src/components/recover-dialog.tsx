@@ -63,6 +63,38 @@ function requestOf(from: string, to: string, statuses: readonly Recoverable[]) {
   return { request, errors };
 }
 
+/** One end of the time window: a local date-time input, with its error (id `${id}-error`) under it. */
+function WindowField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  error: string | undefined;
+  describedBy: string;
+}) {
+  const { id, error } = props;
+  return (
+    <div class="field">
+      <label class="field-label" for={id}>
+        {props.label}
+      </label>
+      <input
+        id={id}
+        type="datetime-local"
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={props.describedBy}
+      />
+      {error ? (
+        <p id={`${id}-error`} class="field-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 /** The recovery dialog of one endpoint. `onClose(started)` says whether a job was started. */
 export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClose: (started: boolean) => void }) {
   const { client } = useSession();
@@ -305,42 +337,22 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
         }}
       >
         <div class="recover-window">
-          <div class="field">
-            <label class="field-label" for="recover-from">
-              From
-            </label>
-            <input
-              id="recover-from"
-              type="datetime-local"
-              value={from}
-              onInput={(e) => setFrom(e.currentTarget.value)}
-              aria-invalid={fieldError.from ? 'true' : undefined}
-              aria-describedby={fieldError.from ? 'recover-from-error' : 'recover-time-help'}
-            />
-            {fieldError.from ? (
-              <p id="recover-from-error" class="field-error">
-                {fieldError.from}
-              </p>
-            ) : null}
-          </div>
-          <div class="field">
-            <label class="field-label" for="recover-to">
-              To
-            </label>
-            <input
-              id="recover-to"
-              type="datetime-local"
-              value={to}
-              onInput={(e) => setTo(e.currentTarget.value)}
-              aria-invalid={fieldError.to ? 'true' : undefined}
-              aria-describedby={fieldError.to ? 'recover-to-error recover-time-help' : 'recover-time-help'}
-            />
-            {fieldError.to ? (
-              <p id="recover-to-error" class="field-error">
-                {fieldError.to}
-              </p>
-            ) : null}
-          </div>
+          <WindowField
+            id="recover-from"
+            label="From"
+            value={from}
+            onInput={setFrom}
+            error={fieldError.from}
+            describedBy={fieldError.from ? 'recover-from-error' : 'recover-time-help'}
+          />
+          <WindowField
+            id="recover-to"
+            label="To"
+            value={to}
+            onInput={setTo}
+            error={fieldError.to}
+            describedBy={fieldError.to ? 'recover-to-error recover-time-help' : 'recover-time-help'}
+          />
         </div>
         <p id="recover-time-help" class="field-help">
           In your local time, on when each delivery was created. Leave To empty for “now”.

@@ -7,41 +7,25 @@
 import { useRef, useState } from 'preact/hooks';
 import type { ApiProblem } from '../api/client';
 import type { ApiToken, CreatedApiToken, Permission } from '../api/contract';
+import { SCOPE_BUNDLES } from '../../../lambdas/contract/permissions';
 import { useSession } from '../session';
 import { asProblem } from './load';
 import { ShownOnceDialog } from './shown-once';
 import { ConfirmDialog } from './confirm-dialog';
 
-type Bundle = 'read' | 'write' | 'admin';
+type Bundle = keyof typeof SCOPE_BUNDLES;
 
-/**
- * The permissions of each scope bundle, as lambdas/contract/permissions.ts (SCOPE_BUNDLES)
- * grants them: the console may not import that module's code, only its types.
- */
-const READ: readonly Permission[] = [
-  'member:list',
-  'token:list',
-  'audit:list',
-  'notification:list',
-  'event-type:list',
-  'webhook:read',
-  'webhook:list',
-];
-const WRITE: readonly Permission[] = [
-  ...READ,
-  'webhook:write',
-  'webhook:delete',
-  'webhook:rotate-secret',
-  'webhook:test',
-  'webhook:replay',
-];
+/** What each scope bundle lets a token do, beside the permissions it grants. */
 const BUNDLES: Record<Bundle, { permissions: readonly Permission[]; help: string }> = {
-  read: { permissions: READ, help: 'See endpoints, deliveries, event types, tokens, members, the audit log and notifications.' },
+  read: {
+    permissions: SCOPE_BUNDLES.read,
+    help: 'See endpoints, deliveries, event types, tokens, members, the audit log and notifications.',
+  },
   write: {
-    permissions: WRITE,
+    permissions: SCOPE_BUNDLES.write,
     help: 'Also create, change and delete endpoints, rotate secrets, send test events, replay and recover deliveries.',
   },
-  admin: { permissions: [...WRITE, 'token:write'], help: 'Also create and revoke API tokens.' },
+  admin: { permissions: SCOPE_BUNDLES.admin, help: 'Also create and revoke API tokens.' },
 };
 
 /** The authorizer cache TTL (docs/behaviour.md#limits: 60 s by default): how long REST may still accept a revoked token. */

@@ -12,7 +12,7 @@ import { CopyButton, Empty, Loading, PageHeader, ProblemView, Time, percent } fr
 import { href, navigate } from '../router';
 import { useCan, useSession } from '../session';
 import { DeliveryLog } from './deliveries';
-import { EnabledBadge, noteDeleted, Streak } from './endpoints';
+import { EnabledBadge, noteDeleted, Streak, TypeChips } from './endpoints';
 import { takeJustCreated } from './new-endpoint';
 import { DISABLE_THRESHOLD } from '../../../lambdas/contract/limits';
 import '../styles/endpoints.css';
@@ -181,13 +181,7 @@ function Settings({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (endpoin
               <dd>{endpoint.description ?? <span class="muted">—</span>}</dd>
               <dt>Event types</dt>
               <dd>
-                <ul class="type-chips">
-                  {endpoint.eventTypes.map((type) => (
-                    <li key={type} class="mono">
-                      {type}
-                    </li>
-                  ))}
-                </ul>
+                <TypeChips types={endpoint.eventTypes} />
               </dd>
               <dt>Enabled</dt>
               <dd>{endpoint.enabled ? 'Yes' : 'No'}</dd>

@@ -25,6 +25,19 @@ export function EnabledBadge({ enabled }: { enabled: boolean }) {
   return <span class={`badge ${enabled ? 'badge-on' : 'badge-off'}`}>{enabled ? 'Enabled' : 'Disabled'}</span>;
 }
 
+/** An endpoint's event types, one chip each. */
+export function TypeChips({ types }: { types: readonly string[] }) {
+  return (
+    <ul class="type-chips">
+      {types.map((type) => (
+        <li key={type} class="mono">
+          {type}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** A failure streak (consecutive failed attempts), marked when above 0. */
 export function Streak({ count }: { count: number }) {
   return <span class={count > 0 ? 'streak-bad' : undefined}>{count}</span>;
@@ -114,13 +127,7 @@ function EndpointRow({ endpoint }: { endpoint: Endpoint }) {
         {endpoint.description ?? <span class="muted">—</span>}
       </td>
       <td data-label="Event types">
-        <ul class="type-chips">
-          {endpoint.eventTypes.map((type) => (
-            <li key={type} class="mono">
-              {type}
-            </li>
-          ))}
-        </ul>
+        <TypeChips types={endpoint.eventTypes} />
       </td>
       <td data-label="State">
         <EnabledBadge enabled={endpoint.enabled} />
