@@ -45,13 +45,6 @@ export const EQUIVALENT_MUTANTS = [
     mutant: 'filter.sinceMs !== null → true',
     reason: 'created < null compares with 0, false for every creation time since 1970 (a delivery id cannot be older)',
   },
-  {
-    at: 'lambdas/domain/configured-event-types.ts:23-25, 44',
-    mutant: 'the stale-generated-code check and the missing-validator throw',
-    reason:
-      'reached only with generated code older than config/event-types.json, which test/contract/generated-code.test.ts refuses; ' +
-      'the built-in names only matter for a file that reuses one, which parseEventTypesConfigWith refuses first',
-  },
 ];
 
 export default {
