@@ -31,6 +31,38 @@ export const EQUIVALENT_MUTANTS = [
     reason: 'the parse failure then throws into checkWebhookUrl’s own catch, which returns the same refusal',
   },
   {
+    at: 'lambdas/domain/webhook-url.ts:49-51, 63, 67-68, 80',
+    mutant: 'checkWebhookUrl’s and isPublicAddress’s catch blocks, isPublicAddress’s string guard, isCanonicalAddress’s IPv6.isValid guard',
+    reason:
+      'the catches are reached only without a guard (check() refuses a non-string first; ipaddr.js parses what it validated); ' +
+      'without a guard, the non-string or invalid IPv6 throws into a catch that returns the same false',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:126, 130',
+    mutant: 'the empty-host and invalid-bracketed-IPv6 refusals',
+    reason: 'the URL parser refuses both for http(s) itself, so checkHost never sees them',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:137',
+    mutant: "bare === '' → false (or compared with another string)",
+    reason: 'a host of dots only then fails the empty-label check below, with the same refusal',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:183',
+    mutant: "zoneId !== '' → true (or compared with another string)",
+    reason: 'ipaddr.js never gives an empty zone id (it refuses "fe80::1%")',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:197-209',
+    mutant: 'the ipv4Mapped, ipv4Compatible or default case emptied',
+    reason: 'each falls through to a case that computes the same: the last 32 bits, or undefined',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:226',
+    mutant: "split('.').pop() ?? '' → ?? 'Stryker was here!'",
+    reason: 'split always returns at least one element, so pop never gives undefined',
+  },
+  {
     at: 'lambdas/domain/api-tokens.ts:14 and lambdas/domain/signing.ts:15',
     mutant: "hash.update(…, 'utf8') → hash.update(…, '')",
     reason: 'an empty encoding name is utf8, the default',

@@ -36,6 +36,15 @@ const REFUSED: ReadonlyArray<readonly [string, UrlRule, string]> = [
   [' https://example.com/', 'malformed', 'URL must not contain whitespace or control characters'], // the parser would silently trim it
   ['https://exam\tple.com/', 'malformed', 'URL must not contain whitespace or control characters'], // the parser would silently drop the tab
   ['https://example.com/hook\n', 'malformed', 'URL must not contain whitespace or control characters'],
+  ['https://../', 'malformed', 'host .. has an empty label'], // dots only
+  // More than one trailing dot keeps a numeric-looking host a domain for the parser: ours is a number when its last label is
+  ['https://1.2.3.4.5../', 'malformed', 'host 1.2.3.4.5.. looks like an IPv4 address but is not a valid one'],
+  ['https://999.1.1.1../', 'malformed', 'host 999.1.1.1.. looks like an IPv4 address but is not a valid one'],
+  ['https://example.12../', 'malformed', 'host example.12.. looks like an IPv4 address but is not a valid one'],
+  ['https://example.0x12../', 'malformed', 'host example.0x12.. looks like an IPv4 address but is not a valid one'],
+  ['https://example.0x../', 'malformed', 'host example.0x.. looks like an IPv4 address but is not a valid one'],
+  ['https://example.a1../', 'malformed', 'host example.a1.. has an empty label'], // a1 and 1a are names, not numbers
+  ['https://example.1a../', 'malformed', 'host example.1a.. has an empty label'],
   // --- scheme
   ['http://example.com/hook', 'scheme', 'URL must use https (got http:)'],
   ['HTTP://EXAMPLE.COM/', 'scheme', 'URL must use https (got http:)'],
@@ -317,7 +326,7 @@ describe('checkWebhookUrl', () => {
   it('never throws, whatever the input', () => {
     const junks: unknown[] = [undefined, null, 42, {}, []];
     for (const junk of junks) {
-      expect(checkWebhookUrl(junk as string)).toMatchObject({ ok: false, rule: 'malformed' });
+      expect(checkWebhookUrl(junk as string)).toEqual({ ok: false, rule: 'malformed', detail: 'URL must be a string' });
     }
     fc.assert(
       fc.property(fc.oneof(fc.string(), urlLike), (raw) => {
@@ -389,6 +398,7 @@ describe('isPublicAddress', () => {
     ['[2606:4700::1111]', true],
     ['[2606:4700::1111', false], // brackets count only in pairs
     ['2606:4700::1111]', false],
+    ['x2606:4700::1111]', false],
     ['10.0.0.1', false],
     ['127.0.0.1', false],
     ['127.1', false],
