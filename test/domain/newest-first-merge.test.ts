@@ -185,6 +185,16 @@ describe('mergeNewestFirst read plan', () => {
     });
   });
 
+  it('with less budget left than shards to read, reads only as many shards as entries are left, the newest-stopped first', async () => {
+    // Six shards stopped at 99 … 94 after one entry each; the newer half is three shards, but two entries are left.
+    expect(await pageOf(['99 89 79', '98 88 78', '97 87 77', '96 86 76', '95 85 75', '94 84 74'], { limit: 8, budget: 8 })).toEqual({
+      entries: ['99', '98', '97'],
+      next: '97',
+      evaluated: 8,
+      reads: ['0<∞×1', '1<∞×1', '2<∞×1', '3<∞×1', '4<∞×1', '5<∞×1', '0<99×1', '1<98×1'],
+    });
+  });
+
   it('gives up after 64 rounds on a reader that makes no progress', async () => {
     const reads: (string | null)[] = [];
     const stuck: ShardReader<Entry> = async (_, after) => {
