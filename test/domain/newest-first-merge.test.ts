@@ -195,6 +195,30 @@ describe('mergeNewestFirst read plan', () => {
     });
   });
 
+  it('lists an exhausted list newest first across shards, whatever the shards’ order, with no next page', async () => {
+    expect(await pageOf(['a b', 'c d', 'e f'], { limit: 6, budget: 100 })).toEqual({
+      entries: ['f', 'e', 'd', 'c', 'b', 'a'],
+      next: null,
+      evaluated: 6,
+      reads: ['0<∞×4', '1<∞×4', '2<∞×4'],
+    });
+  });
+
+  it('reads no more once a reader has spent more than the budget', async () => {
+    // Shard 3 evaluates one entry more than asked: 2 + 2 + 2 + 3 of a budget of 8.
+    const reads: string[] = [];
+    const over: ShardReader<Entry> = async (i, after, limit) => {
+      reads.push(`${i}<${after ?? '∞'}×${limit}`);
+      return { matches: [], evaluated: i === 3 ? limit + 1 : limit, stoppedAt: `p${i}` };
+    };
+    expect(await mergeNewestFirst(over, { shards: 4, limit: 20, budget: 8, after: null })).toEqual({
+      entries: [],
+      next: 'p3',
+      evaluated: 9,
+    });
+    expect(reads).toEqual(['0<∞×2', '1<∞×2', '2<∞×2', '3<∞×2']);
+  });
+
   it('gives up after 64 rounds on a reader that makes no progress', async () => {
     const reads: (string | null)[] = [];
     const stuck: ShardReader<Entry> = async (_, after) => {
