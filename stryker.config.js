@@ -77,6 +77,28 @@ export const EQUIVALENT_MUTANTS = [
     mutant: 'filter.sinceMs !== null → true',
     reason: 'created < null compares with 0, false for every creation time since 1970 (a delivery id cannot be older)',
   },
+  {
+    at: 'lambdas/domain/newest-first-merge.ts:51, 73, 90, 92',
+    mutant: 'a < or > in a comparison of positions or stops turned into <= or >= (or its else-branch made unconditional)',
+    reason: 'positions are distinct (each entry sits in one shard, once), so no two compare equal',
+  },
+  {
+    at: 'lambdas/domain/newest-first-merge.ts:57, 66, 92, 94',
+    mutant: 'shards start done; s.after !== null → true; f === null → false; ?? on a stop',
+    reason:
+      'the first round reads every shard and sets each state, and a shard left open has a stop (stoppedAt is non-null ' +
+      'exactly when the shard is not done), so no open shard has a null stop; newest(null, s) is s',
+  },
+  {
+    at: 'lambdas/domain/newest-first-merge.ts:77, 84, 87, 95, 97',
+    mutant:
+      'the shortcuts: toRead.length > 0 → true, the page-full break, open.length === 0 → false, remaining <= 0 → < 0, ' +
+      'the no-blocking-shard break, fits >= 1 → > 1 or → false',
+    reason:
+      'each exit is reached again one step on: a full page leaves no shard stopped above the (limit+1)-th match, so none ' +
+      'blocks and none is read; no open shard or no budget left leaves nothing to read; with fits ≥ 1, slice(0, remaining) ' +
+      'keeps every blocking shard',
+  },
 ];
 
 export default {
