@@ -80,7 +80,9 @@ export const EQUIVALENT_MUTANTS = [
   {
     at: 'lambdas/domain/newest-first-merge.ts:51, 73, 90, 92',
     mutant: 'a < or > in a comparison of positions or stops turned into <= or >= (or its else-branch made unconditional)',
-    reason: 'positions are distinct (each entry sits in one shard, once), so no two compare equal',
+    reason:
+      'positions are distinct (each entry sits in one shard, once), so no two compare equal; and V8’s sort only asks ' +
+      'whether the comparator is below 0, so a 0 where 1 was returns the same order',
   },
   {
     at: 'lambdas/domain/newest-first-merge.ts:57, 66, 92, 94',
