@@ -12,7 +12,8 @@
 /**
  * Mutants no test can kill because the mutated code behaves exactly as the original (equivalent
  * mutants), with the reason. They stay in the run and count as survivors (each file's score stays
- * at 90 % or more with them); a new survivor not listed here is a rule no test pins.
+ * at 90 % or more with them, except newest-first-merge.ts, whose 20 equivalent mutants of 147 cap it at 85.7 %); a new
+ * survivor not listed here is a rule no test pins.
  */
 export const EQUIVALENT_MUTANTS = [
   {
