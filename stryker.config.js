@@ -12,7 +12,8 @@
 /**
  * Mutants no test can kill because the mutated code behaves exactly as the original (equivalent
  * mutants), with the reason. They stay in the run and count as survivors (each file's score stays
- * at 90 % or more with them); a new survivor not listed here is a rule no test pins.
+ * at 90 % or more with them, except newest-first-merge.ts, whose 20 equivalent mutants of 147 cap it at 85.7 %); a new
+ * survivor not listed here is a rule no test pins.
  */
 export const EQUIVALENT_MUTANTS = [
   {
@@ -31,6 +32,38 @@ export const EQUIVALENT_MUTANTS = [
     reason: 'the parse failure then throws into checkWebhookUrl’s own catch, which returns the same refusal',
   },
   {
+    at: 'lambdas/domain/webhook-url.ts:49-51, 63, 67-68, 80',
+    mutant: 'checkWebhookUrl’s and isPublicAddress’s catch blocks, isPublicAddress’s string guard, isCanonicalAddress’s IPv6.isValid guard',
+    reason:
+      'the catches are reached only without a guard (check() refuses a non-string first; ipaddr.js parses what it validated); ' +
+      'without a guard, the non-string or invalid IPv6 throws into a catch that returns the same false',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:126, 130',
+    mutant: 'the empty-host and invalid-bracketed-IPv6 refusals',
+    reason: 'the URL parser refuses both for http(s) itself, so checkHost never sees them',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:137',
+    mutant: "bare === '' → false (or compared with another string)",
+    reason: 'a host of dots only then fails the empty-label check below, with the same refusal',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:183',
+    mutant: "zoneId !== '' → true (or compared with another string)",
+    reason: 'ipaddr.js never gives an empty zone id (it refuses "fe80::1%")',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:197-209',
+    mutant: 'the ipv4Mapped, ipv4Compatible or default case emptied',
+    reason: 'each falls through to a case that computes the same: the last 32 bits, or undefined',
+  },
+  {
+    at: 'lambdas/domain/webhook-url.ts:226',
+    mutant: "split('.').pop() ?? '' → ?? 'Stryker was here!'",
+    reason: 'split always returns at least one element, so pop never gives undefined',
+  },
+  {
     at: 'lambdas/domain/api-tokens.ts:14 and lambdas/domain/signing.ts:15',
     mutant: "hash.update(…, 'utf8') → hash.update(…, '')",
     reason: 'an empty encoding name is utf8, the default',
@@ -46,11 +79,28 @@ export const EQUIVALENT_MUTANTS = [
     reason: 'created < null compares with 0, false for every creation time since 1970 (a delivery id cannot be older)',
   },
   {
-    at: 'lambdas/domain/configured-event-types.ts:23-25, 44',
-    mutant: 'the stale-generated-code check and the missing-validator throw',
+    at: 'lambdas/domain/newest-first-merge.ts:51, 73, 90, 92',
+    mutant: 'a < or > in a comparison of positions or stops turned into <= or >= (or its else-branch made unconditional)',
     reason:
-      'reached only with generated code older than config/event-types.json, which test/contract/generated-code.test.ts refuses; ' +
-      'the built-in names only matter for a file that reuses one, which parseEventTypesConfigWith refuses first',
+      'positions are distinct (each entry sits in one shard, once), so no two compare equal; and V8’s sort only asks ' +
+      'whether the comparator is below 0, so a 0 where 1 was returns the same order',
+  },
+  {
+    at: 'lambdas/domain/newest-first-merge.ts:57, 66, 92, 94',
+    mutant: 'shards start done; s.after !== null → true; f === null → false; ?? on a stop',
+    reason:
+      'the first round reads every shard and sets each state, and a shard left open has a stop (stoppedAt is non-null ' +
+      'exactly when the shard is not done), so no open shard has a null stop; newest(null, s) is s',
+  },
+  {
+    at: 'lambdas/domain/newest-first-merge.ts:77, 84, 87, 95, 97',
+    mutant:
+      'the shortcuts: toRead.length > 0 → true, the page-full break, open.length === 0 → false, remaining <= 0 → < 0, ' +
+      'the no-blocking-shard break, fits >= 1 → > 1 or → false',
+    reason:
+      'each exit is reached again one step on: a full page leaves no shard stopped above the (limit+1)-th match, so none ' +
+      'blocks and none is read; no open shard or no budget left leaves nothing to read; with fits ≥ 1, slice(0, remaining) ' +
+      'keeps every blocking shard',
   },
 ];
 

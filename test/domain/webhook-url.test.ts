@@ -12,136 +12,215 @@ function refusal(raw: string, allowLoopback = false): { rule: UrlRule; detail: s
 }
 
 // Each spelling was run through Node 20's WHATWG URL parser; comments give what it made of the host.
-const REFUSED: ReadonlyArray<readonly [string, UrlRule]> = [
+const REFUSED: ReadonlyArray<readonly [string, UrlRule, string]> = [
   // --- not a URL / rejected by the URL parser itself
-  ['', 'malformed'],
-  ['not a url', 'malformed'],
-  ['example.com/hook', 'malformed'], // no scheme
-  ['//example.com/hook', 'malformed'],
-  ['https://', 'malformed'],
-  ['https://[::1/', 'malformed'],
-  ['https://[gggg::1]/', 'malformed'],
-  ['https://[fe80::1%25eth0]/', 'malformed'], // zone ids are not allowed in URL hosts
-  ['https://[fe80::1%eth0]/', 'malformed'],
-  ['https://4294967296/', 'malformed'], // > 2^32 - 1
-  ['https://1.2.3.4.5/', 'malformed'], // ends in a number, five parts
-  ['https://08.0.0.1/', 'malformed'], // invalid octal
-  ['https://example.com:65536/', 'malformed'],
+  ['', 'malformed', 'URL could not be parsed'],
+  ['not a url', 'malformed', 'URL must not contain whitespace or control characters'],
+  ['example.com/hook', 'malformed', 'URL could not be parsed'], // no scheme
+  ['//example.com/hook', 'malformed', 'URL could not be parsed'],
+  ['https://', 'malformed', 'URL could not be parsed'],
+  ['https://[::1/', 'malformed', 'URL could not be parsed'],
+  ['https://[gggg::1]/', 'malformed', 'URL could not be parsed'],
+  ['https://[fe80::1%25eth0]/', 'malformed', 'URL could not be parsed'], // zone ids are not allowed in URL hosts
+  ['https://[fe80::1%eth0]/', 'malformed', 'URL could not be parsed'],
+  ['https://4294967296/', 'malformed', 'URL could not be parsed'], // > 2^32 - 1
+  ['https://1.2.3.4.5/', 'malformed', 'URL could not be parsed'], // ends in a number, five parts
+  ['https://08.0.0.1/', 'malformed', 'URL could not be parsed'], // invalid octal
+  ['https://example.com:65536/', 'malformed', 'URL could not be parsed'],
   // --- accepted by the parser, refused by our own checks
-  ['https://example.com:0/', 'malformed'], // port 0 is not a destination
-  ['https://a..example.com/', 'malformed'],
-  ['https://.example.com/', 'malformed'],
-  ['https://example.com../', 'malformed'],
-  ['https://8.8.8.8../', 'malformed'], // the parser keeps "8.8.8.8.." as a domain
-  [' https://example.com/', 'malformed'], // the parser would silently trim it
-  ['https://exam\tple.com/', 'malformed'], // the parser would silently drop the tab
-  ['https://example.com/hook\n', 'malformed'],
+  ['https://example.com:0/', 'malformed', 'URL port 0 is not a valid destination port'], // port 0 is not a destination
+  ['https://a..example.com/', 'malformed', 'host a..example.com has an empty label'],
+  ['https://.example.com/', 'malformed', 'host .example.com has an empty label'],
+  ['https://example.com../', 'malformed', 'host example.com.. has an empty label'],
+  ['https://8.8.8.8../', 'malformed', 'host 8.8.8.8.. has an empty label'], // the parser keeps "8.8.8.8.." as a domain
+  [' https://example.com/', 'malformed', 'URL must not contain whitespace or control characters'], // the parser would silently trim it
+  ['https://exam\tple.com/', 'malformed', 'URL must not contain whitespace or control characters'], // the parser would silently drop the tab
+  ['https://example.com/hook\n', 'malformed', 'URL must not contain whitespace or control characters'],
+  ['https://../', 'malformed', 'host .. has an empty label'], // dots only
+  // More than one trailing dot keeps a numeric-looking host a domain for the parser: ours is a number when its last label is
+  ['https://1.2.3.4.5../', 'malformed', 'host 1.2.3.4.5.. looks like an IPv4 address but is not a valid one'],
+  ['https://999.1.1.1../', 'malformed', 'host 999.1.1.1.. looks like an IPv4 address but is not a valid one'],
+  ['https://example.12../', 'malformed', 'host example.12.. looks like an IPv4 address but is not a valid one'],
+  ['https://example.0x12../', 'malformed', 'host example.0x12.. looks like an IPv4 address but is not a valid one'],
+  ['https://example.0x../', 'malformed', 'host example.0x.. looks like an IPv4 address but is not a valid one'],
+  ['https://example.a1../', 'malformed', 'host example.a1.. has an empty label'], // a1 and 1a are names, not numbers
+  ['https://example.1a../', 'malformed', 'host example.1a.. has an empty label'],
   // --- scheme
-  ['http://example.com/hook', 'scheme'],
-  ['HTTP://EXAMPLE.COM/', 'scheme'],
-  ['http://127.0.0.1/', 'scheme'], // loopback over http needs allowLoopback
-  ['ftp://example.com/', 'scheme'],
-  ['wss://example.com/', 'scheme'],
-  ['gopher://example.com/', 'scheme'],
-  ['javascript:alert(1)', 'scheme'],
-  ['file:///etc/passwd', 'scheme'],
-  ['data:text/plain,hi', 'scheme'],
+  ['http://example.com/hook', 'scheme', 'URL must use https (got http:)'],
+  ['HTTP://EXAMPLE.COM/', 'scheme', 'URL must use https (got http:)'],
+  ['http://127.0.0.1/', 'scheme', 'URL must use https (got http:)'], // loopback over http needs allowLoopback
+  ['ftp://example.com/', 'scheme', 'URL must use https (got ftp:)'],
+  ['wss://example.com/', 'scheme', 'URL must use https (got wss:)'],
+  ['gopher://example.com/', 'scheme', 'URL must use https (got gopher:)'],
+  ['javascript:alert(1)', 'scheme', 'URL must use https (got javascript:)'],
+  ['file:///etc/passwd', 'scheme', 'URL must use https (got file:)'],
+  ['data:text/plain,hi', 'scheme', 'URL must use https (got data:)'],
   // --- credentials
-  ['https://user:pass@example.com/', 'credentials'],
-  ['https://user@example.com/', 'credentials'],
-  ['https://:secret@example.com/', 'credentials'],
-  ['https://8.8.8.8&@127.0.0.1/', 'credentials'], // host is 127.0.0.1; userinfo "8.8.8.8&"
+  ['https://user:pass@example.com/', 'credentials', 'URL must not contain credentials'],
+  ['https://user@example.com/', 'credentials', 'URL must not contain credentials'],
+  ['https://:secret@example.com/', 'credentials', 'URL must not contain credentials'],
+  ['https://8.8.8.8&@127.0.0.1/', 'credentials', 'URL must not contain credentials'], // host is 127.0.0.1; userinfo "8.8.8.8&"
   // --- localhost
-  ['https://localhost/', 'localhost'],
-  ['https://LOCALHOST/', 'localhost'],
-  ['https://localhost./', 'localhost'],
-  ['https://LocalHost.:8443/hook', 'localhost'],
-  ['https://api.localhost/', 'localhost'],
-  ['https://a.b.localhost./', 'localhost'],
-  ['https://ｌｏｃａｌｈｏｓｔ/', 'localhost'], // full-width, NFKC-mapped to localhost
-  ['https://%6c%6f%63%61%6c%68%6f%73%74/', 'localhost'], // percent-decoded by the parser
+  ['https://localhost/', 'localhost', 'host localhost is a localhost name, not a public host'],
+  ['https://LOCALHOST/', 'localhost', 'host localhost is a localhost name, not a public host'],
+  ['https://localhost./', 'localhost', 'host localhost. is a localhost name, not a public host'],
+  ['https://LocalHost.:8443/hook', 'localhost', 'host localhost. is a localhost name, not a public host'],
+  ['https://api.localhost/', 'localhost', 'host api.localhost is a localhost name, not a public host'],
+  ['https://a.b.localhost./', 'localhost', 'host a.b.localhost. is a localhost name, not a public host'],
+  ['https://ｌｏｃａｌｈｏｓｔ/', 'localhost', 'host localhost is a localhost name, not a public host'], // full-width, NFKC-mapped to localhost
+  ['https://%6c%6f%63%61%6c%68%6f%73%74/', 'localhost', 'host localhost is a localhost name, not a public host'], // percent-decoded by the parser
   // --- single label
-  ['https://intranet/', 'single_label'],
-  ['https://INTRANET./', 'single_label'],
-  ['https://metadata/computeMetadata/v1/', 'single_label'],
-  ['https://deadbeef/', 'single_label'], // hex letters without 0x are a name, not a number
-  ['https://例え/', 'single_label'], // xn--r8jz45g
+  ['https://intranet/', 'single_label', 'host intranet is a single-label name; use a fully qualified domain name'],
+  ['https://INTRANET./', 'single_label', 'host intranet. is a single-label name; use a fully qualified domain name'],
+  ['https://metadata/computeMetadata/v1/', 'single_label', 'host metadata is a single-label name; use a fully qualified domain name'],
+  ['https://deadbeef/', 'single_label', 'host deadbeef is a single-label name; use a fully qualified domain name'], // hex letters without 0x are a name, not a number
+  ['https://例え/', 'single_label', 'host xn--r8jz45g is a single-label name; use a fully qualified domain name'], // xn--r8jz45g
   // --- IPv4 loopback, every spelling (all normalize to 127.0.0.1 unless noted)
-  ['https://127.0.0.1/', 'ip_not_public'],
-  ['https://127.0.0.1:8443/hook', 'ip_not_public'],
-  ['https://127.0.0.1./', 'ip_not_public'],
-  ['https://127.0.0.1../', 'ip_not_public'], // kept verbatim by the parser; caught by our numeric check
-  ['https://127.255.255.254/', 'ip_not_public'],
-  ['https://2130706433/', 'ip_not_public'], // decimal integer
-  ['https://017700000001/', 'ip_not_public'], // octal integer
-  ['https://0177.0.0.1/', 'ip_not_public'],
-  ['https://0x7f.0.0.1/', 'ip_not_public'],
-  ['https://0x7F.0x0.0x0.0x1/', 'ip_not_public'],
-  ['https://0x7f000001/', 'ip_not_public'],
-  ['https://0x7f.1/', 'ip_not_public'],
-  ['https://127.1/', 'ip_not_public'],
-  ['https://127.0.1/', 'ip_not_public'],
-  ['https://１２７.０.０.１/', 'ip_not_public'], // full-width digits
-  ['https://127。0。0。1/', 'ip_not_public'], // ideographic full stops
-  ['https://127%2e0%2e0%2e1/', 'ip_not_public'],
+  ['https://127.0.0.1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://127.0.0.1:8443/hook', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://127.0.0.1./', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://127.0.0.1../', 'ip_not_public', 'host 127.0.0.1.. is a loopback address, not a public one'], // kept verbatim by the parser; caught by our numeric check
+  ['https://127.255.255.254/', 'ip_not_public', 'host 127.255.255.254 is a loopback address, not a public one'],
+  ['https://2130706433/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'], // decimal integer
+  ['https://017700000001/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'], // octal integer
+  ['https://0177.0.0.1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://0x7f.0.0.1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://0x7F.0x0.0x0.0x1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://0x7f000001/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://0x7f.1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://127.1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://127.0.1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
+  ['https://１２７.０.０.１/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'], // full-width digits
+  ['https://127。0。0。1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'], // ideographic full stops
+  ['https://127%2e0%2e0%2e1/', 'ip_not_public', 'host 127.0.0.1 is a loopback address, not a public one'],
   // --- IPv4 private, link-local, CGNAT, special
-  ['https://10.1/', 'ip_not_public'], // 10.0.0.1
-  ['https://10.0.0.1/', 'ip_not_public'],
-  ['https://172.16.0.1/', 'ip_not_public'],
-  ['https://172.31.255.255/', 'ip_not_public'],
-  ['https://192.168.1.1/', 'ip_not_public'],
-  ['https://3232235777/', 'ip_not_public'], // 192.168.1.1
-  ['https://0300.0250.0.1/', 'ip_not_public'], // 192.168.0.1
-  ['https://169.254.169.254/latest/meta-data/', 'ip_not_public'],
-  ['https://0xa9fea9fe/', 'ip_not_public'], // 169.254.169.254
-  ['https://100.64.0.1/', 'ip_not_public'],
-  ['https://100.127.255.254/', 'ip_not_public'],
-  ['https://0.0.0.0/', 'ip_not_public'],
-  ['https://0/', 'ip_not_public'], // 0.0.0.0
-  ['https://0x0/', 'ip_not_public'], // 0.0.0.0
-  ['https://0.1.2.3/', 'ip_not_public'],
-  ['https://255.255.255.255/', 'ip_not_public'],
-  ['https://4294967295/', 'ip_not_public'], // 255.255.255.255
-  ['https://224.0.0.1/', 'ip_not_public'],
-  ['https://239.255.255.250/', 'ip_not_public'],
-  ['https://240.0.0.1/', 'ip_not_public'],
-  ['https://192.0.2.1/', 'ip_not_public'], // TEST-NET-1
-  ['https://198.51.100.7/', 'ip_not_public'], // TEST-NET-2
-  ['https://203.0.113.9/', 'ip_not_public'], // TEST-NET-3
-  ['https://198.18.0.1/', 'ip_not_public'], // benchmarking
-  ['https://192.0.0.9/', 'ip_not_public'],
-  ['https://192.88.99.1/', 'ip_not_public'], // 6to4 relay anycast
+  ['https://10.1/', 'ip_not_public', 'host 10.0.0.1 is a private address, not a public one'], // 10.0.0.1
+  ['https://10.0.0.1/', 'ip_not_public', 'host 10.0.0.1 is a private address, not a public one'],
+  ['https://172.16.0.1/', 'ip_not_public', 'host 172.16.0.1 is a private address, not a public one'],
+  ['https://172.31.255.255/', 'ip_not_public', 'host 172.31.255.255 is a private address, not a public one'],
+  ['https://192.168.1.1/', 'ip_not_public', 'host 192.168.1.1 is a private address, not a public one'],
+  ['https://3232235777/', 'ip_not_public', 'host 192.168.1.1 is a private address, not a public one'], // 192.168.1.1
+  ['https://0300.0250.0.1/', 'ip_not_public', 'host 192.168.0.1 is a private address, not a public one'], // 192.168.0.1
+  ['https://169.254.169.254/latest/meta-data/', 'ip_not_public', 'host 169.254.169.254 is a linkLocal address, not a public one'],
+  ['https://0xa9fea9fe/', 'ip_not_public', 'host 169.254.169.254 is a linkLocal address, not a public one'], // 169.254.169.254
+  ['https://100.64.0.1/', 'ip_not_public', 'host 100.64.0.1 is a carrierGradeNat address, not a public one'],
+  ['https://100.127.255.254/', 'ip_not_public', 'host 100.127.255.254 is a carrierGradeNat address, not a public one'],
+  ['https://0.0.0.0/', 'ip_not_public', 'host 0.0.0.0 is an unspecified address, not a public one'],
+  ['https://0/', 'ip_not_public', 'host 0.0.0.0 is an unspecified address, not a public one'], // 0.0.0.0
+  ['https://0x0/', 'ip_not_public', 'host 0.0.0.0 is an unspecified address, not a public one'], // 0.0.0.0
+  ['https://0.1.2.3/', 'ip_not_public', 'host 0.1.2.3 is an unspecified address, not a public one'],
+  ['https://255.255.255.255/', 'ip_not_public', 'host 255.255.255.255 is a broadcast address, not a public one'],
+  ['https://4294967295/', 'ip_not_public', 'host 255.255.255.255 is a broadcast address, not a public one'], // 255.255.255.255
+  ['https://224.0.0.1/', 'ip_not_public', 'host 224.0.0.1 is a multicast address, not a public one'],
+  ['https://239.255.255.250/', 'ip_not_public', 'host 239.255.255.250 is a multicast address, not a public one'],
+  ['https://240.0.0.1/', 'ip_not_public', 'host 240.0.0.1 is a reserved address, not a public one'],
+  ['https://192.0.2.1/', 'ip_not_public', 'host 192.0.2.1 is a reserved address, not a public one'], // TEST-NET-1
+  ['https://198.51.100.7/', 'ip_not_public', 'host 198.51.100.7 is a reserved address, not a public one'], // TEST-NET-2
+  ['https://203.0.113.9/', 'ip_not_public', 'host 203.0.113.9 is a reserved address, not a public one'], // TEST-NET-3
+  ['https://198.18.0.1/', 'ip_not_public', 'host 198.18.0.1 is a reserved address, not a public one'], // benchmarking
+  ['https://192.0.0.9/', 'ip_not_public', 'host 192.0.0.9 is a reserved address, not a public one'],
+  ['https://192.88.99.1/', 'ip_not_public', 'host 192.88.99.1 is a reserved address, not a public one'], // 6to4 relay anycast
   // --- IPv6
-  ['https://[::1]/', 'ip_not_public'],
-  ['https://[0:0:0:0:0:0:0:1]:8443/', 'ip_not_public'],
-  ['https://[::]/', 'ip_not_public'],
-  ['https://[::ffff:127.0.0.1]/', 'ip_not_public'], // -> [::ffff:7f00:1]
-  ['https://[::ffff:7f00:1]/', 'ip_not_public'],
-  ['https://[::FFFF:10.0.0.1]/', 'ip_not_public'],
-  ['https://[::ffff:a9fe:a9fe]/', 'ip_not_public'],
-  ['https://[::ffff:8.8.8.8]/', 'ip_not_public'], // mapped form refused even for a public IPv4
-  ['https://[::127.0.0.1]/', 'ip_not_public'], // IPv4-compatible -> [::7f00:1], "unicast" for ipaddr.js
-  ['https://[::ffff:0:7f00:1]/', 'ip_not_public'], // SIIT / rfc6145
-  ['https://[64:ff9b::10.0.0.1]/', 'ip_not_public'], // NAT64 -> [64:ff9b::a00:1]
-  ['https://[64:ff9b::7f00:1]/', 'ip_not_public'],
-  ['https://[64:ff9b:1::a00:1]/', 'ip_not_public'], // NAT64 local-use /48
-  ['https://[2002:c0a8:101::1]/', 'ip_not_public'], // 6to4 of 192.168.1.1
-  ['https://[2002:7f00:1::]/', 'ip_not_public'], // 6to4 of 127.0.0.1
-  ['https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/', 'ip_not_public'], // Teredo, client 10.0.0.1
-  ['https://[fe80::1]/', 'ip_not_public'],
-  ['https://[FE80::1]/', 'ip_not_public'],
-  ['https://[fc00::1]/', 'ip_not_public'],
-  ['https://[fd00:ec2::254]/', 'ip_not_public'], // AWS IMDS over IPv6
-  ['https://[fec0::1]/', 'ip_not_public'], // deprecated site-local
-  ['https://[ff02::1]/', 'ip_not_public'],
-  ['https://[2001:db8::1]/', 'ip_not_public'], // documentation
-  ['https://[2001:2::1]/', 'ip_not_public'], // benchmarking
-  ['https://[100::1]/', 'ip_not_public'], // discard
-  ['https://[5f00::1]/', 'ip_not_public'], // segment routing
-  ['https://[1::1]/', 'ip_not_public'], // outside 2000::/3, "unicast" for ipaddr.js
+  ['https://[::1]/', 'ip_not_public', 'host [::1] is a loopback address, not a public one'],
+  ['https://[0:0:0:0:0:0:0:1]:8443/', 'ip_not_public', 'host [::1] is a loopback address, not a public one'],
+  ['https://[::]/', 'ip_not_public', 'host [::] is an unspecified address, not a public one'],
+  [
+    'https://[::ffff:127.0.0.1]/',
+    'ip_not_public',
+    'host [::ffff:7f00:1] is an ipv4Mapped address (embedding loopback IPv4 127.0.0.1), not a public one',
+  ], // -> [::ffff:7f00:1]
+  [
+    'https://[::ffff:7f00:1]/',
+    'ip_not_public',
+    'host [::ffff:7f00:1] is an ipv4Mapped address (embedding loopback IPv4 127.0.0.1), not a public one',
+  ],
+  [
+    'https://[::FFFF:10.0.0.1]/',
+    'ip_not_public',
+    'host [::ffff:a00:1] is an ipv4Mapped address (embedding private IPv4 10.0.0.1), not a public one',
+  ],
+  [
+    'https://[::ffff:a9fe:a9fe]/',
+    'ip_not_public',
+    'host [::ffff:a9fe:a9fe] is an ipv4Mapped address (embedding linkLocal IPv4 169.254.169.254), not a public one',
+  ],
+  [
+    'https://[::ffff:8.8.8.8]/',
+    'ip_not_public',
+    'host [::ffff:808:808] is an ipv4Mapped address (embedding public IPv4 8.8.8.8), not a public one',
+  ], // mapped form refused even for a public IPv4
+  [
+    'https://[::127.0.0.1]/',
+    'ip_not_public',
+    'host [::7f00:1] is an ipv4Compatible address (embedding loopback IPv4 127.0.0.1), not a public one',
+  ], // IPv4-compatible -> [::7f00:1], "unicast" for ipaddr.js
+  [
+    'https://[::ffff:0:7f00:1]/',
+    'ip_not_public',
+    'host [::ffff:0:7f00:1] is a rfc6145 address (embedding loopback IPv4 127.0.0.1), not a public one',
+  ], // SIIT / rfc6145
+  [
+    'https://[64:ff9b::10.0.0.1]/',
+    'ip_not_public',
+    'host [64:ff9b::a00:1] is a rfc6052 address (embedding private IPv4 10.0.0.1), not a public one',
+  ], // NAT64 -> [64:ff9b::a00:1]
+  [
+    'https://[64:ff9b::7f00:1]/',
+    'ip_not_public',
+    'host [64:ff9b::7f00:1] is a rfc6052 address (embedding loopback IPv4 127.0.0.1), not a public one',
+  ],
+  ['https://[64:ff9b:1::a00:1]/', 'ip_not_public', 'host [64:ff9b:1::a00:1] is a rfc6052 address, not a public one'], // NAT64 local-use /48
+  [
+    'https://[2002:c0a8:101::1]/',
+    'ip_not_public',
+    'host [2002:c0a8:101::1] is a 6to4 address (embedding private IPv4 192.168.1.1), not a public one',
+  ], // 6to4 of 192.168.1.1
+  [
+    'https://[2002:7f00:1::]/',
+    'ip_not_public',
+    'host [2002:7f00:1::] is a 6to4 address (embedding loopback IPv4 127.0.0.1), not a public one',
+  ], // 6to4 of 127.0.0.1
+  [
+    'https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/',
+    'ip_not_public',
+    'host [2001:0:4136:e378:8000:63bf:f5ff:fffe] is a teredo address (embedding private IPv4 10.0.0.1), not a public one',
+  ], // Teredo, client 10.0.0.1
+  ['https://[fe80::1]/', 'ip_not_public', 'host [fe80::1] is a linkLocal address, not a public one'],
+  ['https://[FE80::1]/', 'ip_not_public', 'host [fe80::1] is a linkLocal address, not a public one'],
+  ['https://[fc00::1]/', 'ip_not_public', 'host [fc00::1] is a uniqueLocal address, not a public one'],
+  ['https://[fd00:ec2::254]/', 'ip_not_public', 'host [fd00:ec2::254] is a uniqueLocal address, not a public one'], // AWS IMDS over IPv6
+  ['https://[fec0::1]/', 'ip_not_public', 'host [fec0::1] is a deprecatedSiteLocal address, not a public one'], // deprecated site-local
+  ['https://[ff02::1]/', 'ip_not_public', 'host [ff02::1] is a multicast address, not a public one'],
+  ['https://[2001:db8::1]/', 'ip_not_public', 'host [2001:db8::1] is a reserved address, not a public one'], // documentation
+  ['https://[2001:2::1]/', 'ip_not_public', 'host [2001:2::1] is a benchmarking address, not a public one'], // benchmarking
+  ['https://[100::1]/', 'ip_not_public', 'host [100::1] is a discard address, not a public one'], // discard
+  ['https://[5f00::1]/', 'ip_not_public', 'host [5f00::1] is a segmentRouting address, not a public one'], // segment routing
+  ['https://[1::1]/', 'ip_not_public', 'host [1::1] is a reserved address, not a public one'], // outside 2000::/3, "unicast" for ipaddr.js
+  // --- the article before each range name: "an" before a vowel sound, "a" before "uni…"
+  ['https://192.52.193.1/', 'ip_not_public', 'host 192.52.193.1 is an amt address, not a public one'],
+  ['https://192.31.196.1/', 'ip_not_public', 'host 192.31.196.1 is an as112 address, not a public one'],
+  ['https://[2001:20::1]/', 'ip_not_public', 'host [2001:20::1] is an orchid2 address, not a public one'],
+  ['https://[2001:3::1]/', 'ip_not_public', 'host [2001:3::1] is an amt address, not a public one'],
+  // --- the embedded IPv4 address, byte by byte
+  [
+    'https://[::ffff:0:a00:1]/',
+    'ip_not_public',
+    'host [::ffff:0:a00:1] is a rfc6145 address (embedding private IPv4 10.0.0.1), not a public one',
+  ],
+  [
+    'https://[2002:c0a8:101::]/',
+    'ip_not_public',
+    'host [2002:c0a8:101::] is a 6to4 address (embedding private IPv4 192.168.1.1), not a public one',
+  ],
+  // Teredo of 192.168.1.2 (the client address is stored inverted)
+  [
+    'https://[2001:0:4136:e378:8000:63bf:3f57:fefd]/',
+    'ip_not_public',
+    'host [2001:0:4136:e378:8000:63bf:3f57:fefd] is a teredo address (embedding private IPv4 192.168.1.2), not a public one',
+  ],
   // --- length
-  [`https://example.com/${'a'.repeat(2048)}`, 'too_long'],
-  [`https://example.com/${'é'.repeat(1000)}`, 'too_long'], // 1020 chars typed, > 2048 once percent-encoded
+  [`https://example.com/${'a'.repeat(2048)}`, 'too_long', 'URL must be at most 2048 characters (got 2068)'],
+  [`https://example.com/${'é'.repeat(1000)}`, 'too_long', 'URL must be at most 2048 characters (got 6020)'], // 1020 chars typed, > 2048 once percent-encoded
 ];
 
 const ACCEPTED: ReadonlyArray<readonly [string, string]> = [
@@ -204,10 +283,8 @@ describe('checkWebhookUrl', () => {
     );
   });
 
-  it.each(REFUSED)('refuses %j (%s)', (raw, rule) => {
-    const result = refusal(raw);
-    expect(result.rule).toBe(rule);
-    expect(result.detail).not.toBe('');
+  it.each(REFUSED)('refuses %j (%s: %s)', (raw, rule, detail) => {
+    expect(checkWebhookUrl(raw)).toEqual({ ok: false, rule, detail });
   });
 
   it.each(ACCEPTED)('accepts %j (host %s)', (raw, hostname) => {
@@ -249,7 +326,7 @@ describe('checkWebhookUrl', () => {
   it('never throws, whatever the input', () => {
     const junks: unknown[] = [undefined, null, 42, {}, []];
     for (const junk of junks) {
-      expect(checkWebhookUrl(junk as string)).toMatchObject({ ok: false, rule: 'malformed' });
+      expect(checkWebhookUrl(junk as string)).toEqual({ ok: false, rule: 'malformed', detail: 'URL must be a string' });
     }
     fc.assert(
       fc.property(fc.oneof(fc.string(), urlLike), (raw) => {
@@ -281,23 +358,29 @@ describe('checkWebhookUrl with allowLoopback', () => {
     expect(checkWebhookUrl('https://example.com/hook', { allowLoopback: true }).ok).toBe(true);
   });
 
-  it.each<readonly [string, UrlRule]>([
-    ['http://example.com', 'scheme'],
-    ['http://10.0.0.1/', 'scheme'],
-    ['ftp://localhost/', 'scheme'],
-    ['http://[::ffff:127.0.0.1]/', 'scheme'], // only localhost, 127/8 and ::1 count as loopback
-    ['https://10.0.0.1', 'ip_not_public'],
-    ['https://0.0.0.0/', 'ip_not_public'],
-    ['https://[::ffff:127.0.0.1]/', 'ip_not_public'],
-    ['https://[fe80::1]/', 'ip_not_public'],
-    ['https://api.localhost/', 'localhost'],
-    ['https://intranet/', 'single_label'],
-    ['http://user:pw@localhost/', 'credentials'],
-    ['http://127.0.0.1../', 'scheme'], // not a canonical loopback host, so no http exception
-    ['https://127.0.0.1../', 'malformed'], // loopback is allowed, the empty label is not
-    [`http://localhost/${'a'.repeat(2048)}`, 'too_long'],
-  ])('still refuses %j (%s)', (raw, rule) => {
-    expect(refusal(raw, true).rule).toBe(rule);
+  it.each<readonly [string, UrlRule, string]>([
+    ['http://example.com', 'scheme', 'URL must use https (got http:; http is allowed only for loopback hosts)'],
+    ['http://10.0.0.1/', 'scheme', 'URL must use https (got http:; http is allowed only for loopback hosts)'],
+    ['ftp://localhost/', 'scheme', 'URL must use https (got ftp:; http is allowed only for loopback hosts)'],
+    ['http://[::ffff:127.0.0.1]/', 'scheme', 'URL must use https (got http:; http is allowed only for loopback hosts)'], // only localhost, 127/8 and ::1 count as loopback
+    ['http://[::2]/', 'scheme', 'URL must use https (got http:; http is allowed only for loopback hosts)'],
+    ['http://localhost../', 'scheme', 'URL must use https (got http:; http is allowed only for loopback hosts)'], // not the canonical loopback name
+    ['https://10.0.0.1', 'ip_not_public', 'host 10.0.0.1 is a private address, not a public one'],
+    ['https://0.0.0.0/', 'ip_not_public', 'host 0.0.0.0 is an unspecified address, not a public one'],
+    [
+      'https://[::ffff:127.0.0.1]/',
+      'ip_not_public',
+      'host [::ffff:7f00:1] is an ipv4Mapped address (embedding loopback IPv4 127.0.0.1), not a public one',
+    ],
+    ['https://[fe80::1]/', 'ip_not_public', 'host [fe80::1] is a linkLocal address, not a public one'],
+    ['https://api.localhost/', 'localhost', 'host api.localhost is a localhost name, not a public host'],
+    ['https://intranet/', 'single_label', 'host intranet is a single-label name; use a fully qualified domain name'],
+    ['http://user:pw@localhost/', 'credentials', 'URL must not contain credentials'],
+    ['http://127.0.0.1../', 'scheme', 'URL must use https (got http:; http is allowed only for loopback hosts)'], // not a canonical loopback host, so no http exception
+    ['https://127.0.0.1../', 'malformed', 'host 127.0.0.1.. has an empty label'], // loopback is allowed, the empty label is not
+    [`http://localhost/${'a'.repeat(2048)}`, 'too_long', 'URL must be at most 2048 characters (got 2065)'],
+  ])('still refuses %j (%s: %s)', (raw, rule, detail) => {
+    expect(checkWebhookUrl(raw, { allowLoopback: true })).toEqual({ ok: false, rule, detail });
   });
 
   it('names the loopback exception in the scheme detail', () => {
@@ -313,6 +396,9 @@ describe('isPublicAddress', () => {
     ['2606:4700::1111', true],
     ['2001:4860:4860::8888', true],
     ['[2606:4700::1111]', true],
+    ['[2606:4700::1111', false], // brackets count only in pairs
+    ['2606:4700::1111]', false],
+    ['x2606:4700::1111]', false],
     ['10.0.0.1', false],
     ['127.0.0.1', false],
     ['127.1', false],
