@@ -1,19 +1,31 @@
 /**
- * Typed deployment configuration, read from CDK context (`cdk.json` "context",
- * or `-c key=value` on the command line). Every key is optional; a missing key
- * takes the documented default. Values given on the command line arrive as
- * strings, so numbers, JSON objects and lists are parsed here, and anything invalid
- * fails synth with one message that lists every problem.
+ * Typed deployment configuration of a stage, from three layers, each over the one before:
+ * `cdk.json` "context" (the defaults of every stage), the stage's settings file
+ * `stages/<stage>.json` when there is one (`-c stage=prod` reads `stages/prod.json`), and `-c
+ * key=value` on the command line. Every key is optional; a missing key takes the documented
+ * default. Values given on the command line arrive as strings, so numbers, JSON objects and lists
+ * are parsed here, and anything invalid (an unknown key of a settings file included) fails synth
+ * with one message that lists every problem.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import type { IConstruct } from 'constructs';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import {
+  DEAD_LETTER_CONSUMER,
+  DEAD_LETTER_MAX_CONCURRENCY_BOUNDS,
+  DEFAULT_MCP_RESERVED_CONCURRENCY,
+  DEFAULT_PUBLISHER_RESERVED_CONCURRENCY,
   DEFAULT_RECOVERY_RATE_PER_SECOND,
   DISPATCHER_CONSUMER,
   DISPATCHER_SETTING_BOUNDS,
+  LAMBDA_UNRESERVED_CONCURRENCY_MINIMUM,
   MCP_CORS,
   RECOVERY_RATE_BOUNDS,
+  RESERVED_CONCURRENCY_BOUNDS,
 } from '#lambdas/contract/deployment';
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
 import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '#lambdas/contract/limits';
@@ -71,10 +83,11 @@ export interface WebhooksConfig {
    */
   readonly removalPolicy: 'retain' | 'destroy';
   /**
-   * E-mail address notified (through an SNS topic) when an alarm of the stack
-   * changes state, on ALARM and on OK (docs/operations.md lists every alarm with its runbook).
-   * `null` (or an empty string): no topic; the alarms still show in CloudWatch.
-   * The address must confirm the subscription e-mail SNS sends after deploy.
+   * E-mail address subscribed to the stack's alarm topic (the output AlarmTopicArn), which every
+   * alarm notifies on ALARM and on OK (docs/operations.md lists every alarm with its runbook).
+   * `null` (or an empty string): no subscription; the topic is there for other subscribers (a
+   * pager), and the alarms show in CloudWatch. The address must confirm the subscription e-mail
+   * SNS sends after deploy.
    * @default null
    */
   readonly alarmEmail: string | null;
@@ -91,15 +104,46 @@ export interface WebhooksConfig {
    */
   readonly mcpAllowedOrigins: readonly string[];
   /**
-   * Reserved concurrency of the MCP function, an integer from 1 to 1000: the most MCP
-   * requests that run at once, so a flood on the public URL is throttled (HTTP 429 from
-   * Lambda) instead of growing the bill and starving the account's other functions.
-   * `null` leaves the function unreserved (needed in an account whose concurrency quota
-   * is too small to reserve any: Lambda keeps 100 unreserved). On the command line,
-   * `-c mcpReservedConcurrency=null` (or an empty value) for none.
+   * Reserved concurrency of the MCP function, an integer from 1 to 1000: the most MCP requests
+   * that run at once, so a flood on the public URL is throttled (HTTP 429 from Lambda) instead of
+   * growing the bill and starving the account's other functions. A reservation is taken from the
+   * account's Lambda concurrency quota, and Lambda refuses one that would leave less than 100 of
+   * it unreserved (LAMBDA_UNRESERVED_CONCURRENCY_MINIMUM): the deploy then fails. A new or
+   * low-quota account (a quota of 10 or 50) can reserve nothing and must set `null`, as must any
+   * account whose quota minus its existing reservations is under 100 + this stage's reservations
+   * ({@link reservedConcurrencyOf}). `null` leaves the function unreserved and uncapped. On the
+   * command line, `-c mcpReservedConcurrency=null` (or an empty value) for none.
    * @default 10
    */
   readonly mcpReservedConcurrency: number | null;
+  /**
+   * Reserved concurrency of the publisher, an integer from 1 to 1000, or `null` for none: the most
+   * events published at once, so a burst of events cannot take the account's concurrency from the
+   * API and the authorizer. Events over it are throttled and retried by Lambda (for up to two
+   * hours), so they arrive later, never lost. A reservation counts against the account's quota
+   * like `mcpReservedConcurrency` (Lambda keeps 100 unreserved): new or low-quota accounts (a
+   * quota of 10 or 50) must set `null`. On the command line, `-c publisherReservedConcurrency=null`.
+   * @default 50 (DEFAULT_PUBLISHER_RESERVED_CONCURRENCY of lambdas/contract/deployment.ts)
+   */
+  readonly publisherReservedConcurrency: number | null;
+  /**
+   * Batches of the dead-letter queue its consumer runs at once (the event source's maximum
+   * concurrency, which reserves nothing), an integer from 2 to 100: a flood of dead letters is
+   * worked off at this pace instead of taking the account's concurrency.
+   * @default 2 (DEAD_LETTER_CONSUMER of lambdas/contract/deployment.ts)
+   */
+  readonly deadLetterMaxConcurrency: number;
+  /**
+   * Let this stack own the region's API Gateway CloudWatch role: `true` creates an IAM role for
+   * API Gateway and sets it as the account setting `cloudWatchRoleArn` (AWS::ApiGateway::Account),
+   * which the stage's access logging needs; both are kept when the stack is deleted. The setting is
+   * account-wide (one per region, shared by every REST API there), so turn it on in one stack per
+   * account and region, and only where no role is set yet (`npm run preflight` tells). `false`:
+   * the account must already have the role, or the deploy rolls back with "CloudWatch Logs role
+   * ARN must be set in account settings".
+   * @default false
+   */
+  readonly apiGatewayAccountRole: boolean;
   /**
    * Replays per second a recovery job writes at most (docs/behaviour.md#recovery-jobs), an
    * integer from 1 to 200; handed to the job worker as `RECOVERY_RATE_PER_SECOND`. Interactive
@@ -179,7 +223,10 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   removalPolicy: 'retain',
   alarmEmail: null,
   mcpAllowedOrigins: MCP_CORS.defaultAllowedOrigins,
-  mcpReservedConcurrency: 10,
+  mcpReservedConcurrency: DEFAULT_MCP_RESERVED_CONCURRENCY,
+  publisherReservedConcurrency: DEFAULT_PUBLISHER_RESERVED_CONCURRENCY,
+  deadLetterMaxConcurrency: DEAD_LETTER_CONSUMER.maxConcurrency,
+  apiGatewayAccountRole: false,
   recoveryRatePerSecond: DEFAULT_RECOVERY_RATE_PER_SECOND,
   workspaceLimits: {},
   deliverySuccessRateAlarmPercent: 90,
@@ -200,6 +247,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** A stage name: the stack, API stage, bus, dashboard and alarm names are made from it. */
+const STAGE_NAME = /^[a-z][a-z0-9-]{0,23}$/;
+
 /** A plausible e-mail address (SNS checks it for real by asking the address to confirm). */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -217,6 +267,13 @@ function toNumber(value: unknown): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && value.trim() !== '') return Number(value);
   return Number.NaN;
+}
+
+/** A boolean from a context value: booleans as is, `true`/`false` strings (`-c key=true`); undefined otherwise. */
+function toBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  return undefined;
 }
 
 /** An object from a context value: objects as is, JSON strings (`-c rateLimits='{...}'`) parsed. */
@@ -345,7 +402,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   const given = (key: keyof WebhooksConfig) => raw[key] !== undefined && raw[key] !== null;
 
   const stage = given('stage') ? raw.stage : DEFAULT_CONFIG.stage;
-  if (typeof stage !== 'string' || !/^[a-z][a-z0-9-]{0,23}$/.test(stage)) {
+  if (typeof stage !== 'string' || !STAGE_NAME.test(stage)) {
     problems.push('stage must be lower-case letters, digits or "-", start with a letter and have at most 24 characters');
   }
 
@@ -405,16 +462,30 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     ? parseAllowedOrigins(raw.mcpAllowedOrigins, problems)
     : DEFAULT_CONFIG.mcpAllowedOrigins;
   // Unlike the other keys, null here is a value (unreserved), not "use the default".
-  const unreserved = raw.mcpReservedConcurrency === null || raw.mcpReservedConcurrency === '' || raw.mcpReservedConcurrency === 'null';
-  let mcpReservedConcurrency = unreserved ? null : DEFAULT_CONFIG.mcpReservedConcurrency;
-  if (!unreserved && given('mcpReservedConcurrency')) {
-    const n = toNumber(raw.mcpReservedConcurrency);
-    if (!Number.isInteger(n) || n < 1 || n > 1000) {
-      problems.push(
-        `mcpReservedConcurrency must be an integer from 1 to 1000, or null for an unreserved function (got ${JSON.stringify(raw.mcpReservedConcurrency)})`,
-      );
-    } else mcpReservedConcurrency = n;
-  }
+  const reservation = (key: 'mcpReservedConcurrency' | 'publisherReservedConcurrency'): number | null => {
+    const value = raw[key];
+    if (value === null || value === '' || value === 'null') return null;
+    if (value === undefined) return DEFAULT_CONFIG[key];
+    const n = toNumber(value);
+    const { min, max } = RESERVED_CONCURRENCY_BOUNDS;
+    if (Number.isInteger(n) && n >= min && n <= max) return n;
+    problems.push(
+      `${key} must be an integer from ${min} to ${max}, or null for an unreserved function (needed where the account's Lambda concurrency quota leaves nothing to reserve) (got ${JSON.stringify(value)})`,
+    );
+    return DEFAULT_CONFIG[key];
+  };
+  const mcpReservedConcurrency = reservation('mcpReservedConcurrency');
+  const publisherReservedConcurrency = reservation('publisherReservedConcurrency');
+  const deadLetterMaxConcurrency = integer(
+    'deadLetterMaxConcurrency',
+    DEAD_LETTER_MAX_CONCURRENCY_BOUNDS.min,
+    DEAD_LETTER_MAX_CONCURRENCY_BOUNDS.max,
+  );
+  const apiGatewayAccountRole = given('apiGatewayAccountRole')
+    ? toBoolean(raw.apiGatewayAccountRole)
+    : DEFAULT_CONFIG.apiGatewayAccountRole;
+  if (apiGatewayAccountRole === undefined)
+    problems.push(`apiGatewayAccountRole must be true or false (got ${JSON.stringify(raw.apiGatewayAccountRole)})`);
 
   const tableBillingMode = given('tableBillingMode') ? raw.tableBillingMode : DEFAULT_CONFIG.tableBillingMode;
   if (tableBillingMode !== 'on-demand' && tableBillingMode !== 'provisioned')
@@ -433,6 +504,9 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     alarmEmail: alarmEmail as string | null,
     mcpAllowedOrigins,
     mcpReservedConcurrency,
+    publisherReservedConcurrency,
+    deadLetterMaxConcurrency,
+    apiGatewayAccountRole: apiGatewayAccountRole ?? false,
     recoveryRatePerSecond,
     workspaceLimits,
     deliverySuccessRateAlarmPercent,
@@ -443,11 +517,121 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   };
 }
 
-/** Reads and validates the configuration from a construct's CDK context. */
-export function loadConfig(scope: IConstruct): WebhooksConfig {
-  const raw: Record<string, unknown> = {};
-  for (const key of CONFIG_KEYS) raw[key] = scope.node.tryGetContext(key) as unknown;
-  return parseConfig(raw);
+/** The folder of the stages' settings files, `<stage>.json` each, relative to the project root. */
+export const STAGES_DIR = 'stages';
+
+/** The project root: where cdk.json and {@link STAGES_DIR} are. */
+const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The settings file of a stage (it need not exist), relative to the project root. */
+export function stageFileOf(stage: string): string {
+  return `${STAGES_DIR}/${stage}.json`;
+}
+
+/** What {@link resolveStageSettings} made of the layers. */
+export interface StageSettings {
+  /** The raw settings, the three layers merged: what {@link parseConfig} takes. */
+  readonly settings: Record<string, unknown>;
+  /** The stage's settings file, relative to the project root, when one was read. */
+  readonly stageFile: string | null;
+  /** What is wrong with the file (unknown keys, `stage`); its values themselves are checked by {@link parseConfig}. */
+  readonly problems: readonly string[];
+}
+
+/** The "context" of the project's cdk.json ({} without one). */
+function cdkJsonContextAt(projectRoot: string): Record<string, unknown> {
+  const file = join(projectRoot, 'cdk.json');
+  if (!existsSync(file)) return {};
+  return ((JSON.parse(readFileSync(file, 'utf8')) as { context?: Record<string, unknown> }).context ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * Merges the layers of a stage's settings. `context` is what CDK hands the app: cdk.json's context
+ * with the command line's `-c` values over it. CDK does not say which value came from where, so a
+ * value equal to cdk.json's is taken as cdk.json's (the settings file wins over it) and any other
+ * as the command line's (it wins over the file). The file must be a JSON object of known keys
+ * other than `stage` (the file's name is the stage); other keys are reported in `problems`.
+ * @throws ConfigError when the file is not a JSON object
+ */
+export function resolveStageSettings(context: Readonly<Record<string, unknown>>, projectRoot: string = PROJECT_ROOT): StageSettings {
+  const settings: Record<string, unknown> = {};
+  for (const key of CONFIG_KEYS) if (context[key] !== undefined) settings[key] = context[key];
+  const stage = settings.stage ?? DEFAULT_CONFIG.stage;
+  // An invalid stage name is parseConfig's to report; it names no file.
+  if (typeof stage !== 'string' || !STAGE_NAME.test(stage)) return { settings, stageFile: null, problems: [] };
+  const stageFile = stageFileOf(stage);
+  const path = join(projectRoot, stageFile);
+  if (!existsSync(path)) return { settings, stageFile: null, problems: [] };
+
+  let file: unknown;
+  try {
+    file = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError([`${stageFile} is not valid JSON: ${(error as Error).message}`]);
+  }
+  if (!file || typeof file !== 'object' || Array.isArray(file))
+    throw new ConfigError([`${stageFile} must be a JSON object of settings, such as {"alarmEmail": "ops@example.com"}`]);
+  const problems: string[] = [];
+  const defaults = cdkJsonContextAt(projectRoot);
+  for (const [key, value] of Object.entries(file)) {
+    if (key === 'stage') problems.push(`${stageFile}: remove "stage": the file's name is the stage`);
+    else if (!(CONFIG_KEYS as string[]).includes(key))
+      problems.push(`${stageFile}: unknown setting "${key}" (known: ${CONFIG_KEYS.filter((k) => k !== 'stage').join(', ')})`);
+    else if (settings[key] === undefined || isDeepStrictEqual(settings[key], defaults[key])) settings[key] = value;
+  }
+  return { settings, stageFile, problems };
+}
+
+/** A stage's validated configuration and the settings file it was read with. */
+export interface LoadedConfig {
+  readonly config: WebhooksConfig;
+  /** The stage's settings file, relative to the project root; null when the stage has none. */
+  readonly stageFile: string | null;
+}
+
+/**
+ * Reads and validates a stage's configuration: the construct's CDK context (cdk.json's, then the
+ * command line's) and the stage's settings file ({@link resolveStageSettings}).
+ * @throws ConfigError listing every problem
+ */
+export function loadStageConfig(scope: IConstruct, projectRoot?: string): LoadedConfig {
+  const context: Record<string, unknown> = {};
+  for (const key of CONFIG_KEYS) context[key] = scope.node.tryGetContext(key) as unknown;
+  const { settings, stageFile, problems } = resolveStageSettings(context, projectRoot);
+  let config: WebhooksConfig;
+  try {
+    config = parseConfig(settings);
+  } catch (error) {
+    // One message for everything wrong: the file's keys and every value.
+    if (error instanceof ConfigError) throw new ConfigError([...problems, ...error.problems]);
+    throw error;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { config, stageFile };
+}
+
+/** {@link loadStageConfig}'s configuration. */
+export function loadConfig(scope: IConstruct, projectRoot?: string): WebhooksConfig {
+  return loadStageConfig(scope, projectRoot).config;
+}
+
+/**
+ * The Lambda concurrency a stage reserves (the MCP function's and the publisher's reservations).
+ * Lambda refuses a reservation that leaves less than {@link LAMBDA_UNRESERVED_CONCURRENCY_MINIMUM}
+ * of the account's quota unreserved, so the account needs a quota of at least this plus 100 plus
+ * what its other functions already reserve ({@link minimumConcurrencyQuotaOf}).
+ */
+export function reservedConcurrencyOf(config: Pick<WebhooksConfig, 'mcpReservedConcurrency' | 'publisherReservedConcurrency'>): number {
+  return (config.mcpReservedConcurrency ?? 0) + (config.publisherReservedConcurrency ?? 0);
+}
+
+/**
+ * The smallest account concurrency quota a stage deploys into when nothing else in the account
+ * reserves concurrency: its reservations plus the unreserved minimum, or 0 when it reserves nothing.
+ */
+export function minimumConcurrencyQuotaOf(config: Pick<WebhooksConfig, 'mcpReservedConcurrency' | 'publisherReservedConcurrency'>): number {
+  const reserved = reservedConcurrencyOf(config);
+  return reserved === 0 ? 0 : reserved + LAMBDA_UNRESERVED_CONCURRENCY_MINIMUM;
 }
 
 /** The CDK removal policy of a configuration. */

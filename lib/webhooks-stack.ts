@@ -66,6 +66,8 @@ export class WebhooksStack extends Stack {
       secretsKey: this.secretsKey,
       dispatcherBatchSize: config.dispatcherBatchSize,
       dispatcherMaxConcurrency: config.dispatcherMaxConcurrency,
+      deadLetterMaxConcurrency: config.deadLetterMaxConcurrency,
+      publisherReservedConcurrency: config.publisherReservedConcurrency,
       ...logs,
     });
     this.recovery = new RecoveryJobs(this, 'Recovery', {
@@ -91,6 +93,7 @@ export class WebhooksStack extends Stack {
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
+      apiGatewayAccountRole: config.apiGatewayAccountRole,
       ...logs,
     });
     this.mcp = new McpEndpoint(this, 'Mcp', {
@@ -159,7 +162,16 @@ export class WebhooksStack extends Stack {
     });
     new CfnOutput(this, 'DashboardName', {
       value: this.dashboard.dashboard.dashboardName,
-      description: 'The CloudWatch dashboard of the stage (docs/operations.md names its widgets)',
+      description: 'The CloudWatch dashboard of the stage in this region (docs/operations.md names its widgets)',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'The SNS topic every alarm notifies on ALARM and on OK: subscribe a pager or chat integration to it',
+    });
+    new CfnOutput(this, 'SecretsKeyArn', {
+      value: this.secretsKey.key.keyArn,
+      description:
+        'The KMS key sealing endpoint signing secrets: the table is unreadable without it, so a retained table keeps it (schedule its deletion only with the table)',
     });
   }
 }

@@ -290,6 +290,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const deadLetters = new InProcessQueue({
       name: 'deliveries-dlq',
       batchSize: DEAD_LETTER_CONSUMER.batchSize,
+      maxConcurrency: DEAD_LETTER_CONSUMER.maxConcurrency,
       timeScale,
       onError: (e) => report('dead-letter', e),
     });

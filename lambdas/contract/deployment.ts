@@ -121,8 +121,38 @@ export const DISPATCHER_CONSUMER: QueueConsumer = dispatcherConsumer(25, 4);
  */
 export const SLOW_LANE_CONSUMER: QueueConsumer = dispatcherConsumer(10, 4);
 
-/** The dead-letter consumer's batches. */
-export const DEAD_LETTER_CONSUMER = { batchSize: 10 } as const;
+/**
+ * The dead-letter consumer's batches and, unless the stage sets `deadLetterMaxConcurrency`, the
+ * batches it runs at once (the event source's maximum concurrency, which reserves nothing): a
+ * burst of dead letters (a receiver down for hours) is worked off a few batches at a time instead
+ * of taking the account's concurrency from the API and the authorizer.
+ */
+export const DEAD_LETTER_CONSUMER = { batchSize: 10, maxConcurrency: 2 } as const;
+
+/** The bounds of `deadLetterMaxConcurrency` (Lambda's SQS event sources take 2 at least). */
+export const DEAD_LETTER_MAX_CONCURRENCY_BOUNDS = { min: 2, max: 100 } as const;
+
+/**
+ * The concurrency Lambda keeps unreserved in every account and region: a function's reserved
+ * concurrency is refused when it would leave less than this of the account's concurrency quota
+ * unreserved. A new account's quota can be as low as 10 or 50, so there nothing can be reserved.
+ */
+export const LAMBDA_UNRESERVED_CONCURRENCY_MINIMUM = 100;
+
+/** The bounds of a reserved concurrency setting (`mcpReservedConcurrency`, `publisherReservedConcurrency`). */
+export const RESERVED_CONCURRENCY_BOUNDS = { min: 1, max: 1000 } as const;
+
+/**
+ * The publisher's reserved concurrency unless the stage sets `publisherReservedConcurrency`. The
+ * bus rule invokes it asynchronously, so there is no event source to cap: the reservation is the
+ * cap, and a burst over it is throttled and retried by Lambda's asynchronous queue (for up to the
+ * target's two hours), delayed rather than lost. At about 35 ms an event, 50 take about 1,400
+ * events a second.
+ */
+export const DEFAULT_PUBLISHER_RESERVED_CONCURRENCY = 50;
+
+/** The MCP function's reserved concurrency unless the stage sets `mcpReservedConcurrency`. */
+export const DEFAULT_MCP_RESERVED_CONCURRENCY = 10;
 
 /**
  * The job worker's consumption of the jobs queue, read by the CDK event source

@@ -113,10 +113,63 @@ async function sendReplays(deps: RecoveryWorkerDeps, deliveryIds: string[]): Pro
 
 /**
  * Ends a job whose slices keep failing (the message's last receive): `failed`,
- * its lock released, so the endpoint can be recovered again. Null when it was no longer running.
+ * its lock released, so the endpoint can be recovered again. False when it was no longer running.
  */
 export async function failJob(deps: Pick<RecoveryWorkerDeps, 'table' | 'now'>, jobId: string, reason: string): Promise<boolean> {
   const job = await getJobRecord(deps.table, jobId);
   if (!job || job.status !== 'running') return false;
   return (await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), { reason })) !== null;
+}
+
+/**
+ * The time a job message keeps back from the invocation's remaining time: a slice still running
+ * then is given up, so the worker, not Lambda's timeout, decides what happens to the job (one
+ * read and one transaction fit well within it).
+ */
+export const SLICE_DEADLINE_MARGIN_MS = 5_000;
+
+/** The `reason` of a job failed because its slice failed on every receive, by how the last one failed. */
+export const JOB_FAILURE_REASONS = { error: 'worker_error', timeout: 'worker_timed_out' } as const;
+
+/** A slice that did not finish before the invocation's deadline. */
+export class SliceTimedOut extends Error {
+  override readonly name = 'SliceTimedOut';
+  constructor(readonly afterMs: number) {
+    super(`The recovery slice did not finish within ${afterMs} ms, before the worker's timeout`);
+  }
+}
+
+/** What became of one jobs-queue message. */
+export type JobMessageResult =
+  | { readonly kind: 'done'; readonly outcome: SliceOutcome }
+  /** Retry the message (report it failed); on its last receive the job has been marked failed (`jobFailed`). */
+  | { readonly kind: 'retry'; readonly error: unknown; readonly jobFailed: boolean };
+
+/**
+ * Runs the slice of one jobs-queue message within the invocation's remaining time. A slice that
+ * throws, or is still running {@link SLICE_DEADLINE_MARGIN_MS} before the invocation would time
+ * out, is retried by SQS; on the message's last receive (`maxReceives`) the job is marked failed
+ * first, its lock released, so a job is never left `running` by a worker that ran out of time.
+ * A slice given up may still finish its current step later; each step is conditional on the job's
+ * version and status, so it then changes nothing.
+ */
+export async function runJobMessage(
+  deps: RecoveryWorkerDeps,
+  jobId: string,
+  receive: { readonly count: number; readonly maxReceives: number; readonly remainingMs: number },
+): Promise<JobMessageResult> {
+  const budget = Math.max(0, receive.remainingMs - SLICE_DEADLINE_MARGIN_MS);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SliceTimedOut(budget)), budget);
+  });
+  try {
+    return { kind: 'done', outcome: await Promise.race([runRecoverySlice(deps, jobId), deadline]) };
+  } catch (error) {
+    if (receive.count < receive.maxReceives) return { kind: 'retry', error, jobFailed: false };
+    const reason = error instanceof SliceTimedOut ? JOB_FAILURE_REASONS.timeout : JOB_FAILURE_REASONS.error;
+    return { kind: 'retry', error, jobFailed: await failJob(deps, jobId, reason) };
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -4,7 +4,7 @@
  * with the alarms' state on top. The widget titles are what docs/operations.md tells an on-call
  * engineer to look at, so they are exported ({@link DASHBOARD_WIDGETS}) and tested.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import {
   AlarmStatusWidget,
   Dashboard as CwDashboard,
@@ -55,18 +55,26 @@ const THIRD = 8;
 const HEIGHT = 6;
 const FIVE_MINUTES = Duration.minutes(5);
 
+/**
+ * The name of a stage's dashboard in a region. Dashboards are global to the account, unlike the
+ * rest of the stack, so the name carries the region: a stage deployed to two regions gets two.
+ */
+export function dashboardNameOf(stage: string, region: string): string {
+  return `webhooks-${stage}-${region}`;
+}
+
 /** The stage's dashboard. */
 export class Dashboard extends Construct {
   /** The dashboard. */
   readonly dashboard: CwDashboard;
-  /** Its name, `webhooks-<stage>` (the stack output DashboardName). */
+  /** Its name, `webhooks-<stage>-<region>` ({@link dashboardNameOf}; the stack output DashboardName). */
   readonly dashboardName: string;
 
   constructor(scope: Construct, id: string, props: DashboardProps) {
     super(scope, id);
     const { monitoring } = props;
     const m = monitoring.metrics;
-    this.dashboardName = `webhooks-${props.stage}`;
+    this.dashboardName = dashboardNameOf(props.stage, Stack.of(this).region);
     const graph = (
       title: keyof typeof DASHBOARD_WIDGETS,
       left: IMetric[],

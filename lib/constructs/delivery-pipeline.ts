@@ -7,12 +7,14 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   DEAD_LETTER_CONSUMER,
+  DEFAULT_PUBLISHER_RESERVED_CONCURRENCY,
   DISPATCHER_CONSUMER,
   dispatcherConsumer,
   ENV,
@@ -68,6 +70,13 @@ export interface DeliveryPipelineProps extends LogProps {
   readonly dispatcherBatchSize?: number;
   /** Batches of the delivery queue at once (stage setting `dispatcherMaxConcurrency`). @default 4 */
   readonly dispatcherMaxConcurrency?: number;
+  /** Batches of the dead-letter queue at once (stage setting `deadLetterMaxConcurrency`). @default DEAD_LETTER_CONSUMER.maxConcurrency (2) */
+  readonly deadLetterMaxConcurrency?: number;
+  /**
+   * The publisher's reserved concurrency, `null` for none (stage setting `publisherReservedConcurrency`).
+   * @default DEFAULT_PUBLISHER_RESERVED_CONCURRENCY (50)
+   */
+  readonly publisherReservedConcurrency?: number | null;
 }
 
 /** The bus, the queues and the functions that turn domain events into signed deliveries. */
@@ -218,10 +227,18 @@ export class DeliveryPipeline extends Construct {
     table.grantReadWriteItems(this.deadLetterConsumer.role);
     this.queue.grantSendMessages(this.deadLetterConsumer.role);
     this.deadLetterConsumer.function.addEventSource(
-      new SqsEventSource(this.deadLetterQueue, { batchSize: DEAD_LETTER_CONSUMER.batchSize, reportBatchItemFailures: true }),
+      new SqsEventSource(this.deadLetterQueue, {
+        batchSize: DEAD_LETTER_CONSUMER.batchSize,
+        // A flood of dead letters (a receiver down for hours) is worked off a few batches at a time,
+        // leaving the account's concurrency to the API; a cap on the event source reserves nothing.
+        maxConcurrency: props.deadLetterMaxConcurrency ?? DEAD_LETTER_CONSUMER.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
     );
 
     // ---- publisher: every event of the bus
+    const publisherReserved =
+      props.publisherReservedConcurrency === undefined ? DEFAULT_PUBLISHER_RESERVED_CONCURRENCY : props.publisherReservedConcurrency;
     this.publisher = new ServiceFunction(this, 'Publisher', {
       entry: functionEntry('publisher'),
       description: 'Turns a domain event into one pending delivery and one queue message per subscribed endpoint',
@@ -233,6 +250,10 @@ export class DeliveryPipeline extends Construct {
       timeout: PUBLISHER_TIMEOUT,
       ...logs,
     });
+    // Invoked asynchronously, so no event source can cap it: the reservation does. Events over it are
+    // throttled and retried by Lambda's asynchronous queue (up to PUBLISH_MAX_EVENT_AGE), not lost.
+    if (publisherReserved !== null)
+      (this.publisher.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = publisherReserved;
     table.grantReadWriteItems(this.publisher.role);
     this.queue.grantSendMessages(this.publisher.role);
     // EventBridge invokes asynchronously: its retry policy covers failures to invoke, Lambda's covers the function's own errors.

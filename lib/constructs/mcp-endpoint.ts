@@ -88,7 +88,7 @@ export class McpEndpoint extends Construct {
       logRemovalPolicy: props.logRemovalPolicy,
     });
     const reserved = props.reservedConcurrency === undefined ? DEFAULT_CONFIG.mcpReservedConcurrency : props.reservedConcurrency;
-    // On the L1 resource: ServiceFunction has no such property, and only this public function needs one.
+    // On the L1 resource, as the publisher's (lib/constructs/delivery-pipeline.ts): ServiceFunction has no such property.
     if (reserved !== null) (this.handler.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
     resources.grant(this.handler.role);
     // Token lookup by hash and the `mcp` counters are item reads and writes, and

@@ -1,8 +1,8 @@
 /**
  * The stack's alarms, one per failure path, each with a description that ends with its runbook
  * section (docs/operations.md, one heading per alarm), and the metrics they and the dashboard
- * (./dashboard.ts) read. With an `alarmEmail` every alarm notifies an SNS topic with that
- * address subscribed, on ALARM and on OK.
+ * (./dashboard.ts) read. Every alarm notifies the stack's SNS topic on ALARM and on OK; an
+ * `alarmEmail` is subscribed to it.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { RestApiBase } from 'aws-cdk-lib/aws-apigateway';
@@ -193,13 +193,25 @@ export class ServiceMetrics {
     });
   }
 
-  /** DynamoDB requests throttled, summed over the operations the service uses. */
+  /**
+   * DynamoDB requests throttled, summed over the operations the service uses. DynamoDB publishes a
+   * series only for an operation that was throttled, and a sum of series is missing wherever any
+   * one of them is: each is filled with 0, or the sum (and the alarm) would see no data when only
+   * some operations are throttled.
+   */
   tableThrottles(period = Duration.minutes(5)): IMetric {
-    return this.resources.table.metricThrottledRequestsForOperations({
-      operations: TABLE_OPERATIONS,
-      period,
-      statistic: 'Sum',
+    const series = TABLE_OPERATIONS.map((operation) =>
+      this.resources.table.metric('ThrottledRequests', {
+        dimensionsMap: { TableName: this.resources.table.tableName, Operation: operation },
+        period,
+        statistic: 'Sum',
+      }),
+    );
+    return new MathExpression({
+      expression: series.map((_, i) => `FILL(throttled${i}, 0)`).join(' + '),
       label: 'Throttled requests',
+      period,
+      usingMetrics: Object.fromEntries(series.map((metric, i) => [`throttled${i}`, metric])),
     });
   }
 
@@ -240,7 +252,7 @@ interface AlarmText {
   readonly description: string;
 }
 
-/** The alarms and, with an e-mail address, their topic. */
+/** The alarms and their topic (with an e-mail address subscribed when one is configured). */
 export class Monitoring extends Construct {
   /** The metrics the alarms read (the dashboard reads them too). */
   readonly metrics: ServiceMetrics;
@@ -282,8 +294,8 @@ export class Monitoring extends Construct {
   readonly alarms: readonly Alarm[];
   /** The runbook anchor of each alarm. */
   readonly runbookAnchors: ReadonlyMap<Alarm, string>;
-  /** The notification topic, when an address is configured. */
-  readonly topic?: Topic;
+  /** The topic every alarm notifies on ALARM and on OK; `alarmEmail`, when set, is subscribed to it. */
+  readonly topic: Topic;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -512,16 +524,15 @@ export class Monitoring extends Construct {
     this.alarms = [...anchors.keys()];
     this.runbookAnchors = anchors;
 
-    if (props.alarmEmail) {
-      // TLS-only publishing (cdk-nag SNS3). No KMS key: the topic carries alarm state changes, no customer data,
-      // and CloudWatch could not publish to a topic under SNS's AWS-managed key anyway.
-      this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Webhook delivery alarms', enforceSSL: true });
-      this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      const action = new SnsAction(this.topic);
-      for (const a of this.alarms) {
-        a.addAlarmAction(action);
-        a.addOkAction(action);
-      }
+    // Always there, so a pager or chat integration can subscribe to the stack output AlarmTopicArn
+    // without an e-mail address. TLS-only publishing (cdk-nag SNS3). No KMS key: the topic carries alarm
+    // state changes, no customer data, and CloudWatch could not publish to a topic under SNS's AWS-managed key anyway.
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: `Webhook delivery alarms (${props.stage})`, enforceSSL: true });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const action = new SnsAction(this.topic);
+    for (const a of this.alarms) {
+      a.addAlarmAction(action);
+      a.addOkAction(action);
     }
   }
 }

@@ -15,6 +15,15 @@ import { DEAD_LETTER_RETENTION, QUEUE_DEFAULTS } from './delivery-pipeline';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
 
+/**
+ * How long a job message waits for the worker. A running job has exactly one message (each slice
+ * sends the next), normally taken within seconds; it waits only while the worker cannot run (a
+ * broken deploy, throttling, a disabled event source). Were it to expire, its job would stay
+ * `running` with nothing to run it, holding its endpoint's recovery lock, so it waits as long as
+ * SQS allows (SQS's own default is 4 days): the time there is to fix the worker.
+ */
+export const JOB_MESSAGE_RETENTION = Duration.days(14);
+
 /** Properties of {@link RecoveryJobs}. */
 export interface RecoveryJobsProps extends LogProps {
   /** The service table (jobs, locks, markers, deliveries, audit). */
@@ -38,6 +47,8 @@ export class RecoveryJobs extends Construct {
     super(scope, id);
     const logs = { logRetention: props.logRetention, logRemovalPolicy: props.logRemovalPolicy };
 
+    // Kept as long as SQS allows, for inspection and the runbook (docs/operations.md#recovery-job-failures). A moved message
+    // keeps its first enqueue time, but a job message reaches this queue within about half an hour of being sent.
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { ...QUEUE_DEFAULTS, retentionPeriod: DEAD_LETTER_RETENTION });
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
@@ -47,6 +58,7 @@ export class RecoveryJobs extends Construct {
     this.queue = new Queue(this, 'JobQueue', {
       ...QUEUE_DEFAULTS,
       visibilityTimeout: Duration.seconds(JOB_WORKER_CONSUMER.visibilityTimeoutSeconds),
+      retentionPeriod: JOB_MESSAGE_RETENTION,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: JOB_WORKER_CONSUMER.maxReceives },
     });
 

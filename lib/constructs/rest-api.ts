@@ -6,7 +6,7 @@
  * and problem+json gateway responses. Everything per operation is generated
  * from OPERATIONS; nothing here names an operation.
  */
-import { Duration, Size, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -56,6 +56,12 @@ export interface ServiceApiProps extends OperationResources, LogProps {
   readonly throttlingRateLimit?: number;
   /** Stage burst, requests. @default DEFAULT_CONFIG.throttlingBurstLimit (200) */
   readonly throttlingBurstLimit?: number;
+  /**
+   * Create the account's API Gateway CloudWatch role (and set it in the region's API Gateway
+   * account settings), retained when the stack is deleted: the stage setting `apiGatewayAccountRole`.
+   * @default DEFAULT_CONFIG.apiGatewayAccountRole (false: the account must already have one)
+   */
+  readonly apiGatewayAccountRole?: boolean;
 }
 
 /** The REST API, its authorizer, the operation functions, the docs routes and the console. */
@@ -80,6 +86,7 @@ export class ServiceApi extends Construct {
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
     const stageName = props.stageName ?? DEFAULT_CONFIG.stage;
+    const ownsAccountRole = props.apiGatewayAccountRole ?? DEFAULT_CONFIG.apiGatewayAccountRole;
     const { logRetention, logRemovalPolicy } = logSettings(props);
     const table = props.table.table;
 
@@ -89,8 +96,11 @@ export class ServiceApi extends Construct {
       restApiName: `webhooks-${stageName}`,
       description: 'Workspace-scoped REST API of the outbound webhook delivery service',
       endpointTypes: [EndpointType.REGIONAL],
-      // The account-wide CloudWatch role is an account setting, not this stack's (see the APIG6 acknowledgement).
-      cloudWatchRole: false,
+      // Access logging needs the region's API Gateway account setting `cloudWatchRoleArn`. That role is
+      // shared by every API of the account in the region, so the stack creates it only when the stage
+      // asks, and keeps it when the stack is deleted (docs/deploy.md#settings).
+      cloudWatchRole: ownsAccountRole,
+      ...(ownsAccountRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       // The reference UI's script is about 1.5 MB; JSON pages shrink too.
       minCompressionSize: Size.kibibytes(1),
       deployOptions: {
@@ -103,6 +113,13 @@ export class ServiceApi extends Construct {
       },
     });
     addProblemGatewayResponses(this.api);
+    if (ownsAccountRole) {
+      Validations.of(this.api.node.findChild('CloudWatchRole')).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          'The API Gateway account CloudWatch role (stage setting apiGatewayAccountRole) uses AmazonAPIGatewayPushToCloudWatchLogs, the AWS managed policy API Gateway documents for the account setting cloudWatchRoleArn; it allows only creating and writing log groups and streams.',
+      });
+    }
 
     this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
       entry: functionEntry('authorizer'),
@@ -169,7 +186,7 @@ export class ServiceApi extends Construct {
       {
         id: 'AwsSolutions-APIG6',
         reason:
-          "Execution logging needs the account-wide API Gateway CloudWatch role, an account setting shared by every API of the region that this stack must not own. JSON access logs (with authorizer and integration errors), X-Ray tracing and the functions' structured logs cover each request.",
+          "Execution logging is off: JSON access logs (with authorizer and integration errors), X-Ray tracing and the functions' structured logs cover each request. Access logging itself requires the region's API Gateway account setting cloudWatchRoleArn (a role API Gateway assumes to write logs); without it the deploy rolls back with 'CloudWatch Logs role ARN must be set in account settings'. The stage setting apiGatewayAccountRole=true makes this stack create that account-wide role (retained on delete); otherwise the account must have it (npm run preflight checks).",
       },
     );
   }
