@@ -6,7 +6,9 @@ import {
   DEFAULT_TABLE_CAPACITY,
   loadConfig,
   parseConfig,
+  minimumConcurrencyQuotaOf,
   quotasOf,
+  reservedConcurrencyOf,
   tableBillingOf,
   workspaceLimitsOf,
 } from '../../lib/config';
@@ -28,6 +30,9 @@ describe('parseConfig', () => {
       alarmEmail: null,
       mcpAllowedOrigins: [],
       mcpReservedConcurrency: 10,
+      publisherReservedConcurrency: 50,
+      deadLetterMaxConcurrency: 2,
+      apiGatewayAccountRole: false,
       recoveryRatePerSecond: 20,
       workspaceLimits: {},
       deliverySuccessRateAlarmPercent: 90,
@@ -57,6 +62,9 @@ describe('parseConfig', () => {
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'https://app.example.com, http://localhost:6274',
       mcpReservedConcurrency: '25',
+      publisherReservedConcurrency: '100',
+      deadLetterMaxConcurrency: '5',
+      apiGatewayAccountRole: 'true',
       recoveryRatePerSecond: '50',
       workspaceLimits: '{"testSendsPerMinute":10,"endpoints":50}',
       deliverySuccessRateAlarmPercent: '95',
@@ -69,6 +77,9 @@ describe('parseConfig', () => {
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: ['https://app.example.com', 'http://localhost:6274'],
       mcpReservedConcurrency: 25,
+      publisherReservedConcurrency: 100,
+      deadLetterMaxConcurrency: 5,
+      apiGatewayAccountRole: true,
       stage: 'prod-eu',
       logRetentionDays: 90,
       authorizerCacheTtlSeconds: 0,
@@ -107,6 +118,9 @@ describe('parseConfig', () => {
         alarmEmail: 'ops at example',
         mcpAllowedOrigins: ['https://app.example.com/'],
         mcpReservedConcurrency: 0,
+        publisherReservedConcurrency: 1001,
+        deadLetterMaxConcurrency: 1,
+        apiGatewayAccountRole: 'yes',
         recoveryRatePerSecond: 0,
         workspaceLimits: { endpoint: 10, apiTokens: 0, replaysPerMinute: 2.5 },
         deliverySuccessRateAlarmPercent: 0,
@@ -130,6 +144,9 @@ describe('parseConfig', () => {
       'alarmEmail',
       'mcpAllowedOrigins',
       'mcpReservedConcurrency',
+      'publisherReservedConcurrency',
+      'deadLetterMaxConcurrency',
+      'apiGatewayAccountRole',
       'recoveryRatePerSecond',
       'deliverySuccessRateAlarmPercent',
       'dispatcherBatchSize',
@@ -201,6 +218,45 @@ describe('parseConfig', () => {
         /mcpReservedConcurrency must be an integer from 1 to 1000, or null/,
       );
     }
+  });
+
+  it('takes publisherReservedConcurrency like mcpReservedConcurrency: 1 to 1000, or null for none', () => {
+    expect(parseConfig({}).publisherReservedConcurrency).toBe(50);
+    expect(parseConfig({ publisherReservedConcurrency: '1000' }).publisherReservedConcurrency).toBe(1000);
+    for (const none of [null, '', 'null'])
+      expect(parseConfig({ publisherReservedConcurrency: none }).publisherReservedConcurrency, String(none)).toBeNull();
+    for (const bad of [0, 1001, 2.5, 'many'])
+      expect(() => parseConfig({ publisherReservedConcurrency: bad }), String(bad)).toThrow(
+        /publisherReservedConcurrency must be an integer from 1 to 1000, or null for an unreserved function \(needed where the account's Lambda concurrency quota leaves nothing to reserve\)/,
+      );
+  });
+
+  it('takes deadLetterMaxConcurrency from 2 (the least an SQS event source takes) to 100', () => {
+    expect(parseConfig({}).deadLetterMaxConcurrency).toBe(2);
+    expect(parseConfig({ deadLetterMaxConcurrency: '100' }).deadLetterMaxConcurrency).toBe(100);
+    for (const bad of [1, 101, 'x'])
+      expect(() => parseConfig({ deadLetterMaxConcurrency: bad }), String(bad)).toThrow(
+        /deadLetterMaxConcurrency must be an integer from 2 to 100/,
+      );
+  });
+
+  it('takes apiGatewayAccountRole as true or false, from JSON or the command line', () => {
+    expect(parseConfig({}).apiGatewayAccountRole).toBe(false);
+    expect(parseConfig({ apiGatewayAccountRole: true }).apiGatewayAccountRole).toBe(true);
+    expect(parseConfig({ apiGatewayAccountRole: 'true' }).apiGatewayAccountRole).toBe(true);
+    expect(parseConfig({ apiGatewayAccountRole: 'false' }).apiGatewayAccountRole).toBe(false);
+    for (const bad of ['yes', 1, 'TRUE'])
+      expect(() => parseConfig({ apiGatewayAccountRole: bad }), String(bad)).toThrow(/apiGatewayAccountRole must be true or false/);
+  });
+
+  it('counts the concurrency a stage reserves, and the account quota that leaves Lambda its 100 unreserved', () => {
+    expect(reservedConcurrencyOf(DEFAULT_CONFIG)).toBe(60);
+    expect(minimumConcurrencyQuotaOf(DEFAULT_CONFIG)).toBe(160);
+    const lowQuota = parseConfig({ mcpReservedConcurrency: null, publisherReservedConcurrency: null });
+    expect(reservedConcurrencyOf(lowQuota)).toBe(0);
+    // Nothing reserved: any quota will do (a new account's 10 included).
+    expect(minimumConcurrencyQuotaOf(lowQuota)).toBe(0);
+    expect(minimumConcurrencyQuotaOf(parseConfig({ publisherReservedConcurrency: 'null' }))).toBe(110);
   });
 
   it('takes no MCP origin by default and from an empty list (-c mcpAllowedOrigins=), any from "*"', () => {
