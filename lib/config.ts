@@ -542,7 +542,7 @@ export interface StageSettings {
 function cdkJsonContextAt(projectRoot: string): Record<string, unknown> {
   const file = join(projectRoot, 'cdk.json');
   if (!existsSync(file)) return {};
-  return ((JSON.parse(readFileSync(file, 'utf8')) as { context?: Record<string, unknown> }).context ?? {}) as Record<string, unknown>;
+  return (JSON.parse(readFileSync(file, 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
 }
 
 /**

@@ -28,6 +28,9 @@ beforeAll(() => {
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'https://app.example.com,http://localhost:6274',
       mcpReservedConcurrency: '25',
+      publisherReservedConcurrency: '30',
+      deadLetterMaxConcurrency: '3',
+      apiGatewayAccountRole: 'true',
       recoveryRatePerSecond: '50',
       workspaceLimits: '{"endpoints":200,"replaysPerMinute":30}',
       dispatcherBatchSize: '10',
@@ -107,12 +110,31 @@ describe('a configured stage', () => {
     expect(template.toJSON().Resources[mcp].Properties.ReservedConcurrentExecutions).toBe(25);
   });
 
+  it('reserves publisherReservedConcurrency for the publisher and caps the dead-letter consumer at deadLetterMaxConcurrency', () => {
+    const id = (c: { node: { defaultChild?: unknown } }) => Stack.of(built.stack).getLogicalId(c.node.defaultChild as CfnElement);
+    expect(template.toJSON().Resources[id(built.stack.pipeline.publisher.function)].Properties.ReservedConcurrentExecutions).toBe(30);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: id(built.stack.pipeline.deadLetterConsumer.function) },
+      ScalingConfig: { MaximumConcurrency: 3 },
+    });
+  });
+
+  it("owns the account's API Gateway CloudWatch role with apiGatewayAccountRole, retained, and still passes cdk-nag", () => {
+    const accounts = Object.values(template.findResources('AWS::ApiGateway::Account'));
+    expect(accounts).toHaveLength(1);
+    expect(accounts[0]).toMatchObject({ DeletionPolicy: 'Retain' });
+    const report = JSON.parse(readFileSync(join(built.app.outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: { violations?: unknown[] }[];
+    };
+    expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
+  });
+
   it('names the domain-events bus after the stage', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'webhooks-sandbox' });
   });
 
   it('notifies alarmEmail of every alarm state change through a TLS-only topic', () => {
-    const topic = built.stack.monitoring.topic!;
+    const topic = built.stack.monitoring.topic;
     expect(topic).toBeDefined();
     const topicRef = { Ref: Stack.of(topic).getLogicalId(topic.node.defaultChild as CfnElement) };
     template.resourceCountIs('AWS::SNS::Topic', 1);
@@ -132,8 +154,8 @@ describe('a configured stage', () => {
       pluginReports: { violations?: unknown[] }[];
     };
     expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
-    const onTopic = built.stack.monitoring
-      .topic!.node.findAll()
+    const onTopic = built.stack.monitoring.topic.node
+      .findAll()
       .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY));
     expect(onTopic).toEqual([]);
   });

@@ -359,8 +359,9 @@ describe('grants beyond the table', () => {
 });
 
 describe('outputs', () => {
-  it('are ApiUrl, OpenApiUrl, ReferenceUrl, ConsoleUrl, McpUrl, TableName, EventBusName, DeliveryQueueUrl and DashboardName', () => {
+  it('are ApiUrl, OpenApiUrl, ReferenceUrl, ConsoleUrl, McpUrl, TableName, EventBusName, DeliveryQueueUrl, DashboardName, AlarmTopicArn and SecretsKeyArn', () => {
     expect(Object.keys(template.toJSON().Outputs as object).sort()).toEqual([
+      'AlarmTopicArn',
       'ApiUrl',
       'ConsoleUrl',
       'DashboardName',
@@ -369,17 +370,29 @@ describe('outputs', () => {
       'McpUrl',
       'OpenApiUrl',
       'ReferenceUrl',
+      'SecretsKeyArn',
       'TableName',
     ]);
     template.hasOutput('DashboardName', { Value: { Ref: logicalId(built.stack.dashboard.dashboard) } });
-    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'webhooks-dev' });
+    // Dashboards are global to the account: the region keeps two regions' stages apart.
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
+      DashboardName: { 'Fn::Join': ['', ['webhooks-dev-', { Ref: 'AWS::Region' }]] },
+    });
     template.hasOutput('McpUrl', { Value: { 'Fn::GetAtt': [logicalId(built.stack.mcp.functionUrl), 'FunctionUrl'] } });
     template.hasOutput('TableName', { Value: { Ref: logicalId(built.stack.table.table) } });
     template.hasOutput('EventBusName', { Value: { Ref: logicalId(built.stack.pipeline.eventBus) } });
     template.hasOutput('DeliveryQueueUrl', { Value: { Ref: logicalId(built.stack.pipeline.queue) } });
-    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown; Description: string }>;
     expect(JSON.stringify(outputs.OpenApiUrl!.Value)).toMatch(/\/openapi\.json"/);
     expect(JSON.stringify(outputs.ReferenceUrl!.Value)).toMatch(/\/reference"/);
+  });
+
+  it('name the alarm topic (for a pager) and the secrets key (kept with the table), saying what each is for', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown; Description: string }>;
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: logicalId(built.stack.monitoring.topic) } });
+    expect(outputs.AlarmTopicArn!.Description).toMatch(/every alarm notifies.*subscribe a pager/i);
+    template.hasOutput('SecretsKeyArn', { Value: { 'Fn::GetAtt': [logicalId(built.stack.secretsKey.key), 'Arn'] } });
+    expect(outputs.SecretsKeyArn!.Description).toMatch(/KMS key sealing endpoint signing secrets.*table is unreadable without it/);
   });
 
   it('give the console as ConsoleUrl: the stage URL (ApiUrl) followed by `console`', () => {

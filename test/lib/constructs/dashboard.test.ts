@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS_NAMESPACE } from '../../../lambdas/contract/metrics';
-import { DASHBOARD_WIDGETS, Dashboard } from '../../../lib/constructs/dashboard';
+import { DASHBOARD_WIDGETS, Dashboard, dashboardNameOf } from '../../../lib/constructs/dashboard';
 import { Monitoring, RUNBOOK } from '../../../lib/constructs/monitoring';
 import { PROJECT_ROOT } from '../../../lib/constructs/service-function';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
@@ -57,10 +57,12 @@ const widget = (title: string) => {
 const plotted = (title: string) => JSON.stringify(widget(title).properties.metrics);
 
 describe('the dashboard', () => {
-  it('is one dashboard named webhooks-<stage>', () => {
+  it('is one dashboard named webhooks-<stage>-<region> (dashboards are global to the account)', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'webhooks-qa' });
-    expect(dashboard.dashboardName).toBe('webhooks-qa');
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
+      DashboardName: { 'Fn::Join': ['', ['webhooks-qa-', { Ref: 'AWS::Region' }]] },
+    });
+    expect(dashboardNameOf('qa', 'eu-west-1')).toBe('webhooks-qa-eu-west-1');
     expect(logicalId(dashboard.dashboard)).toMatch(/^Dashboard/);
   });
 

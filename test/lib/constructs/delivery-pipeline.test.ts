@@ -9,7 +9,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RETRIES } from '../../../lambdas/domain/backoff';
 import { SEND_LIMITS } from '../../../lambdas/contract/limits';
-import { EVENT_SOURCE } from '../../../lambdas/contract/deployment';
+import { DEAD_LETTER_CONSUMER, DEFAULT_PUBLISHER_RESERVED_CONCURRENCY, EVENT_SOURCE } from '../../../lambdas/contract/deployment';
 import { DeliveryPipeline } from '../../../lib/constructs/delivery-pipeline';
 import type { ServiceFunction } from '../../../lib/constructs/service-function';
 import { ServiceTable, TABLE_WRITE_ACTIONS } from '../../../lib/constructs/table';
@@ -102,16 +102,47 @@ describe('the delivery pipeline', () => {
     expect(dlqProps().RedrivePolicy).toBeUndefined();
   });
 
-  it('feeds the dead-letter consumer from the dead-letter queue: batches of 10, partial batch failures', () => {
+  it('feeds the dead-letter consumer from the dead-letter queue: batches of 10, at most 2 at once (reserving nothing), partial batch failures', () => {
     const consumer = pipeline.deadLetterConsumer;
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [logicalId(pipeline.deadLetterQueue), 'Arn'] },
       FunctionName: { Ref: logicalId(consumer.function) },
       BatchSize: 10,
+      ScalingConfig: { MaximumConcurrency: DEAD_LETTER_CONSUMER.maxConcurrency },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
+    expect(DEAD_LETTER_CONSUMER.maxConcurrency).toBe(2);
+    expect(functionProps(consumer).ReservedConcurrentExecutions).toBeUndefined();
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
     expect(dlqProps().VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * (functionProps(consumer).Timeout as number));
+  });
+
+  it('caps the publisher (invoked asynchronously, so no event source can) with a reserved concurrency of 50', () => {
+    expect(DEFAULT_PUBLISHER_RESERVED_CONCURRENCY).toBe(50);
+    expect(functionProps(pipeline.publisher).ReservedConcurrentExecutions).toBe(DEFAULT_PUBLISHER_RESERVED_CONCURRENCY);
+  });
+
+  it("takes the stage's caps: the dead-letter consumer's concurrency, the publisher's reservation or none", () => {
+    const other = buildTestStack();
+    try {
+      const otherTable = new ServiceTable(other.stack, 'Data');
+      const capped = new DeliveryPipeline(other.stack, 'Capped', {
+        table: otherTable,
+        deadLetterMaxConcurrency: 6,
+        publisherReservedConcurrency: 5,
+      });
+      const unreserved = new DeliveryPipeline(other.stack, 'Unreserved', { table: otherTable, publisherReservedConcurrency: null });
+      const t = Template.fromStack(other.stack);
+      const r = resourcesOf(t);
+      expect(r[logicalId(capped.publisher.function)]!.Properties.ReservedConcurrentExecutions).toBe(5);
+      expect(r[logicalId(unreserved.publisher.function)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+      t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: logicalId(capped.deadLetterConsumer.function) },
+        ScalingConfig: { MaximumConcurrency: 6 },
+      });
+    } finally {
+      removeTestOutput(other.app);
+    }
   });
 
   it('encrypts every queue and refuses non-TLS access to it', () => {

@@ -98,13 +98,16 @@ function anchorsOf(doc: string): Set<string> {
 }
 
 describe('the alarms', () => {
-  it('are one per failure path, none with actions when no alarmEmail is configured', () => {
+  it('are one per failure path, each notifying the topic on ALARM and on OK, which has no subscription without an alarmEmail', () => {
     expect(monitoring.alarms).toHaveLength(17);
     template.resourceCountIs('AWS::CloudWatch::Alarm', monitoring.alarms.length);
-    template.resourceCountIs('AWS::SNS::Topic', 0);
+    // The topic is there without an address, so a pager can subscribe to it (the stack output AlarmTopicArn).
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    const topicRef = { Ref: logicalId(monitoring.topic) };
     for (const [id, alarm] of ofType(template, 'AWS::CloudWatch::Alarm')) {
-      expect(alarm.Properties.AlarmActions, id).toBeUndefined();
-      expect(alarm.Properties.OKActions, id).toBeUndefined();
+      expect(alarm.Properties.AlarmActions, id).toEqual([topicRef]);
+      expect(alarm.Properties.OKActions, id).toEqual([topicRef]);
       expect(alarm.Properties.TreatMissingData, id).toBe('notBreaching');
       expect(alarm.Properties.AlarmName, id).toMatch(/^webhooks-qa-[a-z0-9-]+$/);
     }
@@ -289,6 +292,19 @@ describe('the alarms', () => {
     }
   });
 
+  it('count table throttles of some operations only: every series is filled with 0 before the sum', () => {
+    // DynamoDB publishes ThrottledRequests only for an operation that was throttled; a plain sum of
+    // the eight series has no value while any one of them is missing, so the alarm would never fire.
+    const p = propsOf(monitoring.tableThrottlesAlarm);
+    const entries = p.Metrics as { Id: string; Expression?: string; MetricStat?: unknown; ReturnData?: boolean }[];
+    const series = entries.filter((e) => e.MetricStat).map((e) => e.Id);
+    expect(series).toHaveLength(8);
+    const summed = entries.find((e) => e.Expression)!;
+    expect(summed.ReturnData ?? true).toBe(true);
+    const terms = summed.Expression!.split(' + ');
+    expect(terms.sort()).toEqual(series.map((id) => `FILL(${id}, 0)`).sort());
+  });
+
   it('fire on a message in the recovery jobs DLQ, and on any scheduled job error', () => {
     expect(propsOf(monitoring.recoveryJobFailuresAlarm)).toMatchObject({
       Namespace: 'AWS/SQS',
@@ -304,14 +320,14 @@ describe('the alarms', () => {
 });
 
 describe('with an alarmEmail', () => {
-  it('notify its topic of every alarm on ALARM and on OK', () => {
+  it('subscribe the address to the topic every alarm notifies on ALARM and on OK', () => {
     const other = buildTestStack();
     try {
       const withEmail = new Monitoring(other.stack, 'Monitoring', { ...monitoredResources(other.stack), alarmEmail: 'ops@example.com' });
       const t = Template.fromStack(other.stack);
       t.resourceCountIs('AWS::SNS::Topic', 1);
       t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
-      const topicRef = { Ref: logicalId(withEmail.topic!) };
+      const topicRef = { Ref: logicalId(withEmail.topic) };
       const alarms = ofType(t, 'AWS::CloudWatch::Alarm');
       expect(alarms).toHaveLength(withEmail.alarms.length);
       for (const [id, alarm] of alarms) expect(alarm.Properties, id).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });

@@ -9,7 +9,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND, JOB_WORKER_CONSUMER } from '../../../lambdas/contract/deployment';
-import { RecoveryJobs } from '../../../lib/constructs/recovery-jobs';
+import { JOB_MESSAGE_RETENTION, RecoveryJobs } from '../../../lib/constructs/recovery-jobs';
 import { ServiceTable, TABLE_WRITE_ACTIONS } from '../../../lib/constructs/table';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
 import { actionsOf, dynamoStatements, logicalId, ofType, resourcesOf, statementsOf, type Resource } from '../template';
@@ -59,6 +59,11 @@ describe('recovery jobs', () => {
       maxReceiveCount: JOB_WORKER_CONSUMER.maxReceives,
     });
     expect(resources[logicalId(recovery.deadLetterQueue)]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+  });
+
+  it("keeps a job message 14 days (SQS's longest, not its 4-day default): an expired one would leave its job running, holding its endpoint", () => {
+    expect(queueProps().MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(JOB_MESSAGE_RETENTION.toDays()).toBe(14);
   });
 
   it('encrypts both queues and refuses non-TLS access to them', () => {

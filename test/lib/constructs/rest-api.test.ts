@@ -7,6 +7,7 @@
  * its functions are checked against every other role in ../webhooks-stack.test.ts.
  */
 import { SecretsKey } from '../../../lib/constructs/secrets-key';
+import { Validations } from 'aws-cdk-lib';
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -217,8 +218,50 @@ describe('the REST API', () => {
     expect(resources[logicalId(api.accessLogs)]).toMatchObject({ Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
   });
 
-  it('creates no account-level CloudWatch role', () => {
+  it('creates no account-level CloudWatch role by default (apiGatewayAccountRole false)', () => {
     template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(api.api.node.tryFindChild('CloudWatchRole')).toBeUndefined();
+  });
+
+  it("says plainly, in the APIG6 acknowledgement, that access logging needs the account's CloudWatch role and how to get it", () => {
+    const reasons = api.api.deploymentStage.node.metadata
+      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((m) => Object.entries(m.data as Record<string, string>))
+      .filter(([id]) => id.replace(/^annotation::/i, '') === 'AwsSolutions-APIG6');
+    expect(reasons).toHaveLength(1);
+    const reason = reasons[0]![1];
+    expect(reason).toContain('CloudWatch Logs role ARN must be set in account settings');
+    expect(reason).toContain('apiGatewayAccountRole=true');
+    expect(reason).toContain('npm run preflight');
+  });
+
+  it('with apiGatewayAccountRole, owns the account setting and its role, both kept when the stack is deleted', () => {
+    const other = buildTestStack();
+    try {
+      const owning = new ServiceApi(other.stack, 'Api', {
+        table: new ServiceTable(other.stack, 'Data'),
+        deliveryQueue: new Queue(other.stack, 'DeliveryQueue'),
+        eventBus: new EventBus(other.stack, 'EventBus'),
+        jobQueue: new Queue(other.stack, 'JobQueue'),
+        secretsKey: new SecretsKey(other.stack, 'Secrets'),
+        apiGatewayAccountRole: true,
+      });
+      const t = Template.fromStack(other.stack);
+      const r = resourcesOf(t);
+      const [[accountId, account]] = ofType(t, 'AWS::ApiGateway::Account') as [[string, Resource]];
+      const [[roleId, role]] = ofType(t, 'AWS::IAM::Role').filter(([, res]) =>
+        JSON.stringify(res.Properties.AssumeRolePolicyDocument).includes('apigateway.amazonaws.com'),
+      ) as [[string, Resource]];
+      expect(account.Properties.CloudWatchRoleArn).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+      expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain('service-role/AmazonAPIGatewayPushToCloudWatchLogs');
+      // Account-wide (every REST API of the region uses it), so deleting this stack must not remove it.
+      for (const res of [account, role]) expect(res).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      // The stage, whose access logging needs the setting, is created after it.
+      const stage = r[logicalId(owning.api.deploymentStage)] as Resource & { DependsOn?: string[] };
+      expect(stage.DependsOn).toContain(accountId);
+    } finally {
+      removeTestOutput(other.app);
+    }
   });
 });
 
