@@ -524,12 +524,12 @@ export const STAGES_DIR = 'stages';
 const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** The settings file of a stage (it need not exist), relative to the project root. */
-export function stageFileOf(stage: string): string {
+function stageFileOf(stage: string): string {
   return `${STAGES_DIR}/${stage}.json`;
 }
 
 /** What {@link resolveStageSettings} made of the layers. */
-export interface StageSettings {
+interface StageSettings {
   /** The raw settings, the three layers merged: what {@link parseConfig} takes. */
   readonly settings: Record<string, unknown>;
   /** The stage's settings file, relative to the project root, when one was read. */
@@ -553,7 +553,7 @@ function cdkJsonContextAt(projectRoot: string): Record<string, unknown> {
  * other than `stage` (the file's name is the stage); other keys are reported in `problems`.
  * @throws ConfigError when the file is not a JSON object
  */
-export function resolveStageSettings(context: Readonly<Record<string, unknown>>, projectRoot: string = PROJECT_ROOT): StageSettings {
+function resolveStageSettings(context: Readonly<Record<string, unknown>>, projectRoot: string = PROJECT_ROOT): StageSettings {
   const settings: Record<string, unknown> = {};
   for (const key of CONFIG_KEYS) if (context[key] !== undefined) settings[key] = context[key];
   const stage = settings.stage ?? DEFAULT_CONFIG.stage;

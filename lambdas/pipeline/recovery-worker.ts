@@ -115,7 +115,7 @@ async function sendReplays(deps: RecoveryWorkerDeps, deliveryIds: string[]): Pro
  * Ends a job whose slices keep failing (the message's last receive): `failed`,
  * its lock released, so the endpoint can be recovered again. False when it was no longer running.
  */
-export async function failJob(deps: Pick<RecoveryWorkerDeps, 'table' | 'now'>, jobId: string, reason: string): Promise<boolean> {
+async function failJob(deps: Pick<RecoveryWorkerDeps, 'table' | 'now'>, jobId: string, reason: string): Promise<boolean> {
   const job = await getJobRecord(deps.table, jobId);
   if (!job || job.status !== 'running') return false;
   return (await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), { reason })) !== null;
