@@ -80,6 +80,12 @@ describe('a stage settings file', () => {
     expect(config.alarmEmail).toBe('oncall@example.com');
   });
 
+  it("takes a command-line value equal to cdk.json's as cdk.json's (CDK merges the two): the file wins over it", () => {
+    const root = projectWith({ 'prod.json': { removalPolicy: 'destroy' } });
+    expect(cdkJsonContext().removalPolicy).toBe('retain');
+    expect(load(root, { stage: 'prod', removalPolicy: 'retain' }).config.removalPolicy).toBe('destroy');
+  });
+
   it('refuses an unknown key, "stage", and bad values, all in one message naming the file', () => {
     const root = projectWith({ 'prod.json': { stage: 'other', logRetention: 90, mcpReservedConcurrency: 0 } });
     const message = problemOf(() => load(root, { stage: 'prod' }));
