@@ -4,7 +4,10 @@
  * does not.
  */
 import { describe, expect, it } from 'vitest';
-import { EVENTBRIDGE_ENTRY_BYTES, putEventsEntryBytes } from '../../lambdas/contract/aws-limits';
+import { DYNAMODB_ITEM_BYTES, EVENTBRIDGE_ENTRY_BYTES, putEventsEntryBytes, SQS_MESSAGE_BYTES } from '../../lambdas/contract/aws-limits';
+import { newPendingDelivery } from '../../lambdas/domain/delivery-lifecycle';
+import { deliveryMessageBody } from '../../lambdas/queue/delivery-queue';
+import { summaryItem } from '../../lambdas/store/deliveries';
 import { MAX_PAYLOAD_BYTES, WORKSPACE_SLUG_MAX_CHARS } from '../../lambdas/contract/limits';
 import { SlugSchema } from '../../lambdas/contract/schemas';
 
@@ -35,5 +38,31 @@ describe('EventBridge entry size', () => {
   it('the envelope counts the longest slug the contract accepts', () => {
     expect(SlugSchema.safeParse('a'.repeat(WORKSPACE_SLUG_MAX_CHARS)).success).toBe(true);
     expect(SlugSchema.safeParse('a'.repeat(WORKSPACE_SLUG_MAX_CHARS + 1)).success).toBe(false);
+  });
+});
+
+describe('what the stores and queues hold', () => {
+  it('a delivery summary with the largest payload fits a DynamoDB item', () => {
+    const record = newPendingDelivery(
+      {
+        workspace: 'w'.repeat(WORKSPACE_SLUG_MAX_CHARS),
+        endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC',
+        eventType: `${'t'.repeat(126)}.x`,
+        payload: { blob: 'x'.repeat(MAX_PAYLOAD_BYTES - JSON.stringify({ blob: '' }).length) },
+        replayedFrom: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB',
+      },
+      new Date(),
+    );
+    // DynamoDB counts attribute names and values; the item's JSON is a close upper bound.
+    expect(Buffer.byteLength(JSON.stringify(summaryItem(record)))).toBeLessThan(DYNAMODB_ITEM_BYTES);
+  });
+
+  it('a delivery message is far under the SQS message limit (it carries ids, never the payload)', () => {
+    const body = deliveryMessageBody({
+      deliveryId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB',
+      endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC',
+      workspace: 'w'.repeat(63),
+    });
+    expect(Buffer.byteLength(body)).toBeLessThan(SQS_MESSAGE_BYTES / 100);
   });
 });
