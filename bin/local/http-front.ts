@@ -13,7 +13,8 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { AppError } from '#lambdas/contract/errors';
+import { API_GATEWAY_PAYLOAD_BYTES, LAMBDA_SYNC_PAYLOAD_BYTES } from '#lambdas/contract/aws-limits';
+import { AppError, GATEWAY_DETAILS } from '#lambdas/contract/errors';
 import { kebab, OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
 import { problemResponse } from '#lambdas/composition/tools';
 import { lambdaContext, loadHandler } from './lambda-loader';
@@ -22,7 +23,25 @@ type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<A
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 /** API Gateway's payload limit. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const MAX_BODY_BYTES = API_GATEWAY_PAYLOAD_BYTES;
+
+/** Bytes of a Lambda request or response as Lambda counts them: the serialized JSON. */
+function lambdaPayloadBytes(payload: unknown): number {
+  return Buffer.byteLength(JSON.stringify(payload), 'utf8');
+}
+
+/**
+ * What API Gateway answers for a function's answer over Lambda's response limit, or an event
+ * over its request limit: the 502 of its gateway responses (lib/constructs/problem-responses.ts).
+ */
+function noUsableAnswer(requestId: string): APIGatewayProxyResult {
+  return problemResponse(new AppError('BadGateway', GATEWAY_DETAILS.noUsableAnswer), requestId);
+}
+
+/** A function's answer as API Gateway passes it on: over Lambda's response limit, Lambda refuses it. */
+function asDelivered(result: APIGatewayProxyResult, requestId: string): APIGatewayProxyResult {
+  return lambdaPayloadBytes(result) > LAMBDA_SYNC_PAYLOAD_BYTES ? noUsableAnswer(requestId) : result;
+}
 
 interface Route {
   readonly def: OperationDef;
@@ -142,10 +161,10 @@ async function handle(req: IncomingMessage, requestId: string, extraRoutes: read
   const body = await readBody(req);
   const url = targetOf(req);
   if (!url) return problemResponse(new AppError('ValidationError', 'The request target is not a valid path'), requestId);
-  if (body === null) return problemResponse(new AppError('PayloadTooLarge', 'The request body exceeds 10 MiB'), requestId);
+  if (body === null) return problemResponse(new AppError('PayloadTooLarge', GATEWAY_DETAILS.requestTooLarge), requestId);
   for (const extra of extraRoutes) {
     const result = await extra(req, body, url, requestId);
-    if (result) return result;
+    if (result) return asDelivered(result, requestId);
   }
   const method = (req.method ?? 'GET').toUpperCase();
   let match: { route: Route; values: string[] } | undefined;
@@ -213,6 +232,8 @@ async function handle(req: IncomingMessage, requestId: string, extraRoutes: read
       stage: 'local',
     },
   } as unknown as APIGatewayProxyEvent;
+  // Under API Gateway's limit but over Lambda's: the invocation is refused, the function never runs.
+  if (lambdaPayloadBytes(event) > LAMBDA_SYNC_PAYLOAD_BYTES) return noUsableAnswer(requestId);
   const handler = await loadHandler<ProxyHandler>(kebab(route.def.operationId));
-  return handler(event, lambdaContext(route.def.operationId, requestId));
+  return asDelivered(await handler(event, lambdaContext(route.def.operationId, requestId)), requestId);
 }

@@ -39,6 +39,8 @@ import {
   SLOW_LANE_CONSUMER,
 } from '#lambdas/contract/deployment';
 import { AppError } from '#lambdas/contract/errors';
+import { EVENTBRIDGE_ENTRY_BYTES, putEventsEntryBytes } from '#lambdas/contract/aws-limits';
+import { MAX_PAYLOAD_BYTES } from '#lambdas/contract/limits';
 import { SCHEDULED_JOBS } from '#lambdas/domain/scheduled-jobs';
 import { InProcessQueue, type BatchConsumer } from './in-process-queue';
 import type { AdapterFactories } from '#lambdas/composition/runtime';
@@ -152,6 +154,8 @@ function consoleRoute(dir: string): ExtraRoute {
  * domain-events bus (`npm run admin -- publish` uses it). Local stack only.
  * `{id?, workspace, type, payload}`: `id` stands in for the EventBridge event id, so
  * posting an id again is a redelivery of that event (same id, same `time`: nothing new).
+ * An event whose PutEvents entry would be over EventBridge's limit is refused (413
+ * `PayloadTooLarge`, the tag the publisher gives an oversized payload), as PutEvents would.
  */
 function localEventsRoute(): ExtraRoute {
   // EventBridge retries an event with its original `time`; the stand-in remembers it per id (bounded).
@@ -205,11 +209,24 @@ function localEventsRoute(): ExtraRoute {
         throw new AppError('ValidationError', message, { issues: [{ path: 'body.id', message }] });
       }
       const id = typeof event.id === 'string' ? event.id : null;
+      const workspace = typeof event.workspace === 'string' ? event.workspace : '';
+      const type = typeof event.type === 'string' ? event.type : '';
+      // The entry `npm run admin -- publish --bus` would put: EventBridge refuses it over its limit.
+      const entryBytes = putEventsEntryBytes({
+        source: EVENT_SOURCE,
+        detailType: type,
+        detail: JSON.stringify({ workspace, payload: event.payload }),
+      });
+      if (entryBytes > EVENTBRIDGE_ENTRY_BYTES)
+        throw new AppError(
+          'PayloadTooLarge',
+          `The EventBridge entry would be ${entryBytes} bytes; PutEvents refuses an entry over ${EVENTBRIDGE_ENTRY_BYTES} (a payload of at most ${MAX_PAYLOAD_BYTES} bytes of JSON always fits)`,
+        );
       const result = await publishWithRuntime({
         id: id ?? randomUUID(),
         time: id ? timeOf(id) : new Date().toISOString(),
-        workspace: typeof event.workspace === 'string' ? event.workspace : '',
-        type: typeof event.type === 'string' ? event.type : '',
+        workspace,
+        type,
         payload: event.payload,
       });
       return json(202, result);

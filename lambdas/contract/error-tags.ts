@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   IdempotencyKeyReused: 422,
   RateLimited: 429,
   InternalError: 500,
+  BadGateway: 502,
+  GatewayTimeout: 504,
 } as const;
 
 /** A tag of {@link ERROR_STATUS}. */

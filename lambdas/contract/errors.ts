@@ -6,6 +6,7 @@
 
 export { ERROR_STATUS, type ErrorTag } from './error-tags';
 export { ProblemSchema, type Problem } from './problem';
+import { API_GATEWAY_INTEGRATION_TIMEOUT_SECONDS, API_GATEWAY_PAYLOAD_BYTES, LAMBDA_SYNC_PAYLOAD_BYTES } from './aws-limits';
 import { ERROR_STATUS, type ErrorTag } from './error-tags';
 import type { Problem } from './problem';
 
@@ -32,7 +33,27 @@ const TITLES: Record<ErrorTag, string> = {
   IdempotencyKeyReused: 'The Idempotency-Key was used for another request',
   RateLimited: 'Rate limit exceeded',
   InternalError: 'Internal error',
+  BadGateway: 'The operation gave no usable answer',
+  GatewayTimeout: 'The operation did not answer in time',
 };
+
+/**
+ * The `detail` of API Gateway's own answers that the service shapes (docs/behaviour.md#errors),
+ * shared by its gateway responses (lib/constructs/problem-responses.ts) and the local front, which
+ * answers as API Gateway would. Plain text: no `$` or `#` (they become Velocity templates).
+ */
+export const GATEWAY_DETAILS = {
+  /** 413: a body over API Gateway's own limit. */
+  requestTooLarge: `The request body is over the ${API_GATEWAY_PAYLOAD_BYTES} bytes API Gateway accepts; at most ${LAMBDA_SYNC_PAYLOAD_BYTES} bytes of request (the body with its envelope) reach the operation`,
+  /**
+   * 502: the function was not invoked, failed, or answered something API Gateway cannot use. API
+   * Gateway answers a request too large for Lambda, a throttled invocation, a crash and a response
+   * over Lambda's limit alike, so the detail names them all.
+   */
+  noUsableAnswer: `The operation gave no usable answer: a request over the ${LAMBDA_SYNC_PAYLOAD_BYTES} bytes Lambda accepts (API Gateway accepts up to ${API_GATEWAY_PAYLOAD_BYTES}) never reaches it; otherwise it was throttled, failed, or its answer was over Lambda's limit. Send a smaller body, or retry and quote the traceId to support.`,
+  /** 504: API Gateway stopped waiting. */
+  timeout: `The operation did not answer within API Gateway's ${API_GATEWAY_INTEGRATION_TIMEOUT_SECONDS} s; it may still complete. Retry, quoting the traceId to support if it persists.`,
+} as const;
 
 /** Human title of a tag (the problem's `title`). */
 export function errorTitle(tag: ErrorTag): string {

@@ -2,9 +2,15 @@
  * The numbers the contract publishes, defined once (docs/behaviour.md#limits):
  * the rules that apply them, the CDK constructs, the local stack and the
  * OpenAPI prose all read them here, and the console may import them (this file imports
- * nothing). The receive limit lives with its rule in lambdas/domain/delivery-lifecycle.ts,
- * the backoff's numbers in lambdas/domain/backoff.ts.
+ * only `aws-limits.ts`, which imports nothing). The receive limit lives with its rule in
+ * lambdas/domain/delivery-lifecycle.ts, the backoff's numbers in lambdas/domain/backoff.ts.
  */
+import {
+  EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS,
+  EVENTBRIDGE_ENTRY_BYTES,
+  EVENTBRIDGE_SOURCE_MAX_CHARS,
+  EVENTBRIDGE_TIME_BYTES,
+} from './aws-limits';
 
 /** Limits of one outbound POST: the request deadline, and the response body read as a bounded prefix under its own deadline. */
 export const SEND_LIMITS = { deadlineMs: 10_000, bodyReadMs: 2_000, bodyCapBytes: 2048 } as const;
@@ -15,8 +21,28 @@ export const USER_AGENT = 'webhook-delivery-service/1.0 (Standard Webhooks)';
 /** How long a replaced signing secret keeps signing after a rotation. */
 export const SECRET_GRACE_HOURS = 24;
 
-/** Largest event payload accepted: an EventBridge event's limit. */
-export const MAX_PAYLOAD_BYTES = 256 * 1024;
+/** The longest workspace slug, in characters (ASCII: one byte each). */
+export const WORKSPACE_SLUG_MAX_CHARS = 63;
+
+/**
+ * The `Detail` of a producer's PutEvents entry around the payload, at its largest:
+ * `{"workspace":"<longest slug>","payload":…}` less the payload.
+ */
+const DETAIL_ENVELOPE_BYTES = JSON.stringify({ workspace: 'w'.repeat(WORKSPACE_SLUG_MAX_CHARS), payload: null }).length - 'null'.length;
+
+/**
+ * Largest event payload accepted, in bytes of its JSON (docs/behaviour.md#event-publishing): what
+ * an EventBridge entry holds whatever else it carries, so any payload at most this size reaches
+ * the publisher. The entry's limit less `Time` (set or not), the longest `Source` and `DetailType`
+ * EventBridge allows (an ASCII source: one byte a character; event type names are ASCII) and the
+ * `{workspace, payload}` envelope with the longest slug; no `Resources`.
+ */
+export const MAX_PAYLOAD_BYTES =
+  EVENTBRIDGE_ENTRY_BYTES -
+  EVENTBRIDGE_TIME_BYTES -
+  EVENTBRIDGE_SOURCE_MAX_CHARS -
+  EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS -
+  DETAIL_ENVELOPE_BYTES;
 
 /** Consecutive failed attempts that disable an endpoint (docs/behaviour.md#failure-streak-and-auto-disable). */
 export const DISABLE_THRESHOLD = 20;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ErrorTag } from './errors';
 import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
 import { JobIdSchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
-import { DEFAULT_WORKSPACE_LIMITS, SECRET_GRACE_HOURS, SEND_LIMITS, type WorkspaceLimits } from './limits';
+import { DEFAULT_WORKSPACE_LIMITS, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, type WorkspaceLimits } from './limits';
 import type { Permission } from './permissions';
 import { WORKSPACE_COUNTED, WORKSPACE_QUOTA_BUCKET, WORKSPACE_QUOTA_NOUNS, type RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './page-schemas';
@@ -320,7 +320,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/workspaces/{slug}/event-types',
     summary: 'List event types',
-    description: 'The event-type catalogue: every type an endpoint can subscribe to, with its payload JSON Schema.',
+    description: `The event-type catalogue: every type an endpoint can subscribe to, with its payload JSON Schema. An event's payload is at most ${MAX_PAYLOAD_BYTES} bytes of JSON: what always fits an EventBridge entry with its envelope.`,
     tag: 'Events',
     params: Slug,
     response: z.object({ items: z.array(EventTypeSchema) }).meta({ id: 'EventTypeList' }),

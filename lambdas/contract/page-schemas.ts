@@ -27,7 +27,10 @@ export function pageOf<T extends z.ZodType>(item: T, id: string) {
   return z
     .object({
       items: z.array(item),
-      nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+      nextCursor: z.string().nullable().meta({
+        description:
+          'Pass as `cursor` for the next page; null on the last page. A page may hold fewer than `limit` items (it ends early before the 6 MB response limit): follow `nextCursor` until it is null.',
+      }),
     })
     .meta({ id });
 }

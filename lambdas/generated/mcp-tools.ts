@@ -392,7 +392,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "list_event_types",
     title: "List event types",
-    description: "The event-type catalogue: every type an endpoint can subscribe to, with its payload JSON Schema. Requires permission `event-type:list`.",
+    description: "The event-type catalogue: every type an endpoint can subscribe to, with its payload JSON Schema. An event's payload is at most 261656 bytes of JSON: what always fits an EventBridge entry with its envelope. Requires permission `event-type:list`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",

@@ -1,9 +1,28 @@
 /** Response builders shared by every REST handler and the local front. */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { AppError, isAppError, toProblem } from '../contract/errors';
+import { fitPage } from '../contract/pagination';
+
+/** Bytes of a Lambda response as Lambda counts it: its serialized JSON. */
+function lambdaResponseBytes(result: unknown): number {
+  return Buffer.byteLength(JSON.stringify(result), 'utf8');
+}
+
+/**
+ * The JSON response of an operation's result: a page ends early when its proxy result (the
+ * body JSON-escaped inside it, as Lambda hands it to API Gateway) would pass the page budget
+ * (docs/behaviour.md#pagination).
+ */
+export function operationResponse(status: number, result: unknown, traceId: string): APIGatewayProxyResult {
+  return jsonResponse(
+    status,
+    fitPage(result, (r) => lambdaResponseBytes(jsonResponse(status, r, traceId))),
+    traceId,
+  );
+}
 
 /** A JSON response (or an empty one for 204). */
-export function jsonResponse(status: number, body: unknown, traceId: string): APIGatewayProxyResult {
+function jsonResponse(status: number, body: unknown, traceId: string): APIGatewayProxyResult {
   return {
     statusCode: status,
     headers: { 'content-type': 'application/json', 'x-trace-id': traceId, 'cache-control': 'no-store' },

@@ -15,7 +15,7 @@ import { authorize, confirmCaller, parseOperationInput } from '../operations/acc
 import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
 import { fromAuthorizerContext } from './authorizer';
 import { idempotency, type IdempotencyRequestContext } from './idempotency';
-import { jsonResponse, problemResponse } from './responses';
+import { operationResponse, problemResponse } from './responses';
 
 type RestRequest = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext>;
 
@@ -125,7 +125,7 @@ export function restHandler<K extends OperationId>(operationId: K, impl: Operati
         // A dry run (docs/behaviour.md#recovery-jobs) answers its own status: nothing was changed.
         const status =
           def.dryRunStatus && (input.body as { dryRun?: unknown } | undefined)?.dryRun === true ? def.dryRunStatus : def.successStatus;
-        return jsonResponse(status, result, traceIdOf(event));
+        return operationResponse(status, result, traceIdOf(event));
       })
   );
 }

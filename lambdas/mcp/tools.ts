@@ -7,9 +7,10 @@
  * operation's own generated input schemas, so the function carries no zod of ours.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, isAppError, toProblem } from '../contract/errors';
 import type { OperationId } from '../contract/operations';
+import { fitPage } from '../contract/pagination';
 import type { OperationRoute } from '../contract/routes';
 import { OPERATION_ROUTES } from '../generated/contract';
 import { MCP_TOOLS } from '../generated/mcp-tools';
@@ -21,7 +22,7 @@ import { IMPLEMENTATIONS } from '../operations/index';
 const MCP_SERVER_INFO = { name: 'webhook-delivery-service', version: '1.0.0' } as const;
 
 const INSTRUCTIONS =
-  'Tools of the webhook delivery service. Every tool takes the workspace `slug`; list tools take `limit` and `cursor` and return `items` and `nextCursor`. Errors carry an RFC 9457 problem with a `tag`.';
+  'Tools of the webhook delivery service. Every tool takes the workspace `slug`; list tools take `limit` and `cursor` and return `items` and `nextCursor` (a page may hold fewer than `limit` items: follow `nextCursor` until it is null). Errors carry an RFC 9457 problem with a `tag`.';
 
 function keysOf(node: OperationRoute['input']['params'] | undefined): string[] {
   return node?.t === 'object' ? Object.keys(node.shape) : [];
@@ -40,6 +41,21 @@ function splitToolArguments(
   };
 }
 
+/** A tool's result: the structured content, and the same JSON as text for clients that read only text. */
+function toolResult(structured: Record<string, unknown>): CallToolResult {
+  // Own string keys only: a page's resume function (a symbol key) is not content.
+  const content = Object.fromEntries(Object.entries(structured));
+  return { content: [{ type: 'text', text: JSON.stringify(content) }], structuredContent: content };
+}
+
+/**
+ * Bytes of the MCP function's Lambda response carrying `result`: the function URL's result whose
+ * body is the JSON-RPC answer to `id` (its headers are left to the page budget's headroom).
+ */
+function answerBytes(result: CallToolResult, id: RequestId): number {
+  return Buffer.byteLength(JSON.stringify({ statusCode: 200, headers: {}, body: JSON.stringify({ result, jsonrpc: '2.0', id }) }), 'utf8');
+}
+
 /**
  * Runs one tool call as REST runs the operation, in the same order: the workspace check, one hit
  * in the operation's own rate-limit bucket (so a tool call costs what the REST call costs, on top
@@ -51,6 +67,7 @@ async function callTool(
   caller: Caller,
   args: Record<string, unknown>,
   traceId: string,
+  requestId: RequestId,
 ): Promise<CallToolResult> {
   try {
     const raw = splitToolArguments(def, args);
@@ -60,7 +77,8 @@ async function callTool(
     const result = (await impl(runtime.deps, caller, input as never)) as unknown;
     const structured =
       result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { done: true };
-    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    // A page ends early when the function URL's response carrying it would pass the page budget (docs/behaviour.md#pagination).
+    return toolResult(fitPage(structured, (r) => answerBytes(toolResult(r), requestId)));
   } catch (error) {
     const appError = isAppError(error)
       ? error
@@ -75,11 +93,11 @@ export function createMcpServer(runtime: SurfaceRuntime, caller: Caller, traceId
   const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
   const byTool = new Map((OPERATION_ROUTES as readonly OperationRoute[]).map((def) => [def.mcpTool, def]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...MCP_TOOLS] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const def = byTool.get(request.params.name);
     // As the SDK's McpServer answers an unknown tool: a tool error, not a protocol error.
     if (!def) return { isError: true, content: [{ type: 'text', text: `MCP error -32602: Tool ${request.params.name} not found` }] };
-    return callTool(def, runtime, caller, request.params.arguments ?? {}, traceId);
+    return callTool(def, runtime, caller, request.params.arguments ?? {}, traceId, extra.requestId);
   });
   return server;
 }

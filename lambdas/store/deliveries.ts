@@ -14,7 +14,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Page } from '../contract/pagination';
+import { RESUME_AFTER, type Page } from '../contract/pagination';
 import { encodeCursor } from '../domain/cursor';
 import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { nextStreak, OPEN_STATUSES, STREAK_CHANGES, type DeliveryRecord, type StreakChange } from '../domain/delivery-lifecycle';
@@ -389,10 +389,15 @@ export async function listAttempts(table: TableContext, deliveryId: string, limi
   const afterFirst = encodeCursor({ sortKey: attemptId(1), id: attemptId(1) });
   if (limit === 1) {
     const more = (await page(afterFirst, 1)).items.length > 0;
-    return { items: [first], nextCursor: more ? afterFirst : null };
+    return { items: [first], nextCursor: more ? afterFirst : null, [RESUME_AFTER]: () => afterFirst };
   }
   const rest = await page(afterFirst, limit - 1);
-  return { items: [first, ...rest.items], nextCursor: rest.nextCursor };
+  const resumeRest = rest[RESUME_AFTER];
+  return {
+    items: [first, ...rest.items],
+    nextCursor: rest.nextCursor,
+    ...(resumeRest ? { [RESUME_AFTER]: (index: number) => (index === 0 ? afterFirst : resumeRest(index - 1)) } : {}),
+  };
 }
 
 /** What an attempt does to its delivery's state and its endpoint: stored on the attempt, so a crash before the state caught up is completed from it. */

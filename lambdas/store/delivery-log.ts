@@ -8,7 +8,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryLogReadBudget } from '../contract/delivery-log';
-import type { Page } from '../contract/pagination';
+import { RESUME_AFTER, type Page } from '../contract/pagination';
 import type { Delivery } from '../contract/schemas';
 import {
   decodeDeliveryLogCursor,
@@ -97,6 +97,19 @@ async function readSource(
   return { matches, evaluated: out.ScannedCount ?? 0, stoppedAt };
 }
 
+/**
+ * A page of summaries merged newest first: the next page starts strictly older than `next`, or
+ * than the last item kept when a surface ends the page early (a summary's position in its index
+ * is its delivery id).
+ */
+function logPage(filter: DeliveryLogFilter, items: Delivery[], next: string | null): Page<Delivery> {
+  return {
+    items,
+    nextCursor: next === null ? null : encodeDeliveryLogCursor(filter, next),
+    [RESUME_AFTER]: (index) => encodeDeliveryLogCursor(filter, items[index]!.deliveryId),
+  };
+}
+
 /** True when the endpoint exists in the workspace (its deliveries are then the workspace's). */
 async function endpointInWorkspace(table: TableContext, workspace: string, endpointId: string): Promise<boolean> {
   const out = await table.doc.send(
@@ -155,7 +168,7 @@ export async function listDeliveryLog(
     .filter((item): item is Record<string, unknown> => item !== undefined && item !== null && item.workspace === workspace)
     .map((item) => toDeliveryWire(fromItem(item)))
     .filter((d) => matchesDeliveryLogFilter(filter, d));
-  return { items, nextCursor: page.next === null ? null : encodeDeliveryLogCursor(filter, page.next) };
+  return logPage(filter, items, page.next);
 }
 
 /**
@@ -189,7 +202,7 @@ export async function listDeliveriesOfEndpoint(
     const item = summaries.get(e.position);
     return item && item.endpointId === endpointId ? [toDeliveryWire(fromItem(item))] : [];
   });
-  return { items, nextCursor: page.next === null ? null : encodeDeliveryLogCursor(filter, page.next) };
+  return logPage(filter, items, page.next);
 }
 
 /**

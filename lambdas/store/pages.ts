@@ -1,6 +1,6 @@
 /** Keyset pages over one partition (docs/behaviour.md#keyset-cursors). */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Page } from '../contract/pagination';
+import { RESUME_AFTER, type Page } from '../contract/pagination';
 import { decodeCursor, encodeCursor } from '../domain/cursor';
 import type { TableContext } from './client';
 import { partitionQuery, queryPages, type Item } from './table-io';
@@ -55,10 +55,12 @@ export async function queryPage<T>(table: TableContext, spec: PageSpec<T>): Prom
     start = out.LastEvaluatedKey;
   }
   const mapped = items.slice(0, spec.limit).map(spec.map);
+  const after = (m: { sortKey: string; id: string }) => encodeCursor({ sortKey: m.sortKey, id: m.id });
   const last = mapped[mapped.length - 1];
   return {
     items: mapped.map((m) => m.value),
-    nextCursor: items.length > spec.limit && last ? encodeCursor({ sortKey: last.sortKey, id: last.id }) : null,
+    nextCursor: items.length > spec.limit && last ? after(last) : null,
+    [RESUME_AFTER]: (index) => after(mapped[index]!),
   };
 }
 

@@ -4,10 +4,13 @@
  * (docs/behaviour.md#problem-documents). Statuses, titles and types come from lambdas/contract/errors.ts.
  */
 import { ResponseType, type RestApiBase } from 'aws-cdk-lib/aws-apigateway';
-import { ERROR_STATUS, errorTitle, errorType, type ErrorTag } from '#lambdas/contract/errors';
+import { ERROR_STATUS, errorTitle, errorType, GATEWAY_DETAILS, type ErrorTag } from '#lambdas/contract/errors';
 
 /** Content type of every error response. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** The detail of API Gateway's own 5xx: its message can name configuration internals. */
+const INTERNAL_DETAIL = 'Something went wrong on our side. Quote the traceId to support.';
 
 /** How one gateway response type is answered. */
 export interface GatewayProblem {
@@ -26,9 +29,12 @@ export interface GatewayProblem {
 }
 
 /**
- * The gateway responses of the API. Types not listed fall into DEFAULT_4XX
- * (400 ValidationError) or DEFAULT_5XX (500 InternalError); the ones that can
- * happen with this API's configuration have their own entry.
+ * The gateway responses of the API (docs/behaviour.md#gateway-responses): every response type
+ * API Gateway defines has its own, with the type's own status (API Gateway's documented default,
+ * so a 504 stays a 504) and a problem whose tag has that status. Two types answer another status
+ * than their default, each saying why on its entry. The defaults catch only what has no type: a
+ * 4xx of that kind reads 400; a 5xx is what the Lambda integration answers itself (a function
+ * that failed, or whose answer Lambda or API Gateway refused), 502.
  */
 export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   // The TOKEN authorizer refused the token, or the Authorization header is missing.
@@ -45,17 +51,30 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
     detail: 'The API is receiving too many requests; retry after a second',
     headers: { 'Retry-After': '1' },
   },
+  // Only with a usage plan (none today); listed so no type falls into a default.
+  { type: ResponseType.QUOTA_EXCEEDED, tag: 'RateLimited' },
   // Only emitted with a request validator (none today: the operations validate, see APIG2);
   // listed so one added later answers in the same shape.
   { type: ResponseType.BAD_REQUEST_BODY, tag: 'ValidationError' },
   { type: ResponseType.BAD_REQUEST_PARAMETERS, tag: 'ValidationError' },
-  { type: ResponseType.REQUEST_TOO_LARGE, tag: 'PayloadTooLarge' },
+  { type: ResponseType.REQUEST_TOO_LARGE, tag: 'PayloadTooLarge', detail: GATEWAY_DETAILS.requestTooLarge },
   { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, tag: 'UnsupportedMediaType' },
   // Only if a web ACL is attached to the stage (see the AwsSolutions-APIG3 acknowledgement).
   { type: ResponseType.WAF_FILTERED, tag: 'Forbidden', detail: 'The request was blocked by the firewall' },
-  { type: ResponseType.DEFAULT_4XX, tag: 'ValidationError' },
+  // IAM signatures and API keys are not used: listed so no type falls into a default.
+  { type: ResponseType.EXPIRED_TOKEN, tag: 'Forbidden' },
+  { type: ResponseType.INVALID_SIGNATURE, tag: 'Forbidden' },
+  { type: ResponseType.INVALID_API_KEY, tag: 'Forbidden' },
   // 5xx never shows API Gateway's message (it can name configuration internals).
-  { type: ResponseType.DEFAULT_5XX, tag: 'InternalError', detail: 'Something went wrong on our side. Quote the traceId to support.' },
+  { type: ResponseType.API_CONFIGURATION_ERROR, tag: 'InternalError', detail: INTERNAL_DETAIL },
+  { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, tag: 'InternalError', detail: INTERNAL_DETAIL },
+  { type: ResponseType.AUTHORIZER_FAILURE, tag: 'InternalError', detail: INTERNAL_DETAIL },
+  { type: ResponseType.INTEGRATION_TIMEOUT, tag: 'GatewayTimeout', detail: GATEWAY_DETAILS.timeout },
+  // A Lambda invocation that failed (refused as too large, throttled): the same case as the
+  // default 5xx below, one tag for it, so 502 rather than the type's 504 (nothing timed out).
+  { type: ResponseType.INTEGRATION_FAILURE, tag: 'BadGateway', detail: GATEWAY_DETAILS.noUsableAnswer },
+  { type: ResponseType.DEFAULT_4XX, tag: 'ValidationError' },
+  { type: ResponseType.DEFAULT_5XX, tag: 'BadGateway', detail: GATEWAY_DETAILS.noUsableAnswer },
 ];
 
 /** A JSON string literal that is also inert in a Velocity template. */

@@ -21,7 +21,7 @@ import {
   type SchemaObject,
 } from 'openapi3-ts/oas31';
 import { z } from 'zod';
-import { ERROR_STATUS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from '#lambdas/contract/errors';
+import { ERROR_STATUS, GATEWAY_DETAILS, ProblemSchema, errorTitle, errorType, type ErrorTag, type Problem } from '#lambdas/contract/errors';
 import { DISABLE_THRESHOLD, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, USER_AGENT } from '#lambdas/contract/limits';
 import { PAGE_LIMIT } from '#lambdas/contract/pagination';
 import { MAX_RETRIES, RETRY_DELAY_SECONDS, retryDelaySeconds } from '#lambdas/domain/backoff';
@@ -127,6 +127,8 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
   },
   RateLimited: { detail: 'Too many rest_write requests for this token; retry after 12 s' },
   InternalError: { detail: 'Something went wrong on our side. Quote trace id 1-67a0c0de-4f1e2d3c4b5a69788796a5b4 to support.' },
+  BadGateway: { detail: GATEWAY_DETAILS.noUsableAnswer },
+  GatewayTimeout: { detail: GATEWAY_DETAILS.timeout },
 };
 
 const EXAMPLE_TRACE_ID = '1-67a0c0de-4f1e2d3c4b5a69788796a5b4';

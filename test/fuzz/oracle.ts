@@ -11,9 +11,10 @@ import type { WireResponse } from './raw-http';
 /**
  * Refusals the gateway (the local front, as API Gateway) may answer to any request before an
  * operation runs (docs/behaviour.md#error-tags): a body over its 10 MiB, or headers over
- * Node's 16 KiB.
+ * Node's 16 KiB; a request whose Lambda event would be over Lambda's 6 MB (a large body that
+ * escaping grows), as API Gateway answers it (docs/behaviour.md#gateway-responses).
  */
-const GATEWAY_ERRORS: readonly ErrorTag[] = ['PayloadTooLarge'];
+const GATEWAY_ERRORS: readonly ErrorTag[] = ['PayloadTooLarge', 'BadGateway'];
 
 /** Refusals of a request that reaches no operation: no route, or not valid HTTP at all (a bad method, target, header or chunk). */
 const UNROUTED_ERRORS: readonly ErrorTag[] = ['RouteNotFound', 'ValidationError', ...GATEWAY_ERRORS];

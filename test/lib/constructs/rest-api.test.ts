@@ -301,7 +301,8 @@ describe('gateway responses', () => {
     ['BAD_REQUEST_BODY', '400', 'ValidationError'],
     ['BAD_REQUEST_PARAMETERS', '400', 'ValidationError'],
     ['DEFAULT_4XX', '400', 'ValidationError'],
-    ['DEFAULT_5XX', '500', 'InternalError'],
+    ['DEFAULT_5XX', '502', 'BadGateway'],
+    ['INTEGRATION_TIMEOUT', '504', 'GatewayTimeout'],
   ])('%s is %s %s', (type, status, tag) => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: type,
