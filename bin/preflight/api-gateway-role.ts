@@ -12,7 +12,7 @@ import { resourcesOfType, type CheckResult, type Target } from './check';
 const NAME = 'API Gateway CloudWatch role';
 
 /** The role name the fix commands create (any name works: the account setting holds its ARN). */
-export const API_GATEWAY_ROLE_NAME = 'APIGatewayCloudWatchLogs';
+const API_GATEWAY_ROLE_NAME = 'APIGatewayCloudWatchLogs';
 
 /** True when a stage of the template writes access logs or execution logs. */
 function writesLogs(template: StackTemplate): boolean {

@@ -7,7 +7,7 @@ import type { StackTemplate, TemplateResource } from '../../lib/synth-template';
  * `ok`: ready. `fail`: the deploy would fail (or roll back), so the pre-flight exits 1.
  * `warn`: the deploy would succeed but a setting asks for more than the account gives.
  */
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+type CheckStatus = 'ok' | 'warn' | 'fail';
 
 /** The outcome of one check, as the pre-flight prints it. */
 export interface CheckResult {

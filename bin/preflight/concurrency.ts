@@ -12,10 +12,10 @@ import { listStackResources } from './stack-resources';
 const NAME = 'Lambda concurrency';
 
 /** The concurrent executions Lambda keeps unreserved in every account and region. */
-export const UNRESERVED_MINIMUM = 100;
+const UNRESERVED_MINIMUM = 100;
 
 /** The Service Quotas code of Lambda's concurrent executions. */
-export const LAMBDA_CONCURRENCY_QUOTA = 'L-B99A9384';
+const LAMBDA_CONCURRENCY_QUOTA = 'L-B99A9384';
 
 /** The functions of a template that reserve concurrency, as [logical id, reservation]. */
 export function reservationsOf(template: StackTemplate): [string, number][] {
@@ -77,7 +77,8 @@ export async function checkConcurrency(
       reservations.map(([id]) => id),
     ));
   const left = pool - needed;
-  const listed = reservations.map(([id, n]) => `${id} ${n}`).join(', ');
+  // Logical ids end in a hash of the construct path; the name before it is what a reader knows.
+  const listed = reservations.map(([id, n]) => `${id.replace(/[0-9A-F]{8}$/, '')} ${n}`).join(', ');
   if (left >= UNRESERVED_MINIMUM)
     return {
       name: NAME,
@@ -88,7 +89,10 @@ export async function checkConcurrency(
   return {
     name: NAME,
     status: 'fail',
-    summary: `the stage reserves ${needed} (${listed}) but only ${pool - UNRESERVED_MINIMUM} of the account's ${limit} can be reserved`,
+    summary:
+      pool > UNRESERVED_MINIMUM
+        ? `the stage reserves ${needed} (${listed}) but only ${pool - UNRESERVED_MINIMUM} of the account's ${limit} concurrent executions can be reserved`
+        : `the stage reserves ${needed} (${listed}) and the account's ${limit} concurrent executions leave none to reserve`,
     details: [
       `Lambda keeps ${UNRESERVED_MINIMUM} concurrent executions unreserved; ${pool} are unreserved now, so the reservation would leave ${left} and the deploy would fail.`,
       mcp

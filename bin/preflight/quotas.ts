@@ -113,7 +113,7 @@ async function lambdaCaps(lambda: LambdaClient, target: Target, template: StackT
   if (total < shared) return [];
   return [
     {
-      detail: `The queue consumers' caps add up to ${total} concurrent executions, and the account leaves ${shared} of its ${limit} to all unreserved functions: a burst of deliveries can take all of it, and the API, its authorizer and the publisher are throttled meanwhile.`,
+      detail: `The queue consumers' caps add up to ${total} concurrent executions, and at most ${Math.max(0, shared)} of the account's ${limit} are left to every unreserved function: a burst of deliveries can take them all, and the API, its authorizer and the publisher are throttled meanwhile.`,
       fix: concurrencyIncreaseCommand(target, Math.max(1000, limit + total)),
     },
   ];

@@ -112,7 +112,7 @@ export async function runChecks(
 const TAG = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' } as const;
 
 /** The printed report: a header, one line per check with its details and fix commands, a verdict. */
-export function formatReport(stage: SynthesizedStage, target: Target | undefined, results: readonly CheckResult[]): string[] {
+function formatReport(stage: SynthesizedStage, target: Target | undefined, results: readonly CheckResult[]): string[] {
   const lines = [
     target
       ? `Pre-flight of ${stage.stackName} (stage ${stage.stage}) in account ${target.account}, region ${target.region}`
@@ -157,7 +157,7 @@ export async function preflight(command: CommandLine, deps: PreflightDeps = {}):
 }
 
 /** Usage of `npm run preflight`. */
-export const PREFLIGHT_HELP = `Usage: npm run preflight -- [--region <region>] [--profile <profile>] [-c <key>=<value> ...]
+const PREFLIGHT_HELP = `Usage: npm run preflight -- [--region <region>] [--profile <profile>] [-c <key>=<value> ...]
 
 Checks, with read-only AWS calls, what a deploy of the stage needs and CloudFormation cannot tell in
 advance: the stack's state, the CDK bootstrap, the account's API Gateway CloudWatch role, the Lambda

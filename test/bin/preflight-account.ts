@@ -24,7 +24,7 @@ export const ACCOUNT = '123456789012';
 export const REGION = 'eu-west-1';
 /** The target of the tests: this account and region, the stage `prod`, no profile. */
 export const TARGET: Target = { account: ACCOUNT, region: REGION, partition: 'aws', stackName: 'Webhooks-prod', profileFlag: '' };
-export const ROLE_ARN = `arn:aws:iam::${ACCOUNT}:role/APIGatewayCloudWatchLogs`;
+const ROLE_ARN = `arn:aws:iam::${ACCOUNT}:role/APIGatewayCloudWatchLogs`;
 
 /** What the account holds; every field left out is as in a ready account. */
 export interface AccountState {
