@@ -78,6 +78,11 @@ export const EQUIVALENT_MUTANTS = [
     reason: 'created < null compares with 0, false for every creation time since 1970 (a delivery id cannot be older)',
   },
   {
+    at: 'lambdas/domain/subscription-plan.ts:56',
+    mutant: 'to?.enabled ?? from?.enabled ?? false → ?? true',
+    reason: 'the fallback is reached only when neither state exists, and then there is no write to copy the flag into',
+  },
+  {
     at: 'lambdas/domain/newest-first-merge.ts:52',
     mutant: 'a.position < b.position → <= in the newest-first comparator',
     reason: 'positions are distinct (an entry sits in one shard, once, and a stop is an entry’s position), so no two compare equal',
