@@ -13,7 +13,7 @@ import { ENV, SERVICE_NAME, type EnvName } from '../contract/deployment';
 import { resolveWorkspaceLimits, type WorkspaceLimits } from '../contract/limits';
 import type { MetricDimensionValues, MetricKey, MetricsRecorder } from '../contract/metrics';
 import { deploymentCatalogue } from '../domain/configured-event-types';
-import { SecretSealerMissing, type SecretSealer } from '../domain/secrets';
+import type { SecretSealer } from '../domain/secrets';
 import type { SurfaceRuntime } from '../operations/context';
 import { countingRefusals, rateLimiterFor } from '../operations/rate-limiter';
 import type { DeliveryQueue, MessageDelayer } from '../queue/delivery-queue';
@@ -71,7 +71,12 @@ let sharedSqs: SQSClient | undefined;
 const sqsClient = (): SQSClient =>
   (sharedSqs ??= lazyClient<SQSClient>(async () => new (await import('@aws-sdk/client-sqs')).SQSClient({})));
 
-/** The sealer of a function not given the key: any use is a deployment fault, thrown (a queued message comes back). */
+/** Raised by the sealer of a function not given the key (`SECRETS_KEY_ID` unset): a deployment fault. */
+export class SecretSealerMissing extends Error {
+  override readonly name = 'SecretSealerMissing';
+}
+
+/** The sealer of a function not given the key: any use throws {@link SecretSealerMissing} (a queued message comes back). */
 const refusingSealer: SecretSealer = {
   seal: () => Promise.reject(new SecretSealerMissing(`sealing a signing secret needs ${ENV.SECRETS_KEY_ID}`)),
   open: () => Promise.reject(new SecretSealerMissing(`opening a signing secret needs ${ENV.SECRETS_KEY_ID}`)),

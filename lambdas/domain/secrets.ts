@@ -61,11 +61,6 @@ export function activeSecrets(secrets: readonly StoredSecret[], now: Date): Stor
   return secrets.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime());
 }
 
-/** Raised by the sealer of a function given no key (`SECRETS_KEY_ID` unset): a deployment fault (a queued message comes back). */
-export class SecretSealerMissing extends Error {
-  override readonly name = 'SecretSealerMissing';
-}
-
 /** The plaintext of stored secrets, in order, opened by `sealer`. */
 export async function openSecrets(secrets: readonly StoredSecret[], sealer: SecretSealer): Promise<string[]> {
   return Promise.all(secrets.map((s) => sealer.open(s.sealed)));

@@ -17,8 +17,8 @@ import { RCODE, scriptedDnsServer, type DnsAnswer } from '../helpers/dns-server'
 import { capturingQueue, SEEDED_SECRET, sealedSecrets, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
-import { secretSealerFromEnv } from '../../lambdas/composition/runtime';
-import { mintSecret, rotateSecrets, SecretSealerMissing } from '../../lambdas/domain/secrets';
+import { SecretSealerMissing, secretSealerFromEnv } from '../../lambdas/composition/runtime';
+import { mintSecret, rotateSecrets } from '../../lambdas/domain/secrets';
 import { localSecretSealer } from '../../lambdas/store/secret-sealing';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
