@@ -44,10 +44,10 @@ export interface AdapterFactories {
   sleep?(ms: number): Promise<void>;
   /**
    * The secret sealer (docs/architecture.md#secrets) of the KMS key `keyId` (`SECRETS_KEY_ID`,
-   * set only on the functions the key lets seal or open); none when unset.
-   * @default KMS, when `keyId` is set
+   * set only on the functions the key lets seal or open).
+   * @default KMS; a sealer that refuses when `keyId` is unset
    */
-  secretSealer?(keyId: string | undefined): SecretSealer | undefined;
+  secretSealer?(keyId: string | undefined): SecretSealer;
   /**
    * Where the service's metrics go (docs/operations.md), for the stage `stage` (`STAGE`).
    * @default none: metrics are CloudWatch's, so a replacement (the local stack) writes none unless it names a writer
@@ -71,14 +71,25 @@ let sharedSqs: SQSClient | undefined;
 const sqsClient = (): SQSClient =>
   (sharedSqs ??= lazyClient<SQSClient>(async () => new (await import('@aws-sdk/client-sqs')).SQSClient({})));
 
+/** Raised by the sealer of a function not given the key (`SECRETS_KEY_ID` unset): a deployment fault. */
+export class SecretSealerMissing extends Error {
+  override readonly name = 'SecretSealerMissing';
+}
+
+/** The sealer of a function not given the key: any use throws {@link SecretSealerMissing} (a queued message comes back). */
+const refusingSealer: SecretSealer = {
+  seal: () => Promise.reject(new SecretSealerMissing(`sealing a signing secret needs ${ENV.SECRETS_KEY_ID}`)),
+  open: () => Promise.reject(new SecretSealerMissing(`opening a signing secret needs ${ENV.SECRETS_KEY_ID}`)),
+};
+
 /** The deployed secret sealer: the stack's KMS key, when the function was given it. */
-function kmsSealer(keyId: string | undefined): SecretSealer | undefined {
+function kmsSealer(keyId: string | undefined): SecretSealer {
   return keyId
     ? kmsSecretSealer(
         lazyClient<KMSClient>(async () => new (await import('@aws-sdk/client-kms')).KMSClient({})),
         keyId,
       )
-    : undefined;
+    : refusingSealer;
 }
 
 /** SQS and EventBridge: what every deployed function runs with. */
@@ -97,7 +108,7 @@ export const awsAdapters: AdapterFactories = {
 
 let factories: AdapterFactories = awsAdapters;
 let cached: SurfaceRuntime | undefined;
-let cachedSealer: { sealer: SecretSealer | undefined } | undefined;
+let cachedSealer: SecretSealer | undefined;
 let cachedMetrics: { writer: MetricsWriter | undefined } | undefined;
 
 /**
@@ -113,12 +124,12 @@ export function useAdapters(replacement: AdapterFactories): void {
 
 /**
  * The container's secret sealer, built once so its data-key caches live as long as the container
- * (a delivery then pays no KMS call after the first for its data key); none where
+ * (a delivery then pays no KMS call after the first for its data key); one that refuses where
  * `SECRETS_KEY_ID` is unset and no local factory is in use.
  */
-export function secretSealerFromEnv(env: NodeJS.ProcessEnv = process.env): SecretSealer | undefined {
-  cachedSealer ??= { sealer: (factories.secretSealer ?? kmsSealer)(env[ENV.SECRETS_KEY_ID]) };
-  return cachedSealer.sealer;
+export function secretSealerFromEnv(env: NodeJS.ProcessEnv = process.env): SecretSealer {
+  cachedSealer ??= (factories.secretSealer ?? kmsSealer)(env[ENV.SECRETS_KEY_ID]);
+  return cachedSealer;
 }
 
 /** The stage named in `STAGE`, the `stage` dimension of every metric; `local` when unset. */

@@ -48,60 +48,52 @@ const MAX_ROUNDS = 64;
 /** Extra entries per shard in the first round, so an even spread usually fills the page in one round. */
 const SLACK = 1;
 
-const newest = (a: Position, b: Position) => (a > b ? a : b);
+/** Newest first. Positions are distinct (an entry sits in one shard, once, and a stop is an entry's position). */
+const newestFirst = (a: { readonly position: Position }, b: { readonly position: Position }): number => (a.position < b.position ? 1 : -1);
 
 /** Reads one page (see the module comment). */
 export async function mergeNewestFirst<T>(read: ShardReader<T>, options: MergeOptions): Promise<MergedPage<T>> {
   const { shards, limit } = options;
   const budget = Math.max(options.budget, shards);
-  const state = Array.from({ length: shards }, () => ({ after: options.after, done: false }));
+  // Where each shard goes on from: the previous page's end, then where its read stopped; null once it is
+  // exhausted. The first round reads every shard, so from then on null means exhausted only.
+  const from = Array.from({ length: shards }, (): Position | null => options.after);
+  // The shards that may hold older entries, newest stop first: the first one's stop is the frontier.
+  const open = () => from.flatMap((position, shard) => (position === null ? [] : [{ shard, position }])).sort(newestFirst);
   const found: { position: Position; value: T }[] = [];
   let evaluated = 0;
   // First round: every shard, enough that an even spread fills the page plus one (to know a next page exists).
-  let chunk = Math.max(1, Math.min(Math.ceil((limit + 1) / shards) + SLACK, Math.floor(budget / shards)));
-  let toRead = state.map((_, i) => i);
+  let chunk = Math.min(Math.ceil((limit + 1) / shards) + SLACK, Math.floor(budget / shards));
+  let toRead = from.map((position, shard) => ({ shard, position }));
 
-  const frontier = (): Position | null => {
-    let f: Position | null = null;
-    for (const s of state) if (!s.done && s.after !== null) f = f === null ? s.after : newest(f, s.after);
-    return f;
-  };
-  const emittable = () => {
-    const f = frontier();
-    return found
-      .filter((e) => f === null || e.position >= f)
-      .sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
-  };
-
-  // The budget ends the rounds; the cap guards against a reader that makes no progress.
-  for (let round = 0; toRead.length > 0 && round < MAX_ROUNDS; round++) {
-    const reads = await Promise.all(toRead.map(async (i) => ({ i, out: await read(i, state[i]!.after, chunk) })));
-    for (const { i, out } of reads) {
+  for (let round = 1; toRead.length > 0; round++) {
+    const reads = await Promise.all(toRead.map(async ({ shard, position }) => ({ shard, out: await read(shard, position, chunk) })));
+    for (const { shard, out } of reads) {
       evaluated += out.evaluated;
       found.push(...out.matches);
-      state[i] = { after: out.stoppedAt ?? state[i]!.after, done: out.stoppedAt === null };
+      from[shard] = out.stoppedAt;
     }
-    if (emittable().length > limit) break;
-    const open = state.map((s, i) => ({ ...s, i })).filter((s) => !s.done);
-    const remaining = budget - evaluated;
-    if (open.length === 0 || remaining <= 0) break;
+    found.sort(newestFirst);
     // Next: the shards that hold the page back. With more than `limit` matches found, those stopped
-    // above the (limit+1)-th; otherwise the newer-stopped half, which lowers the frontier most per read.
-    const sorted = [...found].sort((a, b) => (a.position < b.position ? 1 : -1));
-    const threshold = sorted.length > limit ? sorted[limit]!.position : null;
-    const byStop = open.sort((a, b) => ((a.after ?? '') < (b.after ?? '') ? 1 : -1));
+    // above the (limit+1)-th (none once the page is full); otherwise the newer-stopped half, which
+    // lowers the frontier most per read.
+    const threshold = found[limit]?.position;
+    const stopped = open();
     const blocking =
-      threshold !== null ? byStop.filter((s) => s.after !== null && s.after > threshold) : byStop.slice(0, Math.ceil(byStop.length / 2));
-    if (blocking.length === 0) break;
-    const fits = Math.floor(remaining / blocking.length);
-    toRead = (fits >= 1 ? blocking : blocking.slice(0, remaining)).map((s) => s.i);
-    chunk = Math.max(1, Math.min(chunk, fits));
+      threshold === undefined ? stopped.slice(0, Math.ceil(stopped.length / 2)) : stopped.filter((s) => s.position > threshold);
+    // The budget ends the rounds: as many shards as entries are left, the newest-stopped first, then none.
+    // The cap guards against a reader that makes no progress.
+    const remaining = budget - evaluated;
+    toRead = round < MAX_ROUNDS ? blocking.slice(0, Math.max(0, remaining)) : [];
+    // An equal share of what is left: at least one entry, since no more shards read on than entries are left.
+    chunk = Math.min(chunk, Math.floor(remaining / toRead.length));
   }
 
-  const page = emittable();
+  const frontier = open()[0]?.position ?? null;
+  const page = found.filter((e) => frontier === null || e.position >= frontier);
   if (page.length > limit) {
     const entries = page.slice(0, limit);
-    return { entries, next: entries[entries.length - 1]!.position, evaluated };
+    return { entries, next: entries[limit - 1]!.position, evaluated };
   }
-  return { entries: page, next: frontier(), evaluated };
+  return { entries: page, next: frontier, evaluated };
 }

@@ -21,14 +21,9 @@ export interface SealedSecret {
   readonly dataKey: string;
 }
 
-/**
- * A secret as stored on the endpoint; `expiresAt` set only on a replaced one.
- * Secrets are `sealed` wherever a sealer is configured (every deployed and local stack); a
- * plaintext `secret` is stored only where none is (tests that compose operations without one).
- */
+/** A secret as stored on the endpoint: always sealed; `expiresAt` set only on a replaced one. */
 export interface StoredSecret {
-  readonly secret?: string;
-  readonly sealed?: SealedSecret;
+  readonly sealed: SealedSecret;
   readonly createdAt: string;
   readonly expiresAt: string | null;
 }
@@ -47,20 +42,15 @@ export function mintSecret(): string {
 /**
  * Rotation: the new secret becomes current; the replaced current one stays for
  * the grace window; anything older (the original, when rotating inside a window)
- * is dropped, so at most two secrets are ever active. `newSecret` is sealed, or
- * plaintext where no sealer is configured.
+ * is dropped, so at most two secrets are ever active.
  */
 export function rotateSecrets(
   secrets: readonly StoredSecret[],
-  newSecret: string | SealedSecret,
+  newSecret: SealedSecret,
   now: Date,
 ): { secrets: StoredSecret[]; previousSecretExpiresAt: string | null } {
   const current = secrets[0];
-  const next: StoredSecret = {
-    ...(typeof newSecret === 'string' ? { secret: newSecret } : { sealed: newSecret }),
-    createdAt: now.toISOString(),
-    expiresAt: null,
-  };
+  const next: StoredSecret = { sealed: newSecret, createdAt: now.toISOString(), expiresAt: null };
   if (!current) return { secrets: [next], previousSecretExpiresAt: null };
   const expiresAt = new Date(now.getTime() + SECRET_GRACE_MS).toISOString();
   return { secrets: [next, { ...current, expiresAt }], previousSecretExpiresAt: expiresAt };
@@ -71,21 +61,7 @@ export function activeSecrets(secrets: readonly StoredSecret[], now: Date): Stor
   return secrets.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime());
 }
 
-/** Raised when a sealed secret must be opened and no sealer is configured (a deployment fault, retried). */
-export class SecretSealerMissing extends Error {
-  override readonly name = 'SecretSealerMissing';
-}
-
-/** The plaintext of stored secrets, in order: a plaintext one as is, a sealed one opened by `sealer`. */
-export async function openSecrets(secrets: readonly StoredSecret[], sealer: SecretSealer | undefined): Promise<string[]> {
-  return Promise.all(
-    secrets.map(async (s) => {
-      if (s.sealed) {
-        if (!sealer) throw new SecretSealerMissing('a sealed signing secret needs a secret sealer (SECRETS_KEY_ID)');
-        return sealer.open(s.sealed);
-      }
-      if (s.secret === undefined) throw new Error('a stored secret has neither a sealed nor a plaintext value');
-      return s.secret;
-    }),
-  );
+/** The plaintext of stored secrets, in order, opened by `sealer`. */
+export async function openSecrets(secrets: readonly StoredSecret[], sealer: SecretSealer): Promise<string[]> {
+  return Promise.all(secrets.map((s) => sealer.open(s.sealed)));
 }

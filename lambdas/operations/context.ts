@@ -30,10 +30,10 @@ export interface OperationDeps {
   /** The jobs queue (recovery jobs); absent where no operation starts a job. */
   readonly jobQueue?: JobQueue;
   /**
-   * Seals new signing secrets (docs/architecture.md#secrets); absent where no operation mints one,
-   * and then a minted secret is stored in plaintext (every stack configures one).
+   * Seals new signing secrets (docs/architecture.md#secrets): a secret is stored sealed only. Where
+   * no operation mints one, a sealer that refuses (the function holds no key).
    */
-  readonly secretSealer?: SecretSealer;
+  readonly secretSealer: SecretSealer;
   /**
    * The workspace limits (docs/behaviour.md#rate-limits): quotas of test sends and replays,
    * most endpoints and tokens.

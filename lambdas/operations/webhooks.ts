@@ -9,7 +9,7 @@ import { clampLimit } from '../contract/pagination';
 import { permissionsOf } from '../contract/permissions';
 import type { EndpointCore } from '../contract/schemas';
 import { newId } from '../domain/ids';
-import { mintSecret, rotateSecrets, type SealedSecret } from '../domain/secrets';
+import { mintSecret, rotateSecrets } from '../domain/secrets';
 import { redactUrl, urlAsSeenWith } from '../domain/url-redaction';
 import { checkWebhookUrl } from '../domain/webhook-url';
 import {
@@ -65,14 +65,6 @@ export const listWebhooks: OperationImpl<'listWebhooks'> = async (deps, caller, 
 };
 
 /**
- * A minted secret as it is stored: sealed (docs/architecture.md#secrets); in plaintext only where
- * no sealer is configured.
- */
-async function sealed(deps: OperationDeps, secret: string): Promise<string | SealedSecret> {
-  return deps.secretSealer ? deps.secretSealer.seal(secret) : secret;
-}
-
-/**
  * POST /workspaces/{slug}/webhooks: the secret is minted and kept (sealed), never returned; 409 when
  * the workspace has its most endpoints (docs/behaviour.md#rate-limits).
  */
@@ -90,7 +82,7 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     consecutiveFailures: 0,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
-    secrets: rotateSecrets([], await sealed(deps, mintSecret()), now).secrets,
+    secrets: rotateSecrets([], await deps.secretSealer.seal(mintSecret()), now).secrets,
     secretVersion: 1,
   };
   const { endpoints: limit } = workspaceLimitsOf(deps);
@@ -154,7 +146,7 @@ export const rotateWebhookSecret: OperationImpl<'rotateWebhookSecret'> = async (
   const record = await mustGet(deps, caller.workspace, params.endpointId);
   const now = deps.now();
   const secret = mintSecret();
-  const rotated = rotateSecrets(record.secrets, await sealed(deps, secret), now);
+  const rotated = rotateSecrets(record.secrets, await deps.secretSealer.seal(secret), now);
   const outcome = await writeEndpointSecrets(deps.table, caller.workspace, record.endpointId, rotated.secrets, record.secretVersion, now, {
     action: 'webhook.secret_rotated',
     actor: caller.tokenId,

@@ -77,10 +77,9 @@ export interface DispatchDeps {
   readonly endpoint?: EndpointReader;
   /**
    * Opens the endpoint's sealed secrets (docs/architecture.md#secrets); the dispatcher is the one
-   * function allowed to. @default none: only plaintext secrets sign, a sealed one throws
-   * (the message is received again)
+   * function allowed to. A secret it cannot open throws before any attempt (the message is received again).
    */
-  readonly secrets?: SecretSealer;
+  readonly secrets: SecretSealer;
 }
 
 /**

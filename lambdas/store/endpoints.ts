@@ -26,6 +26,7 @@ import {
   IF_EXISTS,
   ifExistsAnd,
   type Item,
+  ItemShapeError,
   mapList,
   num,
   optMap,
@@ -62,22 +63,17 @@ export function toEndpointWire(r: EndpointRecord): EndpointCore {
   };
 }
 
-/** A stored secret of an endpoint item, its attributes checked (its sealed form is read as stored). */
-function storedSecret(item: Item): StoredSecret {
-  const secret = optStr(item, 'secret');
+/** A stored secret of endpoint item `endpoint`, its attributes checked: one without a sealed value is a data fault. */
+function storedSecret(endpoint: Item, item: Item): StoredSecret {
   const sealed = optMap(item, 'sealed');
+  if (sealed === null) throw new ItemShapeError(`endpoint ${String(endpoint.endpointId)}: a secret has no sealed value`);
   return {
-    ...(secret === null ? {} : { secret }),
-    ...(sealed === null
-      ? {}
-      : {
-          sealed: {
-            ciphertext: str(sealed, 'ciphertext'),
-            iv: str(sealed, 'iv'),
-            tag: str(sealed, 'tag'),
-            dataKey: str(sealed, 'dataKey'),
-          },
-        }),
+    sealed: {
+      ciphertext: str(sealed, 'ciphertext'),
+      iv: str(sealed, 'iv'),
+      tag: str(sealed, 'tag'),
+      dataKey: str(sealed, 'dataKey'),
+    },
     createdAt: str(item, 'createdAt'),
     expiresAt: optStr(item, 'expiresAt'),
   };
@@ -95,7 +91,7 @@ function fromItem(item: Item): EndpointRecord {
     consecutiveFailures: num(item, 'consecutiveFailures', 0),
     createdAt: str(item, 'createdAt'),
     updatedAt: str(item, 'updatedAt'),
-    secrets: mapList(item, 'secrets').map(storedSecret),
+    secrets: mapList(item, 'secrets').map((secret) => storedSecret(item, secret)),
     secretVersion: num(item, 'secretVersion', 0),
     slowUntil: optStr(item, 'slowUntil'),
   };

@@ -195,6 +195,18 @@ describe('mergeNewestFirst read plan', () => {
     });
   });
 
+  it('splits what is left of the budget evenly among the shards it reads on, never more', async () => {
+    // Round one reads 3 of each of four shards (12 of 17) and finds one match, so the newer-stopped half
+    // (shards 0 and 1) reads on with the 5 left: 2 each, not the 3 of round one (that would be 18).
+    const layout = ['-99 -95 -91 87 -83 -79', '-98 -94 -90 -86 82 -78', '-97 -93 89 -85 -81', '-96 -92 -88 -84 -80'];
+    expect(await pageOf(layout, { limit: 4, budget: 17 })).toEqual({
+      entries: ['89'],
+      next: '88',
+      evaluated: 17,
+      reads: ['0<∞×3', '1<∞×3', '2<∞×3', '3<∞×3', '0<91×2', '1<90×2', '2<89×1'],
+    });
+  });
+
   it('lists an exhausted list newest first across shards, whatever the shards’ order, with no next page', async () => {
     expect(await pageOf(['a b', 'c d', 'e f'], { limit: 6, budget: 100 })).toEqual({
       entries: ['f', 'e', 'd', 'c', 'b', 'a'],

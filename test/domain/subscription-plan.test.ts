@@ -25,7 +25,19 @@ describe('planSubscriptionSteps', () => {
     expect(planSubscriptionSteps(state(['a']), state(['a'], false), { rewriteEnabled: true })[0]!.ops).toEqual([
       { eventType: 'a', kind: 'put', enabled: false },
     ]);
+    expect(planSubscriptionSteps(state(['a']), state(['a']), { rewriteEnabled: true })[0]!.ops).toEqual([
+      { eventType: 'a', kind: 'put', enabled: true },
+    ]);
     expect(planSubscriptionSteps(state(['a']), state(['a']), { rewriteEnabled: false })).toEqual([{ ops: [], state: state(['a']) }]);
+    // A changed flag rewrites every kept copy even when `enabled` was not sent (it changed by another way).
+    expect(planSubscriptionSteps(state(['a', 'b']), state(['b', 'c'], false), { rewriteEnabled: false })[0]!.ops).toEqual([
+      { eventType: 'a', kind: 'delete', enabled: false },
+      { eventType: 'b', kind: 'put', enabled: false },
+      { eventType: 'c', kind: 'put', enabled: false },
+    ]);
+    expect(planSubscriptionSteps(null, state(['a'], false), { rewriteEnabled: false })).toEqual([
+      { ops: [{ eventType: 'a', kind: 'put', enabled: false }], state: state(['a'], false) },
+    ]);
     expect(planSubscriptionSteps(state(['a', 'b']), null, { rewriteEnabled: false })).toEqual([
       {
         ops: [
@@ -35,6 +47,10 @@ describe('planSubscriptionSteps', () => {
         state: null,
       },
     ]);
+    expect(planSubscriptionSteps(state(['a'], false), null, { rewriteEnabled: true })[0]!.ops).toEqual([
+      { eventType: 'a', kind: 'delete', enabled: false },
+    ]);
+    expect(planSubscriptionSteps(null, null, { rewriteEnabled: true })).toEqual([{ ops: [], state: null }]);
   });
 
   it('splits a larger change into steps that each leave the endpoint and its items agreeing, disabling first and enabling last', () => {

@@ -23,7 +23,7 @@ import { getDelivery, listAttempts } from '../../lambdas/store/deliveries';
 import { listDeliveriesOfEndpoint } from '../../lambdas/store/delivery-log';
 import type { EndpointRecord } from '../../lambdas/store/endpoints';
 import { listNotifications } from '../../lambdas/store/notifications';
-import { seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import type { SeenRequest } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
 import { injectDynamoFaults, type DynamoFaults } from './dynamo-faults';
@@ -195,6 +195,7 @@ export async function startHarness(options: { dispatch?: Partial<DispatchDeps> }
     sender: createHttpSender(FAULT_SEND_LIMITS),
     resolve: async () => [{ address: '127.0.0.1', family: 4 }],
     urlPolicy: { allowLoopback: true },
+    secrets: testSealer,
     ...options.dispatch,
   };
 

@@ -16,7 +16,7 @@ import type { DeliveryMessage } from '../../lambdas/queue/delivery-queue';
 import { noEventSink } from '../../lambdas/queue/domain-events';
 import { getDelivery } from '../../lambdas/store/deliveries';
 import type { EndpointRecord } from '../../lambdas/store/endpoints';
-import { seedEndpoint } from '../helpers/pipeline';
+import { seedEndpoint, testSealer } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
 
@@ -70,6 +70,7 @@ beforeAll(async () => {
     messageDelayer: () => ({ delay: async () => undefined }),
     domainEvents: () => noEventSink,
     jobQueue: () => ({ send: async () => undefined }),
+    secretSealer: () => testSealer,
     metrics: emfWriter,
   });
   restore = () => {

@@ -1,11 +1,35 @@
-/** Builders for pipeline tests: a workspace, an endpoint with known secrets, a capturing queue. */
+/** Builders for pipeline tests: a workspace, an endpoint with known (sealed) secrets, a capturing queue, the sealer. */
 import { newId } from '../../lambdas/domain/ids';
 import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
 import type { DeliveryMessage, DeliveryQueue } from '../../lambdas/queue/delivery-queue';
 import type { TableContext } from '../../lambdas/store/client';
 import { putEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
 import type { StoredSecret } from '../../lambdas/domain/secrets';
+import { localSecretSealer } from '../../lambdas/store/secret-sealing';
 import { ensureWorkspace } from '../../lambdas/operations/admin';
+
+/**
+ * The tests' secret sealer: the local stack's (a fixed local master key), so it opens what any
+ * local sealer sealed, the local stack's included.
+ */
+export const testSealer = localSecretSealer();
+
+/** The signing secret of an endpoint seeded without `secrets`. */
+export const SEEDED_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+/** Stored secrets, newest first: each plaintext sealed by {@link testSealer}, expiring at its `expiresAt` (none: current). */
+export async function sealedSecrets(
+  secrets: readonly { secret: string; expiresAt?: string | null }[],
+  now = new Date(),
+): Promise<StoredSecret[]> {
+  return Promise.all(
+    secrets.map(async ({ secret, expiresAt }) => ({
+      sealed: await testSealer.seal(secret),
+      createdAt: now.toISOString(),
+      expiresAt: expiresAt ?? null,
+    })),
+  );
+}
 
 /** A queue that keeps what is sent. */
 export function capturingQueue(): DeliveryQueue & { sent: DeliveryMessage[] } {
@@ -13,7 +37,7 @@ export function capturingQueue(): DeliveryQueue & { sent: DeliveryMessage[] } {
   return { sent, send: async (m) => void sent.push(...m) };
 }
 
-/** Creates a workspace (if absent) and an endpoint on it. */
+/** Creates a workspace (if absent) and an endpoint on it, signing with {@link SEEDED_SECRET} unless `secrets` says otherwise. */
 export async function seedEndpoint(
   table: TableContext,
   input: {
@@ -38,9 +62,7 @@ export async function seedEndpoint(
     consecutiveFailures: input.consecutiveFailures ?? 0,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
-    secrets: input.secrets ?? [
-      { secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, createdAt: now.toISOString(), expiresAt: null },
-    ],
+    secrets: input.secrets ?? (await sealedSecrets([{ secret: SEEDED_SECRET }], now)),
     secretVersion: 1,
   };
   await putEndpoint(table, record, now, { action: 'webhook.created', actor: 'test', targetId: record.endpointId });

@@ -13,6 +13,7 @@ import { restHandler } from '../../lambdas/http/rest-handler';
 import type { SurfaceRuntime } from '../../lambdas/operations/context';
 import { issueToken } from '../../lambdas/operations/admin';
 import { memoryRateLimiter } from '../../lambdas/operations/rate-limiter';
+import { testSealer } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
 const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
@@ -30,6 +31,7 @@ beforeAll(async () => {
       urlPolicy: {},
       queue: { send: async () => undefined },
       events: { emit: async () => undefined },
+      secretSealer: testSealer,
     },
     rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
   };

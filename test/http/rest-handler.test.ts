@@ -7,6 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { memoryRateLimiter } from '../../lambdas/operations/rate-limiter';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import type { SurfaceRuntime } from '../../lambdas/operations/context';
+import { testSealer } from '../helpers/pipeline';
 
 const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
 const runtime: SurfaceRuntime = {
@@ -17,6 +18,7 @@ const runtime: SurfaceRuntime = {
     urlPolicy: {},
     queue: { send: async () => undefined },
     events: { emit: async () => undefined },
+    secretSealer: testSealer,
   },
   rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
 };

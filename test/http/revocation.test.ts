@@ -19,6 +19,7 @@ import type { OperationImpl, SurfaceRuntime } from '../../lambdas/operations/con
 import { IMPLEMENTATIONS } from '../../lambdas/operations/index';
 import { memoryRateLimiter } from '../../lambdas/operations/rate-limiter';
 import { listEndpoints } from '../../lambdas/store/endpoints';
+import { testSealer } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
 const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
@@ -39,6 +40,7 @@ beforeAll(async () => {
       urlPolicy: {},
       queue: { send: async () => undefined },
       events: { emit: async () => undefined },
+      secretSealer: testSealer,
     },
     rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),
   };

@@ -26,7 +26,7 @@ import { summaryItem } from '../../lambdas/store/deliveries';
 import { batchWriteAll } from '../../lambdas/store/table-io';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { countsKey, currentCount } from '../../lambdas/store/workspace-counts';
-import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { capturingQueue, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -54,6 +54,7 @@ function deps(
     urlPolicy: {},
     queue: capturingQueue(),
     events: { emit: async () => undefined },
+    secretSealer: testSealer,
     workspaceLimits: { ...DEFAULT_WORKSPACE_LIMITS, ...limits },
     ...extra,
   } as OperationDeps & { queue: ReturnType<typeof capturingQueue> };

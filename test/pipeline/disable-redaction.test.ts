@@ -7,7 +7,7 @@ import { dispatchDelivery } from '../../lambdas/pipeline/dispatcher';
 import { createHttpSender } from '../../lambdas/pipeline/http-sender';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
 import { listNotifications } from '../../lambdas/store/notifications';
-import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { capturingQueue, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
 
@@ -42,6 +42,7 @@ it('the disable notification and webhook.disabled carry scheme://host/…, never
         sender: createHttpSender({ deadlineMs: 1500, bodyReadMs: 300, bodyCapBytes: 2048 }),
         resolve: async () => [{ address: '127.0.0.1', family: 4 }],
         urlPolicy: { allowLoopback: true },
+        secrets: testSealer,
         events: { emit: async (_ws, type, payload) => void emitted.push({ type, payload }) },
       },
       deliveryIds[0]!,

@@ -14,10 +14,11 @@ import { getEndpointRecord } from '../../lambdas/store/endpoints';
 import { listAuditEvents } from '../../lambdas/store/audit';
 import { listNotifications } from '../../lambdas/store/notifications';
 import { RCODE, scriptedDnsServer, type DnsAnswer } from '../helpers/dns-server';
-import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { capturingQueue, SEEDED_SECRET, sealedSecrets, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
-import { mintSecret, rotateSecrets, SecretSealerMissing } from '../../lambdas/domain/secrets';
+import { SecretSealerMissing, secretSealerFromEnv } from '../../lambdas/composition/runtime';
+import { mintSecret, rotateSecrets } from '../../lambdas/domain/secrets';
 import { localSecretSealer } from '../../lambdas/store/secret-sealing';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -42,6 +43,7 @@ function deps(overrides: Partial<DispatchDeps> = {}): DispatchDeps {
     sender: createHttpSender({ deadlineMs: 1500, bodyReadMs: 300, bodyCapBytes: 2048 }),
     resolve: async () => [{ address: '127.0.0.1', family: 4 }],
     urlPolicy: { allowLoopback: true },
+    secrets: testSealer,
     ...overrides,
   };
 }
@@ -69,7 +71,7 @@ async function published(url: string, extra: Parameters<typeof seedEndpoint>[1] 
 describe('a 2xx', () => {
   it('is delivered, with a Standard Webhooks signature, the exact body and evidence', async () => {
     const r = await receiver((_req, res) => res.writeHead(204).end());
-    const { endpoint, deliveryId } = await published(r.url);
+    const { deliveryId } = await published(r.url);
     const result = await dispatchDelivery(deps(), deliveryId);
     expect(result).toMatchObject({ kind: 'ack', reason: 'delivered' });
 
@@ -81,7 +83,7 @@ describe('a 2xx', () => {
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['user-agent']).toMatch(/webhook-delivery-service/);
     expect(req.headers['x-trace-id']).toBeTruthy();
-    const verified = new Webhook(endpoint.secrets[0]!.secret!).verify(req.body, {
+    const verified = new Webhook(SEEDED_SECRET).verify(req.body, {
       'webhook-id': String(req.headers['webhook-id']),
       'webhook-timestamp': String(req.headers['webhook-timestamp']),
       'webhook-signature': String(req.headers['webhook-signature']),
@@ -109,20 +111,19 @@ describe('a 2xx', () => {
       }),
     ]);
     expect(attempts.items[0]!.durationMs).toBeGreaterThanOrEqual(0);
-    expect(JSON.stringify(attempts)).not.toContain(endpoint.secrets[0]!.secret!);
+    expect(JSON.stringify(attempts)).not.toContain(SEEDED_SECRET.slice(6));
   });
 });
 
 describe('sealed secrets (docs/architecture.md#secrets)', () => {
-  it('signs with both secrets of a grace window, opened from their sealed form; a receiver holding either verifies', async () => {
-    const sealer = localSecretSealer();
-    const legacy = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
-    const fresh = mintSecret();
-    // A legacy plaintext secret replaced by a sealed one: both sign during the window.
-    const secrets = rotateSecrets(rotateSecrets([], legacy, clock).secrets, await sealer.seal(fresh), clock).secrets;
+  it('signs with both secrets of a rotation’s grace window, opened by another container’s sealer; a receiver holding either verifies', async () => {
+    const [original, fresh] = [mintSecret(), mintSecret()];
+    // Sealed where secrets are minted, opened by the dispatcher's own sealer (its data-key cache starts empty), as deployed.
+    const first = rotateSecrets([], await testSealer.seal(original), clock).secrets;
+    const secrets = rotateSecrets(first, await testSealer.seal(fresh), clock).secrets;
     const r = await receiver((_req, res) => res.writeHead(204).end());
     const { deliveryId } = await published(r.url, { secrets });
-    expect(await dispatchDelivery(deps({ secrets: sealer }), deliveryId)).toMatchObject({ kind: 'ack', reason: 'delivered' });
+    expect(await dispatchDelivery(deps({ secrets: localSecretSealer() }), deliveryId)).toMatchObject({ kind: 'ack', reason: 'delivered' });
     const req = r.seen[0]!;
     const headers = {
       'webhook-id': String(req.headers['webhook-id']),
@@ -130,14 +131,14 @@ describe('sealed secrets (docs/architecture.md#secrets)', () => {
       'webhook-signature': String(req.headers['webhook-signature']),
     };
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
-    for (const secret of [fresh, legacy]) expect(new Webhook(secret).verify(req.body, headers)).toEqual(JSON.parse(req.body));
+    for (const secret of [fresh, original]) expect(new Webhook(secret).verify(req.body, headers)).toEqual(JSON.parse(req.body));
   });
 
-  it('a sealed secret and no sealer: nothing is sent, nothing recorded, the message comes back', async () => {
-    const secrets = rotateSecrets([], await localSecretSealer().seal(mintSecret()), clock).secrets;
+  it('a dispatcher not given the key cannot open a secret: nothing is sent, nothing recorded, the message comes back', async () => {
     const r = await receiver((_req, res) => res.writeHead(204).end());
-    const { deliveryId } = await published(r.url, { secrets });
-    await expect(dispatchDelivery(deps(), deliveryId)).rejects.toBeInstanceOf(SecretSealerMissing);
+    const { deliveryId } = await published(r.url);
+    // The composition root's sealer where `SECRETS_KEY_ID` is unset.
+    await expect(dispatchDelivery(deps({ secrets: secretSealerFromEnv({}) }), deliveryId)).rejects.toBeInstanceOf(SecretSealerMissing);
     expect(r.seen).toHaveLength(0);
     expect(await getDelivery(table, deliveryId)).toMatchObject({ status: 'pending', attempts: 0 });
   });
@@ -337,10 +338,7 @@ describe('secrets in a grace window', () => {
     const older = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
     const grace = new Date(clock.getTime() + 3600_000).toISOString();
     const { deliveryId } = await published(r.url, {
-      secrets: [
-        { secret: newer, createdAt: clock.toISOString(), expiresAt: null },
-        { secret: older, createdAt: clock.toISOString(), expiresAt: grace },
-      ],
+      secrets: await sealedSecrets([{ secret: newer }, { secret: older, expiresAt: grace }], clock),
     });
     await dispatchDelivery(deps(), deliveryId);
     const req = r.seen[0]!;
@@ -355,10 +353,7 @@ describe('secrets in a grace window', () => {
 
     const r2 = await receiver((_req, res) => res.writeHead(200).end());
     const { deliveryId: later } = await published(r2.url, {
-      secrets: [
-        { secret: newer, createdAt: clock.toISOString(), expiresAt: null },
-        { secret: older, createdAt: clock.toISOString(), expiresAt: new Date(clock.getTime() - 1).toISOString() },
-      ],
+      secrets: await sealedSecrets([{ secret: newer }, { secret: older, expiresAt: new Date(clock.getTime() - 1).toISOString() }], clock),
     });
     await dispatchDelivery(deps(), later);
     const req2 = r2.seen[0]!;

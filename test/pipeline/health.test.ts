@@ -18,7 +18,7 @@ import { getWebhook, listWebhooks, updateWebhook } from '../../lambdas/operation
 import { getWorkspaceOverview } from '../../lambdas/operations/workspace';
 import { getDelivery } from '../../lambdas/store/deliveries';
 import { updateEndpoint } from '../../lambdas/store/endpoints';
-import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { capturingQueue, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
 
@@ -52,6 +52,7 @@ function deps(): DispatchDeps {
     sender: createHttpSender({ deadlineMs: 400, bodyReadMs: 200, bodyCapBytes: 2048 }),
     resolve: async () => [{ address: '127.0.0.1', family: 4 }],
     urlPolicy: { allowLoopback: true },
+    secrets: testSealer,
   };
 }
 
@@ -63,6 +64,7 @@ function opDeps(): OperationDeps {
     urlPolicy: { allowLoopback: true },
     queue: capturingQueue(),
     events: noEventSink,
+    secretSealer: testSealer,
   };
 }
 

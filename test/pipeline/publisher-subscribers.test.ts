@@ -43,17 +43,12 @@ function endpointRecord(workspace: string, eventTypes: string[], enabled = true,
     consecutiveFailures: 0,
     createdAt: at.toISOString(),
     updatedAt: at.toISOString(),
+    // Base64 sizes of a sealed `whsec_` secret and of a KMS-encrypted 256-bit data key.
     secrets: [0, 1].map((n) => ({
-      secret: {
-        v: 1,
-        keyId: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000',
-        iv: 'a'.repeat(16),
-        tag: 'b'.repeat(24),
-        data: 'c'.repeat(140 + n),
-      },
+      sealed: { ciphertext: `${n}`.repeat(68), iv: 'a'.repeat(16), tag: 'b'.repeat(24), dataKey: 'd'.repeat(248) },
       createdAt: at.toISOString(),
       expiresAt: null,
-    })) as never,
+    })),
     secretVersion: 1,
   };
 }

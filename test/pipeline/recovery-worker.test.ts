@@ -17,7 +17,7 @@ import { listDeliveriesOfEndpoint } from '../../lambdas/store/delivery-log';
 import { listAuditEvents } from '../../lambdas/store/audit';
 import { updateEndpoint } from '../../lambdas/store/endpoints';
 import { batchWriteAll } from '../../lambdas/store/table-io';
-import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { capturingQueue, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -53,6 +53,7 @@ function operationDeps(t: TableContext, clock: ReturnType<typeof fakeClock>, job
     queue: capturingQueue(),
     events: { emit: async () => undefined },
     jobQueue,
+    secretSealer: testSealer,
   };
 }
 

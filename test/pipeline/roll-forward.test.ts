@@ -14,7 +14,7 @@ import { listAuditEvents } from '../../lambdas/store/audit';
 import { getDelivery, listAttempts, readDelivery } from '../../lambdas/store/deliveries';
 import { getEndpointRecord } from '../../lambdas/store/endpoints';
 import { injectDynamoFaults } from '../faults/dynamo-faults';
-import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { capturingQueue, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { freshTable } from '../helpers/table';
 
@@ -39,6 +39,7 @@ function deps(): DispatchDeps {
     sender: createHttpSender({ deadlineMs: 1500, bodyReadMs: 300, bodyCapBytes: 2048 }),
     resolve: async () => [{ address: '127.0.0.1', family: 4 }],
     urlPolicy: { allowLoopback: true },
+    secrets: testSealer,
   };
 }
 

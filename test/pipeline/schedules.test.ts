@@ -1,7 +1,7 @@
 /** The scheduled jobs against DynamoDB Local: retention bounds, grace expiry, stuck-pending repair. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lambdas/domain/ids';
-import { SECRET_GRACE_MS } from '../../lambdas/domain/secrets';
+import { openSecrets, SECRET_GRACE_MS } from '../../lambdas/domain/secrets';
 import { runPendingRepair, runRetention, runSecretExpiry } from '../../lambdas/pipeline/schedules';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
 import type { DeliveryRecord } from '../../lambdas/domain/delivery-lifecycle';
@@ -12,7 +12,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getEndpointRecord, writeEndpointSecrets } from '../../lambdas/store/endpoints';
 import { keys, TABLE } from '../../lambdas/store/table-schema';
 import { workspaceRegistryKeys } from '../../lambdas/store/workspace-registry';
-import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { capturingQueue, sealedSecrets, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -186,18 +186,18 @@ describe('grace-window expiry', () => {
     const ended = await seedEndpoint(table, {
       workspace: 'grace',
       url: 'https://a.example.com',
-      secrets: [
-        { secret: 'whsec_new', createdAt: now.toISOString(), expiresAt: null },
-        { secret: 'whsec_old', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() - 1000).toISOString() },
-      ],
+      secrets: await sealedSecrets(
+        [{ secret: 'whsec_new' }, { secret: 'whsec_old', expiresAt: new Date(now.getTime() - 1000).toISOString() }],
+        now,
+      ),
     });
     const open = await seedEndpoint(table, {
       workspace: 'grace',
       url: 'https://b.example.com',
-      secrets: [
-        { secret: 'whsec_new2', createdAt: now.toISOString(), expiresAt: null },
-        { secret: 'whsec_old2', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + SECRET_GRACE_MS).toISOString() },
-      ],
+      secrets: await sealedSecrets(
+        [{ secret: 'whsec_new2' }, { secret: 'whsec_old2', expiresAt: new Date(now.getTime() + SECRET_GRACE_MS).toISOString() }],
+        now,
+      ),
     });
     // Index entries as rotation writes them.
     for (const ep of [ended, open])
@@ -208,8 +208,9 @@ describe('grace-window expiry', () => {
       });
     const result = await runSecretExpiry({ table, now: () => now });
     expect(result.expired).toBe(1);
-    expect((await getEndpointRecord(table, 'grace', ended.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new']);
-    expect((await getEndpointRecord(table, 'grace', open.endpointId))!.secrets.map((s) => s.secret)).toEqual(['whsec_new2', 'whsec_old2']);
+    const kept = async (endpointId: string) => openSecrets((await getEndpointRecord(table, 'grace', endpointId))!.secrets, testSealer);
+    expect(await kept(ended.endpointId)).toEqual(['whsec_new']);
+    expect(await kept(open.endpointId)).toEqual(['whsec_new2', 'whsec_old2']);
     expect((await runSecretExpiry({ table, now: () => now })).expired).toBe(0);
   });
 
@@ -232,10 +233,10 @@ describe('grace-window expiry', () => {
     const ep = await seedEndpoint(table, {
       workspace: 'grace-idx',
       url: 'https://c.example.com',
-      secrets: [
-        { secret: 'whsec_current', createdAt: now.toISOString(), expiresAt: null },
-        { secret: 'whsec_replaced', createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + SECRET_GRACE_MS).toISOString() },
-      ],
+      secrets: await sealedSecrets(
+        [{ secret: 'whsec_current' }, { secret: 'whsec_replaced', expiresAt: new Date(now.getTime() + SECRET_GRACE_MS).toISOString() }],
+        now,
+      ),
     });
     await writeEndpointSecrets(table, 'grace-idx', ep.endpointId, ep.secrets, ep.secretVersion, now, {
       action: 'webhook.secret_rotated',
@@ -246,6 +247,7 @@ describe('grace-window expiry', () => {
     expect(entries).toHaveLength(1);
     expect(entries[0]).not.toHaveProperty('secrets');
     expect(JSON.stringify(entries)).not.toContain('whsec_');
+    for (const { sealed } of ep.secrets) expect(JSON.stringify(entries)).not.toContain(sealed.ciphertext);
   });
 });
 

@@ -1,16 +1,18 @@
 /**
  * Typed item mappers on DynamoDB Local: an item written by the store reads back as written, an
  * attribute that may be absent reads as null, and an item of another shape fails with an
- * `ItemShapeError` naming the attribute instead of flowing on with a wrong value.
+ * `ItemShapeError` naming the attribute (or the missing sealed value of a secret) instead of flowing on with a wrong value.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRecoveryJob, recoveryWindow } from '../../lambdas/domain/recovery';
+import { getEndpointRecord } from '../../lambdas/store/endpoints';
 import { claimIdempotencyKey } from '../../lambdas/store/idempotency-records';
 import { listNotifications, putNotification } from '../../lambdas/store/notifications';
 import { createRecoveryJob, getJobRecord } from '../../lambdas/store/recovery-jobs';
 import { ItemShapeError } from '../../lambdas/store/table-io';
 import { keys } from '../../lambdas/store/table-schema';
+import { SEEDED_SECRET, seedEndpoint } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -58,6 +60,21 @@ describe('item mappers', () => {
 
     await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...rest, kind: 7 } }));
     await expect(listNotifications(table, 'notes', 10)).rejects.toThrow(/kind is not a string/);
+  });
+
+  it('read an endpoint’s sealed secrets back as written, and refuse a secret without a sealed value', async () => {
+    const endpoint = await seedEndpoint(table, { workspace: 'sealed', url: 'https://hooks.example.com/x' }, NOW);
+    expect((await getEndpointRecord(table, 'sealed', endpoint.endpointId))!.secrets).toEqual(endpoint.secrets);
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.endpoint('sealed', endpoint.endpointId),
+        UpdateExpression: 'SET secrets = :s',
+        ExpressionAttributeValues: { ':s': [{ secret: SEEDED_SECRET, createdAt: NOW.toISOString(), expiresAt: null }] },
+      }),
+    );
+    await expect(getEndpointRecord(table, 'sealed', endpoint.endpointId)).rejects.toThrow(ItemShapeError);
+    await expect(getEndpointRecord(table, 'sealed', endpoint.endpointId)).rejects.toThrow(/a secret has no sealed value/);
   });
 
   it('refuse an idempotency record whose stored response is not a status and a body', async () => {

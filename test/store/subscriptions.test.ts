@@ -10,6 +10,7 @@ import { deleteEndpoint, getEndpointRecord, putEndpoint, updateEndpoint, type En
 import { syncSubscriptionCopies } from '../../lambdas/store/subscriptions';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { createWorkspace } from '../../lambdas/store/workspaces';
+import { SEEDED_SECRET, sealedSecrets } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -23,7 +24,7 @@ afterAll(async () => {
 const audit = (targetId: string) => ({ action: 'webhook.updated', actor: 'test', targetId });
 const types = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `t.n${String(from + i).padStart(3, '0')}`);
 
-function endpointRecord(workspace: string, eventTypes: string[], enabled = true): EndpointRecord {
+async function endpointRecord(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
   const now = new Date();
   return {
     endpointId: newId('whe', now),
@@ -35,14 +36,14 @@ function endpointRecord(workspace: string, eventTypes: string[], enabled = true)
     consecutiveFailures: 0,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
-    secrets: [{ secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, createdAt: now.toISOString(), expiresAt: null }],
+    secrets: await sealedSecrets([{ secret: SEEDED_SECRET }], now),
     secretVersion: 1,
   };
 }
 
 async function created(workspace: string, eventTypes: string[], enabled = true): Promise<EndpointRecord> {
   await createWorkspace(table, { slug: workspace, name: workspace }, new Date());
-  const record = endpointRecord(workspace, eventTypes, enabled);
+  const record = await endpointRecord(workspace, eventTypes, enabled);
   expect(await putEndpoint(table, record, new Date(), { action: 'webhook.created', actor: 'test', targetId: record.endpointId })).toBe(
     true,
   );
