@@ -5,6 +5,7 @@
  */
 import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { LAMBDA_UNRESERVED_CONCURRENCY_MINIMUM } from '#lambdas/contract/deployment';
 import type { StackTemplate } from '../../lib/synth-template';
 import { resourcesOfType, type CheckResult, type Target } from './check';
 import { listStackResources } from './stack-resources';
@@ -12,7 +13,13 @@ import { listStackResources } from './stack-resources';
 const NAME = 'Lambda concurrency';
 
 /** The concurrent executions Lambda keeps unreserved in every account and region. */
-const UNRESERVED_MINIMUM = 100;
+const UNRESERVED_MINIMUM = LAMBDA_UNRESERVED_CONCURRENCY_MINIMUM;
+
+/** The stage setting behind each reserving function, by the start of its logical id. */
+const RESERVATION_SETTINGS: readonly [prefix: string, setting: string][] = [
+  ['Mcp', 'mcpReservedConcurrency'],
+  ['DeliveryPublisher', 'publisherReservedConcurrency'],
+];
 
 /** The Service Quotas code of Lambda's concurrent executions. */
 const LAMBDA_CONCURRENCY_QUOTA = 'L-B99A9384';
@@ -85,7 +92,9 @@ export async function checkConcurrency(
       status: 'ok',
       summary: `reserves ${needed} (${listed}) of ${limit}, leaving ${left} unreserved (Lambda keeps at least ${UNRESERVED_MINIMUM})`,
     };
-  const mcp = reservations.some(([id]) => id.startsWith('Mcp'));
+  const settings = RESERVATION_SETTINGS.filter(([prefix]) => reservations.some(([id]) => id.startsWith(prefix))).map(
+    ([, setting]) => `-c ${setting}=null`,
+  );
   return {
     name: NAME,
     status: 'fail',
@@ -94,9 +103,9 @@ export async function checkConcurrency(
         ? `the stage reserves ${needed} (${listed}) but only ${pool - UNRESERVED_MINIMUM} of the account's ${limit} concurrent executions can be reserved`
         : `the stage reserves ${needed} (${listed}) and the account's ${limit} concurrent executions leave none to reserve`,
     details: [
-      `Lambda keeps ${UNRESERVED_MINIMUM} concurrent executions unreserved; ${pool} are unreserved now, so the reservation would leave ${left} and the deploy would fail.`,
-      mcp
-        ? "Deploy the MCP function unreserved (-c mcpReservedConcurrency=null, or set it in the stage's settings file), or ask for a higher quota (granted in hours to days):"
+      `Lambda keeps ${UNRESERVED_MINIMUM} concurrent executions unreserved; ${pool} are unreserved now, so reserving ${needed} would leave ${Math.max(left, 0)} and the deploy would fail.`,
+      settings.length > 0
+        ? `Deploy the functions unreserved (${settings.join(' ')}, or set them to null in the stage's settings file), or ask for a higher quota (granted in hours to days):`
         : "Lower the stage's reservations, or ask for a higher quota (granted in hours to days):",
     ],
     fix: [concurrencyIncreaseCommand(target, Math.max(1000, limit + UNRESERVED_MINIMUM - left))],

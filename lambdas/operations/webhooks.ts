@@ -61,7 +61,8 @@ async function mustGet(deps: OperationDeps, slug: string, endpointId: string): P
 /** GET /workspaces/{slug}/webhooks: health is read for the page's endpoints only (at most `limit`). */
 export const listWebhooks: OperationImpl<'listWebhooks'> = async (deps, caller, { query }) => {
   const page = await listEndpoints(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
-  return { items: await Promise.all(page.items.map((e) => withHealth(deps, asSeenBy(caller, e)))), nextCursor: page.nextCursor };
+  // Spread, not rebuilt: the page keeps its resume-after positions, so a response over the size limit can end early.
+  return { ...page, items: await Promise.all(page.items.map((e) => withHealth(deps, asSeenBy(caller, e)))) };
 };
 
 /**

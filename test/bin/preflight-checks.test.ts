@@ -139,15 +139,17 @@ describe('Lambda concurrency', () => {
     setAccount({ concurrency: { limit: 10, unreserved: 10 } });
     const result = await checkConcurrency(clients, TARGET, stage.template);
     expect(result.status).toBe('fail');
-    expect(result.summary).toBe("the stage reserves 10 (McpFunction 10) and the account's 10 concurrent executions leave none to reserve");
-    expect(result.details?.join(' ')).toContain('-c mcpReservedConcurrency=null');
+    expect(result.summary).toBe(
+      "the stage reserves 60 (DeliveryPublisherFunction 50, McpFunction 10) and the account's 10 concurrent executions leave none to reserve",
+    );
+    expect(result.details?.join(' ')).toContain('-c mcpReservedConcurrency=null -c publisherReservedConcurrency=null');
     expect(result.fix).toEqual([
       `aws service-quotas request-service-quota-increase --service-code lambda --quota-code L-B99A9384 --desired-value 1000 --region ${REGION}`,
     ]);
     expectRunnable(result);
   });
 
-  it('passes in that account once the MCP function is unreserved', async () => {
+  it('passes in that account once the MCP function and the publisher are unreserved', async () => {
     setAccount({ concurrency: { limit: 10, unreserved: 10 } });
     const unreserved = templateWith((t) => {
       for (const r of Object.values(t.Resources)) delete r.Properties?.ReservedConcurrentExecutions;
@@ -157,14 +159,20 @@ describe('Lambda concurrency', () => {
 
   it('counts what the deployed stack reserves already on a redeploy', async () => {
     const resources = deployedResources(stage.template);
-    const mcp = resources.find((r) => r.LogicalResourceId?.startsWith('McpFunction') && r.ResourceType === 'AWS::Lambda::Function')!;
-    // 110 in all, 10 of them the MCP function's: reserving its 10 again leaves 100 unreserved.
+    const fn = (prefix: string) =>
+      resources.find((r) => r.LogicalResourceId?.startsWith(prefix) && r.ResourceType === 'AWS::Lambda::Function')!.PhysicalResourceId!;
+    // 160 in all, 10 of them the MCP function's and 50 the publisher's: reserving them again leaves 100 unreserved.
     setAccount({
-      concurrency: { limit: 110, unreserved: 100 },
-      stack: { name: 'Webhooks-prod', status: 'UPDATE_COMPLETE', resources, reserved: { [mcp.PhysicalResourceId!]: 10 } },
+      concurrency: { limit: 160, unreserved: 100 },
+      stack: {
+        name: 'Webhooks-prod',
+        status: 'UPDATE_COMPLETE',
+        resources,
+        reserved: { [fn('McpFunction')]: 10, [fn('DeliveryPublisherFunction')]: 50 },
+      },
     });
     expect(await checkConcurrency(clients, TARGET, stage.template)).toMatchObject({ status: 'ok' });
-    setAccount({ concurrency: { limit: 110, unreserved: 100 } });
+    setAccount({ concurrency: { limit: 160, unreserved: 100 } });
     expect(await checkConcurrency(clients, TARGET, stage.template)).toMatchObject({ status: 'fail' });
   });
 });

@@ -54,13 +54,22 @@ describe('npm run preflight', () => {
       const text = failed.lines.join('\n');
       expect(text).toContain('FAIL  API Gateway CloudWatch role: the account has no API Gateway CloudWatch role in eu-west-1');
       expect(text).toContain('        aws apigateway update-account --patch-operations op=replace,path=/cloudwatchRoleArn,value=');
-      expect(text).toContain('FAIL  Lambda concurrency: the stage reserves 10');
-      expect(text).toContain('-c mcpReservedConcurrency=null');
+      expect(text).toContain('FAIL  Lambda concurrency: the stage reserves 60');
+      expect(text).toContain('-c mcpReservedConcurrency=null -c publisherReservedConcurrency=null');
       expect(text).toContain('        aws service-quotas request-service-quota-increase --service-code lambda --quota-code L-B99A9384');
       expect(failed.lines.at(-1)).toMatch(/^Not ready: 2 checks failed \(1 warning: .*\)\. Fix them, then run the pre-flight again\.$/);
 
       setAccount({ concurrency: { limit: 10, unreserved: 10 } });
-      const unreserved = await preflight('--region', REGION, '-c', 'stage=prod', '-c', 'mcpReservedConcurrency=null');
+      const unreserved = await preflight(
+        '--region',
+        REGION,
+        '-c',
+        'stage=prod',
+        '-c',
+        'mcpReservedConcurrency=null',
+        '-c',
+        'publisherReservedConcurrency=null',
+      );
       expect(unreserved.lines.join('\n')).toContain('ok    Lambda concurrency: no reservation');
       expect(unreserved.lines.at(-1)).toMatch(/^Ready to deploy \(1 warning/);
       expect(unreserved.code).toBe(0);

@@ -22,7 +22,7 @@ import { listAuditEvents } from '../../lambdas/store/audit';
 import { summaryItem } from '../../lambdas/store/deliveries';
 import { listDeliveriesOfEndpoint } from '../../lambdas/store/delivery-log';
 import { batchWriteAll } from '../../lambdas/store/table-io';
-import { capturingQueue, seedEndpoint, testCatalogue } from '../helpers/pipeline';
+import { capturingQueue, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -61,6 +61,7 @@ async function runningRecovery(workspace: string, count: number) {
     queue: capturingQueue(),
     events: { emit: async () => undefined },
     jobQueue,
+    secretSealer: testSealer,
   };
   const ep = await seedEndpoint(table, { workspace, url: 'https://a.example.com' }, clock.now());
   const at = new Date(clock.now().getTime() - 60_000);
