@@ -91,14 +91,18 @@ export async function ensureQueueTable(doc: DynamoDBDocumentClient): Promise<voi
  * The queues of one local stack kept in {@link LOCAL_QUEUE_TABLE}: one item per message, keyed by
  * `<namespace>/<queue>` and the message id. Writes made in the same turn of the event loop go out
  * together in BatchWriteItem requests of 25 (the hot path costs a few requests per batch of
- * messages, not one per message); one flush at a time, and within a flush one write per message
- * (the latest), so the writes of a message land in the order they were made. The table must exist
+ * messages, not one per message), several requests at once; a message's writes not yet sent
+ * collapse into its latest, and one still in flight holds back its next, so they land in the order
+ * they were made. The table must exist
  * ({@link ensureQueueTable}).
  */
 export function dynamoDbQueueStore(doc: DynamoDBDocumentClient, namespace: string): QueueStore {
   const pk = (queue: string) => `${namespace}/${queue}`;
-  let pending = new Map<string, PendingWrite>();
-  let flushing = false;
+  const pending = new Map<string, PendingWrite>();
+  // Keys with a write in flight: their next write waits for it, so a message's writes land in order.
+  const writing = new Set<string>();
+  let requests = 0;
+  let scheduled = false;
 
   const enqueue = (id: string, write: Write): Promise<void> =>
     new Promise((resolve, reject) => {
@@ -107,22 +111,36 @@ export function dynamoDbQueueStore(doc: DynamoDBDocumentClient, namespace: strin
         known.write = write;
         known.waiters.push({ resolve, reject });
       } else pending.set(id, { write, waiters: [{ resolve, reject }] });
-      if (!flushing) {
-        flushing = true;
-        setImmediate(() => void flush());
+      if (!scheduled) {
+        scheduled = true;
+        // The writes of this turn go out together.
+        setImmediate(() => {
+          scheduled = false;
+          pump();
+        });
       }
     });
 
-  const flush = async (): Promise<void> => {
-    while (pending.size > 0) {
-      const taken = [...pending.values()];
-      pending = new Map();
-      const chunks: PendingWrite[][] = [];
-      for (let i = 0; i < taken.length; i += BATCH_ITEMS) chunks.push(taken.slice(i, i + BATCH_ITEMS));
-      for (let i = 0; i < chunks.length; i += PARALLEL_REQUESTS)
-        await Promise.all(chunks.slice(i, i + PARALLEL_REQUESTS).map((chunk) => writeChunk(chunk)));
+  const pump = (): void => {
+    while (requests < PARALLEL_REQUESTS) {
+      const chunk: [string, PendingWrite][] = [];
+      for (const entry of pending) {
+        if (writing.has(entry[0])) continue;
+        chunk.push(entry);
+        if (chunk.length === BATCH_ITEMS) break;
+      }
+      if (chunk.length === 0) return;
+      for (const [id] of chunk) {
+        pending.delete(id);
+        writing.add(id);
+      }
+      requests++;
+      void writeChunk(chunk.map(([, p]) => p)).finally(() => {
+        for (const [id] of chunk) writing.delete(id);
+        requests--;
+        pump();
+      });
     }
-    flushing = false;
   };
 
   const writeChunk = async (chunk: PendingWrite[]): Promise<void> => {

@@ -66,8 +66,8 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
   private consumer: BatchConsumer | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inFlight = new Set<Promise<void>>();
-  /** Redrives under way (they hold no consumer slot). */
-  private readonly redrives = new Set<Promise<void>>();
+  /** Redrives and deletes being written (they hold no consumer slot). */
+  private readonly writes = new Set<Promise<void>>();
   private readonly scale: number;
   private readonly store: QueueStore;
 
@@ -146,7 +146,8 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.consumer = undefined;
-    await Promise.allSettled([...this.inFlight, ...this.redrives]);
+    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.writes]);
   }
 
   private kick(): void {
@@ -198,12 +199,10 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
       await Promise.all(received.map((m) => this.store.put(this.options.name, m)));
       const response = await consumer({ Records: records });
       const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-      const done: Promise<void>[] = [];
       for (const r of records) {
         const m = this.messages.get(r.messageId);
-        if (m && !failed.has(r.messageId)) done.push(this.remove(m));
+        if (m && !failed.has(r.messageId)) this.remove(m);
       }
-      await Promise.all(done);
     } catch (error) {
       // A failed invocation leaves the whole batch to reappear after its visibility timeout.
       this.options.onError?.(error);
@@ -222,14 +221,22 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
         this.messages.set(m.messageId, m);
         this.options.onError?.(error);
       })
-      .finally(() => this.redrives.delete(run));
-    this.redrives.add(run);
+      .finally(() => this.writes.delete(run));
+    this.writes.add(run);
   }
 
-  private remove(m: Message): Promise<void> {
+  /**
+   * DeleteMessage. The consumer's slot is free at once: a delete lost to a kill only means the
+   * message comes back once more, which at-least-once delivery allows.
+   */
+  private remove(m: Message): void {
     this.messages.delete(m.messageId);
     if (m.receiptHandle) this.byReceipt.delete(m.receiptHandle);
-    return this.store.delete(this.options.name, m.messageId);
+    const run = this.store
+      .delete(this.options.name, m.messageId)
+      .catch((error: unknown) => this.options.onError?.(error))
+      .finally(() => this.writes.delete(run));
+    this.writes.add(run);
   }
 
   private stored(m: Message): StoredMessage {

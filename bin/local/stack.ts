@@ -23,7 +23,7 @@ import {
   type TableContext,
 } from '#lambdas/composition/tools';
 import { ensureTable } from './create-table';
-import { dynamoDbQueueStore, ensureQueueTable } from './durable-queue-store';
+import { dynamoDbQueueStore, ensureQueueTable, memoryQueueStore } from './durable-queue-store';
 import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpFront, type ExtraRoute } from './http-front';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -84,6 +84,12 @@ export interface LocalStackOptions {
   readonly writeStackFile?: boolean;
   /** Divides retry delays, visibility timeouts, batching windows and schedule intervals. @default 1 */
   readonly timeScale?: number;
+  /**
+   * Keep the queues' messages in DynamoDB Local (table `local-queues`), so a kill loses none
+   * (docs/architecture.md#the-local-stack); `false` keeps them in memory only, faster, lost on a kill.
+   * @default true
+   */
+  readonly durableQueues?: boolean;
   /** Run the scheduled jobs (retention, secret expiry, stuck-pending repair). @default true */
   readonly schedules?: boolean;
   /** Called with pipeline errors (a consumer or a job that threw). @default console.error */
@@ -308,8 +314,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // The pipeline: SQS, its DLQ and EventBridge stand in-process, injected into the composition root below.
     // The queues keep their messages in DynamoDB Local, next to the table, so a kill loses none.
-    await ensureQueueTable(table.doc);
-    const store = dynamoDbQueueStore(table.doc, tableName);
+    const durable = options.durableQueues ?? true;
+    if (durable) await ensureQueueTable(table.doc);
+    const store = durable ? dynamoDbQueueStore(table.doc, tableName) : memoryQueueStore();
     const timeScale = options.timeScale ?? 1;
     const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
     const deadLetters = new InProcessQueue({
