@@ -45,7 +45,7 @@ export function memoryQueueStore(): QueueStore {
 }
 
 /** The local-only table the queues are kept in (one per DynamoDB Local; keys carry the stack's table name). */
-export const LOCAL_QUEUE_TABLE = 'local-queues';
+const LOCAL_QUEUE_TABLE = 'local-queues';
 
 /** Items per BatchWriteItem request (DynamoDB's limit). */
 const BATCH_ITEMS = 25;
