@@ -87,7 +87,7 @@ export interface LocalStackOptions {
   /**
    * Keep the queues' messages in DynamoDB Local (table `local-queues`), so a kill loses none
    * (docs/architecture.md#the-local-stack); `false` keeps them in memory only, faster, lost on a kill.
-   * @default true
+   * @default true, unless `inMemory` (a DynamoDB Local in memory keeps nothing across a kill either)
    */
   readonly durableQueues?: boolean;
   /** Run the scheduled jobs (retention, secret expiry, stuck-pending repair). @default true */
@@ -314,7 +314,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // The pipeline: SQS, its DLQ and EventBridge stand in-process, injected into the composition root below.
     // The queues keep their messages in DynamoDB Local, next to the table, so a kill loses none.
-    const durable = options.durableQueues ?? true;
+    const durable = options.durableQueues ?? !options.inMemory;
     if (durable) await ensureQueueTable(table.doc);
     const store = durable ? dynamoDbQueueStore(table.doc, tableName) : memoryQueueStore();
     const timeScale = options.timeScale ?? 1;
