@@ -69,7 +69,7 @@ Webhook delivery service: local stack ready
   Workspace   ${stack.workspace}
   Token       ${stack.token}   (admin scope; also in ${values['data-dir']}/stack.json)
 
-  Pipeline    in-process queues (SQS semantics, DLQ after 7 receives), dispatcher (batches of ${dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize}, ${dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency} at once) and slow lane, schedules${timeScale > 1 ? `, time ×${timeScale}` : ''}
+  Pipeline    in-process queues (SQS semantics, DLQ after 7 receives, kept in ${values['data-dir']}/dynamodb${stack.restoredMessages ? `: ${stack.restoredMessages} messages taken up from the last run` : ''}), dispatcher (batches of ${dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize}, ${dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency} at once) and slow lane, schedules${timeScale > 1 ? `, time ×${timeScale}` : ''}
   Events      POST ${stack.apiUrl}/local/events  {"workspace","type","payload"}  (stands in for EventBridge)
 
   Development switch ON: webhook URLs may target loopback (localhost, 127.0.0.0/8, [::1]) over http.

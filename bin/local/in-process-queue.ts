@@ -4,7 +4,11 @@
  * redrive to a dead-letter queue after `maxReceiveCount` receives, batches of
  * `batchSize` gathered within a batching window, at most `maxConcurrency`
  * batches in flight, partial batch responses. `timeScale` divides every delay.
- * It stands in for SQS + the event source mapping on one machine.
+ * It stands in for SQS + the event source mapping on one machine. Every change of a message is
+ * written to its {@link QueueStore} before it takes effect (a send resolves once the message is
+ * kept, a batch is handed over once its receive is kept), so a queue restored from a durable store
+ * after a kill delivers everything queued or in flight at least once, in-flight messages after
+ * their visibility timeout, with their receive counts.
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -16,6 +20,7 @@ import {
   type DeliveryQueue,
   type MessageDelayer,
 } from '#lambdas/composition/tools';
+import { memoryQueueStore, type QueueStore, type StoredMessage } from './durable-queue-store';
 
 /** Consumes a batch, as a Lambda on an SQS event source does. */
 export type BatchConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -38,6 +43,11 @@ export interface InProcessQueueOptions {
   readonly timeScale?: number;
   /** Called when a consumer throws (the batch then stays, as on Lambda errors). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Where the messages are kept; the queue's `name` is their key there. The local stack gives
+   * the DynamoDB Local one, so messages survive a kill. @default a store in memory
+   */
+  readonly store?: QueueStore;
 }
 
 interface Message {
@@ -56,13 +66,32 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
   private consumer: BatchConsumer | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inFlight = new Set<Promise<void>>();
+  /** Redrives and deletes being written (they hold no consumer slot). */
+  private readonly writes = new Set<Promise<void>>();
   private readonly scale: number;
+  private readonly store: QueueStore;
 
   private options: InProcessQueueOptions;
 
   constructor(options: InProcessQueueOptions) {
     this.options = options;
     this.scale = options.timeScale ?? 1;
+    this.store = options.store ?? memoryQueueStore();
+  }
+
+  /**
+   * Takes up the messages its store keeps (after a restart: those queued, delayed or in flight
+   * when the process died), each with its visibility and receive count, as SQS still holds them
+   * after a consumer crashed. Call before {@link InProcessQueue.consume}; returns how many.
+   */
+  async restore(): Promise<number> {
+    const kept = await this.store.load(this.options.name);
+    for (const stored of kept) {
+      const m: Message = { ...stored };
+      this.messages.set(m.messageId, m);
+      if (m.receiptHandle) this.byReceipt.set(m.receiptHandle, m);
+    }
+    return kept.length;
   }
 
   /**
@@ -80,25 +109,30 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
 
   /** Enqueues delivery messages. */
   async send(messages: readonly DeliveryMessage[]): Promise<void> {
-    for (const m of messages) this.sendBody(deliveryMessageBody(m), messageDelay(m));
+    await Promise.all(messages.map((m) => this.sendBody(deliveryMessageBody(m), messageDelay(m))));
   }
 
   /**
    * Enqueues a raw body (redrive keeps the body as it was), visible after
-   * `delaySeconds` (SQS DelaySeconds; divided by the time scale like every delay).
+   * `delaySeconds` (SQS DelaySeconds; divided by the time scale like every delay). Resolves once
+   * the store keeps it, as SendMessage answers once SQS does.
    */
-  sendBody(body: string, delaySeconds = 0): void {
+  async sendBody(body: string, delaySeconds = 0): Promise<void> {
     const messageId = randomUUID();
     const visibleAt = Date.now() + (Math.max(0, delaySeconds) * 1000) / this.scale;
-    this.messages.set(messageId, { messageId, body, sentAt: Date.now(), receiveCount: 0, visibleAt, receiptHandle: null });
-    if (delaySeconds > 0) setTimeout(() => this.kick(), visibleAt - Date.now()).unref();
+    const message: Message = { messageId, body, sentAt: Date.now(), receiveCount: 0, visibleAt, receiptHandle: null };
+    await this.store.put(this.options.name, message);
+    this.messages.set(messageId, message);
+    if (visibleAt > Date.now()) setTimeout(() => this.kick(), visibleAt - Date.now()).unref();
     else this.kick();
   }
 
   /** ChangeMessageVisibility of a received message. */
   async delay(receiptHandle: string, seconds: number): Promise<void> {
     const message = this.byReceipt.get(receiptHandle);
-    if (message) message.visibleAt = Date.now() + (seconds * 1000) / this.scale;
+    if (!message) return;
+    message.visibleAt = Date.now() + (seconds * 1000) / this.scale;
+    await this.store.put(this.options.name, this.stored(message));
   }
 
   /** Starts delivering batches to `consumer`. */
@@ -113,6 +147,7 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
     clearInterval(this.timer);
     this.consumer = undefined;
     await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.writes]);
   }
 
   private kick(): void {
@@ -134,8 +169,7 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
       for (const m of visible.slice(0, batchSize)) {
         m.receiveCount++;
         if (this.options.deadLetterQueue && m.receiveCount > (this.options.maxReceiveCount ?? MAX_RECEIVES)) {
-          this.remove(m);
-          this.options.deadLetterQueue.sendBody(m.body);
+          this.redrive(m, this.options.deadLetterQueue);
           continue;
         }
         if (m.receiptHandle) this.byReceipt.delete(m.receiptHandle);
@@ -149,7 +183,8 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
         records.push(this.record(m));
       }
       if (records.length === 0) continue;
-      const run = this.deliver(consumer, records).finally(() => {
+      const received = records.map((r) => this.stored(this.messages.get(r.messageId)!));
+      const run = this.deliver(consumer, records, received).finally(() => {
         this.inFlight.delete(run);
         this.kick();
       });
@@ -157,8 +192,11 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
     }
   }
 
-  private async deliver(consumer: BatchConsumer, records: SQSRecord[]): Promise<void> {
+  private async deliver(consumer: BatchConsumer, records: SQSRecord[], received: StoredMessage[]): Promise<void> {
     try {
+      // The receive is kept before the consumer sees the batch: a kill during the batch brings the
+      // messages back after their visibility timeout, one receive nearer the dead-letter queue.
+      await Promise.all(received.map((m) => this.store.put(this.options.name, m)));
       const response = await consumer({ Records: records });
       const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
       for (const r of records) {
@@ -171,9 +209,45 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
     }
   }
 
+  /** Moves a message over its receive limit to the dead-letter queue: kept there before it is forgotten here. */
+  private redrive(m: Message, deadLetterQueue: InProcessQueue): void {
+    this.messages.delete(m.messageId);
+    if (m.receiptHandle) this.byReceipt.delete(m.receiptHandle);
+    const run = deadLetterQueue
+      .sendBody(m.body)
+      .then(() => this.store.delete(this.options.name, m.messageId))
+      .catch((error: unknown) => {
+        // Not moved: it stays here, to be redriven on its next receive.
+        this.messages.set(m.messageId, m);
+        this.options.onError?.(error);
+      })
+      .finally(() => this.writes.delete(run));
+    this.writes.add(run);
+  }
+
+  /**
+   * DeleteMessage. The consumer's slot is free at once: a delete lost to a kill only means the
+   * message comes back once more, which at-least-once delivery allows.
+   */
   private remove(m: Message): void {
     this.messages.delete(m.messageId);
     if (m.receiptHandle) this.byReceipt.delete(m.receiptHandle);
+    const run = this.store
+      .delete(this.options.name, m.messageId)
+      .catch((error: unknown) => this.options.onError?.(error))
+      .finally(() => this.writes.delete(run));
+    this.writes.add(run);
+  }
+
+  private stored(m: Message): StoredMessage {
+    return {
+      messageId: m.messageId,
+      body: m.body,
+      sentAt: m.sentAt,
+      receiveCount: m.receiveCount,
+      visibleAt: m.visibleAt,
+      receiptHandle: m.receiptHandle,
+    };
   }
 
   private record(m: Message): SQSRecord {

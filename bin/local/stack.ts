@@ -23,6 +23,7 @@ import {
   type TableContext,
 } from '#lambdas/composition/tools';
 import { ensureTable } from './create-table';
+import { dynamoDbQueueStore, ensureQueueTable, memoryQueueStore } from './durable-queue-store';
 import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpFront, type ExtraRoute } from './http-front';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -83,6 +84,12 @@ export interface LocalStackOptions {
   readonly writeStackFile?: boolean;
   /** Divides retry delays, visibility timeouts, batching windows and schedule intervals. @default 1 */
   readonly timeScale?: number;
+  /**
+   * Keep the queues' messages in DynamoDB Local (table `local-queues`), so a kill loses none
+   * (docs/architecture.md#the-local-stack); `false` keeps them in memory only, faster, lost on a kill.
+   * @default true, unless `inMemory` (a DynamoDB Local in memory keeps nothing across a kill either)
+   */
+  readonly durableQueues?: boolean;
   /** Run the scheduled jobs (retention, secret expiry, stuck-pending repair). @default true */
   readonly schedules?: boolean;
   /** Called with pipeline errors (a consumer or a job that threw). @default console.error */
@@ -116,6 +123,8 @@ export interface LocalStack {
     readonly deadLetters: InProcessQueue;
     readonly jobs: InProcessQueue;
   };
+  /** Messages the queues took up from the last run (queued, delayed or in flight when it stopped). */
+  readonly restoredMessages: number;
   stop(): Promise<void>;
 }
 
@@ -156,6 +165,8 @@ function consoleRoute(dir: string): ExtraRoute {
  * posting an id again is a redelivery of that event (same id, same `time`: nothing new).
  * An event whose PutEvents entry would be over EventBridge's limit is refused (413
  * `PayloadTooLarge`, the tag the publisher gives an oversized payload), as PutEvents would.
+ * The publisher runs before the answer, so a 202 means its messages are kept in the durable
+ * queues: a kill after it loses none of the event's deliveries.
  */
 function localEventsRoute(): ExtraRoute {
   // EventBridge retries an event with its original `time`; the stand-in remembers it per id (bounded).
@@ -302,10 +313,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await ensureTable(table);
 
     // The pipeline: SQS, its DLQ and EventBridge stand in-process, injected into the composition root below.
+    // The queues keep their messages in DynamoDB Local, next to the table, so a kill loses none.
+    const durable = options.durableQueues ?? !options.inMemory;
+    if (durable) await ensureQueueTable(table.doc);
+    const store = durable ? dynamoDbQueueStore(table.doc, tableName) : memoryQueueStore();
     const timeScale = options.timeScale ?? 1;
     const report = options.onPipelineError ?? ((where: string, e: unknown) => console.error(`[${where}]`, e));
     const deadLetters = new InProcessQueue({
       name: 'deliveries-dlq',
+      store,
       batchSize: DEAD_LETTER_CONSUMER.batchSize,
       maxConcurrency: DEAD_LETTER_CONSUMER.maxConcurrency,
       timeScale,
@@ -318,6 +334,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     const deliveries = new InProcessQueue({
       name: 'deliveries',
+      store,
       ...consumer,
       deadLetterQueue: deadLetters,
       maxReceiveCount: MAX_RECEIVES,
@@ -327,6 +344,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The slow lane (docs/behaviour.md#delivery-lanes): its own queue and consumer, the same dead-letter queue.
     const slowDeliveries = new InProcessQueue({
       name: 'deliveries-slow',
+      store,
       ...SLOW_LANE_CONSUMER,
       deadLetterQueue: deadLetters,
       maxReceiveCount: MAX_RECEIVES,
@@ -344,9 +362,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       return queue;
     };
     // Recovery jobs run the same way: their own queue (one message per slice, delayed between slices), the same worker handler.
-    const jobDeadLetters = new InProcessQueue({ name: 'jobs-dlq', timeScale, onError: (e) => report('jobs-dlq', e) });
+    const jobDeadLetters = new InProcessQueue({ name: 'jobs-dlq', store, timeScale, onError: (e) => report('jobs-dlq', e) });
     const jobs = new InProcessQueue({
       name: 'jobs',
+      store,
       batchSize: JOB_WORKER_CONSUMER.batchSize,
       maxConcurrency: JOB_WORKER_CONSUMER.maxConcurrency,
       visibilityTimeoutSeconds: JOB_WORKER_CONSUMER.visibilityTimeoutSeconds,
@@ -358,6 +377,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const jobQueue: JobQueue = {
       send: async (message, delaySeconds) => jobs.sendBody(JSON.stringify({ jobId: message.jobId }), delaySeconds),
     };
+    // The publisher runs within `emit`, so what it queued is kept before the emitting handler answers.
     const events: DomainEventSink = {
       async emit(workspace, type, payload) {
         const publish = await loadHandler<(e: EventBridgeEvent<string, unknown>) => Promise<unknown>>('publisher');
@@ -411,6 +431,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
     token ??= (await issueToken(table, slug, { name: 'local admin', scopes: ['admin'] })).token;
 
+    // What a kill left queued or in flight comes back, in-flight messages after their visibility timeout.
+    const restored = await Promise.all([deliveries, slowDeliveries, deadLetters, jobs, jobDeadLetters].map((q) => q.restore()));
     type SqsHandler = (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>;
     const dispatcher = await loadHandler<SqsHandler>('dispatcher');
     const slowDispatcher = await loadHandler<SqsHandler>('slow-dispatcher');
@@ -453,12 +475,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamoDbEndpoint: endpoint,
       dynamoDbPid: dynamo?.pid ?? null,
       queues: { deliveries, slowDeliveries, deadLetters, jobs },
+      restoredMessages: restored.reduce((a, b) => a + b, 0),
       async stop() {
         await stopSchedules();
         await deliveries.stop();
         await slowDeliveries.stop();
         await deadLetters.stop();
         await jobs.stop();
+        await jobDeadLetters.stop();
         await new Promise<void>((ok) => {
           server.closeAllConnections();
           server.close(() => ok());

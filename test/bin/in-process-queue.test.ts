@@ -1,9 +1,11 @@
 /** The local queue keeps the SQS semantics the pipeline relies on. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { memoryQueueStore } from '../../bin/local/durable-queue-store';
 import { InProcessQueue } from '../../bin/local/in-process-queue';
 
 const queues: InProcessQueue[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(queues.splice(0).map((q) => q.stop()));
 });
 function queue(options: ConstructorParameters<typeof InProcessQueue>[0]) {
@@ -65,12 +67,83 @@ it('holds a message sent with a delay until the delay (divided by the time scale
   const received: { body: string; at: number }[] = [];
   q.consume(async (e) => (received.push(...e.Records.map((r) => ({ body: r.body, at: Date.now() }))), { batchItemFailures: [] }));
   const sentAt = Date.now();
-  q.sendBody('{"jobId":"later"}', 3);
-  q.sendBody('{"jobId":"now"}');
+  await q.sendBody('{"jobId":"later"}', 3);
+  await q.sendBody('{"jobId":"now"}');
   await expect.poll(() => received.length, EVENTUALLY).toBe(2);
   expect(received.map((r) => r.body)).toEqual(['{"jobId":"now"}', '{"jobId":"later"}']);
   // 3 s at time scale 10: not before 300 ms.
   expect(received[1]!.at - sentAt).toBeGreaterThanOrEqual(300);
+});
+
+describe('a queue restored from its store after its process died', () => {
+  /** A consumer that never answers: the process dies while the batch is in flight. */
+  const dies = () => new Promise<never>(() => undefined);
+  /** Kills a queue: it stops polling, its batch in flight never settles. */
+  const kill = (q: InProcessQueue) => void q.stop();
+  /** The clock jumps `ms` ahead (only Date: the queue's timers keep running). */
+  const later = (ms: number) => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + ms);
+  };
+
+  it('delivers what was queued, delayed or in flight, the in-flight one after its visibility timeout with its receive count', async () => {
+    const store = memoryQueueStore();
+    const first = new InProcessQueue({ name: 'q', store, timeScale: 1000, batchSize: 1, maxBatchingWindowSeconds: 0 });
+    const firstSeen: string[] = [];
+    first.consume(async (e) => (firstSeen.push(...e.Records.map((r) => r.body)), dies()));
+    await first.sendBody('in-flight');
+    await expect.poll(() => firstSeen, EVENTUALLY).toEqual(['in-flight']);
+    await first.sendBody('queued');
+    await first.sendBody('delayed', 100);
+    kill(first);
+
+    const second = queue({ name: 'q', store, timeScale: 1000, batchSize: 1, maxBatchingWindowSeconds: 0 });
+    expect(await second.restore()).toBe(3);
+    const seen: { body: string; count: string }[] = [];
+    second.consume(async (e) => {
+      seen.push(...e.Records.map((r) => ({ body: r.body, count: r.attributes.ApproximateReceiveCount })));
+      return { batchItemFailures: [] };
+    });
+    await expect.poll(() => seen, EVENTUALLY).toEqual([{ body: 'queued', count: '1' }]);
+    // The in-flight message stays hidden for its visibility timeout (never under 10 s), the delayed one for 100 s / 1000.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen.map((s) => s.body)).toEqual(['queued', 'delayed']);
+    later(11_000);
+    await expect.poll(() => seen.length, EVENTUALLY).toBe(3);
+    expect(seen[2]).toEqual({ body: 'in-flight', count: '2' });
+    await expect.poll(() => second.depth, EVENTUALLY).toBe(0);
+    expect(await store.load('q')).toEqual([]);
+  });
+
+  it('redrives to the dead-letter queue after maxReceiveCount receives counted across restarts', async () => {
+    const store = memoryQueueStore();
+    const options = { name: 'q', store, timeScale: 1000, maxReceiveCount: 2 };
+    const dlq = queue({ name: 'dlq', store, timeScale: 1000 });
+    const dead: string[] = [];
+    dlq.consume(async (e) => (dead.push(...e.Records.map((r) => r.body)), { batchItemFailures: [] }));
+    const counts: string[] = [];
+    const run = async (restore: boolean) => {
+      const q = new InProcessQueue({ ...options, deadLetterQueue: dlq });
+      if (restore) await q.restore();
+      q.consume(async (e) => (counts.push(...e.Records.map((r) => r.attributes.ApproximateReceiveCount)), dies()));
+      return q;
+    };
+    const first = await run(false);
+    await first.sendBody('poison');
+    await expect.poll(() => counts, EVENTUALLY).toEqual(['1']);
+    kill(first);
+    later(11_000);
+    const second = await run(true);
+    await expect.poll(() => counts, EVENTUALLY).toEqual(['1', '2']);
+    kill(second);
+    later(22_000);
+    const third = await run(true);
+    await expect.poll(() => dead, EVENTUALLY).toEqual(['poison']);
+    expect(counts).toEqual(['1', '2']);
+    expect(third.depth).toBe(0);
+    kill(third);
+    await expect.poll(async () => (await store.load('q')).length, EVENTUALLY).toBe(0);
+  });
 });
 
 describe('the dispatcher consumer rule (deployed event source and local queue alike)', () => {
