@@ -116,7 +116,8 @@ describe('a revoked token on REST, answered from a cached authorizer decision', 
       expect([op.operationId, res.statusCode]).toEqual([op.operationId, 401]);
       expect(JSON.parse(res.body)).toMatchObject({ tag: 'Unauthorized', status: 401 });
     }
-    expect(await listEndpoints(table, SLUG, 200)).toEqual(before);
+    const after = await listEndpoints(table, SLUG, 200);
+    expect({ items: after.items, nextCursor: after.nextCursor }).toEqual({ items: before.items, nextCursor: before.nextCursor });
 
     // Reads keep the documented window: the cached decision still lists the endpoints.
     const read = await handlerOf('listWebhooks')(request('GET', `/workspaces/${SLUG}/webhooks`, doomed.token, cached), context);

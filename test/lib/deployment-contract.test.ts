@@ -71,6 +71,10 @@ describe('the deployment contract', () => {
       format: 'esm',
       logLevel: 'silent',
     });
-    expect(Object.keys(result.metafile.inputs).sort()).toEqual(['lambdas/contract/deployment.ts', 'lambdas/contract/limits.ts']);
+    expect(Object.keys(result.metafile.inputs).sort()).toEqual([
+      'lambdas/contract/aws-limits.ts',
+      'lambdas/contract/deployment.ts',
+      'lambdas/contract/limits.ts',
+    ]);
   });
 });
