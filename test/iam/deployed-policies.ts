@@ -11,8 +11,8 @@ import { kebab } from '../../lambdas/contract/operations';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import type { StackTemplate, TemplateResource } from '../../lib/synth-template';
 
-export const ACCOUNT = '123456789012';
-export const REGION = 'us-east-1';
+const ACCOUNT = '123456789012';
+const REGION = 'us-east-1';
 const PARTITION = 'aws';
 
 type Intrinsic = unknown;

@@ -118,14 +118,19 @@ describe('IAM, call by call', () => {
     const mcpCreated = (
       await mcp.callTool({ name: 'create_webhook', arguments: { slug, url: ok.url, eventTypes: ['webhook.test_event'] } })
     ).structuredContent as { endpointId: string };
-    const mcpIds = { ...ids, endpointId: mcpCreated.endpointId };
+    const mcpIds: Record<string, string> = { ...ids, endpointId: mcpCreated.endpointId };
+    const mcpFailures: string[] = [];
     for (const def of ordered) {
       const args = {
         ...(bodies[def.operationId] as object | undefined),
         ...Object.fromEntries(def.path.match(/\{\w+\}/g)?.map((p) => [p.slice(1, -1), mcpIds[p.slice(1, -1)]]) ?? []),
       };
-      await mcp.callTool({ name: def.mcpTool, arguments: args });
+      const result = await mcp.callTool({ name: def.mcpTool, arguments: args });
+      const tag = (result.structuredContent as { tag?: string } | undefined)?.tag;
+      if (result.isError && (tag === undefined || tag === 'InternalError'))
+        mcpFailures.push(`${def.mcpTool}: ${JSON.stringify(result.content)}`);
     }
+    expect(mcpFailures).toEqual([]);
 
     // The publisher, as EventBridge's rule target, fanning an event out to a subscribed endpoint.
     const subscriber = await api.call('POST', `/workspaces/${slug}/webhooks`, { body: { url: ok.url, eventTypes: ['order.shipped'] } });
