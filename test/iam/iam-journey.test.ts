@@ -195,6 +195,13 @@ describe('IAM, call by call', () => {
       ].join('\n'),
     );
     expect(all.filter((f) => !invoked.has(f))).toEqual([]);
+    // DynamoDB gives every item request its leading keys; a call recorded without them would pass
+    // a `ForAllValues` condition on them unchecked.
+    expect([
+      ...new Set(
+        calls.filter((c) => c.action.startsWith('dynamodb:') && !c.context['dynamodb:LeadingKeys']).map((c) => `${c.function} ${c.action}`),
+      ),
+    ]).toEqual([]);
     expect(recorder.unattributed).toBe(0);
     expect(
       denied.map((v) => `${v.call.function} ${v.call.action} ${v.call.resource} → ${v.result}${v.errors ? ` ${v.errors}` : ''}`),
