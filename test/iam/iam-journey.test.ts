@@ -108,6 +108,9 @@ describe('IAM, call by call', () => {
         expect((await api.call('GET', `/workspaces/${slug}/webhooks/deliveries/${doomedSent.body.deliveryId}`)).body.status).toBe('failed'),
       { timeout: 30_000, interval: 200 },
     );
+    // A failed delivery is the one a replay queues again.
+    const replayed = await api.call('POST', `/workspaces/${slug}/webhooks/deliveries/${doomedSent.body.deliveryId}/replay`, { body: {} });
+    expect(replayed.status, replayed.text).toBe(202);
 
     // MCP: every tool, through the official client.
     const mcp = new Client({ name: 'iam-journey', version: '1.0.0' });
