@@ -46,6 +46,7 @@ import { SCHEDULED_JOBS } from '#lambdas/domain/scheduled-jobs';
 import { InProcessQueue, type BatchConsumer } from './in-process-queue';
 import type { AdapterFactories } from '#lambdas/composition/runtime';
 import { lambdaContext, loadHandler } from './lambda-loader';
+import type { AwsCallRecorder } from './aws-call-recorder';
 import { startSchedules } from './scheduler';
 
 /** Options of {@link startLocalStack}. */
@@ -103,6 +104,12 @@ export interface LocalStackOptions {
     readonly adapters?: (own: AdapterFactories) => AdapterFactories;
     readonly consumer?: (name: string, consume: BatchConsumer) => BatchConsumer;
   };
+  /**
+   * Records every AWS call the functions would make (docs/architecture.md#the-iam-check): the
+   * adapters' SQS, EventBridge and KMS requests, the functions' DynamoDB requests, and the queue
+   * polling Lambda does with a consumer's role. @default none
+   */
+  readonly recordAwsCalls?: AwsCallRecorder;
 }
 
 /** What a running local stack offers. */
@@ -407,7 +414,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     writeDocsBundle(join(dataDir, 'docs'));
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
-    const { useAdapters } = await import('#lambdas/composition/runtime');
+    const { defaultRuntime, useAdapters } = await import('#lambdas/composition/runtime');
     const ownAdapters: AdapterFactories = {
       deliveryQueue: deliveryQueueAt,
       messageDelayer: deliveryQueueAt,
@@ -418,7 +425,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // LOCAL ONLY: real envelope encryption under a fixed in-process key, no KMS (docs/architecture.md#secrets).
       secretSealer: () => localSecretSealer(),
     };
-    useAdapters(options.instrument?.adapters?.(ownAdapters) ?? ownAdapters);
+    const instrumentedAdapters = options.instrument?.adapters?.(ownAdapters) ?? ownAdapters;
+    const recorder = options.recordAwsCalls;
+    useAdapters(recorder ? recorder.adapters(instrumentedAdapters) : instrumentedAdapters);
+    // Every function's table requests go through the runtime's one client (built here, reused by the handlers).
+    if (recorder) recorder.watchTable(defaultRuntime().deps.table.doc);
 
     const stackFile = join(dataDir, 'stack.json');
     const created = await ensureWorkspace(table, slug, 'Demo workspace');
@@ -438,11 +449,37 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const slowDispatcher = await loadHandler<SqsHandler>('slow-dispatcher');
     const deadLetter = await loadHandler<SqsHandler>('dead-letter');
     const instrumented = (name: string, consume: BatchConsumer) => options.instrument?.consumer?.(name, consume) ?? consume;
-    deliveries.consume(instrumented('dispatcher', (e) => dispatcher(e, lambdaContext('dispatcher', randomUUID()))));
-    slowDeliveries.consume(instrumented('slow-dispatcher', (e) => slowDispatcher(e, lambdaContext('slow-dispatcher', randomUUID()))));
-    deadLetters.consume(instrumented('dead-letter', (e) => deadLetter(e, lambdaContext('dead-letter', randomUUID()))));
+    // The event source mapping polls each queue with its consumer's role.
+    const polled = (name: string, url: string, consume: BatchConsumer): BatchConsumer =>
+      recorder
+        ? (e) => {
+            recorder.recordPolling(name, url);
+            return consume(e);
+          }
+        : consume;
+    deliveries.consume(
+      polled(
+        'dispatcher',
+        'local:deliveries',
+        instrumented('dispatcher', (e) => dispatcher(e, lambdaContext('dispatcher', randomUUID()))),
+      ),
+    );
+    slowDeliveries.consume(
+      polled(
+        'slow-dispatcher',
+        'local:deliveries-slow',
+        instrumented('slow-dispatcher', (e) => slowDispatcher(e, lambdaContext('slow-dispatcher', randomUUID()))),
+      ),
+    );
+    deadLetters.consume(
+      polled(
+        'dead-letter',
+        'local:deliveries-dlq',
+        instrumented('dead-letter', (e) => deadLetter(e, lambdaContext('dead-letter', randomUUID()))),
+      ),
+    );
     const recoveryWorker = await loadHandler<SqsHandler>('recovery-worker');
-    jobs.consume((e) => recoveryWorker(e, lambdaContext('recovery-worker', randomUUID())));
+    jobs.consume(polled('recovery-worker', 'local:jobs', (e) => recoveryWorker(e, lambdaContext('recovery-worker', randomUUID()))));
     const stopSchedules =
       options.schedules === false
         ? async () => undefined

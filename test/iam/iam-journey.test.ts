@@ -1,0 +1,236 @@
+/**
+ * Every AWS call of every function, proven allowed by IAM (docs/architecture.md#the-iam-check): a
+ * journey drives every function on the local stack, which records each call's action, resource ARN
+ * and condition keys per invocation; each call is then evaluated against the function's synthesized
+ * role policies and the resource's policy with a real IAM policy evaluator. A denied call fails with
+ * the function, the action and the resource; the grants no call used are reported.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AwsCallRecorder } from '../../bin/local/aws-call-recorder';
+import { loadHandler } from '../../bin/local/lambda-loader';
+import { eventBridgeEvent } from '../../bin/local/stack';
+import { EVENT_SOURCE } from '../../lambdas/contract/deployment';
+import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
+import { synthesizeStage } from '../../lib/synth-template';
+import { startTestApi, type TestApi } from '../helpers/local-api';
+import { scriptedReceiver } from '../helpers/scripted-receiver';
+import { deployedStack, evaluate, grantedActions, type DeployedStack, type Verdict } from './deployed-policies';
+
+let api: TestApi;
+let stack: DeployedStack;
+let recorder: AwsCallRecorder;
+const stops: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  stack = deployedStack(synthesizeStage().template);
+  // The resources resolve lazily: the local names are in the environment once the stack has started.
+  let resources: ReturnType<DeployedStack['resources']> | undefined;
+  const deployed = () => (resources ??= stack.resources(process.env));
+  recorder = new AwsCallRecorder({
+    table: (name, index) => deployed().table(name, index),
+    queue: (url) => deployed().queue(url),
+    bus: (name) => deployed().bus(name),
+    key: () => deployed().key(),
+  });
+  api = await startTestApi({ timeScale: 1000, schedules: false, onPipelineError: (w, e) => console.error(w, e), recordAwsCalls: recorder });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(stops.map((s) => s()));
+  await api?.close();
+  recorder?.close();
+});
+
+/** The path of `def` with its parameters filled from `ids`. */
+const pathOf = (def: OperationDef, ids: Record<string, string>) =>
+  def.path.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name] ?? 'none');
+
+describe('IAM, call by call', () => {
+  it('allows every AWS call every function makes, with the synthesized roles and resource policies', async () => {
+    const ok = await scriptedReceiver((_req, res) => res.writeHead(200).end('ok'));
+    const failing = await scriptedReceiver((_req, res) => res.writeHead(500).end('no'));
+    stops.push(
+      () => ok.stop(),
+      () => failing.stop(),
+    );
+    const slug = api.workspace;
+    const ids: Record<string, string> = { slug };
+    const since = new Date(Date.now() - 60_000).toISOString();
+
+    // REST: every route of the contract, each with the ids the earlier ones made.
+    const created = await api.call('POST', `/workspaces/${slug}/webhooks`, { body: { url: ok.url, eventTypes: ['webhook.test_event'] } });
+    expect(created.status, created.text).toBe(201);
+    ids.endpointId = created.body.endpointId;
+    const sent = await api.call('POST', `/workspaces/${slug}/webhooks/${ids.endpointId}/test-event`, { body: {} });
+    expect(sent.status).toBe(202);
+    ids.deliveryId = sent.body.deliveryId;
+    await vi.waitFor(
+      async () =>
+        expect((await api.call('GET', `/workspaces/${slug}/webhooks/deliveries/${ids.deliveryId}`)).body.status).toBe('delivered'),
+      {
+        timeout: 10_000,
+      },
+    );
+    const token = await api.call('POST', `/workspaces/${slug}/api-tokens`, { body: { name: 'iam', scopes: ['read'] } });
+    ids.tokenId = token.body.tokenId;
+    const job = await api.call('POST', `/workspaces/${slug}/webhooks/${ids.endpointId}/recover`, { body: { since } });
+    ids.jobId = job.body.jobId;
+    const bodies: Record<string, unknown> = {
+      createWebhook: { url: ok.url, eventTypes: ['webhook.test_event'] },
+      updateWebhook: { description: 'iam journey' },
+      sendWebhookTestEvent: {},
+      replayWebhookDelivery: {},
+      createApiToken: { name: 'iam-2', scopes: ['read'] },
+      recoverWebhookDeliveries: { since, dryRun: true },
+    };
+    const last = new Set(['deleteWebhook', 'revokeApiToken']);
+    const ordered = [...(OPERATIONS as readonly OperationDef[])].sort(
+      (a, b) => Number(last.has(a.operationId)) - Number(last.has(b.operationId)),
+    );
+    const statuses: Record<string, number> = {};
+    for (const def of ordered) {
+      const body = bodies[def.operationId] ?? (def.method === 'POST' || def.method === 'PATCH' ? {} : undefined);
+      statuses[def.operationId] = (await api.call(def.method, pathOf(def, ids), body === undefined ? {} : { body })).status;
+    }
+    // Each route reached its handler's work, not an error before it.
+    expect(Object.entries(statuses).filter(([, status]) => status >= 500)).toEqual([]);
+
+    // A failing endpoint: its retries run in the slow lane and end in the dead-letter queue.
+    const doomed = await api.call('POST', `/workspaces/${slug}/webhooks`, {
+      body: { url: failing.url, eventTypes: ['webhook.test_event'] },
+    });
+    const doomedSent = await api.call('POST', `/workspaces/${slug}/webhooks/${doomed.body.endpointId}/test-event`, { body: {} });
+    await vi.waitFor(
+      async () =>
+        expect((await api.call('GET', `/workspaces/${slug}/webhooks/deliveries/${doomedSent.body.deliveryId}`)).body.status).toBe('failed'),
+      { timeout: 30_000, interval: 200 },
+    );
+    // A failed delivery is the one a replay queues again.
+    const replayed = await api.call('POST', `/workspaces/${slug}/webhooks/deliveries/${doomedSent.body.deliveryId}/replay`, { body: {} });
+    expect(replayed.status, replayed.text).toBe(202);
+
+    // MCP: every tool, through the official client.
+    const mcp = new Client({ name: 'iam-journey', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(api.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${api.token}` } } }),
+    );
+    stops.push(() => mcp.close());
+    const mcpCreated = (
+      await mcp.callTool({ name: 'create_webhook', arguments: { slug, url: ok.url, eventTypes: ['webhook.test_event'] } })
+    ).structuredContent as { endpointId: string };
+    const mcpIds: Record<string, string> = { ...ids, endpointId: mcpCreated.endpointId };
+    const mcpFailures: string[] = [];
+    for (const def of ordered) {
+      const args = {
+        ...(bodies[def.operationId] as object | undefined),
+        ...Object.fromEntries(def.path.match(/\{\w+\}/g)?.map((p) => [p.slice(1, -1), mcpIds[p.slice(1, -1)]]) ?? []),
+      };
+      const result = await mcp.callTool({ name: def.mcpTool, arguments: args });
+      const tag = (result.structuredContent as { tag?: string } | undefined)?.tag;
+      if (result.isError && (tag === undefined || tag === 'InternalError'))
+        mcpFailures.push(`${def.mcpTool}: ${JSON.stringify(result.content)}`);
+    }
+    expect(mcpFailures).toEqual([]);
+
+    // The publisher, as EventBridge's rule target, fanning an event out to a subscribed endpoint.
+    const subscriber = await api.call('POST', `/workspaces/${slug}/webhooks`, { body: { url: ok.url, eventTypes: ['order.shipped'] } });
+    const publish = await loadHandler<(e: unknown) => Promise<unknown>>('publisher');
+    await publish(eventBridgeEvent(EVENT_SOURCE, 'order.shipped', { workspace: slug, payload: { orderId: 'iam-1' } }));
+    await vi.waitFor(
+      async () =>
+        expect((await api.call('GET', `/workspaces/${slug}/webhooks/${subscriber.body.endpointId}/deliveries`)).body.items).toMatchObject([
+          { status: 'delivered' },
+        ]),
+      { timeout: 10_000 },
+    );
+
+    // The schedules, as their rules invoke them.
+    for (const job of SCHEDULED_JOBS) await (await loadHandler<() => Promise<unknown>>(job.entry))();
+
+    // The console and the docs.
+    expect((await api.call('GET', '/console', { token: null })).status).toBe(200);
+    expect((await api.call('GET', '/openapi.json', { token: null })).status).toBe(200);
+
+    // The recovery job the journey started has run its slices.
+    await vi.waitFor(async () => expect((await api.call('GET', `/workspaces/${slug}/jobs/${ids.jobId}`)).body.status).not.toBe('running'), {
+      timeout: 15_000,
+    });
+
+    // Every call, evaluated.
+    const calls = [...recorder.calls];
+    const verdicts: Verdict[] = [];
+    const seen = new Map<string, Verdict>();
+    for (const call of calls) {
+      const key = JSON.stringify([call.function, call.action, call.resource, call.context]);
+      let verdict = seen.get(key);
+      if (!verdict) {
+        verdict = await evaluate(stack, call);
+        seen.set(key, verdict);
+      }
+      verdicts.push(verdict);
+    }
+    const denied = [...seen.values()].filter((v) => v.result !== 'Allowed');
+    const invoked = recorder.invoked;
+    const all = [...stack.functions.keys()].sort();
+    // Per granted action, the functions whose calls never used it.
+    const unused = new Map<string, string[]>();
+    for (const fn of stack.functions.values()) {
+      const used = new Set(calls.filter((c) => c.function === fn.entry).map((c) => c.action));
+      for (const action of grantedActions(fn)) if (!used.has(action)) unused.set(action, [...(unused.get(action) ?? []), fn.entry]);
+    }
+    console.log(
+      [
+        `IAM check: ${calls.length} calls recorded (${seen.size} distinct), ${new Set(calls.map((c) => c.action)).size} distinct actions: ${[...new Set(calls.map((c) => c.action))].sort().join(', ')}`,
+        `functions covered: ${all.filter((f) => invoked.has(f)).length} of ${all.length} in the template; not invoked: ${all.filter((f) => !invoked.has(f)).join(', ') || 'none'}; invoked, making no AWS call: ${all.filter((f) => invoked.has(f) && !calls.some((c) => c.function === f)).join(', ') || 'none'}`,
+        `calls outside any invocation: ${recorder.unattributed}`,
+        `denied: ${denied.length}`,
+        ...denied.map(
+          (v) =>
+            `  DENIED ${v.call.function} ${v.call.action} ${v.call.resource} ${JSON.stringify(v.call.context)} → ${v.result}${v.errors ? ` ${v.errors}` : ''}`,
+        ),
+        `granted actions no call used (${[...unused.values()].flat().length} function-action pairs):`,
+        ...[...unused.entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([action, fns]) => `  ${action} (${fns.length}): ${fns.sort().join(', ')}`),
+      ].join('\n'),
+    );
+    expect(all.filter((f) => !invoked.has(f))).toEqual([]);
+    // DynamoDB gives every item request its leading keys; a call recorded without them would pass
+    // a `ForAllValues` condition on them unchecked.
+    expect([
+      ...new Set(
+        calls.filter((c) => c.action.startsWith('dynamodb:') && !c.context['dynamodb:LeadingKeys']).map((c) => `${c.function} ${c.action}`),
+      ),
+    ]).toEqual([]);
+    expect(recorder.unattributed).toBe(0);
+    expect(
+      denied.map((v) => `${v.call.function} ${v.call.action} ${v.call.resource} → ${v.result}${v.errors ? ` ${v.errors}` : ''}`),
+    ).toEqual([]);
+  }, 120_000);
+
+  it('denies what the roles do not grant: the check can fail', async () => {
+    const deployed = stack.resources(process.env);
+    const table = deployed.table(process.env.TABLE_NAME!);
+    const context = { 'aws:SecureTransport': 'true', 'kms:EncryptionContext:purpose': 'webhooks-endpoint-signing-secret' };
+    const verdict = async (fn: string, action: string, resource: string, ctx: Record<string, string | string[]>) =>
+      (await evaluate(stack, { function: fn, action, resource, context: ctx })).result;
+    // Granted as recorded in the journey…
+    expect(await verdict('dispatcher', 'kms:Decrypt', deployed.key(), context)).toBe('Allowed');
+    // …but not another action, not another encryption context, not another function.
+    expect(await verdict('dispatcher', 'kms:GenerateDataKey', deployed.key(), context)).toBe('ImplicitlyDenied');
+    expect(await verdict('dispatcher', 'kms:Decrypt', deployed.key(), { ...context, 'kms:EncryptionContext:purpose': 'other' })).toBe(
+      'ImplicitlyDenied',
+    );
+    expect(await verdict('list-webhooks', 'kms:Decrypt', deployed.key(), context)).toBe('ImplicitlyDenied');
+    // A read operation updates only its rate-limit counters, by their leading key.
+    expect(await verdict('get-job', 'dynamodb:UpdateItem', table.arn, { 'dynamodb:LeadingKeys': ['RL#rest_read#demo'] })).toBe('Allowed');
+    expect(await verdict('get-job', 'dynamodb:UpdateItem', table.arn, { 'dynamodb:LeadingKeys': ['WS#demo'] })).toBe('ImplicitlyDenied');
+    // The queue policies refuse plain HTTP even to a granted sender.
+    const queue = deployed.queue(process.env.DELIVERY_QUEUE_URL!);
+    expect(await verdict('send-webhook-test-event', 'sqs:SendMessage', queue, { 'aws:SecureTransport': 'true' })).toBe('Allowed');
+    expect(await verdict('send-webhook-test-event', 'sqs:SendMessage', queue, { 'aws:SecureTransport': 'false' })).toBe('ExplicitlyDenied');
+  });
+});
