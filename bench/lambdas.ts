@@ -68,7 +68,7 @@ interface Samples {
 }
 
 /** Figures of one function. */
-export interface LambdaFigures {
+interface LambdaFigures {
   readonly name: string;
   /** Where its AWS SDK came from. */
   readonly sdk: SdkPlacement;
