@@ -7,11 +7,16 @@
  * test/lib/constructs/service-function.test.ts checks that the bundle is byte-for-byte the one CDK
  * deploys and that NODE_OPTIONS is the deployed one.
  *
+ * For comparison a bundle can also be built with the AWS SDK bundled in
+ * (docs/scaling.md#the-aws-sdk-in-the-bundles). With the SDK external the child loads the SDK
+ * modules the bundle requires from the project's node_modules, as the runtime would from its own copy.
+ *
  * Cold init = wall time of a fresh `node` that `require()`s the bundle minus
- * that of a bare `node -e ''` (medians). The child runs in the bundle's own
+ * that of a bare `node -e ''` (medians, and minima). The child runs in the bundle's own
  * temp folder (outside the project, whose package.json says "type": "module")
- * with NODE_PATH at the project's node_modules, so `@aws-sdk/*` resolves as
- * the runtime's copy would. The in-child `require()` time is reported too.
+ * with NODE_PATH at the project's node_modules, so an external `@aws-sdk/*` resolves as
+ * the runtime's copy would. The in-child `require()` wall and CPU time are reported too:
+ * the CPU time moves least with the machine's load.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync, readFileSync } from 'node:fs';
@@ -22,18 +27,66 @@ import { ENV, SERVICE_NAME } from '#lambdas/contract/deployment';
 import { METRICS_NAMESPACE } from '#lambdas/contract/metrics';
 import { median, nowMs } from './stats';
 
+/**
+ * Where a bundle's AWS SDK v3 comes from: `external`, the copy the Lambda runtime ships (what
+ * ServiceFunction deploys); for comparison `bundled` into it, or `split`: bundled but for the
+ * modules the code loads only on first use ({@link LAZY_SDK_MODULES}), which stay external.
+ */
+export type SdkPlacement = 'bundled' | 'external' | 'split';
+
+/**
+ * The SDK modules loaded only by a dynamic `import()`: the SQS, EventBridge and KMS clients
+ * (lambdas/composition/runtime.ts makes them on first use) and the credential providers the
+ * default chain imports only when the environment holds no credentials (never on Lambda).
+ */
+const LAZY_SDK_MODULES = [
+  '@aws-sdk/client-sqs',
+  '@aws-sdk/client-eventbridge',
+  '@aws-sdk/client-kms',
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-web-identity',
+  '@aws-sdk/credential-provider-http',
+  '@aws-sdk/credential-provider-login',
+  '@aws-sdk/token-providers',
+  '@aws-sdk/nested-clients',
+  '@aws-sdk/nested-clients/*',
+  '@smithy/credential-provider-imds',
+];
+
+const EXTERNAL: Record<SdkPlacement, string[]> = { external: ['@aws-sdk/*'], bundled: [], split: LAZY_SDK_MODULES };
+
+/** Every sample of one figure, in the order of the rounds. */
+interface Samples {
+  /** Spawn-to-exit of the child, ms. */
+  readonly wallMs: number[];
+  /** `require()` wall time inside the child, ms. */
+  readonly requireMs: number[];
+  /** `require()` CPU time (user + system) inside the child, ms. */
+  readonly cpuMs: number[];
+}
+
 /** Figures of one function. */
-export interface LambdaFigures {
+interface LambdaFigures {
   readonly name: string;
+  /** Where its AWS SDK came from. */
+  readonly sdk: SdkPlacement;
   readonly bytes: number;
   readonly gzipBytes: number;
   readonly mapBytes: number;
   /** Median spawn-to-exit of `require()` minus bare node, ms (NODE_OPTIONS=--enable-source-maps, as deployed). */
   readonly coldInitMs: number;
+  /** Fastest spawn-to-exit minus the fastest bare node, ms. */
+  readonly coldInitMinMs: number;
   /** Median `require()` time measured inside the child, ms (as deployed). */
   readonly requireMs: number;
-  /** Median in-child `require()` time without --enable-source-maps, ms. */
+  /** Median `require()` CPU time (user + system) inside the child, ms (as deployed). */
+  readonly requireCpuMs: number;
+  /** Median in-child `require()` time without --enable-source-maps, ms; NaN when not measured. */
   readonly requireNoMapsMs: number;
+  /** The samples of the deployed flags, one per round (rounds pair the placements of a function). */
+  readonly samples: Samples;
   /** The largest contributors to the bundle (package or project folder, KiB in the output), from esbuild's metafile. */
   readonly largest: string;
   readonly error: string | null;
@@ -56,7 +109,7 @@ function contributors(metafile: Metafile, top: number): string {
 }
 
 /** The esbuild options of a ServiceFunction bundle (NodejsFunction's flags, as the JS API spells them). */
-export function serviceFunctionBuildOptions(entry: string, outfile: string, projectRoot: string) {
+export function serviceFunctionBuildOptions(entry: string, outfile: string, projectRoot: string, sdk: SdkPlacement = 'external') {
   return {
     entryPoints: [entry],
     absWorkingDir: projectRoot,
@@ -68,7 +121,7 @@ export function serviceFunctionBuildOptions(entry: string, outfile: string, proj
     minify: true,
     sourcemap: true,
     sourcesContent: false,
-    external: ['@aws-sdk/*'],
+    external: EXTERNAL[sdk],
     mainFields: ['module', 'main'],
     logLevel: 'warning' as const,
   };
@@ -116,91 +169,137 @@ function lambdaEnv(projectRoot: string, sourceMaps: boolean): NodeJS.ProcessEnv 
   };
 }
 
-const REQUIRE_SCRIPT = "const t=performance.now();require('./index.js');process.stdout.write(String(performance.now()-t));";
+/** Prints the `require()` of the bundle: in-child wall ms and CPU ms (user + system). */
+const REQUIRE_SCRIPT =
+  "const c=process.cpuUsage(),t=performance.now();require('./index.js');const w=performance.now()-t,u=process.cpuUsage(c);" +
+  "process.stdout.write(w+' '+(u.user+u.system)/1000);";
 
-/** Bundles and times every entry. `runs` children per function and variant. */
+/** One bundle built for timing. */
+interface Built {
+  readonly name: string;
+  readonly sdk: SdkPlacement;
+  readonly dir: string;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  readonly mapBytes: number;
+  readonly largest: string;
+  readonly error: string | null;
+}
+
+/** Bundles `entry` into `outDir/index.js` with the given SDK placement. */
+async function buildOne(name: string, entry: string, outDir: string, projectRoot: string, sdk: SdkPlacement): Promise<Built> {
+  const outfile = join(outDir, 'index.js');
+  try {
+    // metafile only adds the analysis; the bundle is byte-for-byte the same.
+    const result = await build({ ...serviceFunctionBuildOptions(entry, outfile, projectRoot, sdk), metafile: true });
+    const code = readFileSync(outfile);
+    return {
+      name,
+      sdk,
+      dir: outDir,
+      bytes: code.length,
+      gzipBytes: gzipSync(code, { level: 9 }).length,
+      mapBytes: statSync(`${outfile}.map`).size,
+      largest: contributors(result.metafile, 3),
+      error: null,
+    };
+  } catch (e) {
+    return {
+      name,
+      sdk,
+      dir: outDir,
+      bytes: 0,
+      gzipBytes: 0,
+      mapBytes: 0,
+      largest: '',
+      error: `bundle failed: ${(e as Error).message.split('\n')[0]}`,
+    };
+  }
+}
+
+/**
+ * Bundles and times every entry, once per SDK placement in `sdk` (default: the deployed one).
+ * `runs` rounds; each round times every bundle once, the placements of a function back to back
+ * in alternating order, so drift in the machine's load falls on both alike.
+ */
 export async function measureLambdas(options: {
   projectRoot: string;
   outDir: string;
   runs: number;
   only?: readonly string[];
+  sdk?: readonly SdkPlacement[];
+  /** Also time every bundle without --enable-source-maps. @default true */
+  noMaps?: boolean;
   log: (line: string) => void;
-}): Promise<{ baselineMs: number; functions: LambdaFigures[] }> {
+}): Promise<{ baselineMs: number; baselineMinMs: number; functions: LambdaFigures[] }> {
   const dir = join(options.projectRoot, 'lambdas', 'functions');
+  const placements = options.sdk ?? ['external'];
   const names = readdirSync(dir)
     .filter((f) => f.endsWith('.ts'))
     .map((f) => f.slice(0, -3))
     .filter((n) => !options.only || options.only.includes(n))
     .sort();
 
-  const built: { name: string; dir: string; bytes: number; gzipBytes: number; mapBytes: number; largest: string; error: string | null }[] =
-    [];
+  const built: Built[] = [];
   for (const name of names) {
-    const outDirOf = join(options.outDir, name);
-    const outfile = join(outDirOf, 'index.js');
-    try {
-      // metafile only adds the analysis; the bundle is byte-for-byte the same.
-      const result = await build({ ...serviceFunctionBuildOptions(join(dir, `${name}.ts`), outfile, options.projectRoot), metafile: true });
-      const code = readFileSync(outfile);
-      built.push({
-        name,
-        dir: outDirOf,
-        bytes: code.length,
-        gzipBytes: gzipSync(code, { level: 9 }).length,
-        mapBytes: statSync(`${outfile}.map`).size,
-        largest: contributors(result.metafile, 3),
-        error: null,
-      });
-    } catch (e) {
-      built.push({
-        name,
-        dir: outDirOf,
-        bytes: 0,
-        gzipBytes: 0,
-        mapBytes: 0,
-        largest: '',
-        error: `bundle failed: ${(e as Error).message.split('\n')[0]}`,
-      });
+    for (const sdk of placements) {
+      built.push(await buildOne(name, join(dir, `${name}.ts`), join(options.outDir, sdk, name), options.projectRoot, sdk));
     }
   }
-  options.log(`bundled ${built.length} functions; timing ${options.runs} cold loads each…`);
+  options.log(`bundled ${names.length} functions (SDK ${placements.join(' and ')}); timing ${options.runs} cold loads each…`);
 
+  const key = (b: Built) => `${b.name} ${b.sdk}`;
   const baseline: number[] = [];
-  const wall = new Map<string, number[]>();
-  const inChild = new Map<string, number[]>();
-  const inChildNoMaps = new Map<string, number[]>();
+  const samples = new Map<string, Samples>(built.map((b) => [key(b), { wallMs: [], requireMs: [], cpuMs: [] }]));
+  const noMaps = new Map<string, number[]>(built.map((b) => [key(b), []]));
   const errors = new Map<string, string>();
   const envMaps = lambdaEnv(options.projectRoot, true);
   const envPlain = lambdaEnv(options.projectRoot, false);
   // Interleaved rounds, so drift in machine load spreads over every function alike.
   for (let round = 0; round < options.runs; round++) {
     baseline.push((await runNode('', options.outDir, envMaps)).ms);
-    for (const b of built) {
-      if (b.error || errors.has(b.name)) continue;
-      const run = await runNode(REQUIRE_SCRIPT, b.dir, envMaps);
-      if (run.code !== 0) {
-        errors.set(b.name, `require failed: ${run.stderr.trim().split('\n').slice(0, 6).join(' | ').slice(0, 300)}`);
-        continue;
+    for (const name of names) {
+      const ofName = built.filter((b) => b.name === name);
+      for (const b of round % 2 === 0 ? ofName : ofName.reverse()) {
+        if (b.error || errors.has(key(b))) continue;
+        const run = await runNode(REQUIRE_SCRIPT, b.dir, envMaps);
+        if (run.code !== 0) {
+          errors.set(key(b), `require failed: ${run.stderr.trim().split('\n').slice(0, 6).join(' | ').slice(0, 300)}`);
+          continue;
+        }
+        const [requireMs, cpuMs] = run.stdout.split(' ').map(Number);
+        const s = samples.get(key(b))!;
+        s.wallMs.push(run.ms);
+        s.requireMs.push(requireMs!);
+        s.cpuMs.push(cpuMs!);
+        if (options.noMaps === false) continue;
+        const plain = await runNode(REQUIRE_SCRIPT, b.dir, envPlain);
+        if (plain.code === 0) noMaps.get(key(b))!.push(Number(plain.stdout.split(' ')[0]));
       }
-      (wall.get(b.name) ?? wall.set(b.name, []).get(b.name)!).push(run.ms);
-      (inChild.get(b.name) ?? inChild.set(b.name, []).get(b.name)!).push(Number(run.stdout));
-      const plain = await runNode(REQUIRE_SCRIPT, b.dir, envPlain);
-      if (plain.code === 0) (inChildNoMaps.get(b.name) ?? inChildNoMaps.set(b.name, []).get(b.name)!).push(Number(plain.stdout));
     }
   }
   const baselineMs = median(baseline);
+  const baselineMinMs = Math.min(...baseline);
   return {
     baselineMs,
-    functions: built.map((b) => ({
-      name: b.name,
-      bytes: b.bytes,
-      gzipBytes: b.gzipBytes,
-      mapBytes: b.mapBytes,
-      coldInitMs: median(wall.get(b.name) ?? []) - baselineMs,
-      requireMs: median(inChild.get(b.name) ?? []),
-      requireNoMapsMs: median(inChildNoMaps.get(b.name) ?? []),
-      largest: b.largest,
-      error: b.error ?? errors.get(b.name) ?? null,
-    })),
+    baselineMinMs,
+    functions: built.map((b) => {
+      const s = samples.get(key(b))!;
+      return {
+        name: b.name,
+        sdk: b.sdk,
+        bytes: b.bytes,
+        gzipBytes: b.gzipBytes,
+        mapBytes: b.mapBytes,
+        coldInitMs: median(s.wallMs) - baselineMs,
+        coldInitMinMs: (s.wallMs.length ? Math.min(...s.wallMs) : Number.NaN) - baselineMinMs,
+        requireMs: median(s.requireMs),
+        requireCpuMs: median(s.cpuMs),
+        requireNoMapsMs: median(noMaps.get(key(b))!),
+        samples: s,
+        largest: b.largest,
+        error: b.error ?? errors.get(key(b)) ?? null,
+      };
+    }),
   };
 }

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startLocalStack, type LocalStack } from '../bin/local/stack';
 import { meterCapacity } from './capacity';
-import { measureLambdas, type LambdaFigures } from './lambdas';
+import { measureLambdas, type SdkPlacement } from './lambdas';
 import { DISPATCHER_CONSUMER, dispatcherConsumer } from '#lambdas/contract/deployment';
 import { MAX_CONNECTIONS_PER_TARGET } from '#lambdas/pipeline/http-sender';
 import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
@@ -36,7 +36,7 @@ import {
 } from './pipeline';
 import { rawPostRate, type RawResult } from './raw';
 import { startReceiverProcess, type ReceiverProcess } from './receiver-process';
-import { round, table } from './stats';
+import { median, round, table } from './stats';
 import { costModel, payloadOwnUnits, receiverLatencyCost, type CostModel, type PhaseCounts } from './cost';
 import { pipelineFunctionSettings, type FunctionSettings } from './deployed';
 import { PRICE_SOURCES, PRICES_AS_OF } from './prices';
@@ -53,6 +53,11 @@ const HELP = `Usage: npm run bench -- [options]
   --latency-events <n>       events in the paced latency run (default 300)
   --latency-rate <n>         events/s of the paced run (default: half the measured pipeline rate)
   --init-runs <n>            cold loads per Lambda bundle, median taken (default 3)
+  --sdk <list>               the bundles' AWS SDK, comma-separated: external (the runtime's copy, as deployed;
+                             default), bundled, split (bundled but for the clients loaded on first use); with
+                             more than one, each function is built every way, timed back to back, and
+                             compared with the first (no no-maps runs)
+  --only <names>             only these lambdas/functions/*.ts, comma-separated
   --payload-bytes <n>        JSON size of every event's payload (default 1024)
   --dispatcher-batch-size <n>  the stage setting dispatcherBatchSize (default 25; 10 or less: no batching window)
   --sweep-payload-bytes <list> payload sizes of the sweep after the main run, comma-separated (default 1024,16384,65536)
@@ -74,6 +79,14 @@ function positiveInt(raw: string | undefined, fallback: number, flag: string): n
   return n;
 }
 
+/** The `--sdk` choice as the placements to measure. */
+function sdkPlacements(raw: string | undefined): SdkPlacement[] {
+  const list = (raw ?? 'external').split(',').map((p) => p.trim());
+  for (const p of list)
+    if (!['external', 'bundled', 'split'].includes(p)) throw new Error(`--sdk takes external, bundled and split, got "${p}"`);
+  return [...new Set(list)] as SdkPlacement[];
+}
+
 function parseCommandLine() {
   const { values } = parseArgs({
     options: {
@@ -83,6 +96,8 @@ function parseCommandLine() {
       'latency-events': { type: 'string' },
       'latency-rate': { type: 'string' },
       'init-runs': { type: 'string' },
+      sdk: { type: 'string' },
+      only: { type: 'string' },
       'payload-bytes': { type: 'string' },
       'dispatcher-batch-size': { type: 'string' },
       'sweep-payload-bytes': { type: 'string' },
@@ -113,6 +128,8 @@ function parseCommandLine() {
     latencyEvents: positiveInt(values['latency-events'], 300, '--latency-events'),
     latencyRate: values['latency-rate'] === undefined ? undefined : positiveInt(values['latency-rate'], 1, '--latency-rate'),
     initRuns: positiveInt(values['init-runs'], 3, '--init-runs'),
+    sdk: sdkPlacements(values.sdk),
+    only: values.only?.split(',').map((n) => n.trim()),
     payloadBytes: positiveInt(values['payload-bytes'], 1024, '--payload-bytes'),
     dispatcherBatchSize: positiveInt(values['dispatcher-batch-size'], DISPATCHER_CONSUMER.batchSize, '--dispatcher-batch-size'),
     sweepPayloadBytes: values['skip-sweep']
@@ -619,26 +636,90 @@ function printSweep(p: PhaseFigures, functions: Record<string, FunctionSettings>
   );
 }
 
-function printLambdas(l: { baselineMs: number; functions: LambdaFigures[] }): void {
-  console.log(`\n== Lambda bundles (esbuild as NodejsFunction does it: cjs, minify, node24, source map, @aws-sdk/* external) ==`);
+type LambdaResults = Awaited<ReturnType<typeof measureLambdas>>;
+
+function printLambdas(l: LambdaResults): void {
+  if (args.sdk.length > 1) {
+    printSdkComparison(l);
+    return;
+  }
+  console.log(
+    `\n== Lambda bundles (esbuild as NodejsFunction does it: cjs, minify, node24, source map, AWS SDK ${args.sdk[0] === 'bundled' ? 'bundled' : 'external'}) ==`,
+  );
   console.log(
     table(
-      ['function', 'min KiB', 'gzip KiB', 'cold init ms', 'require ms', 'no-maps ms', 'largest inputs (KiB in output)'],
+      [
+        'function',
+        'min KiB',
+        'gzip KiB',
+        'cold init ms',
+        'fastest ms',
+        'require ms',
+        'require CPU ms',
+        'no-maps ms',
+        'largest inputs (KiB in output)',
+      ],
       l.functions.map((f) => [
         f.name,
         f1(f.bytes / 1024),
         f1(f.gzipBytes / 1024),
         f.error ? 'error' : f1(f.coldInitMs),
+        f.error ? '' : f1(f.coldInitMinMs),
         f.error ? '' : f1(f.requireMs),
+        f.error ? '' : f1(f.requireCpuMs),
         f.error ? '' : f1(f.requireNoMapsMs),
         f.error ?? f.largest,
       ]),
-      [false, true, true, true, true, true, false],
+      [false, true, true, true, true, true, true, true, false],
     ),
   );
   console.log(
     `cold init = median wall time of a fresh \`node\` that require()s the bundle (NODE_OPTIONS=--enable-source-maps, as deployed) minus a bare \`node -e ''\` (${f1(l.baselineMs)} ms); ` +
-      `require ms = the same require() timed inside the child; no-maps ms = without --enable-source-maps. ${INIT_RUNS} runs each.`,
+      `fastest = the fastest run minus the fastest bare node (${f1(l.baselineMinMs)} ms); require ms and CPU ms = the same require() timed inside the child; no-maps ms = without --enable-source-maps. ${INIT_RUNS} runs each.`,
+  );
+}
+
+/** More than one `--sdk` placement: each function every way, side by side; Δ against the first placement, median of the per-round pairs. */
+function printSdkComparison(l: LambdaResults): void {
+  const base = args.sdk[0]!;
+  console.log(`\n== Lambda bundles by where the AWS SDK comes from (${args.sdk.join(', ')}; Δ against ${base}) ==`);
+  const of = new Map(l.functions.map((f) => [`${f.name} ${f.sdk}`, f]));
+  const pairedDelta = (a: readonly number[], b: readonly number[]) =>
+    median(a.slice(0, Math.min(a.length, b.length)).map((x, i) => b[i]! - x));
+  const rows: (string | number)[][] = [];
+  for (const name of [...new Set(l.functions.map((f) => f.name))]) {
+    const first = of.get(`${name} ${base}`)!;
+    for (const sdk of args.sdk) {
+      const f = of.get(`${name} ${sdk}`)!;
+      if (f.error) {
+        rows.push([name, sdk, f.error, '', '', '', '', '', '']);
+        continue;
+      }
+      const compared = sdk !== base && !first.error;
+      rows.push([
+        name,
+        sdk,
+        f1(f.bytes / 1024),
+        f1(f.mapBytes / 1024),
+        `${f1(f.coldInitMinMs)} / ${f1(f.coldInitMs)}`,
+        compared ? f1(pairedDelta(first.samples.wallMs, f.samples.wallMs)) : '',
+        `${f1(Math.min(...f.samples.cpuMs))} / ${f1(f.requireCpuMs)}`,
+        compared ? f1(pairedDelta(first.samples.cpuMs, f.samples.cpuMs)) : '',
+        f.largest,
+      ]);
+    }
+  }
+  console.log(
+    table(
+      ['function', 'SDK', 'KiB', 'map KiB', 'init min / med ms', 'Δ init', 'require CPU min / med ms', 'Δ CPU', 'largest inputs (KiB)'],
+      rows,
+      [false, false, true, true, true, true, true, true, false],
+    ),
+  );
+  console.log(
+    `init = wall time of a fresh \`node\` that require()s the bundle (and the SDK modules it requires from node_modules, when they are external), minus a bare \`node -e ''\` ` +
+      `(min ${f1(l.baselineMinMs)}, median ${f1(l.baselineMs)} ms); require CPU = user + system time of that require() inside the child. NODE_OPTIONS=--enable-source-maps, as deployed. ` +
+      `Δ = this way − ${base}, the median of the ${INIT_RUNS} rounds' pairs (negative: faster than ${base}).`,
   );
 }
 
@@ -657,7 +738,7 @@ async function main(): Promise<number> {
     loadAverageBefore: loadavg().map((n) => round(n, 2)),
     commit: gitDescribe(),
   };
-  let lambdas: { baselineMs: number; functions: LambdaFigures[] } | undefined;
+  let lambdas: LambdaResults | undefined;
   let pipeline: PipelineFigures | undefined;
   let functionSettings: Record<string, FunctionSettings> | undefined;
   let costs: { throughput: CostModel; sweep: { payloadBytes: number; model: CostModel }[] } | undefined;
@@ -666,7 +747,15 @@ async function main(): Promise<number> {
       const outDir = mkdtempSync(join(tmpdir(), 'webhooks-bench-bundles-'));
       cleanups.push(async () => rmSync(outDir, { recursive: true, force: true }));
       log('bundling every lambdas/functions/*.ts…');
-      lambdas = await measureLambdas({ projectRoot: PROJECT_ROOT, outDir, runs: INIT_RUNS, log });
+      lambdas = await measureLambdas({
+        projectRoot: PROJECT_ROOT,
+        outDir,
+        runs: INIT_RUNS,
+        only: args.only,
+        sdk: args.sdk,
+        noMaps: args.sdk.length === 1,
+        log,
+      });
     }
     if (!args.skipPipeline) pipeline = await runPipeline();
   } finally {
@@ -717,6 +806,7 @@ async function main(): Promise<number> {
           publishConcurrency: PUBLISH_CONCURRENCY,
           latencyEvents: LATENCY_EVENTS,
           initRuns: INIT_RUNS,
+          sdk: args.sdk,
           payloadBytes: args.payloadBytes,
         },
         fairness: pipeline?.fairness ?? null,
