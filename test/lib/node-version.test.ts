@@ -2,7 +2,8 @@
  * The tests run on the Node.js the functions run on. package.json pins the `node` package (a
  * Node.js binary for this platform, fetched by its install script) at an exact version whose
  * major is SERVICE_RUNTIME's; npm puts node_modules/.bin first on PATH, so `npm test` and every
- * other npm script and `npx` command run on that binary, whatever Node runs npm itself.
+ * other npm script and `npx` command run on that binary, whatever Node runs npm itself. The
+ * README names that version.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -29,6 +30,12 @@ describe('the Node.js the tests run on', () => {
     expect(packageJson.allowScripts?.node, 'package.json allowScripts.node').toBe(true);
     const binary = join(PROJECT_ROOT, 'node_modules', '.bin', 'node');
     expect(execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()).toBe(`v${pinned}`);
+  });
+
+  it('is the one the README names', () => {
+    const named = [...readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').matchAll(/Node\.js (\d+\.\d+\.\d+)/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    expect(new Set(named)).toEqual(new Set([pinned]));
   });
 
   it.runIf(underNpmTest)(`runs \`npm test\`${underNpmTest ? '' : ' (checked under npm test only)'}`, () => {
