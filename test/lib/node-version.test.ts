@@ -17,7 +17,7 @@ interface PackageJson {
 }
 
 const packageJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as PackageJson;
-const pinned = packageJson.devDependencies.node;
+const pinned = packageJson.devDependencies.node ?? '';
 const underNpmTest = process.env.npm_lifecycle_event === 'test';
 
 describe('the Node.js the tests run on', () => {
