@@ -23,8 +23,8 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * The Lambda runtime of every function. The newest Node.js runtime CDK knows:
- * cdk-nag AwsSolutions-L1 asks for the latest version of the family, and the
- * code needs nothing newer than Node.js 20 (it is tested on 20 locally).
+ * cdk-nag AwsSolutions-L1 asks for the latest version of the family. The tests run
+ * on the same major: the `node` devDependency pins it, and a test keeps the two equal.
  */
 export const SERVICE_RUNTIME = Runtime.NODEJS_24_X;
 
