@@ -107,6 +107,8 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
   it('refuses a private URL on the URL field, then creates the endpoint', async () => {
     await nav('Endpoints');
     await page.getByRole('button', { name: 'New endpoint' }).waitFor();
+    // The empty state, not the loading one that comes first.
+    await page.getByText('No endpoints yet').waitFor();
     await checkPage('endpoints-empty');
     await page.getByRole('button', { name: 'New endpoint' }).click();
 
