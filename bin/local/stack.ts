@@ -41,6 +41,7 @@ import {
 } from '#lambdas/contract/deployment';
 import { AppError } from '#lambdas/contract/errors';
 import { EVENTBRIDGE_ENTRY_BYTES, putEventsEntryBytes } from '#lambdas/contract/aws-limits';
+import { payloadDepthRefusal } from '#lambdas/contract/input-validation';
 import { MAX_PAYLOAD_BYTES } from '#lambdas/contract/limits';
 import { SCHEDULED_JOBS } from '#lambdas/domain/scheduled-jobs';
 import { InProcessQueue, type BatchConsumer } from './in-process-queue';
@@ -171,7 +172,8 @@ function consoleRoute(dir: string): ExtraRoute {
  * `{id?, workspace, type, payload}`: `id` stands in for the EventBridge event id, so
  * posting an id again is a redelivery of that event (same id, same `time`: nothing new).
  * An event whose PutEvents entry would be over EventBridge's limit is refused (413
- * `PayloadTooLarge`, the tag the publisher gives an oversized payload), as PutEvents would.
+ * `PayloadTooLarge`, the tag the publisher gives an oversized payload), as PutEvents would; one
+ * nested too deep is refused as the publisher refuses it, before its size is measured.
  * The publisher runs before the answer, so a 202 means its messages are kept in the durable
  * queues: a kill after it loses none of the event's deliveries.
  */
@@ -229,6 +231,9 @@ function localEventsRoute(): ExtraRoute {
       const id = typeof event.id === 'string' ? event.id : null;
       const workspace = typeof event.workspace === 'string' ? event.workspace : '';
       const type = typeof event.type === 'string' ? event.type : '';
+      // Before the entry's size: measuring it stringifies the payload, recursively.
+      const tooDeep = payloadDepthRefusal(event.payload);
+      if (tooDeep) throw tooDeep;
       // The entry `npm run admin -- publish --bus` would put: EventBridge refuses it over its limit.
       const entryBytes = putEventsEntryBytes({
         source: EVENT_SOURCE,

@@ -8,6 +8,8 @@
  * generated inputs. Only the schema kinds the contract's inputs use are supported; the generator
  * refuses any other.
  */
+import { AppError } from './errors';
+import { MAX_PAYLOAD_DEPTH } from './limits';
 
 /** A transform or refinement: a named export of a zod-free contract module, so generated code can import it. */
 type RuleFn = (value: never, ...rest: never[]) => unknown;
@@ -364,4 +366,32 @@ export function validateInput(schema: InputNode, value: unknown): InputResult {
   return p.issues.length
     ? { success: false, issues: p.issues.map((i) => ({ path: i.path, message: i.message })) }
     : { success: true, data: p.value };
+}
+
+/**
+ * Whether `value` (parsed JSON) nests arrays and objects deeper than `max` levels (one that is an
+ * array or object is level 1). Iterative, so no nesting overflows the stack; it stops at the
+ * first node too deep.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const isNode = (v: unknown): v is object => v !== null && typeof v === 'object';
+  if (!isNode(value)) return false;
+  const stack: [node: object, level: number][] = [[value, 1]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [node, level] = next;
+    if (level > max) return true;
+    // Own enumerable values: a `__proto__` key that JSON.parse made an own property counts like any other.
+    for (const child of Array.isArray(node) ? (node as unknown[]) : Object.values(node)) if (isNode(child)) stack.push([child, level + 1]);
+  }
+  return false;
+}
+
+/**
+ * The refusal of an event payload nested deeper than {@link MAX_PAYLOAD_DEPTH} (docs/behaviour.md#limits),
+ * worded once for the publisher and `POST /local/events`; null when the payload is within it.
+ */
+export function payloadDepthRefusal(payload: unknown): AppError | null {
+  if (!nestsDeeperThan(payload, MAX_PAYLOAD_DEPTH)) return null;
+  const message = `nests arrays and objects more than ${MAX_PAYLOAD_DEPTH} levels deep; at most ${MAX_PAYLOAD_DEPTH} levels are accepted`;
+  return new AppError('ValidationError', `The payload ${message}`, { issues: [{ path: 'payload', message }] });
 }

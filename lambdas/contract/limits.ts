@@ -44,6 +44,14 @@ export const MAX_PAYLOAD_BYTES =
   EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS -
   DETAIL_ENVELOPE_BYTES;
 
+/**
+ * Deepest nesting of an event payload accepted (docs/behaviour.md#limits): arrays and objects
+ * within one another, a payload that is one counting as level 1. Kept well under the recursion
+ * limits of receivers' JSON parsers (serde_json's is 128; the request body adds a level), and
+ * checked before anything is written, so an event is either stored and delivered whole or refused.
+ */
+export const MAX_PAYLOAD_DEPTH = 64;
+
 /** Consecutive failed attempts that disable an endpoint (docs/behaviour.md#failure-streak-and-auto-disable). */
 export const DISABLE_THRESHOLD = 20;
 

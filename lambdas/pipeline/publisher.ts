@@ -5,11 +5,13 @@
  * enqueues one message per pending row. Row ids derive from the event's id, so
  * EventBridge's at-least-once invocations never deliver one event twice under
  * two ids. A row whose message was never sent is re-sent by the event's next
- * invocation or found by the stuck-pending repair; an invalid or oversized event writes nothing.
+ * invocation or found by the stuck-pending repair; an invalid, oversized or too deeply nested event
+ * writes nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { TIME_MAX } from 'ulid';
 import { AppError, isAppError } from '../contract/errors';
+import { payloadDepthRefusal } from '../contract/input-validation';
 import { MAX_PAYLOAD_BYTES } from '../contract/limits';
 import type { MetricsRecorder } from '../contract/metrics';
 import type { EventCatalogue } from '../domain/event-catalogue';
@@ -70,6 +72,9 @@ function eventTime(event: DomainEvent, now: Date): Date {
  * stuck-pending repair's index (the happy path writes nothing there).
  */
 export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promise<PublishResult> {
+  // First: the validators and the size's JSON.stringify walk the payload recursively.
+  const tooDeep = payloadDepthRefusal(event.payload);
+  if (tooDeep) throw tooDeep;
   const problems = deps.eventTypes.validate(event.type, event.payload);
   if (problems === null) throw new AppError('UnknownEventType', `Unknown event type: ${event.type}`);
   if (problems.length > 0) {

@@ -12,6 +12,7 @@
  * write (`firstAttempt`), so it costs one write; one that moves the streak is stored first like
  * any other, so a contended endpoint update never loses its evidence.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RESUME_AFTER, type Page } from '../contract/pagination';
@@ -34,6 +35,7 @@ import {
   IF_EXISTS,
   ifAbsentOr,
   type Item,
+  ItemShapeError,
   num,
   oneOf,
   optMap,
@@ -62,6 +64,59 @@ export function toDeliveryWire(r: DeliveryRecord): Delivery {
   };
 }
 
+/**
+ * The summary's attributes holding the payload as the JSON text it was published as, never as a
+ * DynamoDB map: any JSON value then stores as it came (keys such as `__proto__` or `constructor`,
+ * any depth, numbers beyond DynamoDB's range, lone surrogates) and reads back as the same value,
+ * and the item's size is bounded by the payload limit. One of the two: the text itself, or (when
+ * that is smaller, as for most payloads of a kilobyte or more) the text deflated, which keeps a
+ * summary's write units at or below what the map form cost (test/store/item-mappers.test.ts).
+ */
+const PAYLOAD_TEXT = { plain: 'payloadJson', deflated: 'payloadJsonDeflated' } as const;
+
+/** Texts shorter than this are stored plain: deflating them saves next to nothing. */
+const DEFLATE_FROM_BYTES = 256;
+
+/**
+ * The payload's attribute, computed once per payload object: the publisher's rows of one event
+ * share one payload, and a large payload would otherwise be serialised and deflated per endpoint.
+ */
+const encodedPayloads = new WeakMap<object, Record<string, string | Uint8Array>>();
+
+/** The payload attribute of a summary (absent for an absent payload). */
+function payloadAttribute(payload: unknown): Record<string, string | Uint8Array> {
+  if (payload === undefined) return {};
+  const cached = typeof payload === 'object' && payload !== null ? encodedPayloads.get(payload) : undefined;
+  if (cached) return cached;
+  const text = JSON.stringify(payload);
+  const deflated = Buffer.byteLength(text) >= DEFLATE_FROM_BYTES ? deflateRawSync(text) : null;
+  const attribute =
+    deflated && deflated.length < Buffer.byteLength(text)
+      ? { [PAYLOAD_TEXT.deflated]: new Uint8Array(deflated) }
+      : { [PAYLOAD_TEXT.plain]: text };
+  if (typeof payload === 'object' && payload !== null) encodedPayloads.set(payload, attribute);
+  return attribute;
+}
+
+/**
+ * The payload of a summary item: its JSON text, parsed (JSON.parse makes a `__proto__` key an own
+ * property, as it was published). Summaries written by earlier versions hold the payload as a
+ * DynamoDB value under `payload` instead, and a developer's `.local/` data may still have some:
+ * they read as stored. Only the text forms are written ({@link summaryItem}).
+ */
+function payloadOf(item: Item): unknown {
+  if (PAYLOAD_TEXT.plain in item) return JSON.parse(str(item, PAYLOAD_TEXT.plain));
+  if (PAYLOAD_TEXT.deflated in item) {
+    const deflated = item[PAYLOAD_TEXT.deflated];
+    if (!(deflated instanceof Uint8Array))
+      throw new ItemShapeError(
+        `item ${String(item[TABLE.partitionKey])} / ${String(item[TABLE.sortKey])}: ${PAYLOAD_TEXT.deflated} is not binary`,
+      );
+    return JSON.parse(inflateRawSync(deflated).toString('utf8'));
+  }
+  return item.payload;
+}
+
 /** A stored summary item (with its state laid over it) as a record, each attribute checked. */
 export function fromItem(item: Item): DeliveryRecord {
   return {
@@ -73,7 +128,7 @@ export function fromItem(item: Item): DeliveryRecord {
     evidenceCount: num(item, 'evidenceCount', 0),
     nextAttemptAt: optStr(item, 'nextAttemptAt'),
     eventType: str(item, 'eventType'),
-    payload: item.payload,
+    payload: payloadOf(item),
     replayedFrom: optStr(item, 'replayedFrom'),
     lastResponseStatus: optNum(item, 'lastResponseStatus'),
     lastError: optStr(item, 'lastError'),
@@ -103,10 +158,13 @@ function mergeStateItem(summary: Record<string, unknown>, state: Record<string, 
  * type), so the item is written once and never again: status updates go to the state item.
  */
 export function summaryItem(record: DeliveryRecord): Record<string, unknown> {
+  const { payload, ...fields } = record;
   return {
     ...keys.delivery(record.deliveryId),
     type: 'delivery',
-    ...record,
+    ...fields,
+    // An absent payload stays absent, and reads back absent.
+    ...payloadAttribute(payload),
     [TABLE.gsi2.partitionKey]: keys.endpointDeliveriesPk(record.endpointId, keys.endpointDeliveryShard(record.deliveryId)),
     [TABLE.gsi2.sortKey]: record.deliveryId,
     // Retention by TTL (docs/behaviour.md#retention-and-scheduled-jobs); its state and attempts carry the same.
