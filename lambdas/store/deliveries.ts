@@ -90,7 +90,7 @@ function payloadAttribute(payload: unknown): Record<string, string | Uint8Array>
   if (cached) return cached;
   const text = JSON.stringify(payload);
   const deflated = Buffer.byteLength(text) >= DEFLATE_FROM_BYTES ? deflateRawSync(text) : null;
-  const attribute =
+  const attribute: Record<string, string | Uint8Array> =
     deflated && deflated.length < Buffer.byteLength(text)
       ? { [PAYLOAD_TEXT.deflated]: new Uint8Array(deflated) }
       : { [PAYLOAD_TEXT.plain]: text };

@@ -180,10 +180,10 @@ describe('delivery summaries', () => {
     expect((await getDelivery(table, plain.deliveryId))!.payload).toEqual(small);
     expect(JSON.stringify((await getDelivery(table, deflated.deliveryId))!.payload)).toBe(JSON.stringify(large));
 
-    const { payloadJson: _text, ...mapForm } = summaryItem(record(small));
-    const legacy = { ...mapForm, payload: small };
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: legacy }));
-    const read = await getDelivery(table, String(legacy.deliveryId));
+    const old = record(small);
+    const { payloadJson: _text, ...mapForm } = summaryItem(old);
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...mapForm, payload: small } }));
+    const read = await getDelivery(table, old.deliveryId);
     expect(read!.payload).toEqual(small);
     expect(toDeliveryWire(read!).payload).toEqual(small);
     const listed = await listDeliveriesOfEndpoint(table, 'whe_payloads', 10);
@@ -191,15 +191,18 @@ describe('delivery summaries', () => {
       new Map([
         [plain.deliveryId, small],
         [deflated.deliveryId, large],
-        [legacy.deliveryId, small],
+        [old.deliveryId, small],
       ]),
     );
   });
 
-  it('refuse a summary whose payload text is not a string', async () => {
-    const item = { ...summaryItem(record({ a: 1 })), payloadJson: 7 };
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item }));
-    await expect(getDelivery(table, String(item.deliveryId))).rejects.toThrow(/payloadJson is not a string/);
+  it('refuse a summary whose payload text is not a string, or whose deflated text is not binary', async () => {
+    const bad = record({ a: 1 });
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...summaryItem(bad), payloadJson: 7 } }));
+    await expect(getDelivery(table, bad.deliveryId)).rejects.toThrow(/payloadJson is not a string/);
+    const { payloadJson: _text, ...rest } = summaryItem(bad);
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...rest, payloadJsonDeflated: 'x' } }));
+    await expect(getDelivery(table, bad.deliveryId)).rejects.toThrow(/payloadJsonDeflated is not binary/);
   });
 
   it('cost no more write units as text than as a map, for typical payloads', () => {
