@@ -373,7 +373,7 @@ export function validateInput(schema: InputNode, value: unknown): InputResult {
  * array or object is level 1). Iterative, so no nesting overflows the stack; it stops at the
  * first node too deep.
  */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
+function nestsDeeperThan(value: unknown, max: number): boolean {
   const isNode = (v: unknown): v is object => v !== null && typeof v === 'object';
   if (!isNode(value)) return false;
   const stack: [node: object, level: number][] = [[value, 1]];

@@ -102,6 +102,10 @@ const deepJson = fc
     wrappers.slice(0, levels).reduce<string>((text, k) => (k === null ? `[${text}]` : `{${JSON.stringify(k)}:${text}}`), inner),
   );
 
+/** `levels` objects inside one another under `__proto__` and `constructor` keys, around a number. */
+const nestedText = (levels: number) =>
+  Array.from({ length: levels }, (_, i) => (i % 2 ? 'constructor' : '__proto__')).reduce((text, k) => `{"${k}":${text}}`, '1');
+
 /** How deeply a parsed JSON value nests arrays and objects (the oracle: plainly recursive, fine at these depths). */
 function depthOf(v: unknown): number {
   if (v === null || typeof v !== 'object') return 0;
@@ -182,7 +186,14 @@ describe('payload fuzz', () => {
             if (SPECIAL_KEYS.some((k) => k !== '' && expectedText.includes(`${JSON.stringify(k)}:`))) stats.specialKeys++;
           },
         ),
-        { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: TIME_MS, markInterruptAsFailure: REQUIRE_ALL },
+        {
+          seed: SEED,
+          numRuns: RUNS,
+          interruptAfterTimeLimit: TIME_MS,
+          markInterruptAsFailure: REQUIRE_ALL,
+          // First, whatever the time bound leaves: one payload at the limit, one past it.
+          examples: [[nestedText(MAX_PAYLOAD_DEPTH)], [nestedText(MAX_PAYLOAD_DEPTH + 1)]],
+        },
       );
       console.log(
         `payload fuzz: seed ${SEED}, ${n} events: ${stats.accepted} accepted and delivered (${stats.specialKeys} with special keys, ${stats.kilobyte} of 1 KB or more, ` +
