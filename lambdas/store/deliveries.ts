@@ -69,8 +69,8 @@ export function toDeliveryWire(r: DeliveryRecord): Delivery {
  * DynamoDB map: any JSON value then stores as it came (keys such as `__proto__` or `constructor`,
  * any depth, numbers beyond DynamoDB's range, lone surrogates) and reads back as the same value,
  * and the item's size is bounded by the payload limit. One of the two: the text itself, or (when
- * that is smaller, as for most payloads of a kilobyte or more) the text deflated, which keeps a
- * summary's write units at or below what the map form cost (test/store/item-mappers.test.ts).
+ * that is smaller, as for most payloads of a kilobyte or more) the text deflated: JSON's quotes
+ * and punctuation make the plain text larger than a map, the deflated text much smaller.
  */
 const PAYLOAD_TEXT = { plain: 'payloadJson', deflated: 'payloadJsonDeflated' } as const;
 
