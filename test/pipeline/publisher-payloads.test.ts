@@ -130,13 +130,15 @@ describe('the publisher stores any JSON payload as sent', () => {
 describe('on the bus (the publisher function’s entry)', () => {
   function report() {
     const warnings: { message: string; attributes: Record<string, unknown> }[] = [];
+    const counted: { key: string; value: number; dimensions: Record<string, string> }[] = [];
     return {
       warnings,
+      counted,
       log: {
         debug: () => undefined,
         warn: (message: string, attributes: Record<string, unknown>) => warnings.push({ message, attributes }),
       },
-      metrics: { add: () => undefined },
+      metrics: { add: (key: string, value: number, dimensions: Record<string, string>) => void counted.push({ key, value, dimensions }) },
     };
   }
 
@@ -162,6 +164,9 @@ describe('on the bus (the publisher function’s entry)', () => {
         message: 'Refused an event',
         attributes: expect.objectContaining({ tag: 'ValidationError', detail: expect.stringContaining(String(MAX_PAYLOAD_DEPTH)) }),
       },
+    ]);
+    expect(r.counted.filter((c) => c.key === 'eventsRefused')).toEqual([
+      { key: 'eventsRefused', value: 1, dimensions: { outcome: 'ValidationError' } },
     ]);
     expect(await deliveryCount(endpoint.endpointId)).toBe(0);
   });
