@@ -21,8 +21,8 @@ import { FAULT_SEND_LIMITS, startHarness } from './harness';
 
 /** How long a batch may take before the case is reported wedged: well past the deadline and the records' writes. */
 const WEDGED_AFTER_MS = FAULT_SEND_LIMITS.deadlineMs * 4;
-/** What the recorded duration may exceed the deadline by (timer and event-loop latency). */
-const DEADLINE_SLACK_MS = 250;
+/** What the recorded duration may exceed the deadline by: timer and event-loop latency on a loaded machine. */
+const DEADLINE_SLACK_MS = 500;
 
 /** What a hostile receiver does once the POST has arrived; `every` runs a step until the socket closes. */
 type Script = (socket: Socket, every: (ms: number, step: () => void) => void) => void;
