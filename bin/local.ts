@@ -81,8 +81,8 @@ Ctrl-C stops the API and DynamoDB Local (within a few seconds, deliveries in fli
   stopOnSignals(
     (signal) => console.log(`\n${signal}: stopping… (again to stop at once)`),
     () => stack.stop(),
-    // A stop cut short still takes DynamoDB Local with it.
-    { force: () => endProcess(stack.dynamoDbPid) },
+    // A stop cut short still takes the DynamoDB Local it started with it.
+    { force: () => (stack.dynamoDbPid === null ? undefined : endProcess(stack.dynamoDbPid)) },
   );
 }
 
