@@ -7,7 +7,7 @@
  */
 
 /** How long a clean stop may take before the process stops without it. */
-export const STOP_GRACE_MS = 3_000;
+const STOP_GRACE_MS = 3_000;
 
 /** How long a forced stop waits for the processes it ends (e.g. DynamoDB Local) before it exits regardless. */
 const FORCE_MS = 2_000;
