@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { DISPATCHER_CONSUMER, DISPATCHER_SETTING_BOUNDS, ENV } from '#lambdas/contract/deployment';
 import { startLocalStack } from './local/stack';
-import { stopOnSignals } from './local/stop-on-signals';
+import { endProcess, stopOnSignals } from './local/stop-on-signals';
 
 const HELP = `Usage: npm start -- [options]
   --port <n>          API port (default 3000)
@@ -76,11 +76,13 @@ Webhook delivery service: local stack ready
   The deployed stack never allows that. Try the demo receiver: npm run receiver
 
   Try:  curl -H "Authorization: Bearer ${stack.token}" ${stack.apiUrl}/workspaces/${stack.workspace}/overview
-Ctrl-C stops the API and DynamoDB Local.`);
+Ctrl-C stops the API and DynamoDB Local (within a few seconds, deliveries in flight or not).`);
 
   stopOnSignals(
-    (signal) => console.log(`\n${signal}: stopping…`),
+    (signal) => console.log(`\n${signal}: stopping… (again to stop at once)`),
     () => stack.stop(),
+    // A stop cut short still takes the DynamoDB Local it started with it.
+    { force: () => (stack.dynamoDbPid === null ? undefined : endProcess(stack.dynamoDbPid)) },
   );
 }
 

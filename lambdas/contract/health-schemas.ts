@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { HEALTH_WINDOW_NAMES, LATENCY_BUCKET_BOUNDS_MS } from './health';
-import { EndpointIdSchema } from './schemas';
+import { EndpointIdSchema, INVALID_STATUS, PROTOCOL_UPGRADE } from './schemas';
 
 const timestamp = z.string().meta({ format: 'date-time' });
 
@@ -35,7 +35,8 @@ export const EndpointHealthSchema = z
     delivered: count.meta({ description: 'Attempts answered 2xx.' }),
     failed: count.meta({ description: 'Failed attempts, retryable and permanent alike.' }),
     failedPermanent: count.meta({
-      description: 'Of `failed`, those that failed permanently (3xx, 4xx other than 408 and 429, a URL refused at dispatch).',
+      description:
+        'Of `failed`, those that failed permanently (3xx, 4xx other than 408 and 429, a protocol upgrade, a status outside 100–599, a URL refused at dispatch).',
     }),
     deadLettered: count.meta({ description: 'Deliveries marked `dead_lettered` (retries exhausted).' }),
     successRate: z
@@ -48,8 +49,7 @@ export const EndpointHealthSchema = z
       description: `Attempt duration percentiles from a fixed-bucket histogram: the upper bound (ms) of the bucket holding the rank (the last bound for anything slower); null with no attempt. Bounds: ${LATENCY_BUCKET_BOUNDS_MS.join(', ')}.`,
     }),
     byResponseStatus: z.record(z.string(), count).meta({
-      description:
-        'Attempts by HTTP status code (as a string), plus `timeout` and `network_error` (every other failure without a response, a refused URL included). Sums to `attempts`.',
+      description: `Attempts by HTTP status code (as a string), plus \`${PROTOCOL_UPGRADE}\` (a 101 or any upgrade), \`${INVALID_STATUS}\` (a status outside 100–599), \`timeout\` and \`network_error\` (every other failure without a response, a refused URL included). Sums to \`attempts\`.`,
     }),
     series: z.array(z.object({ start: timestamp, delivered: count, failed: count })).meta({
       description: 'One bucket per hour (`24h`) or per UTC day (`7d`), oldest first, every bucket present: delivered and failed attempts.',

@@ -479,7 +479,7 @@ export const OPERATIONS = [
     path: '/workspaces/{slug}/webhooks/{endpointId}/health',
     summary: 'Get endpoint health',
     description:
-      "The endpoint's delivery health over `window` (`24h`, the default: hourly buckets; `7d`: daily buckets, UTC): HTTP attempts, delivered, failed (of which permanent) and dead-lettered counts, the success rate, p50/p95 attempt duration, attempts by response status (`timeout` and `network_error` for failures without a response), and a delivered/failed series. Read from counters the dispatcher and the dead-letter consumer add to after each batch, never by scanning deliveries: a duplicate or late receive never counts twice (only recorded observations count), a held or `endpoint_disabled` delivery is no attempt, and a crash (or a failed counter write) may drop at most the counts of the batch it interrupted.",
+      "The endpoint's delivery health over `window` (`24h`, the default: hourly buckets; `7d`: daily buckets, UTC): HTTP attempts, delivered, failed (of which permanent) and dead-lettered counts, the success rate, p50/p95 attempt duration, attempts by response status (`protocol_upgrade` for a 101 or any upgrade, `invalid_status` for a status outside 100–599, `timeout` and `network_error` for failures without a response), and a delivered/failed series. Read from counters the dispatcher and the dead-letter consumer add to after each batch, never by scanning deliveries: a duplicate or late receive never counts twice (only recorded observations count), a held or `endpoint_disabled` delivery is no attempt, and a crash (or a failed counter write) may drop at most the counts of the batch it interrupted.",
     tag: 'Webhooks',
     params: SlugEndpoint,
     query: HealthQuerySchema,

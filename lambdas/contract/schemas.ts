@@ -192,6 +192,15 @@ export const DeliverySchema = z
   });
 export type Delivery = z.infer<typeof DeliverySchema>;
 
+/**
+ * The failure reason of a receiver that answered `101 Switching Protocols` or any other upgrade
+ * (docs/behaviour.md#outcome-classification): `failed_permanent`, the connection is closed.
+ */
+export const PROTOCOL_UPGRADE = 'protocol_upgrade';
+
+/** The failure reason of a response status outside 100–599 (docs/behaviour.md#outcome-classification): `failed_permanent`. */
+export const INVALID_STATUS = 'invalid_status';
+
 /** Immutable evidence of one attempt. */
 export const AttemptSchema = z
   .object({
@@ -199,9 +208,18 @@ export const AttemptSchema = z
     outcome: z.enum(['delivered', 'failed', 'failed_permanent', 'dead_lettered']),
     timestamp,
     durationMs: z.number().int().nullable(),
-    failureReason: z.string().nullable(),
+    failureReason: z
+      .string()
+      .nullable()
+      .meta({
+        description: `Why the attempt failed (null when delivered): \`http_<status>\`, \`redirect_not_followed_<status>\`, \`${PROTOCOL_UPGRADE}\` (a 101 or any upgrade), \`${INVALID_STATUS}\` (a status outside 100–599), \`timeout\`, \`connection_refused\`, \`connection_reset\`, \`tls_error: <code>\`, \`dns_failure\`, \`network_error[: <code>]\`, \`invalid_url: <detail>\`, \`destination_not_public\`, \`service_error: <cause>\`; for bookkeeping \`endpoint_disabled\`, \`retries_exhausted\`, \`queue_receives_exhausted\`.`,
+      }),
     requestHeaders: z.record(z.string(), z.string()),
-    responseStatus: z.number().int().nullable(),
+    responseStatus: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The status the receiver answered (as sent, even outside 100–599); null without a response.' }),
     responseBody: z.string().nullable(),
   })
   .meta({

@@ -1,12 +1,12 @@
 /**
  * The rule of endpoint health (docs/behaviour.md#endpoint-health), pure: which recorded
  * observations count and how, the hour a batch's counts land in, the latency histogram and its
- * percentiles, the `timeout` / `network_error` classification, the windows and their buckets,
+ * percentiles, the `timeout` / `network_error` / protocol-failure keys, the windows and their buckets,
  * and the counters' lifetime. The dispatcher and the dead-letter consumer feed it one batch at
  * a time; the store adds its increments; the health operation reads the hours back through it.
  */
 import { LATENCY_BUCKET_BOUNDS_MS, type EndpointHealth, type HealthWindow } from '../contract/health';
-import type { EndpointHealthSummary } from '../contract/schemas';
+import { INVALID_STATUS, PROTOCOL_UPGRADE, type EndpointHealthSummary } from '../contract/schemas';
 
 /** One observation that recordObservation stored, as health sees it. */
 export interface HealthObservation {
@@ -35,7 +35,7 @@ export interface ScalarCounts {
 
 /** What one (endpoint, hour) counter holds. */
 export interface EndpointCounts extends ScalarCounts {
-  /** Attempts by response key: a status code as a string, `timeout` or `network_error`. */
+  /** Attempts by response key: a status code as a string, `protocol_upgrade`, `invalid_status`, `timeout` or `network_error`. */
   byResponseStatus: Record<string, number>;
   /** Attempts per histogram bucket, by bucket index (see {@link latencyBucket}); absent = 0. */
   latency: Record<number, number>;
@@ -58,8 +58,13 @@ function hourStart(hour: string): Date {
   return new Date(`${hour}:00:00.000Z`);
 }
 
-/** The `byResponseStatus` key of an HTTP attempt. */
+/**
+ * The `byResponseStatus` key of an HTTP attempt: its status, or for a receiver that broke the
+ * protocol (a protocol switch, a status outside 100–599) that failure reason, so nonsense statuses
+ * never mint keys of their own.
+ */
 export function responseKey(obs: Pick<HealthObservation, 'responseStatus' | 'failureReason'>): string {
+  if (obs.failureReason === PROTOCOL_UPGRADE || obs.failureReason === INVALID_STATUS) return obs.failureReason;
   if (obs.responseStatus !== null) return String(obs.responseStatus);
   return obs.failureReason === 'timeout' ? TIMEOUT_KEY : NETWORK_ERROR_KEY;
 }

@@ -6,7 +6,7 @@
  * look, and how many times the queue hands a message over. Pure: the store
  * writes the conditions, the dispatcher does the I/O.
  */
-import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
+import { INVALID_STATUS, PROTOCOL_UPGRADE, type Attempt, type Delivery, type DeliveryStatus } from '../contract/schemas';
 import { MAX_RETRIES } from './backoff';
 import { newId } from './ids';
 import { DISABLE_THRESHOLD } from '../contract/limits';
@@ -43,8 +43,12 @@ export const STREAK_CHANGES = ['none', 'reset', 'increment'] as const;
 /** How an observation moves the endpoint's consecutive-failure streak. */
 export type StreakChange = (typeof STREAK_CHANGES)[number];
 
-/** What one POST observed, as far as classification is concerned. */
-export type HttpOutcome = { readonly kind: 'response'; readonly status: number } | { readonly kind: 'error'; readonly reason: string };
+/**
+ * What one POST observed, as far as classification is concerned: a response (its status as the
+ * receiver sent it, and whether it switched protocols), or an error without one.
+ */
+export type HttpOutcome =
+  { readonly kind: 'response'; readonly status: number; readonly upgrade?: boolean } | { readonly kind: 'error'; readonly reason: string };
 
 /** An attempt's classification: the status it leads to, its streak change and its failure reason. */
 export interface Classified {
@@ -78,14 +82,22 @@ export function isServiceFault(reason: string | null): boolean {
  */
 export const DESTINATION_NOT_PUBLIC = 'destination_not_public';
 
+/** A status in the range HTTP defines (100–599); anything else is the receiver's protocol error. */
+export function isHttpStatus(status: number): boolean {
+  return Number.isInteger(status) && status >= 100 && status <= 599;
+}
+
 /**
- * 2xx delivered; 5xx, 408, 429, network error and timeout retried; any other status (3xx included)
- * permanent. Every failure moves the streak except a service fault (retried, streak unchanged).
+ * 2xx delivered; 5xx (500–599), 408, 429, network error and timeout retried; a protocol switch
+ * (`protocol_upgrade`), a status outside 100–599 (`invalid_status`) and any other status (3xx
+ * included) permanent. Every failure moves the streak except a service fault (retried, streak unchanged).
  */
 export function classify(outcome: HttpOutcome): Classified {
   if (outcome.kind === 'error')
     return { status: 'failed', streak: isServiceFault(outcome.reason) ? 'none' : 'increment', reason: outcome.reason };
   const s = outcome.status;
+  if (outcome.upgrade || s === 101) return { status: 'failed_permanent', streak: 'increment', reason: PROTOCOL_UPGRADE };
+  if (!isHttpStatus(s)) return { status: 'failed_permanent', streak: 'increment', reason: INVALID_STATUS };
   if (s >= 200 && s < 300) return { status: 'delivered', streak: 'reset', reason: null };
   if (s >= 500 || s === 408 || s === 429) return { status: 'failed', streak: 'increment', reason: `http_${s}` };
   return { status: 'failed_permanent', streak: 'increment', reason: s >= 300 && s < 400 ? `redirect_not_followed_${s}` : `http_${s}` };

@@ -19,7 +19,7 @@ import type { LookupFunction, NetConnectOpts, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
 import { SEND_LIMITS } from '../contract/limits';
-import { serviceFaultReason } from '../domain/delivery-lifecycle';
+import { isHttpStatus, serviceFaultReason } from '../domain/delivery-lifecycle';
 
 /** Limits of one attempt. */
 export interface SendLimits {
@@ -34,9 +34,13 @@ export interface PinnedAddress {
   readonly family: 4 | 6;
 }
 
-/** What one POST observed. */
+/**
+ * What one POST observed: a response (its status as the receiver sent it, even outside 100–599;
+ * `upgrade` when it switched protocols), or an error without one.
+ */
 export type SendResult =
-  { kind: 'response'; status: number; body: string | null; durationMs: number } | { kind: 'error'; reason: string; durationMs: number };
+  | { kind: 'response'; status: number; body: string | null; durationMs: number; upgrade?: true }
+  | { kind: 'error'; reason: string; durationMs: number };
 
 /** One POST to send. */
 export interface SendInput {
@@ -245,6 +249,25 @@ function pinnedAgent<A extends typeof HttpAgent>(Base: A, pool: Pool, keepAliveM
   }) as InstanceType<A>;
 }
 
+/**
+ * The decoded text of `bytes` cut to whole characters of at most `cap` bytes as stored (UTF-8):
+ * an invalid byte decodes to U+FFFD, three bytes stored, so cutting the raw bytes alone would let
+ * 2 KiB of invalid input store as 6 KiB (docs/behaviour.md#deadlines-and-body-read).
+ */
+function utf8Prefix(bytes: Buffer, cap: number): string {
+  const text = bytes.subarray(0, cap).toString('utf8');
+  if (Buffer.byteLength(text, 'utf8') <= cap) return text;
+  let size = 0;
+  let end = 0;
+  for (const char of text) {
+    const n = Buffer.byteLength(char, 'utf8');
+    if (size + n > cap) break;
+    size += n;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
+
 /** Reads at most `cap` bytes of a body within `ms`; null when unreadable or timed out. */
 async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown }, cap: number, ms: number): Promise<string | null> {
   const chunks: Buffer[] = [];
@@ -264,7 +287,7 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
   try {
     const outcome = await Promise.race([read, deadline]);
     if (outcome === 'timeout') return null;
-    return Buffer.concat(chunks).subarray(0, cap).toString('utf8');
+    return utf8Prefix(Buffer.concat(chunks), cap);
   } catch {
     return null;
   } finally {
@@ -276,16 +299,37 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
   }
 }
 
-/** Sends the POST; resolves at the response's headers. */
-function post(options: PinnedRequestOptions, https: boolean, body: string): { req: ClientRequest; response: Promise<IncomingMessage> } {
+/** What a POST got back: a response's headers, or a protocol switch (its socket handed over by Node). */
+type Answer =
+  | { readonly kind: 'response'; readonly res: IncomingMessage }
+  | { readonly kind: 'upgrade'; readonly res: IncomingMessage; readonly socket: Duplex };
+
+/**
+ * Sends the POST; resolves at the response's headers or at an upgrade. Without an `upgrade`
+ * listener Node would destroy the socket of a `101` and emit nothing at all, neither a response
+ * nor an error.
+ */
+function post(options: PinnedRequestOptions, https: boolean, body: string): { req: ClientRequest; answer: Promise<Answer> } {
   let req!: ClientRequest;
-  const response = new Promise<IncomingMessage>((resolve, reject) => {
-    req = (https ? httpsRequest : httpRequest)(options, resolve);
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req = (https ? httpsRequest : httpRequest)(options, (res) => resolve({ kind: 'response', res }));
+    req.on('upgrade', (res: IncomingMessage, socket: Duplex) => resolve({ kind: 'upgrade', res, socket }));
     // Stays attached: a late error (after the response) must never go unhandled.
     req.on('error', reject);
     req.end(body);
   });
-  return { req, response };
+  return { req, answer };
+}
+
+/**
+ * The status of a status line Node's parser refused (`HTTP/1.1 0`, `HTTP/1.1 99`, `HTTP/1.1 1000`:
+ * not three digits), read from the bytes the parse error carries; null for any other error.
+ */
+function refusedStatus(error: unknown): number | null {
+  const e = error as { code?: string; rawPacket?: unknown };
+  if (e?.code !== 'HPE_INVALID_STATUS' || !Buffer.isBuffer(e.rawPacket)) return null;
+  const digits = /^HTTP\/\d(?:\.\d)? +(\d{1,6})[ \r\n]/.exec(e.rawPacket.subarray(0, 64).toString('latin1'))?.[1];
+  return digits === undefined ? null : Number(digits);
 }
 
 /**
@@ -330,7 +374,7 @@ export function createHttpSender(limits: SendLimits = SEND_LIMITS, options: Send
     // What name resolution left of the attempt's deadline; it covers connect, headers and body.
     const deadlineMs = Math.max(1, limits.deadlineMs - spentMs);
     const secure = url.protocol === 'https:';
-    const { req, response } = post(
+    const { req, answer } = post(
       {
         method: 'POST',
         // Without an IPv6 literal's brackets; TLS sends and verifies this name (never for an IP literal).
@@ -345,19 +389,46 @@ export function createHttpSender(limits: SendLimits = SEND_LIMITS, options: Send
       secure,
       body,
     );
-    const timer = setTimeout(
-      () => req.destroy(Object.assign(new Error(`no complete response within ${deadlineMs} ms`), { name: 'TimeoutError' })),
-      deadlineMs,
-    );
-    try {
-      const res = await response;
-      const prefix = await readPrefix(res, limits.bodyCapBytes, limits.bodyReadMs);
-      return { kind: 'response', status: res.statusCode ?? 0, body: prefix, durationMs: elapsed() };
-    } catch (error) {
-      return { kind: 'error', reason: failureReason(error), durationMs: elapsed() };
-    } finally {
-      clearTimeout(timer);
-    }
+    // The status, once the response's headers came: a deadline during the body read keeps it.
+    let status: number | null = null;
+    const exchange = (async (): Promise<SendResult> => {
+      try {
+        const got = await answer;
+        if (got.kind === 'upgrade') {
+          // The connection now speaks another protocol: it is closed, never read, never reused.
+          got.socket.destroy();
+          return { kind: 'response', status: got.res.statusCode ?? 101, body: null, upgrade: true, durationMs: elapsed() };
+        }
+        const res = got.res;
+        status = res.statusCode ?? 0;
+        if (status === 101 || !isHttpStatus(status)) {
+          // A switch without an upgrade, or nonsense: nothing after it is HTTP, so the socket is not kept.
+          res.socket?.destroy();
+          return { kind: 'response', status, body: null, durationMs: elapsed() };
+        }
+        const prefix = await readPrefix(res, limits.bodyCapBytes, limits.bodyReadMs);
+        return { kind: 'response', status, body: prefix, durationMs: elapsed() };
+      } catch (error) {
+        const refused = refusedStatus(error);
+        if (refused !== null) return { kind: 'response', status: refused, body: null, durationMs: elapsed() };
+        return { kind: 'error', reason: failureReason(error), durationMs: elapsed() };
+      }
+    })();
+    // The deadline decides the attempt above the socket layer: whatever the socket does or fails to
+    // emit (a protocol switch Node swallows, a destroy that never completes), the attempt settles
+    // here, and only then is the request destroyed.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => resolve('deadline'), deadlineMs);
+    });
+    const outcome = await Promise.race([exchange, deadline]);
+    clearTimeout(timer);
+    if (outcome !== 'deadline') return outcome;
+    req.destroy(Object.assign(new Error(`no complete response within ${deadlineMs} ms`), { name: 'TimeoutError' }));
+    // Headers came but the body did not finish: the status stands, the body is not kept.
+    return status === null
+      ? { kind: 'error', reason: 'timeout', durationMs: elapsed() }
+      : { kind: 'response', status, body: null, durationMs: elapsed() };
   };
 }
 

@@ -4,6 +4,7 @@
  * that a duplicate receive counts once, dead-lettering, the 24 h and 7 d windows, and the
  * summaries on endpoints and the overview.
  */
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchHealth } from '../../lambdas/pipeline/batch-health';
 import { MAX_REQUEUES } from '../../lambdas/domain/delivery-lifecycle';
@@ -188,6 +189,41 @@ describe('what each outcome adds', () => {
       successRate: null,
       byResponseStatus: {},
     });
+  });
+
+  it('a protocol switch and a status outside 100–599 are permanent, never retried, counted under their reasons', async () => {
+    // Raw answers no HTTP server library would send: a 101 (with and without Upgrade) and a 999.
+    const answers = [
+      'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
+      'HTTP/1.1 101 Switching Protocols\r\n\r\n',
+      'HTTP/1.1 999 Strange\r\nContent-Length: 0\r\n\r\n',
+    ];
+    let i = 0;
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      const answer = answers[i++ % answers.length]!;
+      socket.once('data', () => socket.write(answer));
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    stops.push(async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    });
+    const { workspace, endpointId } = await endpointAt(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+    const results = [];
+    for (let k = 0; k < answers.length; k++) results.push(...(await batch(await publish(workspace))));
+    expect(results.map((r) => r.kind)).toEqual(['ack', 'ack', 'ack']);
+    const rows = await Promise.all(results.map((r) => getDelivery(table, r.delivery!.deliveryId)));
+    expect(rows.map((r) => [r?.status, r?.lastError, r?.lastResponseStatus, r?.nextAttemptAt])).toEqual([
+      ['failed_permanent', 'protocol_upgrade', 101, null],
+      ['failed_permanent', 'protocol_upgrade', 101, null],
+      ['failed_permanent', 'invalid_status', 999, null],
+    ]);
+    const h = await health(workspace, endpointId);
+    expect(h).toMatchObject({ attempts: 3, failed: 3, failedPermanent: 3 });
+    expect(h.byResponseStatus).toEqual({ protocol_upgrade: 2, invalid_status: 1 });
   });
 
   it('has a null success rate and no latency with no attempts; 404 for an unknown endpoint', async () => {
