@@ -48,8 +48,22 @@ describe('classify', () => {
   });
 
   it('fails any other 4xx and a 1xx for good with its own status as the reason, never the redirect reason', () => {
-    for (const s of [100, 101, 199, 400, 401, 403, 404, 407, 409, 410, 422, 428, 430, 499])
+    for (const s of [100, 102, 199, 400, 401, 403, 404, 407, 409, 410, 422, 428, 430, 499])
       expect(status(s)).toEqual({ status: 'failed_permanent', streak: 'increment', reason: `http_${s}` });
+  });
+
+  it('fails a 101 or any upgrade for good as protocol_upgrade', () => {
+    expect(status(101)).toEqual({ status: 'failed_permanent', streak: 'increment', reason: 'protocol_upgrade' });
+    expect(classify({ kind: 'response', status: 200, upgrade: true })).toEqual({
+      status: 'failed_permanent',
+      streak: 'increment',
+      reason: 'protocol_upgrade',
+    });
+  });
+
+  it('fails a status outside 100–599 for good as invalid_status, never retried as a 5xx', () => {
+    for (const s of [0, 99, 600, 999, 1000])
+      expect(status(s)).toEqual({ status: 'failed_permanent', streak: 'increment', reason: 'invalid_status' });
   });
 
   it('retries a network error or timeout and counts it; a service fault is retried without moving the streak', () => {
