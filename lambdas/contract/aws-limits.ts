@@ -35,11 +35,63 @@ export const EVENTBRIDGE_SOURCE_MAX_CHARS = 256;
 /** EventBridge PutEvents entry: what `Time` counts when it is set, whatever its value. */
 export const EVENTBRIDGE_TIME_BYTES = 14;
 
-/** SQS, "Message size": 256 KiB (262,144 bytes) of body and attributes. */
+/**
+ * SQS, "Message size": 256 KiB (262,144 bytes) of body and attributes, counted as
+ * {@link sqsMessageBytes} does, per message of SendMessage and for a whole SendMessageBatch. SQS
+ * allows a queue up to 1 MiB since 2025, but only when its `MaximumMessageSize` says so; 256 KiB is
+ * what the service holds itself to (a delivery or job message carries ids only, far under it).
+ */
 export const SQS_MESSAGE_BYTES = 256 * 1024;
+
+/** SQS, SendMessageBatch: at most 10 entries per call. */
+export const SQS_BATCH_ENTRIES = 10;
 
 /** DynamoDB, "Item size": 400 KB (409,600 bytes), attribute names included. */
 export const DYNAMODB_ITEM_BYTES = 400 * 1024;
+
+/** DynamoDB, "Nested attribute depth": lists and maps nest at most 32 levels. */
+export const DYNAMODB_MAX_NESTING_LEVELS = 32;
+
+/**
+ * Lambda function URL, invoke mode BUFFERED (the MCP function's): request and response payloads
+ * are Lambda's synchronous ones, 6 MB each way, counted as Lambda counts them (the serialized
+ * event, the serialized result). Over it the URL answers itself, without the function's body:
+ * {@link FUNCTION_URL_REFUSALS}.
+ */
+export const FUNCTION_URL_BUFFERED_PAYLOAD_BYTES = LAMBDA_SYNC_PAYLOAD_BYTES;
+
+/**
+ * What a function URL answers when Lambda refuses the payload: a request over
+ * {@link FUNCTION_URL_BUFFERED_PAYLOAD_BYTES} never reaches the function (413), a result over it
+ * is dropped (502). The URL has no gateway responses: the status is the contract, the body is
+ * Lambda's own short JSON message.
+ */
+export const FUNCTION_URL_REFUSALS = {
+  requestTooLarge: {
+    status: 413,
+    message: `Request must be smaller than ${LAMBDA_SYNC_PAYLOAD_BYTES} bytes for the InvokeFunction operation`,
+  },
+  responseTooLarge: { status: 502, message: 'Internal Server Error' },
+} as const;
+
+/** One SQS message attribute as SendMessage takes it (string or binary value). */
+export interface SqsMessageAttribute {
+  readonly DataType: string;
+  readonly StringValue?: string;
+  readonly BinaryValue?: Uint8Array;
+}
+
+/**
+ * The size of an SQS message as SQS counts it toward {@link SQS_MESSAGE_BYTES}: the UTF-8 bytes of
+ * the body, plus, for each message attribute, its name, its data type and its value.
+ */
+export function sqsMessageBytes(body: string, attributes: Readonly<Record<string, SqsMessageAttribute>> = {}): number {
+  const utf8 = (s: string) => new TextEncoder().encode(s).length;
+  let bytes = utf8(body);
+  for (const [name, a] of Object.entries(attributes))
+    bytes += utf8(name) + utf8(a.DataType) + (a.BinaryValue ? a.BinaryValue.length : utf8(a.StringValue ?? ''));
+  return bytes;
+}
 
 /** The fields of a PutEvents entry that count toward its size. */
 export interface PutEventsEntryParts {
