@@ -30,7 +30,7 @@ import { memoryQueueStore, type QueueStore, type StoredMessage } from './durable
  */
 export class SqsRefusal extends Error {
   constructor(
-    readonly name: 'InvalidParameterValue' | 'BatchRequestTooLong',
+    override readonly name: 'InvalidParameterValue' | 'BatchRequestTooLong',
     message: string,
   ) {
     super(message);
