@@ -49,7 +49,11 @@ export const SQS_BATCH_ENTRIES = 10;
 /** DynamoDB, "Item size": 400 KB (409,600 bytes), attribute names included. */
 export const DYNAMODB_ITEM_BYTES = 400 * 1024;
 
-/** DynamoDB, "Nested attribute depth": lists and maps nest at most 32 levels. */
+/**
+ * DynamoDB, "Nested attribute depth": 32 levels, counted along a document path with the top-level
+ * attribute as the first, so a top-level attribute holds at most 31 nested lists or maps (an event
+ * payload stored as a map: a JSON nesting depth of at most 31).
+ */
 export const DYNAMODB_MAX_NESTING_LEVELS = 32;
 
 /**
