@@ -31,16 +31,6 @@ describe('how SQS counts a message', () => {
       }),
     ).toBe(2 + (11 + 6 + 3) + (4 + 6 + 7));
   });
-
-  it('a delivery message carries ids only: far under the limit, even with the longest slug', () => {
-    const body = deliveryMessageBody({
-      deliveryId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB',
-      endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC',
-      workspace: 'w'.repeat(63),
-      requeues: 99,
-    });
-    expect(sqsMessageBytes(body) * 100).toBeLessThan(SQS_MESSAGE_BYTES);
-  });
 });
 
 describe('the local queue, kept in DynamoDB Local', () => {
