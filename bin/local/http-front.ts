@@ -18,7 +18,6 @@ import type {
 import {
   API_GATEWAY_INTEGRATION_TIMEOUT_SECONDS,
   API_GATEWAY_PAYLOAD_BYTES,
-  FUNCTION_URL_BUFFERED_PAYLOAD_BYTES,
   FUNCTION_URL_REFUSALS,
   LAMBDA_SYNC_PAYLOAD_BYTES,
 } from '#lambdas/contract/aws-limits';
@@ -133,7 +132,7 @@ function functionUrlRefusal(refusal: { readonly status: number; readonly message
  * A function behind a Lambda function URL in BUFFERED mode (the MCP function), served on its own
  * path: `function` is its entry in `lambdas/functions/`.
  */
-export interface FunctionUrlRoute {
+interface FunctionUrlRoute {
   readonly path: string;
   readonly function: string;
 }
@@ -172,12 +171,10 @@ async function invokeFunctionUrl(
       },
     },
   } as unknown as APIGatewayProxyEventV2;
-  if (lambdaPayloadBytes(event) > FUNCTION_URL_BUFFERED_PAYLOAD_BYTES) return functionUrlRefusal(FUNCTION_URL_REFUSALS.requestTooLarge);
+  if (lambdaPayloadBytes(event) > LAMBDA_SYNC_PAYLOAD_BYTES) return functionUrlRefusal(FUNCTION_URL_REFUSALS.requestTooLarge);
   const handler = await loadHandler<(e: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResult>>(route.function);
   const result = await handler(event);
-  return lambdaPayloadBytes(result) > FUNCTION_URL_BUFFERED_PAYLOAD_BYTES
-    ? functionUrlRefusal(FUNCTION_URL_REFUSALS.responseTooLarge)
-    : result;
+  return lambdaPayloadBytes(result) > LAMBDA_SYNC_PAYLOAD_BYTES ? functionUrlRefusal(FUNCTION_URL_REFUSALS.responseTooLarge) : result;
 }
 
 /** Extra routes served before the REST operations (docs, MCP). */

@@ -10,7 +10,8 @@
  * it in bytes of the serialized JSON (6 × 1024 × 1024; its refusal names 6,291,456 for a request,
  * and a response gets 100 bytes more, which nothing here relies on). For a REST function the
  * response is API Gateway's proxy result `{statusCode, headers, body}` with the body JSON-escaped
- * inside it; for the MCP function, the function URL's result carrying the JSON-RPC answer.
+ * inside it; for the MCP function, behind a function URL in BUFFERED mode, the URL's event and
+ * result carrying the JSON-RPC messages ({@link FUNCTION_URL_REFUSALS}).
  */
 export const LAMBDA_SYNC_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
@@ -57,17 +58,10 @@ export const DYNAMODB_ITEM_BYTES = 400 * 1024;
 export const DYNAMODB_MAX_NESTING_LEVELS = 32;
 
 /**
- * Lambda function URL, invoke mode BUFFERED (the MCP function's): request and response payloads
- * are Lambda's synchronous ones, 6 MB each way, counted as Lambda counts them (the serialized
- * event, the serialized result). Over it the URL answers itself, without the function's body:
- * {@link FUNCTION_URL_REFUSALS}.
- */
-export const FUNCTION_URL_BUFFERED_PAYLOAD_BYTES = LAMBDA_SYNC_PAYLOAD_BYTES;
-
-/**
- * What a function URL answers when Lambda refuses the payload: a request over
- * {@link FUNCTION_URL_BUFFERED_PAYLOAD_BYTES} never reaches the function (413), a result over it
- * is dropped (502). The URL has no gateway responses: the status is the contract, the body is
+ * Lambda function URL, invoke mode BUFFERED (the MCP function's): its payloads are Lambda's
+ * synchronous ones, {@link LAMBDA_SYNC_PAYLOAD_BYTES} each way, and API Gateway's limits do not
+ * apply. What the URL answers when Lambda refuses the payload: a request over it never reaches the
+ * function (413), a result over it is dropped (502). The URL has no gateway responses: the status is the contract, the body is
  * Lambda's own short JSON message.
  */
 export const FUNCTION_URL_REFUSALS = {

@@ -6,8 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createTableContext, type TableContext } from '#lambdas/composition/tools';
 import { DYNAMODB_ITEM_BYTES, DYNAMODB_MAX_NESTING_LEVELS, EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS } from '../../lambdas/contract/aws-limits';
@@ -26,21 +24,21 @@ import { ensureTable } from '../../bin/local/create-table';
  */
 function itemBytes(item: Record<string, unknown>): number {
   const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
-  const value = (v: AttributeValue): number => {
-    if (v.S !== undefined) return utf8(v.S);
-    if (v.N !== undefined) {
-      const digits = v.N.replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
-      return Math.ceil(Math.max(digits.length, 1) / 2) + 1 + (v.N.startsWith('-') ? 1 : 0);
+  const value = (v: unknown): number => {
+    if (typeof v === 'string') return utf8(v);
+    if (typeof v === 'number') {
+      const digits = String(Math.abs(v)).replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+      return Math.ceil(Math.max(digits.length, 1) / 2) + 1 + (v < 0 ? 1 : 0);
     }
-    if (v.B !== undefined) return v.B.length;
-    if (v.BOOL !== undefined || v.NULL !== undefined) return 1;
-    if (v.L !== undefined) return 3 + v.L.reduce((n, e) => n + value(e) + 1, 0);
-    if (v.M !== undefined) return 3 + Object.entries(v.M).reduce((n, [k, e]) => n + utf8(k) + value(e) + 1, 0);
-    if (v.SS !== undefined) return v.SS.reduce((n, s) => n + utf8(s), 0);
-    throw new Error(`unsized attribute value ${JSON.stringify(v)}`);
+    if (typeof v === 'boolean' || v === null) return 1;
+    if (v instanceof Uint8Array) return v.length;
+    if (Array.isArray(v)) return 3 + v.reduce((n: number, e) => n + value(e) + 1, 0);
+    if (typeof v === 'object') return 3 + entries(v as Record<string, unknown>).reduce((n, [k, e]) => n + utf8(k) + value(e) + 1, 0);
+    throw new Error(`unsized attribute value of type ${typeof v}`);
   };
-  const marshalled = marshall(item, { removeUndefinedValues: true });
-  return Object.entries(marshalled).reduce((n, [name, v]) => n + utf8(name) + value(v), 0);
+  // Undefined attributes are not written (the table client removes them).
+  const entries = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => v !== undefined);
+  return entries(item).reduce((n, [name, v]) => n + utf8(name) + value(v), 0);
 }
 
 let table: TableContext;
