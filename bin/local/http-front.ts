@@ -1,7 +1,8 @@
 /**
- * The local stand-in for API Gateway: routes HTTP to the same Lambda handlers,
- * authorizer first, exactly as the deployed REST API runs them. Holds no
- * product logic: errors come from the same problem builder.
+ * The local stand-in for API Gateway and for the MCP function's URL: routes HTTP to the same
+ * Lambda handlers, authorizer first, exactly as the deployed REST API runs them, and refuses or
+ * gives up where AWS would (docs/behaviour.md#limits). Holds no product logic: errors come from
+ * the same problem builder.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -9,11 +10,17 @@ import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
+  APIGatewayProxyEventV2,
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { API_GATEWAY_PAYLOAD_BYTES, LAMBDA_SYNC_PAYLOAD_BYTES } from '#lambdas/contract/aws-limits';
+import {
+  API_GATEWAY_INTEGRATION_TIMEOUT_SECONDS,
+  API_GATEWAY_PAYLOAD_BYTES,
+  FUNCTION_URL_REFUSALS,
+  LAMBDA_SYNC_PAYLOAD_BYTES,
+} from '#lambdas/contract/aws-limits';
 import { AppError, GATEWAY_DETAILS } from '#lambdas/contract/errors';
 import { kebab, OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
 import { problemResponse } from '#lambdas/composition/tools';
@@ -22,8 +29,11 @@ import { lambdaContext, loadHandler } from './lambda-loader';
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
-/** API Gateway's payload limit. */
+/** API Gateway's payload limit; a function URL's is lower, so no body over it is ever used. */
 const MAX_BODY_BYTES = API_GATEWAY_PAYLOAD_BYTES;
+
+/** How long the front waits for a REST function by default: API Gateway's integration timeout. */
+export const INTEGRATION_TIMEOUT_MS = API_GATEWAY_INTEGRATION_TIMEOUT_SECONDS * 1000;
 
 /** Bytes of a Lambda request or response as Lambda counts them: the serialized JSON. */
 function lambdaPayloadBytes(payload: unknown): number {
@@ -86,6 +96,87 @@ function send(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.end(body);
 }
 
+/**
+ * A REST function's answer, or API Gateway's 504 once `timeoutMs` passed without one (its
+ * INTEGRATION_TIMEOUT gateway response). The function keeps running, as a Lambda invocation does
+ * after API Gateway stopped waiting; what it answers then goes nowhere.
+ */
+async function withinIntegrationTimeout(
+  answer: Promise<APIGatewayProxyResult>,
+  timeoutMs: number,
+  requestId: string,
+): Promise<APIGatewayProxyResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<APIGatewayProxyResult>((resolve) => {
+    timer = setTimeout(() => resolve(problemResponse(new AppError('GatewayTimeout', GATEWAY_DETAILS.timeout), requestId)), timeoutMs);
+  });
+  // A late failure is the invocation's own (logged by its handler), not the client's.
+  answer.catch(() => undefined);
+  try {
+    return await Promise.race([answer, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A function URL's own answer (no gateway responses there): its status and Lambda's short JSON message. */
+function functionUrlRefusal(refusal: { readonly status: number; readonly message: string }): APIGatewayProxyResult {
+  return {
+    statusCode: refusal.status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ Message: refusal.message }),
+  };
+}
+
+/**
+ * A function behind a Lambda function URL in BUFFERED mode (the MCP function), served on its own
+ * path: `function` is its entry in `lambdas/functions/`.
+ */
+interface FunctionUrlRoute {
+  readonly path: string;
+  readonly function: string;
+}
+
+/**
+ * Invokes a function URL's function as the URL does (payload format 2.0): an event over the
+ * buffered payload limit is refused with 413 before the function runs, a result over it becomes
+ * the URL's 502. No API Gateway limit applies here.
+ */
+async function invokeFunctionUrl(
+  route: FunctionUrlRoute,
+  req: IncomingMessage,
+  body: Buffer,
+  url: URL,
+  requestId: string,
+): Promise<APIGatewayProxyResult> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const event = {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    isBase64Encoded: false,
+    ...(body.length ? { body: body.toString('utf8') } : {}),
+    requestContext: {
+      requestId,
+      domainName: headers.host ?? 'localhost',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+    },
+  } as unknown as APIGatewayProxyEventV2;
+  if (lambdaPayloadBytes(event) > LAMBDA_SYNC_PAYLOAD_BYTES) return functionUrlRefusal(FUNCTION_URL_REFUSALS.requestTooLarge);
+  const handler = await loadHandler<(e: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResult>>(route.function);
+  const result = await handler(event);
+  return lambdaPayloadBytes(result) > LAMBDA_SYNC_PAYLOAD_BYTES ? functionUrlRefusal(FUNCTION_URL_REFUSALS.responseTooLarge) : result;
+}
+
 /** Extra routes served before the REST operations (docs, MCP). */
 export type ExtraRoute = (req: IncomingMessage, body: Buffer, url: URL, requestId: string) => Promise<APIGatewayProxyResult | null>;
 
@@ -134,12 +225,22 @@ function refuseTunnel(req: IncomingMessage, socket: Duplex): void {
   refuseOnSocket(socket, new AppError('RouteNotFound', `No route ${req.method ?? ''} ${req.url ?? ''}`));
 }
 
+/** Options of {@link createHttpFront}. */
+export interface HttpFrontOptions {
+  /** Routes served before the REST operations, behind the same API Gateway limits. */
+  readonly extraRoutes?: readonly ExtraRoute[];
+  /** Functions behind their own function URL, with the URL's limits instead of API Gateway's. */
+  readonly functionUrls?: readonly FunctionUrlRoute[];
+  /** How long a REST function may take before API Gateway's 504 (tests shorten it). @default INTEGRATION_TIMEOUT_MS */
+  readonly integrationTimeoutMs?: number;
+}
+
 /** Creates the local API server. */
-export function createHttpFront(options: { extraRoutes?: readonly ExtraRoute[] } = {}): Server {
+export function createHttpFront(options: HttpFrontOptions = {}): Server {
   // No Host header is not worth a bare 400 from Node: nothing here routes on the host.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     const requestId = randomUUID();
-    handle(req, requestId, options.extraRoutes ?? [])
+    handle(req, requestId, options)
       .then((result) => send(res, result))
       .catch((error: unknown) => send(res, problemResponse(error, requestId)));
   });
@@ -157,12 +258,17 @@ function targetOf(req: IncomingMessage): URL | null {
   }
 }
 
-async function handle(req: IncomingMessage, requestId: string, extraRoutes: readonly ExtraRoute[]): Promise<APIGatewayProxyResult> {
+async function handle(req: IncomingMessage, requestId: string, options: HttpFrontOptions): Promise<APIGatewayProxyResult> {
   const body = await readBody(req);
   const url = targetOf(req);
   if (!url) return problemResponse(new AppError('ValidationError', 'The request target is not a valid path'), requestId);
+  const functionUrl = options.functionUrls?.find((f) => f.path === url.pathname);
+  if (functionUrl)
+    return body === null
+      ? functionUrlRefusal(FUNCTION_URL_REFUSALS.requestTooLarge)
+      : invokeFunctionUrl(functionUrl, req, body, url, requestId);
   if (body === null) return problemResponse(new AppError('PayloadTooLarge', GATEWAY_DETAILS.requestTooLarge), requestId);
-  for (const extra of extraRoutes) {
+  for (const extra of options.extraRoutes ?? []) {
     const result = await extra(req, body, url, requestId);
     if (result) return asDelivered(result, requestId);
   }
@@ -235,5 +341,6 @@ async function handle(req: IncomingMessage, requestId: string, extraRoutes: read
   // Under API Gateway's limit but over Lambda's: the invocation is refused, the function never runs.
   if (lambdaPayloadBytes(event) > LAMBDA_SYNC_PAYLOAD_BYTES) return noUsableAnswer(requestId);
   const handler = await loadHandler<ProxyHandler>(kebab(route.def.operationId));
-  return asDelivered(await handler(event, lambdaContext(route.def.operationId, requestId)), requestId);
+  const answer = handler(event, lambdaContext(route.def.operationId, requestId));
+  return asDelivered(await withinIntegrationTimeout(answer, options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS, requestId), requestId);
 }

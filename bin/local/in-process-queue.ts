@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DISPATCHER_CONSUMER, MAX_RECEIVES } from '#lambdas/contract/deployment';
+import { SQS_BATCH_ENTRIES, SQS_MESSAGE_BYTES, sqsMessageBytes } from '#lambdas/contract/aws-limits';
 import {
   deliveryMessageBody,
   messageDelay,
@@ -21,6 +22,20 @@ import {
   type MessageDelayer,
 } from '#lambdas/composition/tools';
 import { memoryQueueStore, type QueueStore, type StoredMessage } from './durable-queue-store';
+
+/**
+ * SQS's refusal of a message or a batch over {@link SQS_MESSAGE_BYTES}, named as the SDK names it
+ * (`InvalidParameterValue` for SendMessage, `BatchRequestTooLong` for SendMessageBatch), so the
+ * sender fails locally exactly where it fails on AWS.
+ */
+export class SqsRefusal extends Error {
+  constructor(
+    override readonly name: 'InvalidParameterValue' | 'BatchRequestTooLong',
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Consumes a batch, as a Lambda on an SQS event source does. */
 export type BatchConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -107,17 +122,39 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
     return this.messages.size;
   }
 
-  /** Enqueues delivery messages. */
+  /**
+   * Enqueues delivery messages as the SQS adapter sends them (lambdas/queue/sqs-delivery-queue.ts):
+   * SendMessageBatch calls of {@link SQS_BATCH_ENTRIES}, one after the other. A batch whose
+   * messages total over {@link SQS_MESSAGE_BYTES} is refused whole (`BatchRequestTooLong`, the
+   * batches before it kept), as SQS refuses it.
+   */
   async send(messages: readonly DeliveryMessage[]): Promise<void> {
-    await Promise.all(messages.map((m) => this.sendBody(deliveryMessageBody(m), messageDelay(m))));
+    for (let i = 0; i < messages.length; i += SQS_BATCH_ENTRIES) {
+      const batch = messages.slice(i, i + SQS_BATCH_ENTRIES).map((m) => ({ body: deliveryMessageBody(m), delay: messageDelay(m) }));
+      const bytes = batch.reduce((n, m) => n + sqsMessageBytes(m.body), 0);
+      if (bytes > SQS_MESSAGE_BYTES)
+        throw new SqsRefusal('BatchRequestTooLong', `Batch requests cannot be longer than ${SQS_MESSAGE_BYTES} bytes (this one: ${bytes})`);
+      await Promise.all(batch.map((m) => this.keep(m.body, m.delay)));
+    }
   }
 
   /**
-   * Enqueues a raw body (redrive keeps the body as it was), visible after
-   * `delaySeconds` (SQS DelaySeconds; divided by the time scale like every delay). Resolves once
-   * the store keeps it, as SendMessage answers once SQS does.
+   * SendMessage: enqueues a raw body, visible after `delaySeconds` (SQS DelaySeconds; divided by
+   * the time scale like every delay). Resolves once the store keeps it, as SendMessage answers once
+   * SQS does; a body over {@link SQS_MESSAGE_BYTES} is refused (`InvalidParameterValue`).
    */
   async sendBody(body: string, delaySeconds = 0): Promise<void> {
+    const bytes = sqsMessageBytes(body);
+    if (bytes > SQS_MESSAGE_BYTES)
+      throw new SqsRefusal(
+        'InvalidParameterValue',
+        `One or more parameters are invalid. Reason: Message must be shorter than ${SQS_MESSAGE_BYTES} bytes (this one: ${bytes})`,
+      );
+    await this.keep(body, delaySeconds);
+  }
+
+  /** Keeps a message SQS accepted (a redrive moves one as it was, without a new size check). */
+  private async keep(body: string, delaySeconds: number): Promise<void> {
     const messageId = randomUUID();
     const visibleAt = Date.now() + (Math.max(0, delaySeconds) * 1000) / this.scale;
     const message: Message = { messageId, body, sentAt: Date.now(), receiveCount: 0, visibleAt, receiptHandle: null };
@@ -214,7 +251,7 @@ export class InProcessQueue implements DeliveryQueue, MessageDelayer {
     this.messages.delete(m.messageId);
     if (m.receiptHandle) this.byReceipt.delete(m.receiptHandle);
     const run = deadLetterQueue
-      .sendBody(m.body)
+      .keep(m.body, 0)
       .then(() => this.store.delete(this.options.name, m.messageId))
       .catch((error: unknown) => {
         // Not moved: it stays here, to be redriven on its next receive.

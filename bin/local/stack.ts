@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { writeConsoleBundle } from '../../lib/console/console-bundle';
 import { writeDocsBundle } from '../../lib/docs/docs-bundle';
 import {
@@ -82,6 +82,8 @@ export interface LocalStackOptions {
    * a stage without one: the benchmark's "one lane" comparison. @default true
    */
   readonly slowLane?: boolean;
+  /** How long a REST function may run before the front answers API Gateway's 504 (tests shorten it). @default API Gateway's 29 s */
+  readonly integrationTimeoutMs?: number;
   /** Write `.local/stack.json`. @default true */
   readonly writeStackFile?: boolean;
   /** Divides retry delays, visibility timeouts, batching windows and schedule intervals. @default 1 */
@@ -256,36 +258,6 @@ function localEventsRoute(): ExtraRoute {
     } catch (e) {
       return problemResponse(e, requestId, url.pathname);
     }
-  };
-}
-
-/** `/mcp`: the MCP function, as its function URL would invoke it (payload format 2.0). */
-function mcpRoute(): ExtraRoute {
-  return async (req, body, url, requestId) => {
-    if (url.pathname !== '/mcp') return null;
-    const handler = await loadHandler<(e: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResult>>('mcp');
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-    return handler({
-      version: '2.0',
-      routeKey: '$default',
-      rawPath: url.pathname,
-      rawQueryString: url.search.slice(1),
-      headers,
-      isBase64Encoded: false,
-      ...(body.length ? { body: body.toString('utf8') } : {}),
-      requestContext: {
-        requestId,
-        domainName: headers.host ?? 'localhost',
-        http: {
-          method: req.method ?? 'GET',
-          path: url.pathname,
-          protocol: 'HTTP/1.1',
-          sourceIp: '127.0.0.1',
-          userAgent: headers['user-agent'] ?? '',
-        },
-      },
-    } as unknown as APIGatewayProxyEventV2);
   };
 }
 
@@ -498,7 +470,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             report,
           );
 
-    const server = createHttpFront({ extraRoutes: [docsRoute(), consoleRoute(join(dataDir, 'console')), localEventsRoute(), mcpRoute()] });
+    const server = createHttpFront({
+      extraRoutes: [docsRoute(), consoleRoute(join(dataDir, 'console')), localEventsRoute()],
+      // The MCP function, as its function URL invokes it (payload format 2.0, the URL's own limits).
+      functionUrls: [{ path: '/mcp', function: 'mcp' }],
+      ...(options.integrationTimeoutMs ? { integrationTimeoutMs: options.integrationTimeoutMs } : {}),
+    });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(port, '127.0.0.1', () => ok());

@@ -1,18 +1,16 @@
 /** The SQS adapter of the delivery queue. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { SQS_BATCH_ENTRIES } from '../contract/aws-limits';
 import { deliveryMessageBody, messageDelay, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from './delivery-queue';
 
-/** SQS's batch limit. */
-const BATCH = 10;
-
-/** A delivery queue on SQS (SendMessageBatch, 10 per call, each with its delay; failed entries retried then reported). */
+/** A delivery queue on SQS (SendMessageBatch, SQS_BATCH_ENTRIES per call, each with its delay; failed entries retried then reported). */
 export function sqsDeliveryQueue(sqs: SQSClient, queueUrl: string): DeliveryQueue {
   return {
     async send(messages: readonly DeliveryMessage[]) {
       // Loaded on first use, not at cold start (docs/architecture.md#lambda-bundles).
       const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
-      for (let i = 0; i < messages.length; i += BATCH) {
-        let entries = messages.slice(i, i + BATCH).map((m, j) => ({
+      for (let i = 0; i < messages.length; i += SQS_BATCH_ENTRIES) {
+        let entries = messages.slice(i, i + SQS_BATCH_ENTRIES).map((m, j) => ({
           Id: String(j),
           MessageBody: deliveryMessageBody(m),
           ...(messageDelay(m) > 0 ? { DelaySeconds: messageDelay(m) } : {}),

@@ -5,7 +5,8 @@
  * would refuse it, before the publisher sees it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EVENTBRIDGE_ENTRY_BYTES } from '../../lambdas/contract/aws-limits';
+import { EVENTBRIDGE_ENTRY_BYTES, putEventsEntryBytes } from '../../lambdas/contract/aws-limits';
+import { EVENT_SOURCE } from '../../lambdas/contract/deployment';
 import { MAX_PAYLOAD_BYTES } from '../../lambdas/contract/limits';
 import { usePipelineApi, type TestApi } from '../helpers/local-api';
 
@@ -50,6 +51,23 @@ describe('event size', () => {
     const problem = (await res.json()) as { tag: string; status: number; detail: string };
     expect(problem).toMatchObject({ tag: 'PayloadTooLarge', status: 413 });
     expect(problem.detail).toContain(String(MAX_PAYLOAD_BYTES));
+  });
+
+  it('an entry of exactly the EventBridge limit passes the bus (the publisher then refuses the payload); one byte more is refused by the bus', async () => {
+    const entryOf = (payload: unknown) =>
+      putEventsEntryBytes({
+        source: EVENT_SOURCE,
+        detailType: 'order.shipped',
+        detail: JSON.stringify({ workspace: api.workspace, payload }),
+      });
+    const atLimit = MAX_PAYLOAD_BYTES + (EVENTBRIDGE_ENTRY_BYTES - entryOf(payloadOf(MAX_PAYLOAD_BYTES)));
+    expect(entryOf(payloadOf(atLimit))).toBe(EVENTBRIDGE_ENTRY_BYTES);
+    const at = await publish(payloadOf(atLimit));
+    expect(at.status).toBe(413);
+    expect(((await at.json()) as { detail: string }).detail).not.toMatch(/EventBridge entry/);
+    const over = await publish(payloadOf(atLimit + 1));
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { detail: string }).detail).toContain(`EventBridge entry would be ${EVENTBRIDGE_ENTRY_BYTES + 1} bytes`);
   });
 
   it('an event whose EventBridge entry would be over the entry limit is refused as PutEvents would', async () => {
