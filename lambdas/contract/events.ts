@@ -5,6 +5,7 @@
  * payload schemas are zod, in `event-schemas.ts`, re-exported here for build-time code.
  */
 export { BUILT_IN_EVENT_TYPES, builtInCatalogue, type BuiltInEventType } from './event-schemas';
+import { EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS } from './aws-limits';
 import type { BuiltInEventType } from './event-schemas';
 
 /** The test send's event type (docs/behaviour.md#test-sends). */
@@ -12,6 +13,9 @@ export const TEST_EVENT_TYPE = 'webhook.test_event' satisfies BuiltInEventType;
 
 /** Event type names: dotted lower-case words, as the built-ins. */
 export const EVENT_TYPE_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+
+/** The longest event type name: a type travels as the EventBridge entry's `DetailType`, which allows no more. */
+export const EVENT_TYPE_MAX_CHARS = EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS;
 
 /** One entry of the catalogue as the API shows it. */
 export interface EventTypeInfo {

@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { DELIVERY_STATUSES } from './delivery-statuses';
+import { EVENT_TYPE_MAX_CHARS } from './events';
 import { idPattern, type IdPrefix } from './ids';
 import { distinctItems } from './input-rules';
 import { SECRET_GRACE_HOURS, USER_AGENT } from './limits';
@@ -92,7 +93,7 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 export type EndpointCore = Omit<Endpoint, 'health'>;
 
 const eventTypesInput = z
-  .array(z.string().min(1).max(200))
+  .array(z.string().min(1).max(EVENT_TYPE_MAX_CHARS))
   .min(1)
   .max(100)
   .refine(distinctItems, 'event types must not repeat')

@@ -4,7 +4,7 @@
  * catalogue from generated validators (lambdas/domain/configured-event-types.ts); tests and tools
  * that bring their own types compile them at run time (lambdas/domain/event-catalogue.ts).
  */
-import { EVENT_TYPE_NAME, type EventTypeInfo } from '../contract/events';
+import { EVENT_TYPE_MAX_CHARS, EVENT_TYPE_NAME, type EventTypeInfo } from '../contract/events';
 import type { InputIssue } from '../contract/input-validation';
 
 /** A configured (non built-in) event type, as the configuration file lists it. */
@@ -63,6 +63,7 @@ export function parseEventTypesConfigWith(raw: unknown, builtIn: ReadonlySet<str
   types.forEach((t: unknown, i) => {
     const e = t as Partial<ConfiguredEventType>;
     if (typeof e?.name !== 'string' || !EVENT_TYPE_NAME.test(e.name)) problems.push(`types[${i}].name must be dotted lower-case words`);
+    else if (e.name.length > EVENT_TYPE_MAX_CHARS) problems.push(`types[${i}].name must be at most ${EVENT_TYPE_MAX_CHARS} characters`);
     else if (builtIn.has(e.name)) problems.push(`types[${i}].name ${e.name} is built in`);
     if (!e?.payloadSchema || typeof e.payloadSchema !== 'object') problems.push(`types[${i}].payloadSchema must be a JSON Schema object`);
     if (e?.description !== undefined && typeof e.description !== 'string') problems.push(`types[${i}].description must be a string`);

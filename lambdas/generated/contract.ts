@@ -58,7 +58,7 @@ export const OPERATION_ROUTES = [
           url: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 2048 }] },
           eventTypes: {
             t: "array",
-            element: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 200 }] },
+            element: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 128 }] },
             checks: [
               { k: "min_length", n: 1 },
               { k: "max_length", n: 100 },
@@ -122,7 +122,7 @@ export const OPERATION_ROUTES = [
             t: "optional",
             inner: {
               t: "array",
-              element: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 200 }] },
+              element: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 128 }] },
               checks: [
                 { k: "min_length", n: 1 },
                 { k: "max_length", n: 100 },

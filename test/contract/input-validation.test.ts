@@ -90,6 +90,8 @@ describe('generated input schemas answer as zod', () => {
       [create, { url: '😀'.repeat(1024), eventTypes: ['a'] }],
       [create, { url: '😀'.repeat(1025), eventTypes: ['a', 'a'], extra: 1, other: 2 }],
       [create, { url: 1, eventTypes: [] }],
+      [create, { url: 'https://a.example', eventTypes: [`a.${'b'.repeat(126)}`] }],
+      [create, { url: 'https://a.example', eventTypes: [`a.${'b'.repeat(127)}`] }],
       [create, null],
       [log, { limit: '1e400', since: '2026-11-26', until: '2026-11-25' }],
       [log, { since: 'nope', until: '2026-11-25', status: 'failed,nope' }],

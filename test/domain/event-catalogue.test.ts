@@ -14,6 +14,7 @@ import {
   type PayloadValidator,
 } from '../../lambdas/domain/event-catalogue-core';
 import raw from '../../config/event-types.json';
+import { EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS } from '../../lambdas/contract/aws-limits';
 
 const schema = { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] };
 
@@ -46,6 +47,14 @@ describe('parseEventTypesConfig', () => {
         'types[2].payloadSchema must be a JSON Schema object; types[3].payloadSchema must be a JSON Schema object; ' +
         'types[3].description must be a string; types[4].name must be dotted lower-case words; ' +
         'types[4].payloadSchema must be a JSON Schema object',
+    );
+  });
+
+  it('refuses a name longer than EventBridge allows a DetailType, and takes one at the limit', () => {
+    const at = `a.${'b'.repeat(EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS - 2)}`;
+    expect(parseEventTypesConfig({ types: [{ name: at, payloadSchema: schema }] })).toHaveLength(1);
+    expect(() => parseEventTypesConfig({ types: [{ name: `${at}c`, payloadSchema: schema }] })).toThrow(
+      `types[0].name must be at most ${EVENTBRIDGE_DETAIL_TYPE_MAX_CHARS} characters`,
     );
   });
 
