@@ -79,7 +79,7 @@ describe('held deliveries and recovery (fast time)', () => {
     expect((await api.call('PATCH', `${ws()}/webhooks/${endpointId}`, { body: { enabled: true } })).status).toBe(200);
     const dry = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { since, dryRun: true } });
     expect(dry.status).toBe(200);
-    expect(dry.body).toEqual({ matched: 1 });
+    expect(dry.body).toEqual({ matched: 1, matchedAtLeast: false, skippedReplayed: 0 });
     expect(r.seen).toHaveLength(0);
 
     const started = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { since } });

@@ -123,7 +123,7 @@ describe('recovery jobs', () => {
     };
 
     const dry = await recoverWebhookDeliveries(deps, caller('rec-count'), input);
-    expect(dry).toEqual({ matched: inWindow.length });
+    expect(dry).toEqual({ matched: inWindow.length, matchedAtLeast: false, skippedReplayed: 0 });
     expect(jobQueue.sent, 'a dry run starts nothing').toHaveLength(0);
 
     const job = (await recoverWebhookDeliveries(deps, caller('rec-count'), { ...input, body: { since: before.toISOString() } })) as any;
@@ -168,7 +168,7 @@ describe('recovery jobs', () => {
 
     // The job's own replays never match a later recovery of the same window … but their sources still do.
     const again = await recoverWebhookDeliveries(deps, caller('rec-count'), input);
-    expect(again).toEqual({ matched: 7 });
+    expect(again).toEqual({ matched: 7, matchedAtLeast: false, skippedReplayed: 0 });
   });
 
   it('takes `failed` when asked, and only one running recovery per endpoint (409 RecoveryInProgress), freed when the job ends', async () => {
