@@ -76,7 +76,7 @@ export function purgeJobFromItem(item: Item): PurgeJob {
  */
 export async function deliveriesOfEndpointIndexes(table: TableContext, endpointId: string, limit: number): Promise<string[]> {
   const partitions = [...endpointDeliveryPartitions(endpointId), { index: TABLE.gsi1, pk: keys.deliveriesOfEndpoint(endpointId) } as const];
-  const perPartition = Math.max(1, Math.ceil(limit / partitions.length));
+  const perPartition = Math.max(1, Math.floor(limit / partitions.length));
   const reads = await Promise.all(
     partitions.map(async (p) => {
       const out = await table.doc.send(
