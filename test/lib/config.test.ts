@@ -34,6 +34,7 @@ describe('parseConfig', () => {
       deadLetterMaxConcurrency: 2,
       apiGatewayAccountRole: false,
       recoveryRatePerSecond: 20,
+      recoveryJobsPerWorkspace: 3,
       workspaceLimits: {},
       deliverySuccessRateAlarmPercent: 90,
       dispatcherBatchSize: 25,
