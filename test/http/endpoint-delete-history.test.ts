@@ -14,7 +14,7 @@ import { endpointDeliveryPartitions } from '../../lambdas/store/table-schema';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 
-const SEEDED = 3000;
+const SEEDED = 2000;
 const EVENTUALLY = { timeout: 60_000, interval: 100 };
 
 let api: TestApi;
@@ -146,5 +146,5 @@ describe('deleting an endpoint', () => {
       }
     }, EVENTUALLY);
     expect((await getDeliveryItems(api.table, otherIds)).size).toBe(otherIds.length);
-  });
+  }, 180_000);
 });
