@@ -17,16 +17,7 @@ import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { JobQueue } from '../queue/job-queue';
 import type { TableContext } from '../store/client';
 import { getEndpointRecord } from '../store/endpoints';
-import {
-  claimSlice,
-  finishJob,
-  getJobRecord,
-  getStoredJob,
-  matchesAfter,
-  moveCursor,
-  renewSlot,
-  replayForJob,
-} from '../store/recovery-jobs';
+import { claimSlice, finishJob, getJobRecord, getStoredJob, matchesAfter, moveCursor, replayForJob } from '../store/recovery-jobs';
 import {
   advancePurgeJob,
   deleteDeliveries,
@@ -75,17 +66,18 @@ export async function runRecoverySlice(deps: RecoveryWorkerDeps, jobId: string):
   const wait = sliceWaitMs(read, deps.now());
   if (wait > 0) await deps.sleep(Math.min(wait, SLICE_INTERVAL_MS));
   const startedAt = deps.now();
-  let job = await claimSlice(deps.table, read, new Date(startedAt.getTime() + SLICE_INTERVAL_MS), startedAt);
+  const claimed = await claimSlice(deps.table, read, new Date(startedAt.getTime() + SLICE_INTERVAL_MS), startedAt);
   // Another worker (a duplicate message) or a cancel moved the job since the read: that chain goes on, this one ends.
-  if (!job) return { kind: 'ignored', reason: 'moved' };
+  if (!claimed) return { kind: 'ignored', reason: 'moved' };
   // A job that did not run for the slot's lease has lost its workspace slot (another job may hold it now): it stops.
-  if (!(await renewSlot(deps.table, job, startedAt))) {
-    const ended = await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), {
-      expectedVersion: job.version,
+  if (claimed === 'slot_lost') {
+    const ended = await finishJob(deps.table, read, 'failed', SYSTEM_ACTOR, deps.now(), {
+      expectedVersion: read.version,
       reason: 'slot_expired',
     });
     return ended ? { kind: 'finished', status: 'failed', replayed: 0 } : { kind: 'ignored', reason: 'moved' };
   }
+  let job = claimed;
 
   const endpointGone = async (current: JobRecord, replayed: number): Promise<SliceOutcome> => {
     const endpoint = await getEndpointRecord(deps.table, current.workspace, current.endpointId);

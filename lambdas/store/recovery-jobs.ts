@@ -194,28 +194,16 @@ function slotsPut(table: TableContext, workspace: string, version: number | null
   };
 }
 
-/**
- * Renews a running job's slot lease (each slice). False when the slot is no longer the job's: its
- * lease ended while the job did not run (another start may have taken it), so this job must stop.
- */
-export async function renewSlot(table: TableContext, job: JobRecord, now: Date): Promise<boolean> {
-  if (!job.slotted) return true;
-  try {
-    await table.doc.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: workspaceSlots(job.workspace),
-        UpdateExpression: 'SET slots.#job = :lease, version = version + :one',
-        ConditionExpression: 'slots.#job > :now',
-        ExpressionAttributeNames: { '#job': job.jobId },
-        ExpressionAttributeValues: { ':lease': now.getTime() + RECOVERY_SLOT_LEASE_MS, ':now': now.getTime(), ':one': 1 },
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) return false;
-    throw e;
-  }
+/** The update that renews a running job's slot lease; its condition fails when the slot is no longer the job's. */
+function slotRenewal(table: TableContext, job: JobRecord, now: Date): JobUpdate {
+  return {
+    TableName: table.tableName,
+    Key: workspaceSlots(job.workspace),
+    UpdateExpression: 'SET slots.#job = :lease, version = version + :one',
+    ConditionExpression: 'slots.#job > :now',
+    ExpressionAttributeNames: { '#job': job.jobId },
+    ExpressionAttributeValues: { ':lease': now.getTime() + RECOVERY_SLOT_LEASE_MS, ':now': now.getTime(), ':one': 1 },
+  };
 }
 
 /** A job item as the worker reads it: a recovery, or the purge of a deleted endpoint's history. */
@@ -416,10 +404,29 @@ async function advanceJob(
   }
 }
 
-/** Claims the next slice of a job read at its version: it may start now, the one after not before `nextSliceAt`. Null when another worker moved the job. */
-export async function claimSlice(table: TableContext, job: JobRecord, nextSliceAt: Date, now: Date): Promise<JobRecord | null> {
-  const ok = await advanceJob(table, job, ['nextSliceAt = :nsa'], { ':nsa': nextSliceAt.toISOString() }, now);
-  return ok ? { ...job, version: job.version + 1, nextSliceAt: nextSliceAt.toISOString(), updatedAt: now.toISOString() } : null;
+/**
+ * Claims the next slice of a job read at its version: it may start now, the one after not before
+ * `nextSliceAt`; in the same transaction the job's workspace slot lease is renewed. Null when
+ * another worker moved the job; `slot_lost` when its slot's lease ended while the job did not run
+ * (another start may hold the slot now), so the job must stop.
+ */
+export async function claimSlice(
+  table: TableContext,
+  job: JobRecord,
+  nextSliceAt: Date,
+  now: Date,
+): Promise<JobRecord | null | 'slot_lost'> {
+  const claim = advance(table, job, ['nextSliceAt = :nsa'], { ':nsa': nextSliceAt.toISOString() }, now);
+  try {
+    if (job.slotted)
+      await table.doc.send(new TransactWriteCommand({ TransactItems: [{ Update: claim }, { Update: slotRenewal(table, job, now) }] }));
+    else await table.doc.send(new UpdateCommand(claim));
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException || conditionFailedAt(e, 0)) return null;
+    if (conditionFailedAt(e, 1)) return 'slot_lost';
+    throw e;
+  }
+  return { ...job, version: job.version + 1, nextSliceAt: nextSliceAt.toISOString(), updatedAt: now.toISOString() };
 }
 
 /** Moves a job's cursor past entries that were not matches (read budget spent). */
