@@ -264,7 +264,9 @@ describe('recovery jobs', () => {
       tableName: table.tableName,
       doc: {
         send: (command: unknown) => {
-          if (command instanceof TransactWriteCommand && ++transactions === 4) return Promise.reject(new Error('injected crash'));
+          // The fourth replay transaction (the slice's claim is a transaction too: only replays carry a ConditionCheck first).
+          if (command instanceof TransactWriteCommand && command.input.TransactItems?.[0]?.ConditionCheck && ++transactions === 4)
+            return Promise.reject(new Error('injected crash'));
           return table.doc.send(command as never);
         },
       } as unknown as TableContext['doc'],
@@ -314,7 +316,7 @@ describe('recovery jobs', () => {
       tableName: table.tableName,
       doc: {
         send: async (command: unknown) => {
-          if (command instanceof TransactWriteCommand && !changed) {
+          if (command instanceof TransactWriteCommand && command.input.TransactItems?.[0]?.ConditionCheck && !changed) {
             const pk = command.input.TransactItems?.[0]?.ConditionCheck?.Key?.pk as string;
             changed = sources.find((d) => `DLV#${d.deliveryId}` === pk)!;
             await batchWriteAll(table, [{ PutRequest: { Item: stateItem({ ...changed, status: 'delivered' }) } }]);
