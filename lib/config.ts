@@ -27,6 +27,7 @@ import {
   RECOVERY_RATE_BOUNDS,
   RESERVED_CONCURRENCY_BOUNDS,
 } from '#lambdas/contract/deployment';
+import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE, RECOVERY_JOBS_PER_WORKSPACE_BOUNDS } from '#lambdas/contract/jobs';
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
 import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '#lambdas/contract/limits';
 import type { TableBilling, TableCapacity } from './constructs/table';
@@ -152,6 +153,13 @@ export interface WebhooksConfig {
    */
   readonly recoveryRatePerSecond: number;
   /**
+   * Recovery jobs one workspace may have running at once (docs/behaviour.md#recovery-jobs), an
+   * integer from 1 to 100; a recover request past it is 409 `Conflict`. A job whose worker stopped
+   * renewing its slot frees it after the slot's lease.
+   * @default 3
+   */
+  readonly recoveryJobsPerWorkspace: number;
+  /**
    * Per-workspace limit overrides (docs/behaviour.md#rate-limits), shared by every token of a
    * workspace, REST and MCP alike: `testSendsPerMinute` and `replaysPerMinute` (interactive single
    * replays; recovery jobs are paced by `recoveryRatePerSecond` instead), over which a call is 429
@@ -228,6 +236,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   deadLetterMaxConcurrency: DEAD_LETTER_CONSUMER.maxConcurrency,
   apiGatewayAccountRole: false,
   recoveryRatePerSecond: DEFAULT_RECOVERY_RATE_PER_SECOND,
+  recoveryJobsPerWorkspace: DEFAULT_RECOVERY_JOBS_PER_WORKSPACE,
   workspaceLimits: {},
   deliverySuccessRateAlarmPercent: 90,
   dispatcherBatchSize: DISPATCHER_CONSUMER.batchSize,
@@ -425,6 +434,11 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   const authorizerCacheTtlSeconds = integer('authorizerCacheTtlSeconds', 0, 3600);
   const throttlingBurstLimit = integer('throttlingBurstLimit', 0, 5000);
   const recoveryRatePerSecond = integer('recoveryRatePerSecond', RECOVERY_RATE_BOUNDS.min, RECOVERY_RATE_BOUNDS.max);
+  const recoveryJobsPerWorkspace = integer(
+    'recoveryJobsPerWorkspace',
+    RECOVERY_JOBS_PER_WORKSPACE_BOUNDS.min,
+    RECOVERY_JOBS_PER_WORKSPACE_BOUNDS.max,
+  );
   const deliverySuccessRateAlarmPercent = integer('deliverySuccessRateAlarmPercent', 1, 100);
   const dispatcherBatchSize = integer(
     'dispatcherBatchSize',
@@ -508,6 +522,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     deadLetterMaxConcurrency,
     apiGatewayAccountRole: apiGatewayAccountRole ?? false,
     recoveryRatePerSecond,
+    recoveryJobsPerWorkspace,
     workspaceLimits,
     deliverySuccessRateAlarmPercent,
     dispatcherBatchSize,

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { sinceNotAfterUntilInstants, isInstant } from './input-rules';
-import { JOB_STATUSES, RECOVERABLE_STATUSES, DEFAULT_RECOVERY_STATUSES } from './jobs';
+import { JOB_STATUSES, RECOVERABLE_STATUSES, DEFAULT_RECOVERY_STATUSES, RECOVERY_COUNT_CAP } from './jobs';
 import { idSchema, EndpointIdSchema } from './schemas';
 
 const EXAMPLE = {
@@ -40,7 +40,14 @@ export const RecoverBodySchema = z
       .meta({
         description: `Statuses to replay: any of ${RECOVERABLE_STATUSES.map((s) => `\`${s}\``).join(', ')}. Default ${DEFAULT_RECOVERY_STATUSES.map((s) => `\`${s}\``).join(' and ')}.`,
       }),
-    dryRun: z.boolean().optional().meta({ description: 'Only count the matching deliveries (200 `{matched}`); nothing is changed.' }),
+    includeReplayed: z.boolean().optional().meta({
+      description:
+        'Also select deliveries that are themselves replays (`replayedFrom` set: written by a replay or an earlier recovery). Default false, so repeated recoveries never replay their own failed replays.',
+    }),
+    dryRun: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Only count the matching deliveries (200 `{matched, matchedAtLeast, skippedReplayed}`); nothing is changed.' }),
   })
   .strict()
   .refine(sinceNotAfterUntilInstants, { message: 'must not be after until', path: ['since'] })
@@ -50,9 +57,21 @@ export const RecoverBodySchema = z
   });
 
 /** The dry-run answer of a recover request. */
+const matchedAtLeast = z.boolean().meta({
+  description: `True when the count stopped at its cap (the first ${RECOVERY_COUNT_CAP} deliveries of the window): \`matched\` and \`skippedReplayed\` are then lower bounds. False: both are exact.`,
+});
+
+const skippedReplayed = z.number().int().min(0).meta({
+  description: 'Deliveries that matched but are replays themselves (`replayedFrom` set), left out because `includeReplayed` is not true.',
+});
+
 export const RecoveryCountSchema = z
-  .object({ matched: z.number().int().min(0).meta({ description: 'Deliveries a recovery with this body would replay now.' }) })
-  .meta({ id: 'RecoveryCount', example: { matched: 42 } });
+  .object({
+    matched: z.number().int().min(0).meta({ description: 'Deliveries a recovery with this body would replay now.' }),
+    matchedAtLeast,
+    skippedReplayed,
+  })
+  .meta({ id: 'RecoveryCount', example: { matched: 42, matchedAtLeast: false, skippedReplayed: 3 } });
 
 /** A recovery job. */
 export const JobSchema = z
@@ -67,7 +86,10 @@ export const JobSchema = z
     since: z.string().meta({ format: 'date-time', example: EXAMPLE.since }),
     until: z.string().meta({ format: 'date-time', example: EXAMPLE.until }),
     statuses: z.array(z.enum(RECOVERABLE_STATUSES)),
+    includeReplayed: z.boolean().meta({ description: 'Whether the job also replays deliveries that are replays themselves.' }),
     matched: z.number().int().min(0).meta({ description: 'The dry-run count taken when the job was created.' }),
+    matchedAtLeast,
+    skippedReplayed,
     replayed: z.number().int().min(0).meta({ description: 'Replays written so far (each a new pending delivery with `replayedFrom`).' }),
     skipped: z
       .number()
@@ -91,7 +113,10 @@ export const JobSchema = z
       since: EXAMPLE.since,
       until: EXAMPLE.until,
       statuses: ['failed_permanent', 'dead_lettered'],
+      includeReplayed: false,
       matched: 42,
+      matchedAtLeast: false,
+      skippedReplayed: 3,
       replayed: 20,
       skipped: 0,
       createdAt: EXAMPLE.created,

@@ -17,3 +17,16 @@ export const JOB_STATUSES = ['running', 'completed', 'cancelled', 'failed'] as c
 
 /** A job's status. */
 export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/**
+ * Deliveries of the window a recover count looks at, at most (docs/behaviour.md#recovery-jobs): the
+ * count is exact up to there; past it the answer says `matchedAtLeast: true`, so a dry run costs the
+ * same bounded reads whatever the backlog.
+ */
+export const RECOVERY_COUNT_CAP = 1000;
+
+/** Recovery jobs one workspace may have running at once unless the stage's `recoveryJobsPerWorkspace` says otherwise. */
+export const DEFAULT_RECOVERY_JOBS_PER_WORKSPACE = 3;
+
+/** The bounds of the `recoveryJobsPerWorkspace` stage setting. */
+export const RECOVERY_JOBS_PER_WORKSPACE_BOUNDS = { min: 1, max: 100 } as const;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { ErrorTag } from './errors';
 import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
 import { JobIdSchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
+import { RECOVERY_COUNT_CAP } from './jobs';
 import { DEFAULT_WORKSPACE_LIMITS, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, type WorkspaceLimits } from './limits';
 import type { Permission } from './permissions';
 import { WORKSPACE_COUNTED, WORKSPACE_QUOTA_BUCKET, WORKSPACE_QUOTA_NOUNS, type RateLimitBucket } from './rate-limits';
@@ -196,7 +197,8 @@ export const OPERATIONS = [
     method: 'DELETE',
     path: '/workspaces/{slug}/webhooks/{endpointId}',
     summary: 'Delete a webhook endpoint',
-    description: 'Removes the endpoint and its delivery history (deliveries and attempts cascade). Writes audit `webhook.deleted`.',
+    description:
+      'Removes the endpoint and its delivery history: from the response on, none of its deliveries or attempts is shown by any route, list or log, and a background job deletes them. Writes audit `webhook.deleted`.',
     tag: 'Webhooks',
     params: SlugEndpoint,
     successStatus: 204,
@@ -205,7 +207,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'delete_webhook',
     readOnly: false,
-    uses: ['domainEvents'],
+    uses: ['domainEvents', 'jobQueue'],
     destructive: true,
   }),
   op({
@@ -497,14 +499,16 @@ export const OPERATIONS = [
     path: '/workspaces/{slug}/webhooks/{endpointId}/recover',
     summary: 'Recover deliveries of an endpoint',
     description:
-      "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. With `dryRun: true` it answers 200 `{matched}` and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled or a recovery of it is already running. Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`.",
+      "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. Deliveries that are replays themselves (`replayedFrom` set) are left out unless `includeReplayed: true`. With `dryRun: true` it answers 200 `{matched, matchedAtLeast, skippedReplayed}` (exact among the first " +
+      String(RECOVERY_COUNT_CAP) +
+      " deliveries of the window; past them `matchedAtLeast` is true and the counts are lower bounds) and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled, a recovery of it is already running (`RecoveryInProgress`), or the workspace already runs the stage's `recoveryJobsPerWorkspace` jobs (`Conflict`). Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`.",
     tag: 'Deliveries',
     params: SlugEndpoint,
     body: RecoverBodySchema,
     response: JobSchema,
     successStatus: 202,
     dryRun: { successStatus: 200, response: RecoveryCountSchema },
-    errors: ['ValidationError', 'EndpointNotFound', 'EndpointDisabled', 'RecoveryInProgress'],
+    errors: ['ValidationError', 'EndpointNotFound', 'EndpointDisabled', 'RecoveryInProgress', 'Conflict'],
     permission: 'webhook:replay',
     rateLimit: 'rest_write',
     mcpTool: 'recover_webhook_deliveries',

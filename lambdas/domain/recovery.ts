@@ -29,6 +29,8 @@ export interface JobRecord extends Job {
   readonly version: number;
   /** The earliest time the next slice may start (the pacing). */
   readonly nextSliceAt: string;
+  /** True when the job holds one of its workspace's running-job slots (every job created with the limit does). */
+  readonly slotted: boolean;
 }
 
 /** What a recover request asks for. */
@@ -36,19 +38,35 @@ export interface RecoverRequest {
   readonly since: string;
   readonly until?: string;
   readonly statuses?: readonly DeliveryStatus[];
+  readonly includeReplayed?: boolean;
 }
 
-/** The window and statuses a job fixes when it is created: `until` at most (and by default) now. */
-export function recoveryWindow(request: RecoverRequest, now: Date): { since: string; until: string; statuses: Job['statuses'] } {
-  const since = new Date(request.since).toISOString();
+/** A bounded count of a recovery's matches (docs/behaviour.md#recovery-jobs). */
+export interface RecoveryCount {
+  readonly matched: number;
+  /** True when the count stopped at its cap: both counts are lower bounds. */
+  readonly matchedAtLeast: boolean;
+  /** Matches left out because they are replays themselves and the request did not include them. */
+  readonly skippedReplayed: number;
+}
+
+/**
+ * The window and statuses a job fixes when it is created: `until` at most (and by default) now;
+ * `since` before 1970 is clamped to 1970, as the delivery log clamps it (no delivery is older).
+ */
+export function recoveryWindow(
+  request: RecoverRequest,
+  now: Date,
+): { since: string; until: string; statuses: Job['statuses']; includeReplayed: boolean } {
+  const since = new Date(Math.max(0, Date.parse(request.since))).toISOString();
   const asked = request.until === undefined ? now.getTime() : Math.min(Date.parse(request.until), now.getTime());
   const statuses = [...new Set(request.statuses ?? DEFAULT_RECOVERY_STATUSES)] as Job['statuses'];
-  return { since, until: new Date(asked).toISOString(), statuses };
+  return { since, until: new Date(asked).toISOString(), statuses, includeReplayed: request.includeReplayed === true };
 }
 
 /** A new running job, with nothing replayed yet. */
 export function newRecoveryJob(
-  input: { workspace: string; endpointId: string; actor: string; matched: number; window: ReturnType<typeof recoveryWindow> },
+  input: { workspace: string; endpointId: string; actor: string; count: RecoveryCount; window: ReturnType<typeof recoveryWindow> },
   now: Date,
 ): JobRecord {
   const iso = now.toISOString();
@@ -60,7 +78,7 @@ export function newRecoveryJob(
     actor: input.actor,
     status: 'running',
     ...input.window,
-    matched: input.matched,
+    ...input.count,
     replayed: 0,
     skipped: 0,
     createdAt: iso,
@@ -69,8 +87,15 @@ export function newRecoveryJob(
     cursor: null,
     version: 0,
     nextSliceAt: iso,
+    slotted: true,
   };
 }
+
+/**
+ * How long a running job's slot in its workspace stays taken without the job's worker renewing it
+ * (each slice renews it): a job whose worker died without finishing frees its slot after this.
+ */
+export const RECOVERY_SLOT_LEASE_MS = 10 * 60_000;
 
 /**
  * The delivery ids created in [since, until]: a delivery id's time part is its

@@ -693,6 +693,7 @@ export const OPERATION_ROUTES = [
               checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 3 }],
             },
           },
+          includeReplayed: { t: "optional", inner: { t: "boolean" } },
           dryRun: { t: "optional", inner: { t: "boolean" } },
         },
         strict: true,

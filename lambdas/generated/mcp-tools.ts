@@ -164,7 +164,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "delete_webhook",
     title: "Delete a webhook endpoint",
-    description: "Removes the endpoint and its delivery history (deliveries and attempts cascade). Writes audit `webhook.deleted`. Requires permission `webhook:delete`.",
+    description: "Removes the endpoint and its delivery history: from the response on, none of its deliveries or attempts is shown by any route, list or log, and a background job deletes them. Writes audit `webhook.deleted`. Requires permission `webhook:delete`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -743,7 +743,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "recover_webhook_deliveries",
     title: "Recover deliveries of an endpoint",
-    description: "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. With `dryRun: true` it answers 200 `{matched}` and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled or a recovery of it is already running. Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`. Requires permission `webhook:replay`.",
+    description: "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. Deliveries that are replays themselves (`replayedFrom` set) are left out unless `includeReplayed: true`. With `dryRun: true` it answers 200 `{matched, matchedAtLeast, skippedReplayed}` (exact among the first 1000 deliveries of the window; past them `matchedAtLeast` is true and the counts are lower bounds) and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled, a recovery of it is already running (`RecoveryInProgress`), or the workspace already runs the stage's `recoveryJobsPerWorkspace` jobs (`Conflict`). Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`. Requires permission `webhook:replay`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -781,8 +781,12 @@ export const MCP_TOOLS: readonly Tool[] = [
           type: "array",
           items: { type: "string", enum: ["failed", "failed_permanent", "dead_lettered"] },
         },
+        includeReplayed: {
+          description: "Also select deliveries that are themselves replays (`replayedFrom` set: written by a replay or an earlier recovery). Default false, so repeated recoveries never replay their own failed replays.",
+          type: "boolean",
+        },
         dryRun: {
-          description: "Only count the matching deliveries (200 `{matched}`); nothing is changed.",
+          description: "Only count the matching deliveries (200 `{matched, matchedAtLeast, skippedReplayed}`); nothing is changed.",
           type: "boolean",
         },
       },

@@ -6,7 +6,7 @@ import { isReplayable, newPendingDelivery, REPLAYABLE_STATUSES, type DeliveryRec
 import type { Caller, OperationDeps, OperationImpl } from './context';
 import { getDelivery, listAttempts, putPendingDelivery, toDeliveryWire } from '../store/deliveries';
 import { listDeliveriesOfEndpoint } from '../store/delivery-log';
-import { getEndpointRecord, type EndpointRecord } from '../store/endpoints';
+import { getEndpointRecord, liveEndpointIds, type EndpointRecord } from '../store/endpoints';
 import type { AuditInput } from '../store/audit';
 import { chargeWorkspaceQuota } from './rate-limiter';
 
@@ -16,10 +16,17 @@ async function endpointOf(deps: OperationDeps, caller: Caller, endpointId: strin
   return endpoint;
 }
 
-/** A delivery of the caller's workspace; another workspace's is as absent as a missing one. */
+/**
+ * A delivery of the caller's workspace; another workspace's is as absent as a missing one, and so is
+ * one whose endpoint was deleted (docs/behaviour.md#deleting-an-endpoint).
+ */
 async function deliveryOf(deps: OperationDeps, caller: Caller, deliveryId: string): Promise<DeliveryRecord> {
   const delivery = await getDelivery(deps.table, deliveryId);
-  if (!delivery || delivery.workspace !== caller.workspace)
+  if (
+    !delivery ||
+    delivery.workspace !== caller.workspace ||
+    !(await liveEndpointIds(deps.table, caller.workspace, [delivery.endpointId])).has(delivery.endpointId)
+  )
     throw new AppError('DeliveryNotFound', `No delivery ${deliveryId} in workspace ${caller.workspace}`);
   return delivery;
 }

@@ -4,6 +4,7 @@
  * themselves are written by the job worker (lambdas/pipeline/recovery-worker.ts).
  */
 import { AppError } from '../contract/errors';
+import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE } from '../contract/jobs';
 import { newRecoveryJob, recoveryWindow } from '../domain/recovery';
 import type { OperationDeps, OperationImpl } from './context';
 import { getEndpointRecord } from '../store/endpoints';
@@ -15,6 +16,15 @@ async function jobOf(deps: OperationDeps, workspace: string, jobId: string): Pro
   // Another workspace's job is as absent as a missing one.
   if (!job || job.workspace !== workspace) throw new AppError('JobNotFound', `No job ${jobId} in workspace ${workspace}`);
   return job;
+}
+
+/**
+ * The stage's `recoveryJobsPerWorkspace` (docs/deploy.md#settings), when the composition root gives
+ * it to the operations; otherwise the default.
+ */
+function jobsPerWorkspace(deps: OperationDeps): number {
+  const given = (deps as { readonly recoveryJobsPerWorkspace?: unknown }).recoveryJobsPerWorkspace;
+  return typeof given === 'number' && Number.isInteger(given) && given >= 1 ? given : DEFAULT_RECOVERY_JOBS_PER_WORKSPACE;
 }
 
 /** POST .../webhooks/{endpointId}/recover: the dry-run count, or a new running job (202). */
@@ -29,7 +39,7 @@ export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'>
   const now = deps.now();
   const window = recoveryWindow(body, now);
   const count = () => countMatches(deps.table, { endpointId: endpoint.endpointId, ...window });
-  if (body.dryRun) return { matched: await count() };
+  if (body.dryRun) return count();
 
   const inProgress = (jobId: string | null) =>
     new AppError(
@@ -41,11 +51,19 @@ export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'>
   const jobQueue = deps.jobQueue;
   if (!jobQueue) throw new Error('This function has no jobs queue (JOB_QUEUE_URL)');
   const job = newRecoveryJob(
-    { workspace: caller.workspace, endpointId: endpoint.endpointId, actor: caller.tokenId, matched: await count(), window },
+    { workspace: caller.workspace, endpointId: endpoint.endpointId, actor: caller.tokenId, count: await count(), window },
     now,
   );
-  // The lock is taken in the same transaction as the job: two concurrent requests cannot both start one.
-  if (!(await createRecoveryJob(deps.table, job, now))) throw inProgress(await runningRecoveryOf(deps.table, endpoint.endpointId));
+  // The lock and the workspace's slot are taken in the same transaction as the job: concurrent requests cannot exceed either.
+  const limit = jobsPerWorkspace(deps);
+  const created = await createRecoveryJob(deps.table, job, now, limit);
+  if (created === 'endpoint_busy') throw inProgress(await runningRecoveryOf(deps.table, endpoint.endpointId));
+  if (created === 'workspace_full')
+    throw new AppError(
+      'Conflict',
+      `Workspace ${caller.workspace} has ${limit} recovery jobs running, as many as it may; wait for one to finish or cancel one`,
+      { limit },
+    );
   try {
     await jobQueue.send({ jobId: job.jobId });
   } catch (error) {

@@ -127,15 +127,32 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
   return withHealth(deps, asSeenBy(caller, toEndpointWire(updated)));
 };
 
-/** DELETE /workspaces/{slug}/webhooks/{endpointId}: history cascades. */
+/**
+ * DELETE /workspaces/{slug}/webhooks/{endpointId}: its history is hidden at once and deleted by a
+ * paced purge job (docs/behaviour.md#deleting-an-endpoint).
+ */
 export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller, { params }) => {
   const existing = await getEndpointRecord(deps.table, caller.workspace, params.endpointId);
-  const deleted = await deleteEndpoint(deps.table, caller.workspace, params.endpointId, deps.now(), {
-    action: 'webhook.deleted',
-    actor: caller.tokenId,
-    targetId: params.endpointId,
-  });
+  const now = deps.now();
+  const purge = { jobId: newId('whj', now) };
+  const deleted = await deleteEndpoint(
+    deps.table,
+    caller.workspace,
+    params.endpointId,
+    now,
+    {
+      action: 'webhook.deleted',
+      actor: caller.tokenId,
+      targetId: params.endpointId,
+    },
+    purge,
+  );
   if (!deleted) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+  try {
+    await deps.jobQueue?.send({ jobId: purge.jobId });
+  } catch {
+    // The delete stands: its deliveries are hidden from every read already, and retention's TTL removes them.
+  }
   await deps.events.emit(caller.workspace, 'webhook.deleted', {
     endpointId: params.endpointId,
     url: existing ? redactUrl(existing.url) : '',

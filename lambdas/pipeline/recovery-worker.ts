@@ -11,13 +11,20 @@
  */
 import { ENDPOINT_DISABLED } from '../domain/delivery-lifecycle';
 import type { JobStatus } from '../contract/jobs';
-import { SLICE_INTERVAL_MS, sliceWaitMs } from '../domain/recovery';
+import { SLICE_INTERVAL_MS, sliceWaitMs, type JobRecord } from '../domain/recovery';
 import { replayOf } from '../operations/deliveries';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { JobQueue } from '../queue/job-queue';
 import type { TableContext } from '../store/client';
 import { getEndpointRecord } from '../store/endpoints';
-import { claimSlice, finishJob, getJobRecord, matchesAfter, moveCursor, replayForJob } from '../store/recovery-jobs';
+import { claimSlice, finishJob, getJobRecord, getStoredJob, matchesAfter, moveCursor, replayForJob } from '../store/recovery-jobs';
+import {
+  advancePurgeJob,
+  deleteDeliveries,
+  deleteEndpointHealth,
+  deliveriesOfEndpointIndexes,
+  type PurgeJob,
+} from '../store/endpoint-purge';
 
 /** Adapters and settings of the worker. */
 export interface RecoveryWorkerDeps {
@@ -49,43 +56,58 @@ const SYSTEM_ACTOR = 'system';
  * next slice; every other outcome ends this message's chain.
  */
 export async function runRecoverySlice(deps: RecoveryWorkerDeps, jobId: string): Promise<SliceOutcome> {
-  const read = await getJobRecord(deps.table, jobId);
-  if (!read) return { kind: 'ignored', reason: 'not_found' };
+  const stored = await getStoredJob(deps.table, jobId);
+  if (!stored) return { kind: 'ignored', reason: 'not_found' };
+  if (stored.kind === 'purge_endpoint') return runPurgeSlice(deps, stored.job);
+  const read = stored.job;
   if (read.status !== 'running') return { kind: 'ignored', reason: 'not_running' };
 
   // Pacing: never start before the previous slice's second is over (a message delivered early waits it out).
   const wait = sliceWaitMs(read, deps.now());
   if (wait > 0) await deps.sleep(Math.min(wait, SLICE_INTERVAL_MS));
   const startedAt = deps.now();
-  let job = await claimSlice(deps.table, read, new Date(startedAt.getTime() + SLICE_INTERVAL_MS), startedAt);
+  const claimed = await claimSlice(deps.table, read, new Date(startedAt.getTime() + SLICE_INTERVAL_MS), startedAt);
   // Another worker (a duplicate message) or a cancel moved the job since the read: that chain goes on, this one ends.
-  if (!job) return { kind: 'ignored', reason: 'moved' };
-
-  const endpoint = await getEndpointRecord(deps.table, job.workspace, job.endpointId);
-  if (!endpoint || !endpoint.enabled) {
-    const ended = await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), {
-      expectedVersion: job.version,
-      reason: endpoint ? ENDPOINT_DISABLED : 'endpoint_deleted',
+  if (!claimed) return { kind: 'ignored', reason: 'moved' };
+  // A job that did not run for the slot's lease has lost its workspace slot (another job may hold it now): it stops.
+  if (claimed === 'slot_lost') {
+    const ended = await finishJob(deps.table, read, 'failed', SYSTEM_ACTOR, deps.now(), {
+      expectedVersion: read.version,
+      reason: 'slot_expired',
     });
     return ended ? { kind: 'finished', status: 'failed', replayed: 0 } : { kind: 'ignored', reason: 'moved' };
   }
+  let job = claimed;
+
+  const endpointGone = async (current: JobRecord, replayed: number): Promise<SliceOutcome> => {
+    const endpoint = await getEndpointRecord(deps.table, current.workspace, current.endpointId);
+    const ended = await finishJob(deps.table, current, 'failed', SYSTEM_ACTOR, deps.now(), {
+      expectedVersion: current.version,
+      reason: endpoint ? ENDPOINT_DISABLED : 'endpoint_deleted',
+    });
+    return ended ? { kind: 'finished', status: 'failed', replayed } : { kind: 'ignored', reason: 'moved' };
+  };
+  const endpoint = await getEndpointRecord(deps.table, job.workspace, job.endpointId);
+  if (!endpoint || !endpoint.enabled) return endpointGone(job, 0);
 
   const batch = await matchesAfter(deps.table, job, deps.ratePerSecond);
   const sent: string[] = [];
-  let lost = false;
+  let stopped: 'lost' | 'endpoint_gone' | null = null;
   for (const source of batch.items) {
     const now = deps.now();
     const replay = replayOf(source, job.actor, now);
     const outcome = await replayForJob(deps.table, job, source, replay, now);
-    if (outcome.kind === 'lost') {
-      lost = true;
+    if (outcome.kind === 'lost' || outcome.kind === 'endpoint_gone') {
+      stopped = outcome.kind;
       break;
     }
     job = outcome.job;
     if (outcome.kind === 'replayed') sent.push(replay.record.deliveryId);
   }
   await sendReplays(deps, sent);
-  if (lost) return { kind: 'ignored', reason: 'moved' };
+  if (stopped === 'lost') return { kind: 'ignored', reason: 'moved' };
+  // The endpoint was deleted or disabled during the slice: its replay transaction refused, and the job ends.
+  if (stopped === 'endpoint_gone') return endpointGone(job, sent.length);
 
   if (batch.scannedTo) {
     const moved = await moveCursor(deps.table, job, batch.scannedTo, deps.now());
@@ -99,6 +121,40 @@ export async function runRecoverySlice(deps: RecoveryWorkerDeps, jobId: string):
   const delaySeconds = Math.ceil(sliceWaitMs(job, deps.now()) / 1000);
   await deps.jobQueue.send({ jobId }, delaySeconds);
   return { kind: 'continued', replayed: sent.length, delaySeconds };
+}
+
+/**
+ * Deliveries one purge slice deletes at most (docs/behaviour.md#deleting-an-endpoint): each is a
+ * query of its partition and a batch delete, a few at once, well within the worker's timeout.
+ */
+export const PURGE_DELIVERIES_PER_SLICE = 200;
+
+/**
+ * One slice of the purge of a deleted endpoint's history: at most
+ * {@link PURGE_DELIVERIES_PER_SLICE} of its deliveries still in its indexes are deleted, then the
+ * job is enqueued again for the next slice, paced like a recovery's; a slice that finds none
+ * deletes the endpoint's health counters and completes the job.
+ */
+async function runPurgeSlice(deps: RecoveryWorkerDeps, read: PurgeJob): Promise<SliceOutcome> {
+  if (read.status !== 'running') return { kind: 'ignored', reason: 'not_running' };
+  const wait = sliceWaitMs(read, deps.now());
+  if (wait > 0) await deps.sleep(Math.min(wait, SLICE_INTERVAL_MS));
+  const ids = await deliveriesOfEndpointIndexes(deps.table, read.endpointId, PURGE_DELIVERIES_PER_SLICE);
+  if (ids.length === 0) await deleteEndpointHealth(deps.table, read.endpointId);
+  else await deleteDeliveries(deps.table, ids);
+  const now = deps.now();
+  const job = await advancePurgeJob(
+    deps.table,
+    read,
+    { nextSliceAt: new Date(now.getTime() + SLICE_INTERVAL_MS), purged: ids.length, done: ids.length === 0 },
+    now,
+  );
+  // Another worker (a duplicate message) moved the job: that chain goes on; the deletes done here are harmless.
+  if (!job) return { kind: 'ignored', reason: 'moved' };
+  if (job.status === 'completed') return { kind: 'finished', status: 'completed', replayed: 0 };
+  const delaySeconds = Math.ceil(sliceWaitMs(job, deps.now()) / 1000);
+  await deps.jobQueue.send({ jobId: job.jobId }, delaySeconds);
+  return { kind: 'continued', replayed: 0, delaySeconds };
 }
 
 /** Queues the replays of a slice; a failure leaves them pending for the stuck-pending repair. */

@@ -14,7 +14,8 @@ import { activeSecrets } from '../domain/secrets';
 import type { DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
 import { getDeliveryItems, pendingCreatedBefore } from '../store/deliveries';
-import { dropExpiredSecrets, endpointsWithEndedGrace, getEndpointRecord } from '../store/endpoints';
+import { dropExpiredSecrets, endpointsWithEndedGrace, getEndpointRecord, liveEndpointIds } from '../store/endpoints';
+import { deleteDeliveries } from '../store/endpoint-purge';
 import { workspaceDeliveriesBefore } from '../store/delivery-log';
 import { deletePartition } from '../store/table-io';
 import { getRetentionWorkspaceCursor, putRetentionWorkspaceCursor, registeredWorkspaces } from '../store/workspace-registry';
@@ -78,11 +79,15 @@ export async function runSecretExpiry(deps: { table: TableContext; now: () => Da
   return { expired };
 }
 
-/** Queues again the pending rows with no evidence that are older than the repair delay (and within the lookback). */
+/**
+ * Queues again the pending rows with no evidence that are older than the repair delay (and within
+ * the lookback). A row whose endpoint was deleted is never queued again: it is deleted
+ * (docs/behaviour.md#deleting-an-endpoint), so it leaves the repair's index for good.
+ */
 export async function runPendingRepair(
   deps: { table: TableContext; queue: DeliveryQueue; now: () => Date },
   options: { afterMs?: number; lookbackHours?: number; limit?: number } = {},
-): Promise<{ requeued: number }> {
+): Promise<{ requeued: number; purged: number }> {
   const now = deps.now().getTime();
   const before = new Date(now - (options.afterMs ?? REPAIR_AFTER_MS)).toISOString();
   const since = new Date(now - (options.lookbackHours ?? REPAIR_LOOKBACK_HOURS) * 3600_000).toISOString();
@@ -95,6 +100,18 @@ export async function runPendingRepair(
       ? [{ deliveryId, endpointId: String(item.endpointId), workspace: String(item.workspace) }]
       : [];
   });
-  if (stuck.length > 0) await deps.queue.send(stuck);
-  return { requeued: stuck.length };
+  const live = new Set<string>();
+  for (const workspace of new Set(stuck.map((row) => row.workspace))) {
+    const ids = await liveEndpointIds(
+      deps.table,
+      workspace,
+      stuck.filter((row) => row.workspace === workspace).map((row) => row.endpointId),
+    );
+    for (const id of ids) live.add(`${workspace}/${id}`);
+  }
+  const requeue = stuck.filter((row) => live.has(`${row.workspace}/${row.endpointId}`));
+  const orphans = stuck.filter((row) => !live.has(`${row.workspace}/${row.endpointId}`)).map((row) => row.deliveryId);
+  if (orphans.length > 0) await deleteDeliveries(deps.table, orphans);
+  if (requeue.length > 0) await deps.queue.send(requeue);
+  return { requeued: requeue.length, purged: orphans.length };
 }

@@ -22,6 +22,7 @@ import { mergeNewestFirst, type ShardRead } from '../domain/newest-first-merge';
 import type { TableContext } from './client';
 import { partitionQuery, shardedQuery, str, withExpressions } from './table-io';
 import { fromItem, getDeliveryItems, toDeliveryWire } from './deliveries';
+import { liveEndpointIds } from './endpoints';
 import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
 
 /** One index partition a page reads: a log shard, or an endpoint's gsi2 shard. */
@@ -113,7 +114,13 @@ function logPage(filter: DeliveryLogFilter, items: Delivery[], next: string | nu
 /** True when the endpoint exists in the workspace (its deliveries are then the workspace's). */
 async function endpointInWorkspace(table: TableContext, workspace: string, endpointId: string): Promise<boolean> {
   const out = await table.doc.send(
-    new GetCommand({ TableName: table.tableName, Key: keys.endpoint(workspace, endpointId), ProjectionExpression: TABLE.partitionKey }),
+    new GetCommand({
+      TableName: table.tableName,
+      Key: keys.endpoint(workspace, endpointId),
+      ProjectionExpression: TABLE.partitionKey,
+      // Strongly consistent: a deleted endpoint's deliveries are shown from no moment after its delete.
+      ConsistentRead: true,
+    }),
   );
   return out.Item !== undefined;
 }
@@ -163,11 +170,21 @@ export async function listDeliveryLog(
         page.entries.map((e) => e.position),
       );
   // The index is eventually consistent: a summary gone since, or no longer matching, is left out.
-  const items = page.entries
+  const found = page.entries
     .map((e) => summaries.get(e.position))
     .filter((item): item is Record<string, unknown> => item !== undefined && item !== null && item.workspace === workspace)
     .map((item) => toDeliveryWire(fromItem(item)))
     .filter((d) => matchesDeliveryLogFilter(filter, d));
+  // A deleted endpoint's deliveries are shown nowhere (docs/behaviour.md#deleting-an-endpoint); its purge job removes them.
+  const live =
+    filter.endpointId !== null
+      ? new Set([filter.endpointId])
+      : await liveEndpointIds(
+          table,
+          workspace,
+          found.map((d) => d.endpointId),
+        );
+  const items = found.filter((d) => live.has(d.endpointId));
   return logPage(filter, items, page.next);
 }
 

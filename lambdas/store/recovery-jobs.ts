@@ -8,15 +8,30 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { JOB_STATUSES, RECOVERABLE_STATUSES, type Job, type JobStatus } from '../contract/jobs';
+import { JOB_STATUSES, RECOVERABLE_STATUSES, RECOVERY_COUNT_CAP, type Job, type JobStatus } from '../contract/jobs';
 import type { DeliveryStatus } from '../contract/schemas';
 import type { DeliveryRecord } from '../domain/delivery-lifecycle';
-import { recoveryWindowIdRange, type JobRecord } from '../domain/recovery';
+import { RECOVERY_SLOT_LEASE_MS, recoveryWindowIdRange, type JobRecord, type RecoveryCount } from '../domain/recovery';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput, type TransactItem } from './audit';
 import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair } from './deliveries';
-import { endpointDeliveryPartitions, keys, TABLE } from './table-schema';
-import { conditionFailedAt, IF_ABSENT, ifAbsentOr, num, oneOf, oneOfList, optStr, partitionQuery, str, type Item } from './table-io';
+import { ENDPOINT_DELIVERY_SHARDS, endpointDeliveryPartitions, keys, TABLE } from './table-schema';
+import { PURGE_JOB_KIND, purgeJobFromItem, type PurgeJob } from './endpoint-purge';
+import {
+  bool,
+  conditionFailedAt,
+  conflictAt,
+  IF_ABSENT,
+  ifAbsentOr,
+  num,
+  oneOf,
+  oneOfList,
+  optMap,
+  optStr,
+  partitionQuery,
+  str,
+  type Item,
+} from './table-io';
 
 /** How long a (job, source) marker is kept: far longer than any job runs. */
 const MARKER_TTL_SECONDS = 30 * 24 * 3600;
@@ -31,7 +46,10 @@ export function toJobWire(r: JobRecord): Job {
     since: r.since,
     until: r.until,
     statuses: r.statuses,
+    includeReplayed: r.includeReplayed,
     matched: r.matched,
+    matchedAtLeast: r.matchedAtLeast,
+    skippedReplayed: r.skippedReplayed,
     replayed: r.replayed,
     skipped: r.skipped,
     createdAt: r.createdAt,
@@ -52,7 +70,11 @@ function jobFromItem(item: Item): JobRecord {
     since: str(item, 'since'),
     until: str(item, 'until'),
     statuses: oneOfList(item, 'statuses', RECOVERABLE_STATUSES),
+    // Jobs stored before these attributes existed selected replays too and counted without a cap.
+    includeReplayed: flag(item, 'includeReplayed', true),
     matched: num(item, 'matched', 0),
+    matchedAtLeast: flag(item, 'matchedAtLeast', false),
+    skippedReplayed: num(item, 'skippedReplayed', 0),
     replayed: num(item, 'replayed', 0),
     skipped: num(item, 'skipped', 0),
     createdAt: str(item, 'createdAt'),
@@ -61,9 +83,27 @@ function jobFromItem(item: Item): JobRecord {
     cursor: optStr(item, 'cursor'),
     version: num(item, 'version', 0),
     nextSliceAt: str(item, 'nextSliceAt'),
+    slotted: flag(item, 'slotted', false),
   };
 }
 
+/** A boolean attribute, `absent` when the item has none. */
+function flag(item: Item, name: string, absent: boolean): boolean {
+  return item[name] === undefined || item[name] === null ? absent : bool(item, name);
+}
+
+/**
+ * The item holding a workspace's running-job slots (docs/architecture.md#recovery-jobs): a map of
+ * job id to the epoch millisecond its lease ends, and a version every change bumps. It is the
+ * recovery lock of the workspace's scope (`WS#` never starts an endpoint id).
+ */
+const workspaceSlots = (workspace: string) => keys.recoveryLock(`WS#${workspace}`);
+
+/** The job ids of a slots map whose lease has not ended at `nowMs`. */
+function activeSlots(item: Item | undefined, nowMs: number): Record<string, number> {
+  const slots = item ? (optMap(item, 'slots') ?? {}) : {};
+  return Object.fromEntries(Object.entries(slots).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > nowMs));
+}
 /** The running job of an endpoint, if any (from its lock). */
 export async function runningRecoveryOf(table: TableContext, endpointId: string): Promise<string | null> {
   const out = await table.doc.send(
@@ -72,60 +112,116 @@ export async function runningRecoveryOf(table: TableContext, endpointId: string)
   return out.Item ? str(out.Item, 'jobId') : null;
 }
 
+/** Why {@link createRecoveryJob} refused: another recovery of the endpoint runs, or the workspace's slots are all taken. */
+export type CreateJobOutcome = 'created' | 'endpoint_busy' | 'workspace_full';
+
+/** Tries a new job takes when concurrent starts in its workspace keep moving the slots item. */
+const SLOT_TRIES = 5;
+
 /**
- * Stores a new job, takes its endpoint's lock and writes `webhook.recovery_started`,
- * in one transaction. Returns false when another recovery of the endpoint holds the lock.
+ * Stores a new job, takes its endpoint's lock and one of its workspace's `limit` running-job slots
+ * (a slot whose lease ended is free), and writes `webhook.recovery_started`, in one transaction.
  */
-export async function createRecoveryJob(table: TableContext, job: JobRecord, now: Date): Promise<boolean> {
-  try {
-    await table.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table.tableName,
-              Item: { ...keys.job(job.jobId), type: 'job', ...job },
-              ConditionExpression: IF_ABSENT,
-            },
-          },
-          {
-            Put: {
-              TableName: table.tableName,
-              Item: {
-                ...keys.recoveryLock(job.endpointId),
-                type: 'recovery-lock',
-                jobId: job.jobId,
-                workspace: job.workspace,
-                createdAt: job.createdAt,
-              },
-              ConditionExpression: IF_ABSENT,
-            },
-          },
-          auditPut(
-            table,
-            job.workspace,
-            {
-              action: 'webhook.recovery_started',
-              actor: job.actor,
-              targetId: job.endpointId,
-              detail: { jobId: job.jobId, since: job.since, until: job.until, statuses: job.statuses, matched: job.matched },
-            },
-            now,
-          ),
-        ],
-      }),
+export async function createRecoveryJob(table: TableContext, job: JobRecord, now: Date, limit: number): Promise<CreateJobOutcome> {
+  for (let tries = 1; ; tries++) {
+    const read = await table.doc.send(
+      new GetCommand({ TableName: table.tableName, Key: workspaceSlots(job.workspace), ConsistentRead: true }),
     );
-    return true;
-  } catch (e) {
-    if (conditionFailedAt(e, 1)) return false;
-    throw e;
+    const active = activeSlots(read.Item, now.getTime());
+    if (Object.keys(active).length >= limit) return 'workspace_full';
+    const version = read.Item ? num(read.Item, 'version', 0) : null;
+    const slots = { ...active, [job.jobId]: now.getTime() + RECOVERY_SLOT_LEASE_MS };
+    try {
+      await table.doc.send(
+        new TransactWriteCommand({ TransactItems: [...jobCreation(table, job, now), slotsPut(table, job.workspace, version, slots)] }),
+      );
+      return 'created';
+    } catch (e) {
+      if (conditionFailedAt(e, 1)) return 'endpoint_busy';
+      // Another start or end in the workspace moved the slots since the read: read them again.
+      if ((conditionFailedAt(e, 3) || conflictAt(e, 3)) && tries < SLOT_TRIES) continue;
+      throw e;
+    }
   }
 }
 
-/** Reads a job by id (any workspace: callers check ownership). */
-export async function getJobRecord(table: TableContext, jobId: string): Promise<JobRecord | null> {
+/** The transaction items that store a new job: the job, its endpoint's lock (put if absent), its audit. */
+function jobCreation(table: TableContext, job: JobRecord, now: Date): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: table.tableName,
+        Item: { ...keys.job(job.jobId), type: 'job', ...job },
+        ConditionExpression: IF_ABSENT,
+      },
+    },
+    {
+      Put: {
+        TableName: table.tableName,
+        Item: {
+          ...keys.recoveryLock(job.endpointId),
+          type: 'recovery-lock',
+          jobId: job.jobId,
+          workspace: job.workspace,
+          createdAt: job.createdAt,
+        },
+        ConditionExpression: IF_ABSENT,
+      },
+    },
+    auditPut(
+      table,
+      job.workspace,
+      {
+        action: 'webhook.recovery_started',
+        actor: job.actor,
+        targetId: job.endpointId,
+        detail: { jobId: job.jobId, since: job.since, until: job.until, statuses: job.statuses, matched: job.matched },
+      },
+      now,
+    ),
+  ];
+}
+
+/** The slots item holding `slots`, conditional on the version read (null: no item yet). */
+function slotsPut(table: TableContext, workspace: string, version: number | null, slots: Record<string, number>): TransactItem {
+  return {
+    Put: {
+      TableName: table.tableName,
+      Item: { ...workspaceSlots(workspace), type: 'recovery-slots', workspace, slots, version: (version ?? 0) + 1 },
+      ConditionExpression: version === null ? IF_ABSENT : 'version = :read',
+      ...(version === null ? {} : { ExpressionAttributeValues: { ':read': version } }),
+    },
+  };
+}
+
+/** The update that renews a running job's slot lease; its condition fails when the slot is no longer the job's. */
+function slotRenewal(table: TableContext, job: JobRecord, now: Date): JobUpdate {
+  return {
+    TableName: table.tableName,
+    Key: workspaceSlots(job.workspace),
+    UpdateExpression: 'SET slots.#job = :lease, version = version + :one',
+    ConditionExpression: 'slots.#job > :now',
+    ExpressionAttributeNames: { '#job': job.jobId },
+    ExpressionAttributeValues: { ':lease': now.getTime() + RECOVERY_SLOT_LEASE_MS, ':now': now.getTime(), ':one': 1 },
+  };
+}
+
+/** A job item as the worker reads it: a recovery, or the purge of a deleted endpoint's history. */
+export type StoredJob = { readonly kind: 'recover'; readonly job: JobRecord } | { readonly kind: 'purge_endpoint'; readonly job: PurgeJob };
+
+/** Reads a job item by id, of either kind (any workspace: callers check ownership). */
+export async function getStoredJob(table: TableContext, jobId: string): Promise<StoredJob | null> {
   const out = await table.doc.send(new GetCommand({ TableName: table.tableName, Key: keys.job(jobId), ConsistentRead: true }));
-  return out.Item ? jobFromItem(out.Item) : null;
+  if (!out.Item) return null;
+  return out.Item.kind === PURGE_JOB_KIND
+    ? { kind: 'purge_endpoint', job: purgeJobFromItem(out.Item) }
+    : { kind: 'recover', job: jobFromItem(out.Item) };
+}
+
+/** Reads a recovery job by id (any workspace: callers check ownership); a purge job is internal and reads as absent. */
+export async function getJobRecord(table: TableContext, jobId: string): Promise<JobRecord | null> {
+  const stored = await getStoredJob(table, jobId);
+  return stored?.kind === 'recover' ? stored.job : null;
 }
 
 /** What selects a recovery's deliveries. */
@@ -134,25 +230,35 @@ export interface RecoverySelection {
   readonly since: string;
   readonly until: string;
   readonly statuses: readonly DeliveryStatus[];
+  /** Also select deliveries that are replays themselves (`replayedFrom` set). */
+  readonly includeReplayed: boolean;
   /** The job whose own replays are never matches. */
   readonly jobId?: string;
 }
 
-/** True when a delivery (summary with its state) is a match of the selection. */
-function selects(s: RecoverySelection, item: Record<string, unknown>): boolean {
+/**
+ * How a delivery (summary with its state) stands to the selection: a match, a match left out
+ * because it is a replay itself (so repeated recoveries cannot snowball), or no match.
+ */
+function selects(s: RecoverySelection, item: Record<string, unknown>): 'match' | 'replayed' | 'no' {
   const createdAt = Date.parse(String(item.createdAt));
-  return (
+  const matches =
     s.statuses.some((status) => status === item.status) &&
     createdAt >= Date.parse(s.since) &&
     createdAt <= Date.parse(s.until) &&
     // Defence in depth beside the fixed `until`: a replay written by this job never matches it.
-    (s.jobId === undefined || item.recoveryJobId !== s.jobId)
-  );
+    (s.jobId === undefined || item.recoveryJobId !== s.jobId);
+  if (!matches) return 'no';
+  return !s.includeReplayed && typeof item.replayedFrom === 'string' ? 'replayed' : 'match';
 }
 
 /** One read of the window past `after`: the matches, oldest first, up to the position every partition was read to. */
 interface WindowRead {
   readonly matches: DeliveryRecord[];
+  /** Matches left out as replays themselves. */
+  readonly skippedReplayed: number;
+  /** Index entries looked at. */
+  readonly examined: number;
   /** The last position read in every partition (matches lie at or below it); null when all are read to the window's end. */
   readonly readTo: string | null;
 }
@@ -189,11 +295,15 @@ async function readWindow(table: TableContext, s: RecoverySelection, after: stri
     .filter((id) => readTo === null || id <= readTo)
     .sort();
   const items = await getDeliveryItems(table, ids);
+  let skippedReplayed = 0;
   const matches = ids.flatMap((id) => {
     const item = items.get(id);
-    return item && item.endpointId === s.endpointId && selects(s, item) ? [deliveryFromItem(item)] : [];
+    if (!item || item.endpointId !== s.endpointId) return [];
+    const selected = selects(s, item);
+    if (selected === 'replayed') skippedReplayed++;
+    return selected === 'match' ? [deliveryFromItem(item)] : [];
   });
-  return { matches, readTo };
+  return { matches, skippedReplayed, examined: ids.length, readTo };
 }
 
 /**
@@ -208,17 +318,27 @@ function emptyWindow(s: Pick<RecoverySelection, 'since' | 'until'>): boolean {
 /** Index entries one read takes per partition, and reads one slice makes at most. */
 const SCAN = { pageSize: 100, maxPages: 10 } as const;
 
-/** How many deliveries a recovery would replay now (the dry run). */
-export async function countMatches(table: TableContext, s: RecoverySelection): Promise<number> {
-  if (emptyWindow(s)) return 0;
-  let count = 0;
+/** Index entries one read of a count takes per partition: a few reads reach the cap. */
+const COUNT_PAGE_SIZE = Math.ceil(RECOVERY_COUNT_CAP / ENDPOINT_DELIVERY_SHARDS / 2);
+
+/**
+ * How many deliveries a recovery would replay now (the dry run), in bounded work: exact among the
+ * first {@link RECOVERY_COUNT_CAP} deliveries of the window (about that many index entries,
+ * summaries and states read, whatever the backlog); past them the counts are lower bounds.
+ */
+export async function countMatches(table: TableContext, s: RecoverySelection): Promise<RecoveryCount> {
+  const count = { matched: 0, matchedAtLeast: false, skippedReplayed: 0 };
+  if (emptyWindow(s)) return count;
+  let examined = 0;
   let after: string | null = null;
   do {
-    const read = await readWindow(table, s, after, SCAN.pageSize);
-    count += read.matches.length;
+    const read = await readWindow(table, s, after, COUNT_PAGE_SIZE);
+    count.matched += read.matches.length;
+    count.skippedReplayed += read.skippedReplayed;
+    examined += read.examined;
     after = read.readTo;
-  } while (after !== null);
-  return count;
+  } while (after !== null && examined < RECOVERY_COUNT_CAP);
+  return { ...count, matchedAtLeast: after !== null };
 }
 
 /** Matches past a job's cursor, oldest first. */
@@ -284,10 +404,29 @@ async function advanceJob(
   }
 }
 
-/** Claims the next slice of a job read at its version: it may start now, the one after not before `nextSliceAt`. Null when another worker moved the job. */
-export async function claimSlice(table: TableContext, job: JobRecord, nextSliceAt: Date, now: Date): Promise<JobRecord | null> {
-  const ok = await advanceJob(table, job, ['nextSliceAt = :nsa'], { ':nsa': nextSliceAt.toISOString() }, now);
-  return ok ? { ...job, version: job.version + 1, nextSliceAt: nextSliceAt.toISOString(), updatedAt: now.toISOString() } : null;
+/**
+ * Claims the next slice of a job read at its version: it may start now, the one after not before
+ * `nextSliceAt`; in the same transaction the job's workspace slot lease is renewed. Null when
+ * another worker moved the job; `slot_lost` when its slot's lease ended while the job did not run
+ * (another start may hold the slot now), so the job must stop.
+ */
+export async function claimSlice(
+  table: TableContext,
+  job: JobRecord,
+  nextSliceAt: Date,
+  now: Date,
+): Promise<JobRecord | null | 'slot_lost'> {
+  const claim = advance(table, job, ['nextSliceAt = :nsa'], { ':nsa': nextSliceAt.toISOString() }, now);
+  try {
+    if (job.slotted)
+      await table.doc.send(new TransactWriteCommand({ TransactItems: [{ Update: claim }, { Update: slotRenewal(table, job, now) }] }));
+    else await table.doc.send(new UpdateCommand(claim));
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException || conditionFailedAt(e, 0)) return null;
+    if (conditionFailedAt(e, 1)) return 'slot_lost';
+    throw e;
+  }
+  return { ...job, version: job.version + 1, nextSliceAt: nextSliceAt.toISOString(), updatedAt: now.toISOString() };
 }
 
 /** Moves a job's cursor past entries that were not matches (read budget spent). */
@@ -296,8 +435,11 @@ export async function moveCursor(table: TableContext, job: JobRecord, cursor: st
   return ok ? { ...job, cursor, version: job.version + 1, updatedAt: now.toISOString() } : null;
 }
 
-/** Outcome of {@link replayForJob}: the job as it now stands, or `lost` when another worker (or a cancel) moved it. */
-export type JobReplayOutcome = { kind: 'replayed' | 'skipped' | 'already'; job: JobRecord } | { kind: 'lost' };
+/**
+ * Outcome of {@link replayForJob}: the job as it now stands, `lost` when another worker (or a
+ * cancel) moved it, or `endpoint_gone` when its endpoint was deleted or disabled (nothing written).
+ */
+export type JobReplayOutcome = { kind: 'replayed' | 'skipped' | 'already'; job: JobRecord } | { kind: 'lost' } | { kind: 'endpoint_gone' };
 
 /**
  * Replays one source for a job: the replay row (`pendingWithRepair`, tagged with the
@@ -338,6 +480,15 @@ export async function replayForJob(
       },
     },
     { Update: advance(table, job, ['replayed = replayed + :one', '#cursor = :cursor'], { ':one': 1, ':cursor': source.deliveryId }, now) },
+    {
+      // A delete or disable of the endpoint that commits first stops the job's replays from the next one on.
+      ConditionCheck: {
+        TableName: table.tableName,
+        Key: keys.endpoint(job.workspace, job.endpointId),
+        ConditionExpression: 'enabled = :enabled',
+        ExpressionAttributeValues: { ':enabled': true },
+      },
+    },
     ...pendingWithRepair(table, replay.record, { recoveryJobId: job.jobId }),
     auditPut(table, job.workspace, replay.audit, now),
   ];
@@ -347,6 +498,7 @@ export async function replayForJob(
     return { kind: 'replayed', job: { ...moved, replayed: job.replayed + 1 } };
   } catch (e) {
     if (conditionFailedAt(e, 2)) return { kind: 'lost' };
+    if (conditionFailedAt(e, 3)) return { kind: 'endpoint_gone' };
     if (conditionFailedAt(e, 0)) {
       const ok = await advanceJob(
         table,
@@ -409,6 +561,20 @@ export async function finishJob(
               ExpressionAttributeValues: { ':job': job.jobId },
             },
           },
+          ...(job.slotted
+            ? [
+                {
+                  // Frees the job's slot; the version moves, so a start that read the slots before re-reads them.
+                  Update: {
+                    TableName: table.tableName,
+                    Key: workspaceSlots(job.workspace),
+                    UpdateExpression: 'SET version = if_not_exists(version, :zero) + :one REMOVE slots.#job',
+                    ExpressionAttributeNames: { '#job': job.jobId },
+                    ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+                  },
+                },
+              ]
+            : []),
           auditPut(
             table,
             job.workspace,

@@ -43,7 +43,17 @@ describe('recoveryWindow', () => {
       since: '2026-11-25T10:00:00.000Z',
       until: '2026-11-26T10:00:00.000Z',
       statuses: ['failed_permanent', 'dead_lettered'],
+      includeReplayed: false,
     });
+  });
+
+  it('clamps a since before 1970 to 1970, as the delivery log does', () => {
+    expect(recoveryWindow({ since: '1969-12-31T23:59:59.999Z' }, now).since).toBe('1970-01-01T00:00:00.000Z');
+    expect(recoveryWindow({ since: '0001-01-01T00:00:00Z' }, now).since).toBe('1970-01-01T00:00:00.000Z');
+  });
+
+  it('keeps includeReplayed when asked for', () => {
+    expect(recoveryWindow({ since: '2026-11-25T10:00:00Z', includeReplayed: true }, now).includeReplayed).toBe(true);
   });
 
   it('keeps an until in the past', () => {
@@ -69,7 +79,8 @@ describe('recoveryWindow', () => {
 describe('newRecoveryJob', () => {
   it('is running, has replayed nothing, and may start its first slice now', () => {
     const window = recoveryWindow({ since: '2026-11-25T10:00:00.000Z' }, now);
-    const job = newRecoveryJob({ workspace: 'acme', endpointId: 'ep_1', actor: 'tok_1', matched: 12, window }, now);
+    const count = { matched: 12, matchedAtLeast: false, skippedReplayed: 2 };
+    const job = newRecoveryJob({ workspace: 'acme', endpointId: 'ep_1', actor: 'tok_1', count, window }, now);
     expect(job.jobId).toMatch(/^whj_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(decodeTime(job.jobId.slice(4))).toBe(now.getTime());
     expect(job).toEqual({
@@ -82,7 +93,10 @@ describe('newRecoveryJob', () => {
       since: '2026-11-25T10:00:00.000Z',
       until: '2026-11-26T10:00:00.000Z',
       statuses: ['failed_permanent', 'dead_lettered'],
+      includeReplayed: false,
       matched: 12,
+      matchedAtLeast: false,
+      skippedReplayed: 2,
       replayed: 0,
       skipped: 0,
       createdAt: '2026-11-26T10:00:00.000Z',
@@ -91,6 +105,7 @@ describe('newRecoveryJob', () => {
       cursor: null,
       version: 0,
       nextSliceAt: '2026-11-26T10:00:00.000Z',
+      slotted: true,
     });
   });
 });

@@ -31,7 +31,7 @@ describe('a recovery window that is empty after until is capped at now', () => {
     const res = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, {
       body: { ...window, statuses: ['failed'], dryRun: true },
     });
-    expect([res.status, res.body]).toEqual([200, { matched: 0 }]);
+    expect([res.status, res.body]).toEqual([200, { matched: 0, matchedAtLeast: false, skippedReplayed: 0 }]);
   });
 
   it('since in the future: the job completes with nothing replayed', async () => {

@@ -79,7 +79,7 @@ describe('held deliveries and recovery (fast time)', () => {
     expect((await api.call('PATCH', `${ws()}/webhooks/${endpointId}`, { body: { enabled: true } })).status).toBe(200);
     const dry = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { since, dryRun: true } });
     expect(dry.status).toBe(200);
-    expect(dry.body).toEqual({ matched: 1 });
+    expect(dry.body).toEqual({ matched: 1, matchedAtLeast: false, skippedReplayed: 0 });
     expect(r.seen).toHaveLength(0);
 
     const started = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { since } });
@@ -136,6 +136,26 @@ describe('held deliveries and recovery (fast time)', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ tag: 'ValidationError' });
     expect(res.body.issues.length).toBeGreaterThan(0);
+  });
+
+  it('clamps a since before 1970 to 1970, as the delivery log does, on REST and MCP (never a 500)', async () => {
+    const r = await receiver();
+    const endpointId = await disabledEndpoint(api, r.url);
+    await publish(api, 'old-1');
+    expect((await api.call('PATCH', `${ws()}/webhooks/${endpointId}`, { body: { enabled: true } })).status).toBe(200);
+    for (const since of ['1969-12-31T23:59:59Z', '0001-01-01T00:00:00Z']) {
+      const dry = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { since, dryRun: true } });
+      expect(dry.status, since).toBe(200);
+      expect(dry.body).toEqual({ matched: 1, matchedAtLeast: false, skippedReplayed: 0 });
+    }
+    const log = await api.call('GET', `${ws()}/deliveries?since=1969-12-31T23:59:59Z&endpointId=${endpointId}`);
+    expect(log.body.items).toHaveLength(1);
+    const started = await api.call('POST', `${ws()}/webhooks/${endpointId}/recover`, { body: { since: '1969-12-31T23:59:59Z' } });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ since: '1970-01-01T00:00:00.000Z', matched: 1 });
+    await vi.waitFor(async () => {
+      expect((await api.call('GET', `${ws()}/jobs/${started.body.jobId}`)).body.status).toBe('completed');
+    }, EVENTUALLY);
   });
 
   it('answers 404 for an unknown job and for a job of another id shape', async () => {

@@ -133,7 +133,11 @@ describe('tools', () => {
       ).toBe(1);
       expect((await ok('get_workspace_overview', {})).deliveries24h).toMatchObject({ delivered: 1 });
       const since = new Date(Date.now() - 3_600_000).toISOString();
-      expect(await ok('recover_webhook_deliveries', { endpointId: created.endpointId, since, dryRun: true })).toEqual({ matched: 0 });
+      expect(await ok('recover_webhook_deliveries', { endpointId: created.endpointId, since, dryRun: true })).toEqual({
+        matched: 0,
+        matchedAtLeast: false,
+        skippedReplayed: 0,
+      });
       const job = await ok('recover_webhook_deliveries', { endpointId: created.endpointId, since, statuses: ['failed', 'dead_lettered'] });
       expect(job).toMatchObject({
         kind: 'recover',

@@ -123,7 +123,7 @@ describe('recovery jobs', () => {
     };
 
     const dry = await recoverWebhookDeliveries(deps, caller('rec-count'), input);
-    expect(dry).toEqual({ matched: inWindow.length });
+    expect(dry).toEqual({ matched: inWindow.length, matchedAtLeast: false, skippedReplayed: 0 });
     expect(jobQueue.sent, 'a dry run starts nothing').toHaveLength(0);
 
     const job = (await recoverWebhookDeliveries(deps, caller('rec-count'), { ...input, body: { since: before.toISOString() } })) as any;
@@ -168,7 +168,7 @@ describe('recovery jobs', () => {
 
     // The job's own replays never match a later recovery of the same window … but their sources still do.
     const again = await recoverWebhookDeliveries(deps, caller('rec-count'), input);
-    expect(again).toEqual({ matched: 7 });
+    expect(again).toEqual({ matched: 7, matchedAtLeast: false, skippedReplayed: 0 });
   });
 
   it('takes `failed` when asked, and only one running recovery per endpoint (409 RecoveryInProgress), freed when the job ends', async () => {
@@ -264,7 +264,9 @@ describe('recovery jobs', () => {
       tableName: table.tableName,
       doc: {
         send: (command: unknown) => {
-          if (command instanceof TransactWriteCommand && ++transactions === 4) return Promise.reject(new Error('injected crash'));
+          // The fourth replay transaction (the slice's claim is a transaction too: only replays carry a ConditionCheck first).
+          if (command instanceof TransactWriteCommand && command.input.TransactItems?.[0]?.ConditionCheck && ++transactions === 4)
+            return Promise.reject(new Error('injected crash'));
           return table.doc.send(command as never);
         },
       } as unknown as TableContext['doc'],
@@ -314,7 +316,7 @@ describe('recovery jobs', () => {
       tableName: table.tableName,
       doc: {
         send: async (command: unknown) => {
-          if (command instanceof TransactWriteCommand && !changed) {
+          if (command instanceof TransactWriteCommand && command.input.TransactItems?.[0]?.ConditionCheck && !changed) {
             const pk = command.input.TransactItems?.[0]?.ConditionCheck?.Key?.pk as string;
             changed = sources.find((d) => `DLV#${d.deliveryId}` === pk)!;
             await batchWriteAll(table, [{ PutRequest: { Item: stateItem({ ...changed, status: 'delivered' }) } }]);
