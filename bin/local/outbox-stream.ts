@@ -13,6 +13,7 @@ import {
   ExpiredIteratorException,
   GetRecordsCommand,
   GetShardIteratorCommand,
+  TrimmedDataAccessException,
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import { OUTBOX } from '#lambdas/contract/deployment';
@@ -145,17 +146,20 @@ export function startOutboxStream(options: OutboxStreamOptions): OutboxStream {
     try {
       out = await client.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: OUTBOX.relay.batchSize }));
     } catch (error) {
-      if (!(error instanceof ExpiredIteratorException)) throw error;
+      if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
+      // A stale iterator: the next poll takes a new one from the last record handed on.
       shard.iterator = undefined;
-      return true;
+      return false;
     }
     const records = out.Records ?? [];
     if (records.length > 0) {
       await deliver(shardId, records);
       shard.lastSequence = records[records.length - 1]!.dynamodb?.SequenceNumber ?? shard.lastSequence;
     }
-    shard.iterator = out.NextShardIterator;
-    if (!shard.iterator) shard.closed = true;
+    if (!out.NextShardIterator) shard.closed = true;
+    // After an empty read DynamoDB Local's next iterator can point past records written later
+    // (TrimmedDataAccessException): the next poll takes a new one from the last record handed on.
+    shard.iterator = records.length > 0 ? out.NextShardIterator : undefined;
     return records.length > 0;
   }
 

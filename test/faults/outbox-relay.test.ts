@@ -30,6 +30,7 @@ beforeAll(async () => {
   api = await startTestApi({
     timeScale: 50,
     schedules: false,
+    // The faults below make the relay fail on purpose; the assertions read their outcome.
     onPipelineError: () => undefined,
     instrument: {
       adapters: (own): AdapterFactories => ({

@@ -243,6 +243,7 @@ describe('the EventBridge bus', () => {
 describe('the publisher, for the service’s own events', () => {
   it('derives deliveries from the outbox id: a relayed duplicate (a new EventBridge id) creates nothing new', async () => {
     const ws = `obx-${++n}`;
+    await ensureWorkspace(table, ws, 'x');
     const endpoint = await createWebhook(deps(), caller(ws), {
       params: { slug: ws },
       query: undefined,
