@@ -10,6 +10,7 @@ import { Dashboard } from './constructs/dashboard';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { McpEndpoint } from './constructs/mcp-endpoint';
 import { Monitoring } from './constructs/monitoring';
+import { Outbox } from './constructs/outbox';
 import { RecoveryJobs } from './constructs/recovery-jobs';
 import { ServiceApi } from './constructs/rest-api';
 import { Schedules } from './constructs/schedules';
@@ -38,6 +39,8 @@ export class WebhooksStack extends Stack {
   readonly pipeline: DeliveryPipeline;
   /** The jobs queue and the recovery job worker. */
   readonly recovery: RecoveryJobs;
+  /** The outbox of the service's own domain events and its relay to the bus (docs/architecture.md#outbox). */
+  readonly outbox: Outbox;
   /** The REST API. */
   readonly api: ServiceApi;
   /** The MCP server's function and its function URL. */
@@ -76,9 +79,12 @@ export class WebhooksStack extends Stack {
       ratePerSecond: config.recoveryRatePerSecond,
       ...logs,
     });
+    this.outbox = new Outbox(this, 'Outbox', { eventBus: this.pipeline.eventBus, stage: config.stage, removalPolicy, ...logs });
+    // The dispatchers write `webhook.disabled` with the auto-disable itself.
+    for (const dispatcher of [this.pipeline.dispatcher, this.pipeline.slowDispatcher]) this.outbox.addWriter(dispatcher);
     const operationResources = {
       deliveryQueue: this.pipeline.queue,
-      eventBus: this.pipeline.eventBus,
+      outbox: this.outbox,
       jobQueue: this.recovery.queue,
       secretsKey: this.secretsKey,
     };
@@ -131,6 +137,7 @@ export class WebhooksStack extends Stack {
       deliverySuccessRateAlarmPercent: config.deliverySuccessRateAlarmPercent,
       alarmEmail: config.alarmEmail ?? undefined,
     });
+    this.outbox.notify(this.monitoring.topic);
     this.dashboard = new Dashboard(this, 'Dashboard', { ...monitored, monitoring: this.monitoring });
 
     // Every function names its stage: the `stage` dimension of the metrics the dashboard and the alarms read.

@@ -30,6 +30,10 @@ export interface DeployedResources {
   queue(url: string): string;
   /** The event bus named `name` locally. */
   bus(name: string): string;
+  /** The stream of the table `name` (the outbox table's, which the relay's event source mapping reads). */
+  stream(name: string): string;
+  /** The on-failure destination queue of the event source mapping of the function `fn`. */
+  onFailureQueue(fn: string): string;
   /** The secrets key. */
   key(): string;
 }
@@ -230,11 +234,11 @@ export class AwsCallRecorder {
         };
       },
       domainEvents: (name) => {
-        const sink = own.domainEvents(name);
+        const bus = own.domainEvents(name);
         return {
-          emit: async (workspace, type, payload) => {
+          put: async (events) => {
             this.recordOn('events:PutEvents', () => r.bus(name));
-            return sink.emit(workspace, type, payload);
+            return bus.put(events);
           },
         };
       },
@@ -257,6 +261,22 @@ export class AwsCallRecorder {
           }
         : {}),
     };
+  }
+
+  /**
+   * What Lambda's event source mapping does with the role of `fn` for each batch of the stream of
+   * the table `table` (the outbox relay's): describes the stream, takes a shard iterator, reads
+   * records, and lists the streams.
+   */
+  recordStreamPolling(fn: string, table: string): void {
+    for (const action of ['dynamodb:DescribeStream', 'dynamodb:GetShardIterator', 'dynamodb:GetRecords'])
+      this.recordOn(action, () => this.resources.stream(table), {}, fn);
+    this.record('dynamodb:ListStreams', '*', {}, fn);
+  }
+
+  /** What Lambda's event source mapping of `fn` does when it gives up a batch: sends its record to the on-failure queue. */
+  recordOnFailure(fn: string): void {
+    this.recordOn('sqs:SendMessage', () => this.resources.onFailureQueue(fn), {}, fn);
   }
 
   /**

@@ -1,4 +1,7 @@
-/** Creates the table with the key schema of the deployed one (local stack and tests; the deployed table is CDK's). */
+/**
+ * Creates the table, and the outbox table with its stream, with the key schemas of the deployed
+ * ones (local stack and tests; the deployed tables are CDK's).
+ */
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -7,6 +10,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { TableContext } from '#lambdas/composition/tools';
+import { OUTBOX } from '#lambdas/contract/deployment';
 import { INDEXES, TABLE } from '#lambdas/store/table-schema';
 
 type Index = (typeof INDEXES)[number];
@@ -85,4 +89,38 @@ function gsi(g: Index) {
     ],
     Projection: { ProjectionType: g.projection, ...('nonKeyAttributes' in g ? { NonKeyAttributes: [...g.nonKeyAttributes] } : {}) },
   };
+}
+
+/**
+ * Creates the outbox table `tableName` (docs/architecture.md#outbox) if absent, with its stream of
+ * new images, as the deployed one has; an existing table without a stream gets one. Answers the
+ * stream's ARN, which the local relay polls (./outbox-stream.ts).
+ */
+export async function ensureOutboxTable(table: TableContext, tableName: string): Promise<string> {
+  const stream = { StreamEnabled: true, StreamViewType: OUTBOX.table.streamViewType };
+  try {
+    await table.doc.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: OUTBOX.table.partitionKey, AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: OUTBOX.table.partitionKey, KeyType: 'HASH' }],
+        StreamSpecification: stream,
+      }),
+    );
+    await table.doc.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: OUTBOX.table.ttlAttribute, Enabled: true },
+      }),
+    );
+  } catch (e) {
+    if (!(e instanceof ResourceInUseException)) throw e;
+  }
+  const described = await table.doc.send(new DescribeTableCommand({ TableName: tableName }));
+  if (described.Table?.StreamSpecification?.StreamEnabled && described.Table.LatestStreamArn) return described.Table.LatestStreamArn;
+  const updated = await table.doc.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: stream }));
+  const arn = updated.TableDescription?.LatestStreamArn;
+  if (!arn) throw new Error(`the outbox table ${tableName} has no stream`);
+  return arn;
 }

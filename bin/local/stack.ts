@@ -10,6 +10,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { writeConsoleBundle } from '../../lib/console/console-bundle';
 import { writeDocsBundle } from '../../lib/docs/docs-bundle';
 import {
+  busEventDetail,
   createTableContext,
   ensureWorkspace,
   issueToken,
@@ -18,11 +19,11 @@ import {
   publishWithRuntime,
   resolveCaller,
   seedMember,
-  type DomainEventSink,
+  type DomainEventBus,
   type JobQueue,
   type TableContext,
 } from '#lambdas/composition/tools';
-import { ensureTable } from './create-table';
+import { ensureOutboxTable, ensureTable } from './create-table';
 import { dynamoDbQueueStore, ensureQueueTable, memoryQueueStore } from './durable-queue-store';
 import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpFront, type ExtraRoute } from './http-front';
@@ -49,6 +50,7 @@ import type { AdapterFactories } from '#lambdas/composition/runtime';
 import { lambdaContext, loadHandler } from './lambda-loader';
 import type { AwsCallRecorder } from './aws-call-recorder';
 import { startSchedules } from './scheduler';
+import { startOutboxStream } from './outbox-stream';
 
 /** Options of {@link startLocalStack}. */
 export interface LocalStackOptions {
@@ -126,13 +128,19 @@ export interface LocalStack {
   readonly dynamoDbEndpoint: string;
   /** PID of DynamoDB Local when this stack started it. */
   readonly dynamoDbPid: number | null;
-  /** The delivery queue, the slow lane's, their dead-letter queue, and the jobs queue (in-process, SQS semantics). */
+  /**
+   * The delivery queue, the slow lane's, their dead-letter queue, the jobs queue, and the outbox
+   * relay's on-failure queue (in-process, SQS semantics; the last has no consumer: an operator reads it).
+   */
   readonly queues: {
     readonly deliveries: InProcessQueue;
     readonly slowDeliveries: InProcessQueue;
     readonly deadLetters: InProcessQueue;
     readonly jobs: InProcessQueue;
+    readonly outboxFailures: InProcessQueue;
   };
+  /** The outbox table, whose stream the local relay polls (docs/architecture.md#outbox). */
+  readonly outboxTableName: string;
   /** Messages the queues took up from the last run (queued, delayed or in flight when it stopped). */
   readonly restoredMessages: number;
   stop(): Promise<void>;
@@ -295,6 +303,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const tableName = options.tableName ?? 'webhooks-local';
     const table = createTableContext({ tableName, endpoint });
     await ensureTable(table);
+    // The outbox of the service's own events, beside the table, with the stream the local relay polls.
+    const outboxTableName = `${tableName}-outbox`;
+    const outboxStreamArn = await ensureOutboxTable(table, outboxTableName);
 
     // The pipeline: SQS, its DLQ and EventBridge stand in-process, injected into the composition root below.
     // The queues keep their messages in DynamoDB Local, next to the table, so a kill loses none.
@@ -361,13 +372,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const jobQueue: JobQueue = {
       send: async (message, delaySeconds) => jobs.sendBody(JSON.stringify({ jobId: message.jobId }), delaySeconds),
     };
-    // The publisher runs within `emit`, so what it queued is kept before the emitting handler answers.
-    const events: DomainEventSink = {
-      async emit(workspace, type, payload) {
+    // The bus the outbox relay puts on: each event goes to the publisher as EventBridge's rule hands
+    // it over (a fresh event id; the outbox id in `detail`), within the put, so a put that fails is retried.
+    const events: DomainEventBus = {
+      async put(batch) {
         const publish = await loadHandler<(e: EventBridgeEvent<string, unknown>) => Promise<unknown>>('publisher');
-        await publish(eventBridgeEvent(EVENT_SOURCE, type, { workspace, payload }));
+        const results: (string | null)[] = [];
+        for (const e of batch) {
+          try {
+            await publish({ ...eventBridgeEvent(EVENT_SOURCE, e.type, JSON.parse(busEventDetail(e)) as unknown), time: e.createdAt });
+            results.push(null);
+          } catch (error) {
+            results.push(`InternalFailure: ${(error as Error).message}`);
+          }
+        }
+        return results;
       },
     };
+    // The relay's on-failure destination: what the relay gave up on waits here for an operator.
+    const outboxFailures = new InProcessQueue({ name: 'outbox-relay-failures', store, timeScale, onError: (e) => report('outbox', e) });
 
     // The handlers build their adapters from the environment, as on Lambda; the queue and bus
     // names only say that one is bound: the adapters behind them are the in-process ones.
@@ -378,6 +401,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.JOB_QUEUE_URL]: 'local:jobs',
       [ENV.EVENT_BUS_NAME]: 'local:events',
       [ENV.TABLE_NAME]: tableName,
+      [ENV.OUTBOX_TABLE_NAME]: outboxTableName,
       [ENV.RATE_LIMIT_TABLE_NAME]: tableName,
       [ENV.DYNAMODB_ENDPOINT]: endpoint,
       [ENV.ALLOW_LOOPBACK_TARGETS]: 'true',
@@ -420,7 +444,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     token ??= (await issueToken(table, slug, { name: 'local admin', scopes: ['admin'] })).token;
 
     // What a kill left queued or in flight comes back, in-flight messages after their visibility timeout.
-    const restored = await Promise.all([deliveries, slowDeliveries, deadLetters, jobs, jobDeadLetters].map((q) => q.restore()));
+    const restored = await Promise.all(
+      [deliveries, slowDeliveries, deadLetters, jobs, jobDeadLetters, outboxFailures].map((q) => q.restore()),
+    );
     type SqsHandler = (e: SQSEvent, c: Context) => Promise<SQSBatchResponse>;
     const dispatcher = await loadHandler<SqsHandler>('dispatcher');
     const slowDispatcher = await loadHandler<SqsHandler>('slow-dispatcher');
@@ -457,6 +483,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     const recoveryWorker = await loadHandler<SqsHandler>('recovery-worker');
     jobs.consume(polled('recovery-worker', 'local:jobs', (e) => recoveryWorker(e, lambdaContext('recovery-worker', randomUUID()))));
+    // The outbox relay on the outbox table's stream, as its event source mapping runs it.
+    const relay = await loadHandler<(e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>>('outbox-relay');
+    const outboxStream = startOutboxStream({
+      endpoint,
+      streamArn: outboxStreamArn,
+      relay: (e) => {
+        recorder?.recordStreamPolling('outbox-relay', outboxTableName);
+        return relay(e);
+      },
+      onFailure: async (body) => {
+        recorder?.recordOnFailure('outbox-relay');
+        await outboxFailures.sendBody(body);
+      },
+      timeScale,
+      onError: (e) => report('outbox-relay', e),
+    });
     const stopSchedules =
       options.schedules === false
         ? async () => undefined
@@ -493,15 +535,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       table,
       dynamoDbEndpoint: endpoint,
       dynamoDbPid: dynamo?.pid ?? null,
-      queues: { deliveries, slowDeliveries, deadLetters, jobs },
+      queues: { deliveries, slowDeliveries, deadLetters, jobs, outboxFailures },
+      outboxTableName,
       restoredMessages: restored.reduce((a, b) => a + b, 0),
       async stop() {
         await stopSchedules();
+        await outboxStream.stop();
         await deliveries.stop();
         await slowDeliveries.stop();
         await deadLetters.stop();
         await jobs.stop();
         await jobDeadLetters.stop();
+        await outboxFailures.stop();
         await new Promise<void>((ok) => {
           server.closeAllConnections();
           server.close(() => ok());

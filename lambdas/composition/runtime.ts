@@ -17,11 +17,12 @@ import type { SecretSealer } from '../domain/secrets';
 import type { SurfaceRuntime } from '../operations/context';
 import { countingRefusals, rateLimiterFor } from '../operations/rate-limiter';
 import type { DeliveryQueue, MessageDelayer } from '../queue/delivery-queue';
-import { eventBridgeSink, noEventSink, type DomainEventSink } from '../queue/domain-events';
+import { eventBridgeBus, type DomainEventBus } from '../queue/domain-events';
 import { sqsDeliveryQueue, sqsMessageDelayer } from '../queue/sqs-delivery-queue';
 import type { JobQueue } from '../queue/job-queue';
 import { sqsJobQueue } from '../queue/sqs-job-queue';
 import { recoveryRateFrom } from '../domain/recovery';
+import type { RelayDeps } from '../pipeline/outbox-relay';
 import type { RecoveryWorkerDeps } from '../pipeline/recovery-worker';
 import { tableFromEnv } from '../store/client';
 import { kmsSecretSealer } from '../store/secret-sealing';
@@ -36,8 +37,8 @@ export interface AdapterFactories {
   deliveryQueue(url: string): DeliveryQueue;
   /** The retry delayer of the queue at `url`. */
   messageDelayer(url: string): MessageDelayer;
-  /** The domain-event sink of the bus `name`. */
-  domainEvents(name: string): DomainEventSink;
+  /** The domain-events bus `name`, as the outbox relay puts on it. */
+  domainEvents(name: string): DomainEventBus;
   /** The jobs queue at `url` (recovery jobs). */
   jobQueue(url: string): JobQueue;
   /** The job worker's wait between slices. @default a timer */
@@ -97,7 +98,7 @@ export const awsAdapters: AdapterFactories = {
   deliveryQueue: (url) => sqsDeliveryQueue(sqsClient(), url),
   messageDelayer: (url) => sqsMessageDelayer(sqsClient(), url),
   domainEvents: (name) =>
-    eventBridgeSink(
+    eventBridgeBus(
       lazyClient<EventBridgeClient>(async () => new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({})),
       name,
     ),
@@ -166,7 +167,9 @@ const surfaceMetrics: MetricsRecorder = {
 
 /** Builds a runtime from environment variables. */
 function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
-  const table = tableFromEnv(env);
+  // A change's domain event is written to the outbox beside it (docs/architecture.md#outbox).
+  const outboxTableName = env[ENV.OUTBOX_TABLE_NAME];
+  const table = { ...tableFromEnv(env), ...(outboxTableName ? { outboxTableName } : {}) };
   const rateTableName = env[ENV.RATE_LIMIT_TABLE_NAME];
   const rateTable = rateTableName ? { ...table, tableName: rateTableName } : undefined;
   return {
@@ -177,7 +180,6 @@ function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
       // The local-development switch (docs/architecture.md#security-model); the deployed stack never sets it.
       urlPolicy: { allowLoopback: env[ENV.ALLOW_LOOPBACK_TARGETS] === 'true' },
       queue: queueFromEnv(env),
-      events: eventsFromEnv(env),
       jobQueue: jobQueueFromEnv(env),
       secretSealer: secretSealerFromEnv(env),
       workspaceLimits: workspaceLimitsFromEnv(env),
@@ -251,22 +253,10 @@ export function recoveryWorkerFromEnv(env: NodeJS.ProcessEnv = process.env): Rec
   };
 }
 
-/** The domain-event sink of `EVENT_BUS_NAME`; none when unset. Best effort: a failure is logged, never thrown. */
-function eventsFromEnv(env: NodeJS.ProcessEnv = process.env): DomainEventSink {
-  const bus = env[ENV.EVENT_BUS_NAME];
-  if (!bus) return noEventSink;
-  let sink: DomainEventSink | undefined;
-  return {
-    async emit(workspace, type, payload) {
-      try {
-        sink ??= factories.domainEvents(bus);
-        await sink.emit(workspace, type, payload);
-      } catch (error) {
-        // Best effort, after persistence: the change stands; the event is logged as lost.
-        logger.warn('Domain event not emitted', { workspace, type, error: error as Error });
-      }
-    },
-  };
+/** The outbox relay's adapters (docs/architecture.md#outbox): the bus of `EVENT_BUS_NAME`, made on first put. */
+export function outboxRelayFromEnv(env: NodeJS.ProcessEnv = process.env): RelayDeps {
+  const bus = lazyAdapter(env, ENV.EVENT_BUS_NAME, (name) => factories.domainEvents(name));
+  return { bus: { put: (events) => bus().put(events) }, log: logger };
 }
 
 /** The retry delayer of the queue whose URL is in `name` (ChangeMessageVisibility on SQS). */

@@ -12,7 +12,7 @@ export { getWorkspace } from '../store/workspaces';
 export { ensureWorkspace, issueToken, seedMember } from '../operations/admin';
 export { resolveCaller } from '../operations/access';
 export { localSecretSealer } from '../store/secret-sealing';
-export { eventBridgeSink, type DomainEventSink } from '../queue/domain-events';
+export { busEventDetail, eventBridgeSink, type DomainEventBus } from '../queue/domain-events';
 export { deliveryMessageBody, messageDelay, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from '../queue/delivery-queue';
 export type { JobQueue } from '../queue/job-queue';
 export { problemResponse } from '../http/responses';

@@ -33,8 +33,13 @@ export const ENV = {
   DEAD_LETTER_QUEUE_URL: 'DEAD_LETTER_QUEUE_URL',
   /** The recovery jobs' queue URL (docs/architecture.md#recovery-jobs). */
   JOB_QUEUE_URL: 'JOB_QUEUE_URL',
-  /** The bus of the service's own domain events; unset, events are dropped. */
+  /** The bus of the service's own domain events: where the outbox relay puts them (docs/architecture.md#outbox). */
   EVENT_BUS_NAME: 'EVENT_BUS_NAME',
+  /**
+   * The outbox table (docs/architecture.md#outbox): a change that reports a domain event writes it
+   * there in its own transaction; unset, such changes write no event.
+   */
+  OUTBOX_TABLE_NAME: 'OUTBOX_TABLE_NAME',
   /** The KMS key sealing signing secrets (docs/architecture.md#secrets), set only on the functions granted it. */
   SECRETS_KEY_ID: 'SECRETS_KEY_ID',
   /** The stage: the `stage` dimension of every metric; unset, `local`. */
@@ -71,6 +76,33 @@ export const SERVICE_NAME = 'webhooks';
 
 /** EventBridge `source` of the service's own domain events. */
 export const EVENT_SOURCE = 'webhooks.service';
+
+/**
+ * The outbox (docs/architecture.md#outbox): its table's keys, how long an outbox item is kept (its TTL; the stream
+ * keeps a record for 24 hours, so an item outlives every retry of its record), and how the relay
+ * consumes the table's stream: the event source mapping's batches, its retries of a failed
+ * batch (each split in two, so one bad record is isolated) before the batch's records go to the
+ * on-failure queue, and the relay's timeout. The local stack's stream poller runs the same numbers.
+ */
+export const OUTBOX = {
+  /**
+   * The outbox table's key schema: one item per event, keyed by the event's id alone, read only
+   * from the table's stream (new images); its TTL attribute removes relayed items, and the stream's
+   * removals are filtered out before the relay.
+   */
+  table: { partitionKey: 'pk', ttlAttribute: 'expiresAtEpoch', streamViewType: 'NEW_IMAGE' },
+  retentionHours: 48,
+  relay: {
+    /** Records per invocation; PutEvents takes 10 entries a request. */
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    /** Retries of a failed batch before its records go to the on-failure queue. */
+    retryAttempts: 5,
+    /** A record older than this goes to the on-failure queue without another try (the stream keeps 24 hours). */
+    maximumRecordAgeSeconds: 6 * 3600,
+    timeoutSeconds: 30,
+  },
+} as const;
 
 /** How a queue's consumer takes its messages: the event source mapping's settings and the function's timeout. */
 export interface QueueConsumer {

@@ -30,14 +30,15 @@ export const MAX_TRANSACTION_ITEMS = 100;
 
 /**
  * Subscription writes per transaction: the limit less what an endpoint write adds besides them
- * (the endpoint item, the grace entry, the workspace counter and the audit event).
+ * (the endpoint item, the grace entry, the workspace counter, the audit event, its domain event's
+ * outbox item, and on a delete the purge job that removes its history).
  */
-export const SUBSCRIPTION_OPS_PER_STEP = MAX_TRANSACTION_ITEMS - 4;
+export const SUBSCRIPTION_OPS_PER_STEP = MAX_TRANSACTION_ITEMS - 6;
 
 /**
  * The transactions that take an endpoint from `from` (null: it does not exist yet) to `to` (null:
  * it is deleted), each with at most `perStep` subscription writes (docs/architecture.md#subscriptions).
- * One step whenever the change fits (any endpoint of up to 96 event types). A larger change runs in
+ * One step whenever the change fits (any endpoint of up to 95 event types). A larger change runs in
  * steps that each leave the endpoint item and its subscription items agreeing on the event types:
  * removals first, then the `enabled` copies of the kept types (when `rewriteEnabled`, or when the
  * flag changes), then additions. The endpoint is disabled in the first step and enabled in the

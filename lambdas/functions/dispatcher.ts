@@ -14,8 +14,8 @@ import { dispatcherBatch } from '../pipeline/sqs-settlement';
 
 /** The adapters of one record's dispatch (its batch adds its endpoint reader). */
 function dispatchDeps(): Omit<DispatchDeps, 'endpoint'> {
-  const { table, now, urlPolicy, events } = defaultRuntime().deps;
-  return { table, now, urlPolicy, events, secrets: secretSealerFromEnv(), sender: httpSender, resolve: systemResolver, log: logger };
+  const { table, now, urlPolicy } = defaultRuntime().deps;
+  return { table, now, urlPolicy, secrets: secretSealerFromEnv(), sender: httpSender, resolve: systemResolver, log: logger };
 }
 
 /**

@@ -30,11 +30,16 @@ export const createApiToken: OperationImpl<'createApiToken'> = async (deps, call
     caller.workspace,
     { ...meta, hash: hashApiToken(token) },
     now,
-    { action: 'api_token.created', actor: caller.tokenId, targetId: meta.tokenId, detail: { name: meta.name, scopes: meta.scopes } },
+    {
+      action: 'api_token.created',
+      actor: caller.tokenId,
+      targetId: meta.tokenId,
+      detail: { name: meta.name, scopes: meta.scopes },
+      event: { type: 'api_token.created', payload: { tokenId: meta.tokenId, name: meta.name, scopes: meta.scopes } },
+    },
     limit,
   );
   if (!stored) throw new AppError('Conflict', workspaceCountRefusal('apiTokens', limit));
-  await deps.events.emit(caller.workspace, 'api_token.created', { tokenId: meta.tokenId, name: meta.name, scopes: meta.scopes });
   return { ...meta, token };
 };
 
@@ -44,7 +49,7 @@ export const revokeApiToken: OperationImpl<'revokeApiToken'> = async (deps, call
     action: 'api_token.revoked',
     actor: caller.tokenId,
     targetId: params.tokenId,
+    event: { type: 'api_token.revoked', payload: { tokenId: params.tokenId } },
   });
   if (!deleted) throw new AppError('TokenNotFound', `No API token ${params.tokenId} in workspace ${caller.workspace}`);
-  await deps.events.emit(caller.workspace, 'api_token.revoked', { tokenId: params.tokenId });
 };

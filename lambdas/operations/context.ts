@@ -8,7 +8,6 @@ import type { EventCatalogue } from '../domain/event-catalogue';
 import type { UrlCheckOptions } from '../domain/webhook-url';
 import type { TableContext } from '../store/client';
 import type { DeliveryQueue } from '../queue/delivery-queue';
-import type { DomainEventSink } from '../queue/domain-events';
 import type { JobQueue } from '../queue/job-queue';
 import type { SecretSealer } from '../domain/secrets';
 import type { RateLimiter } from './rate-limiter';
@@ -25,8 +24,6 @@ export interface OperationDeps {
   readonly urlPolicy: UrlCheckOptions;
   /** The delivery queue (test sends, replays). */
   readonly queue: DeliveryQueue;
-  /** Domain events of the service itself. */
-  readonly events: DomainEventSink;
   /** The jobs queue (recovery jobs); absent where no operation starts a job. */
   readonly jobQueue?: JobQueue;
   /**

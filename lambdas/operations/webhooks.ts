@@ -91,11 +91,16 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     deps.table,
     record,
     now,
-    { action: 'webhook.created', actor: caller.tokenId, targetId: record.endpointId, detail: { url: redactUrl(url), eventTypes } },
+    {
+      action: 'webhook.created',
+      actor: caller.tokenId,
+      targetId: record.endpointId,
+      detail: { url: redactUrl(url), eventTypes },
+      event: { type: 'webhook.created', payload: { endpointId: record.endpointId, url: redactUrl(url), eventTypes } },
+    },
     limit,
   );
   if (!stored) throw new AppError('Conflict', workspaceCountRefusal('endpoints', limit));
-  await deps.events.emit(caller.workspace, 'webhook.created', { endpointId: record.endpointId, url: redactUrl(url), eventTypes });
   // A new endpoint id has no counters yet.
   return { ...asSeenBy(caller, toEndpointWire(record)), health: NO_HEALTH };
 };
@@ -112,18 +117,16 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
   if (body.description !== undefined) changes.description = body.description;
   if (body.enabled !== undefined) changes.enabled = body.enabled;
   const now = deps.now();
+  // The event names the endpoint's URL as it is after the change: the one sent, else the stored one.
+  const url = changes.url ?? (await mustGet(deps, caller.workspace, params.endpointId)).url;
   const updated = await updateEndpoint(deps.table, caller.workspace, params.endpointId, changes, now, {
     action: 'webhook.updated',
     actor: caller.tokenId,
     targetId: params.endpointId,
     detail: { changed: Object.keys(changes), ...changes, ...(changes.url !== undefined ? { url: redactUrl(changes.url) } : {}) },
+    event: { type: 'webhook.updated', payload: { endpointId: params.endpointId, url: redactUrl(url), changed: Object.keys(changes) } },
   });
   if (!updated) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
-  await deps.events.emit(caller.workspace, 'webhook.updated', {
-    endpointId: updated.endpointId,
-    url: redactUrl(updated.url),
-    changed: Object.keys(changes),
-  });
   return withHealth(deps, asSeenBy(caller, toEndpointWire(updated)));
 };
 
@@ -144,6 +147,7 @@ export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller
       action: 'webhook.deleted',
       actor: caller.tokenId,
       targetId: params.endpointId,
+      event: { type: 'webhook.deleted', payload: { endpointId: params.endpointId, url: existing ? redactUrl(existing.url) : '' } },
     },
     purge,
   );
@@ -153,10 +157,6 @@ export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller
   } catch {
     // The delete stands: its deliveries are hidden from every read already, and retention's TTL removes them.
   }
-  await deps.events.emit(caller.workspace, 'webhook.deleted', {
-    endpointId: params.endpointId,
-    url: existing ? redactUrl(existing.url) : '',
-  });
 };
 
 /** POST .../rotate-secret: the new secret, shown once. */
@@ -170,13 +170,13 @@ export const rotateWebhookSecret: OperationImpl<'rotateWebhookSecret'> = async (
     actor: caller.tokenId,
     targetId: record.endpointId,
     detail: { previousSecretExpiresAt: rotated.previousSecretExpiresAt },
+    event: {
+      type: 'webhook.secret_rotated',
+      payload: { endpointId: record.endpointId, previousSecretExpiresAt: rotated.previousSecretExpiresAt },
+    },
   });
   if (outcome === 'not_found')
     throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
   if (outcome === 'conflict') throw new AppError('Conflict', 'Another rotation of this secret happened at the same time; retry.');
-  await deps.events.emit(caller.workspace, 'webhook.secret_rotated', {
-    endpointId: record.endpointId,
-    previousSecretExpiresAt: rotated.previousSecretExpiresAt,
-  });
   return { endpointId: record.endpointId, secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt };
 };

@@ -38,7 +38,6 @@ import { healthObservation } from './batch-health';
 import { decideDispatch, type DispatchObservation, type DispatchResult, type HaltedDispatch } from './delivery-decision';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
 import { createDnsResolver, DnsLookupError } from './dns-resolver';
-import type { DomainEventSink } from '../queue/domain-events';
 
 /**
  * Resolves a host name to its addresses; a failure is a {@link DnsLookupError} naming whose fault
@@ -66,8 +65,6 @@ export interface DispatchDeps {
   readonly urlPolicy: UrlCheckOptions;
   /** Trace id of an attempt (`x-trace-id`). @default a random UUID */
   readonly traceId?: () => string;
-  /** Domain events (`webhook.disabled`). @default none */
-  readonly events?: DomainEventSink;
   /** The function's logger: refused addresses and service faults, in detail. @default none */
   readonly log?: DispatchLog;
   /**
@@ -366,7 +363,7 @@ async function recordAttempt(deps: DispatchDeps, sent: SentAttempt, lane: LaneRo
     http: true,
     nextAttemptAt: classified.status === 'failed' && !exhausted ? nextAttemptAt(attempts, finishedAt).toISOString() : null,
     streak: classified.streak,
-    disableAudit: disableAudit(delivery),
+    disableAudit: disableAudit(delivery, endpoint),
   });
   if (outcome.kind === 'duplicate') return duplicateSeen(deps, delivery.deliveryId);
   const observation = healthObservation(delivery, true, attempt);
@@ -394,7 +391,13 @@ async function rollForward(
 ): Promise<DispatchObservation> {
   const { attempt, applies } = unapplied;
   const { ordinal: _ordinal, ...evidence } = attempt;
-  const outcome = await persist(deps, delivery, endpoint, { attempt: evidence, ...applies, disableAudit: disableAudit(delivery) }, true);
+  const outcome = await persist(
+    deps,
+    delivery,
+    endpoint,
+    { attempt: evidence, ...applies, ...(endpoint ? { disableAudit: disableAudit(delivery, endpoint) } : {}) },
+    true,
+  );
   if (outcome.kind === 'duplicate') return duplicateSeen(deps, delivery.deliveryId);
   if (outcome.disabled && endpoint) await announceDisabled(deps, endpoint, delivery, outcome.consecutiveFailures);
   const observation = healthObservation(delivery, applies.http, attempt);
@@ -428,12 +431,19 @@ async function recordEndpointDisabled(
   };
 }
 
-/** The audit event of a streak that disables the endpoint. */
-function disableAudit(delivery: DeliveryRecord): NonNullable<Observation['disableAudit']> {
+/**
+ * The audit event of a streak that disables the endpoint, with its `webhook.disabled` domain event:
+ * both written in the disabling transaction (docs/architecture.md#outbox).
+ */
+function disableAudit(delivery: DeliveryRecord, endpoint: EndpointRecord): NonNullable<Observation['disableAudit']> {
   return {
     action: 'webhook.disabled',
     actor: 'system',
     detail: { consecutiveFailures: DISABLE_THRESHOLD, lastDeliveryId: delivery.deliveryId },
+    event: {
+      type: 'webhook.disabled',
+      payload: { endpointId: endpoint.endpointId, url: redactUrl(endpoint.url), consecutiveFailures: DISABLE_THRESHOLD },
+    },
   };
 }
 
@@ -465,7 +475,10 @@ async function duplicateSeen(deps: DispatchDeps, deliveryId: string): Promise<Di
   return { kind: 'duplicate', current: read?.record ?? null, stillApplying: Boolean(read?.unapplied), now: deps.now() };
 }
 
-/** After an auto-disable, best effort: the subscription copies, a notification and a domain event (docs/behaviour.md#notifications). */
+/**
+ * After an auto-disable, best effort: the subscription copies and a notification
+ * (docs/behaviour.md#notifications). Its domain event was written with the disable itself.
+ */
 async function announceDisabled(
   deps: DispatchDeps,
   endpoint: EndpointRecord,
@@ -485,11 +498,4 @@ async function announceDisabled(
     },
     deps.now(),
   ).catch(() => undefined);
-  await deps.events
-    ?.emit(delivery.workspace, 'webhook.disabled', {
-      endpointId: endpoint.endpointId,
-      url: redactUrl(endpoint.url),
-      consecutiveFailures: consecutiveFailures ?? DISABLE_THRESHOLD,
-    })
-    .catch(() => undefined);
 }

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TIME_MAX } from 'ulid';
+import { EVENT_SOURCE } from '../contract/deployment';
 import { AppError, isAppError } from '../contract/errors';
 import { payloadDepthRefusal } from '../contract/input-validation';
 import { MAX_PAYLOAD_BYTES } from '../contract/limits';
@@ -130,6 +131,33 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
     toSend.filter((r) => unsent.has(r.deliveryId)),
   );
   return { deliveryIds, heldDeliveryIds, queued: false };
+}
+
+/** A bus event as EventBridge hands it to the publisher (the `aws-lambda` EventBridgeEvent's fields it reads). */
+export interface BusEventIn {
+  readonly id: string;
+  readonly time?: string;
+  readonly source?: string;
+  readonly 'detail-type': string;
+  readonly detail?: { readonly workspace?: unknown; readonly payload?: unknown; readonly outboxId?: unknown } | null;
+}
+
+/**
+ * The event a bus event publishes. Its id is what its deliveries derive from: EventBridge's event
+ * id, except for the service's own events (source `webhooks.service`), which the outbox relay puts
+ * at least once, each put under a new EventBridge id: theirs is the outbox id the relay carries in
+ * `detail` (docs/architecture.md#outbox), so a relayed duplicate maps to the same deliveries.
+ */
+export function busEventToPublish(event: BusEventIn): DomainEvent & { readonly id: string } {
+  const detail = event.detail ?? {};
+  const outboxId = event.source === EVENT_SOURCE && typeof detail.outboxId === 'string' && detail.outboxId ? detail.outboxId : null;
+  return {
+    id: outboxId ?? event.id,
+    ...(event.time === undefined ? {} : { time: event.time }),
+    workspace: typeof detail.workspace === 'string' ? detail.workspace : '',
+    type: event['detail-type'],
+    payload: detail.payload,
+  };
 }
 
 /** Where the publisher's entry reports (Powertools' logger fits). */

@@ -1,10 +1,14 @@
-/** Audit events: written in the same transaction as the change they record. */
+/**
+ * Audit events: written in the same transaction as the change they record, with the change's
+ * domain event when it reports one (its outbox item, lambdas/store/outbox.ts).
+ */
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AuditEvent } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
+import { outboxPut, type OutboxEventInput } from './outbox';
 import { queryPage } from './pages';
 import { optMap, str, type Item } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
@@ -17,11 +21,18 @@ export interface AuditInput {
   readonly targetId: string;
   /** Never secrets. */
   readonly detail?: Record<string, unknown>;
+  /**
+   * The domain event the change reports (docs/architecture.md#outbox): written to the outbox in the
+   * same transaction, under the audit event's id, and relayed to the bus from there.
+   */
+  readonly event?: OutboxEventInput;
 }
 
-/** The transaction item that writes an audit event. */
-export function auditPut(table: TableContext, slug: string, input: AuditInput, now: Date) {
-  const auditEventId = newId('aud', now);
+/**
+ * The transaction item that writes an audit event; its domain event, if any, is not written (see
+ * {@link auditWrites}). `auditEventId` is given by the caller that writes the event with it.
+ */
+export function auditPut(table: TableContext, slug: string, input: AuditInput, now: Date, auditEventId = newId('aud', now)) {
   return {
     Put: {
       TableName: table.tableName,
@@ -43,9 +54,19 @@ export function auditPut(table: TableContext, slug: string, input: AuditInput, n
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
+ * The transaction items of an audit event: the audit item, then the outbox item of the change's
+ * domain event when it has one (and the table binding an outbox), both under the audit event's id.
+ */
+export function auditWrites(table: TableContext, slug: string, input: AuditInput, now: Date): TransactItem[] {
+  const auditEventId = newId('aud', now);
+  const event = input.event && outboxPut(table, slug, auditEventId, input.event, now);
+  return [auditPut(table, slug, input, now, auditEventId), ...(event ? [event] : [])];
+}
+
+/**
  * Writes `items` and the audit event of the change (when given) in one
- * transaction, so the change and its audit stand or fall together. The audit
- * is the last item: a caller reads a failed condition by its item's index.
+ * transaction, so the change, its audit and its domain event stand or fall
+ * together. The audit (and the event) come last: a caller reads a failed condition by its item's index.
  */
 export async function writeAudited(
   table: TableContext,
@@ -54,7 +75,7 @@ export async function writeAudited(
   audit: AuditInput | undefined,
   now: Date,
 ): Promise<void> {
-  await table.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? [auditPut(table, slug, audit, now)] : [])] }));
+  await table.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...(audit ? auditWrites(table, slug, audit, now) : [])] }));
 }
 
 /** An audit item as its wire event, each attribute checked (an absent detail reads as empty). */

@@ -22,7 +22,7 @@ import { nextStreak, OPEN_STATUSES, STREAK_CHANGES, type DeliveryRecord, type St
 import { deliveryExpiresAtEpoch } from '../domain/scheduled-jobs';
 import { DELIVERY_STATUSES } from '../contract/delivery-statuses';
 import type { TableContext } from './client';
-import { auditPut, writeAudited, type AuditInput, type TransactItem } from './audit';
+import { auditWrites, writeAudited, type AuditInput, type TransactItem } from './audit';
 import type { EndpointRecord } from './endpoints';
 import { queryPage } from './pages';
 import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
@@ -615,7 +615,7 @@ async function applyObservation(table: TableContext, obs: Observation, now: Date
       },
     });
     if (streak.disables && obs.disableAudit)
-      items.push(auditPut(table, ep.workspace, { ...obs.disableAudit, targetId: ep.endpointId }, now));
+      items.push(...auditWrites(table, ep.workspace, { ...obs.disableAudit, targetId: ep.endpointId }, now));
   }
 
   try {

@@ -260,7 +260,7 @@ export interface EndpointChanges {
 
 /**
  * Applies only the sent fields, with the audit event, in one transaction; a change of the event
- * types or of `enabled` writes the subscription items in it too (a change of more than 96 of
+ * types or of `enabled` writes the subscription items in it too (a change of more than 95 of
  * them, in steps: lambdas/domain/subscription-plan.ts). Enabling resets the
  * failure streak. Returns the updated record, or null when absent.
  */

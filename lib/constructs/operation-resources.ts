@@ -7,13 +7,13 @@
  * a resource a future operation declares reaches both without naming it here
  * twice. Nothing here names an operation.
  */
-import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { OperationDef, OperationResource } from '#lambdas/contract/operations';
 import { ENV } from '#lambdas/contract/deployment';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '#lambdas/contract/limits';
 import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
+import type { Outbox } from './outbox';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
 
@@ -26,11 +26,12 @@ export interface OperationResources {
    */
   readonly deliveryQueue?: IQueue;
   /**
-   * The domain-events bus, for the operations whose contract `uses` `domainEvents`
-   * (their function gets `EVENT_BUS_NAME` and `events:PutEvents`).
+   * The outbox of domain events, for the operations whose contract `uses` `domainEvents`: they
+   * write each event in the transaction of their change (their function gets `OUTBOX_TABLE_NAME`
+   * and `dynamodb:PutItem` on the outbox table; the relay alone puts on the bus).
    * @default - none; synth fails if an operation uses it
    */
-  readonly eventBus?: IEventBus;
+  readonly outbox?: Outbox;
   /**
    * The jobs queue, for the operations whose contract `uses` `jobQueue`
    * (their function gets `JOB_QUEUE_URL` and `sqs:SendMessage`).
@@ -63,9 +64,9 @@ const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResour
     const queue = deliveryQueue ?? need('the delivery queue', 'a deliveryQueue');
     return { environment: { [ENV.DELIVERY_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
   },
-  domainEvents: ({ eventBus }, need) => {
-    const bus = eventBus ?? need('domain events', 'an eventBus');
-    return { environment: { [ENV.EVENT_BUS_NAME]: bus.eventBusName }, grant: (grantee) => void bus.grantPutEventsTo(grantee) };
+  domainEvents: ({ outbox }, need) => {
+    const events = outbox ?? need('domain events', 'an outbox');
+    return { environment: events.environment, grant: (grantee) => events.grantWriteEvents(grantee) };
   },
   jobQueue: ({ jobQueue }, need) => {
     const queue = jobQueue ?? need('the jobs queue', 'a jobQueue');

@@ -13,8 +13,8 @@ describe('planSubscriptionSteps', () => {
   const state = (eventTypes: string[], enabled = true): SubscriptionState => ({ eventTypes, enabled });
 
   it('plans one step for any change that fits one transaction', () => {
-    expect(SUBSCRIPTION_OPS_PER_STEP).toBe(MAX_TRANSACTION_ITEMS - 4);
-    expect(planSubscriptionSteps(null, state(types(96)), { rewriteEnabled: false })).toHaveLength(1);
+    expect(SUBSCRIPTION_OPS_PER_STEP).toBe(MAX_TRANSACTION_ITEMS - 6);
+    expect(planSubscriptionSteps(null, state(types(94)), { rewriteEnabled: false })).toHaveLength(1);
     const [step] = planSubscriptionSteps(state(['a', 'b']), state(['b', 'c']), { rewriteEnabled: false });
     expect(step!.ops).toEqual([
       { eventType: 'a', kind: 'delete', enabled: true },

@@ -13,7 +13,6 @@ import { METRIC_DIMENSIONS, METRICS, METRICS_NAMESPACE } from '../../lambdas/con
 import { DISABLE_THRESHOLD, MAX_REQUEUES } from '../../lambdas/domain/delivery-lifecycle';
 import type { PublishResult } from '../../lambdas/pipeline/publisher';
 import type { DeliveryMessage } from '../../lambdas/queue/delivery-queue';
-import { noEventSink } from '../../lambdas/queue/domain-events';
 import { getDelivery } from '../../lambdas/store/deliveries';
 import type { EndpointRecord } from '../../lambdas/store/endpoints';
 import { seedEndpoint, testSealer } from '../helpers/pipeline';
@@ -68,7 +67,7 @@ beforeAll(async () => {
   runtime.useAdapters({
     deliveryQueue: () => ({ send: async () => undefined }),
     messageDelayer: () => ({ delay: async () => undefined }),
-    domainEvents: () => noEventSink,
+    domainEvents: () => ({ put: async (events) => events.map(() => null) }),
     jobQueue: () => ({ send: async () => undefined }),
     secretSealer: () => testSealer,
     metrics: emfWriter,

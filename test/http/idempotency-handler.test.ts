@@ -30,7 +30,6 @@ beforeAll(async () => {
       eventTypes: createEventCatalogue(),
       urlPolicy: {},
       queue: { send: async () => undefined },
-      events: { emit: async () => undefined },
       secretSealer: testSealer,
     },
     rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),

@@ -17,7 +17,6 @@ const runtime: SurfaceRuntime = {
     eventTypes: createEventCatalogue(),
     urlPolicy: {},
     queue: { send: async () => undefined },
-    events: { emit: async () => undefined },
     secretSealer: testSealer,
   },
   rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS),

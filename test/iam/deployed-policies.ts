@@ -12,6 +12,8 @@ import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import type { StackTemplate, TemplateResource } from '../../lib/synth-template';
 
 const ACCOUNT = '123456789012';
+/** The label of every table stream's ARN (`…:table/<id>/stream/<label>`): a stream's ARN is the table's and a creation time. */
+const STREAM_LABEL = '2026-01-01T00:00:00.000';
 const REGION = 'us-east-1';
 const PARTITION = 'aws';
 
@@ -49,6 +51,7 @@ const ENTRY_BY_PATH: Readonly<Record<string, string>> = {
   'Delivery/DeadLetterConsumer': 'dead-letter',
   'Delivery/Publisher': 'publisher',
   'Recovery/Worker': 'recovery-worker',
+  'Outbox/Relay': 'outbox-relay',
   'Api/Authorizer': 'authorizer',
   'Api/Docs/Function': 'serve-docs',
   'Api/Console/Function': 'serve-console',
@@ -136,6 +139,7 @@ export function deployedStack(template: StackTemplate): DeployedStack {
     if ('Fn::GetAtt' in v) {
       const [id, attribute] = v['Fn::GetAtt'] as [string, string];
       if (attribute === 'Arn') return arnOf(id);
+      if (attribute === 'StreamArn') return `${arnOf(id)}/stream/${STREAM_LABEL}`;
       throw new Error(`Fn::GetAtt ${id}.${attribute} is not resolved`);
     }
     if ('Fn::Join' in v) {
@@ -208,7 +212,7 @@ export function deployedStack(template: StackTemplate): DeployedStack {
         throw new Error(`No resource of the template is bound to the local ${local} (${variables.join(', ')})`);
       };
       const table = (name: string, index?: string) => {
-        const id = logicalOf(['TABLE_NAME', 'RATE_LIMIT_TABLE_NAME'], name);
+        const id = logicalOf(['TABLE_NAME', 'RATE_LIMIT_TABLE_NAME', 'OUTBOX_TABLE_NAME'], name);
         const props = resource(id).Properties as {
           KeySchema: { AttributeName: string; KeyType: string }[];
           GlobalSecondaryIndexes?: { IndexName: string; KeySchema: { AttributeName: string; KeyType: string }[] }[];
@@ -230,6 +234,20 @@ export function deployedStack(template: StackTemplate): DeployedStack {
         table,
         queue: (url) => arnOf(logicalOf(['DELIVERY_QUEUE_URL', 'SLOW_DELIVERY_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL', 'JOB_QUEUE_URL'], url)),
         bus: (name) => arnOf(logicalOf(['EVENT_BUS_NAME'], name)),
+        stream: (name) => `${table(name).arn}/stream/${STREAM_LABEL}`,
+        onFailureQueue: (entry) => {
+          const fn = functions.get(entry);
+          const mapping = Object.values(resources).find(
+            (r) =>
+              r.Type === 'AWS::Lambda::EventSourceMapping' &&
+              (r.Properties?.FunctionName as { Ref?: string } | undefined)?.Ref === fn?.logicalId &&
+              r.Properties?.DestinationConfig,
+          );
+          const destination = (mapping?.Properties?.DestinationConfig as { OnFailure?: { Destination?: Intrinsic } } | undefined)?.OnFailure
+            ?.Destination;
+          if (!destination) throw new Error(`No event source mapping of ${entry} has an on-failure destination`);
+          return String(resolve(destination));
+        },
         key: () => {
           if (keyIds.size !== 1) throw new Error(`Expected one secrets key in the template, found ${keyIds.size}`);
           return arnOf([...keyIds][0]!);

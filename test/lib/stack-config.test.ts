@@ -145,7 +145,8 @@ describe('a configured stage', () => {
       },
     });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(built.stack.monitoring.alarms.length);
+    // The monitoring's alarms and the outbox relay's (lib/constructs/outbox.ts), every one on the topic.
+    expect(alarms).toHaveLength(built.stack.monitoring.alarms.length + 1);
     for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });
   });
 

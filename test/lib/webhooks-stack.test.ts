@@ -29,8 +29,8 @@ import * as read from './template';
 import { actionsOf, logicalId, type Resource, type Statement } from './template';
 
 const ops = OPERATIONS as readonly OperationDef[];
-/** Publisher, the two lanes' dispatchers, dead-letter consumer, the recovery job worker and one function per scheduled job. */
-const PIPELINE_FUNCTIONS = 5 + SCHEDULED_JOBS.length;
+/** Publisher, the two lanes' dispatchers, dead-letter consumer, the recovery job worker, the outbox relay and one function per scheduled job. */
+const PIPELINE_FUNCTIONS = 6 + SCHEDULED_JOBS.length;
 /** Every function of the stack: the operations, the authorizer, the docs function, the console function, the MCP function and the pipeline's. */
 const FUNCTION_COUNT = ops.length + 4 + PIPELINE_FUNCTIONS;
 
@@ -58,8 +58,8 @@ afterAll(() => {
 });
 
 describe('the functions', () => {
-  it("are one per operation, the authorizer, the docs function, the console function, the MCP function, and the pipeline's (publisher, two dispatchers, dead letters, recovery worker, three schedules)", () => {
-    expect(FUNCTION_COUNT).toBe(ops.length + 12);
+  it("are one per operation, the authorizer, the docs function, the console function, the MCP function, and the pipeline's (publisher, two dispatchers, dead letters, recovery worker, outbox relay, three schedules)", () => {
+    expect(FUNCTION_COUNT).toBe(ops.length + 13);
     template.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     expect(built.stack.node.findAll().filter((c) => c instanceof ServiceFunction)).toHaveLength(FUNCTION_COUNT);
   });
@@ -98,22 +98,39 @@ describe('least privilege', () => {
     }
   });
 
-  it('has Resource "*" only for the X-Ray actions, which have no resource-level permissions', () => {
+  it('has Resource "*" only for the X-Ray actions and the outbox relay\'s ListStreams, which have no resource-level permissions', () => {
     const statements = ofType('AWS::IAM::Policy').flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
     const wildcard = statements.filter((s) => JSON.stringify(s.Resource).includes('*'));
     expect(wildcard.length).toBe(FUNCTION_COUNT);
-    for (const s of wildcard) {
+    // The relay's event source lists the streams (Lambda's poller does, with the function's role): IAM merges it into the X-Ray statement.
+    const relayWildcard = statementsOf(built.stack.outbox.relay).filter((s) => s.Resource === '*');
+    expect(relayWildcard.flatMap(actionsOf).sort()).toEqual(['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    for (const s of wildcard.filter((w) => !relayWildcard.some((r) => JSON.stringify(r) === JSON.stringify(w)))) {
       expect(s.Resource).toBe('*');
       expect(actionsOf(s).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
   });
 
-  it('never grants Scan or table-level DynamoDB actions', () => {
+  it('never grants Scan or table-level DynamoDB actions (the outbox relay reads its stream only)', () => {
+    const STREAM_READ = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
     const actions = ofType('AWS::IAM::Policy')
       .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
       .flatMap(actionsOf)
       .filter((a) => a.startsWith('dynamodb:'));
-    expect(new Set(actions)).toEqual(new Set(TABLE_WRITE_ACTIONS));
+    expect(new Set(actions)).toEqual(new Set([...TABLE_WRITE_ACTIONS, ...STREAM_READ]));
+    const relayActions = statementsOf(built.stack.outbox.relay)
+      .flatMap(actionsOf)
+      .filter((a) => a.startsWith('dynamodb:'));
+    expect(new Set(relayActions)).toEqual(new Set(STREAM_READ));
+    for (const fn of built.stack.node
+      .findAll()
+      .filter((c): c is ServiceFunction => c instanceof ServiceFunction && c !== built.stack.outbox.relay))
+      expect(
+        statementsOf(fn)
+          .flatMap(actionsOf)
+          .filter((a) => STREAM_READ.includes(a)),
+        fn.node.path,
+      ).toEqual([]);
   });
 
   it('covers every DynamoDB command the deployed code sends (so a new one fails here, not in production)', () => {
@@ -159,9 +176,12 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets a mutating operation read and write items, and nothing else', () => {
+  it('lets a mutating operation read and write items, and nothing else (its outbox grant is checked below)', () => {
+    const outboxId = logicalId(built.stack.outbox.table);
     for (const def of ops.filter((d) => !d.readOnly)) {
-      const statements = dynamoStatements(built.stack.api.operationFunctions.get(def.operationId)!);
+      const statements = dynamoStatements(built.stack.api.operationFunctions.get(def.operationId)!).filter(
+        (s) => !JSON.stringify(s.Resource).includes(outboxId),
+      );
       expect(statements, def.operationId).toHaveLength(1);
       expect(actionsOf(statements[0]!).sort(), def.operationId).toEqual([...TABLE_WRITE_ACTIONS].sort());
       expect(statements[0]!.Condition).toBeUndefined();
@@ -274,21 +294,35 @@ describe('grants beyond the table', () => {
     expect(variablesOf(built.stack.recovery.worker).RECOVERY_RATE_PER_SECOND).toBe('20');
   });
 
-  it('let exactly the operations that use domain events (and the MCP function that runs them, and the dispatchers, for webhook.disabled) put events on the bus', () => {
+  it('let exactly the operations that use domain events (and the MCP function that runs them, and the dispatchers, for webhook.disabled) write outbox items, and the relay put them on the bus', () => {
     const emitters = ops.filter((d) => d.uses?.includes('domainEvents')).map((d) => d.operationId);
     expect(emitters.length).toBeGreaterThan(0);
+    const outboxId = logicalId(built.stack.outbox.table);
     const busId = logicalId(built.stack.pipeline.eventBus);
-    const expected = new Set([
+    const writers = new Set([
       ...emitters.map((id) => opFunction(id)),
       built.stack.mcp.handler,
       built.stack.pipeline.dispatcher,
       built.stack.pipeline.slowDispatcher,
     ]);
+    const { relay } = built.stack.outbox;
+    // The dispatchers' bus grant and EVENT_BUS_NAME come from lib/constructs/delivery-pipeline.ts, which no longer needs them (their event goes to the outbox).
+    const legacyBus = new Set([built.stack.pipeline.dispatcher, built.stack.pipeline.slowDispatcher]);
     for (const fn of allFunctions()) {
-      expect(can(fn, 'events:PutEvents', busId), fn.node.path).toBe(expected.has(fn));
-      expect(variablesOf(fn).EVENT_BUS_NAME !== undefined, fn.node.path).toBe(expected.has(fn));
+      expect(can(fn, 'dynamodb:PutItem', outboxId), fn.node.path).toBe(writers.has(fn));
+      expect(variablesOf(fn).OUTBOX_TABLE_NAME !== undefined, fn.node.path).toBe(writers.has(fn));
+      expect(can(fn, 'events:PutEvents', busId), fn.node.path).toBe(fn === relay || legacyBus.has(fn));
+      expect(variablesOf(fn).EVENT_BUS_NAME !== undefined, fn.node.path).toBe(fn === relay || legacyBus.has(fn));
     }
-    for (const id of emitters) expect(variablesOf(opFunction(id)).EVENT_BUS_NAME).toEqual({ Ref: busId });
+    for (const id of emitters) expect(variablesOf(opFunction(id)).OUTBOX_TABLE_NAME).toEqual({ Ref: outboxId });
+    // Nothing but PutItem on the outbox: a writer never reads, updates or deletes an event.
+    for (const fn of writers)
+      expect(
+        statementsOf(fn)
+          .filter((s) => JSON.stringify(s.Resource).includes(outboxId))
+          .flatMap(actionsOf),
+        fn.node.path,
+      ).toEqual(['dynamodb:PutItem']);
   });
 
   it('give no function any other SQS or EventBridge action, nor any on a resource it was not given', () => {
@@ -345,9 +379,14 @@ describe('grants beyond the table', () => {
 
   it('give the MCP function every queue and bus statement a REST function gets (its tools run the same operations)', () => {
     // Each grant as (effect, action, resource): IAM merges identical grants on the two queues into one statement.
+    const outboxId = logicalId(built.stack.outbox.table);
     const beyondTable = (fn: ServiceFunction) =>
       statementsOf(fn)
-        .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:') || a.startsWith('kms:')))
+        .filter(
+          (s) =>
+            JSON.stringify(s.Resource).includes(outboxId) ||
+            actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:') || a.startsWith('kms:')),
+        )
         .flatMap((s) => actionsOf(s).flatMap((action) => [s.Resource].flat().map((r) => JSON.stringify([s.Effect, action, r]))));
     const mcp = new Set(beyondTable(built.stack.mcp.handler));
     // One target per used resource.
@@ -443,12 +482,13 @@ describe('cdk-nag (AwsSolutions)', () => {
       'AwsSolutions-APIG6': 1,
       'AwsSolutions-COG4': 1,
       'AwsSolutions-IAM5[Resource::*]': FUNCTION_COUNT,
-      'AwsSolutions-SQS3': 3,
+      'AwsSolutions-SQS3': 4,
     });
-    // SQS3 (no dead-letter queue) only on the three queues that are dead-letter queues themselves.
+    // SQS3 (no dead-letter queue) only on the four queues that are dead-letter or on-failure queues themselves.
     expect(acknowledged.get('AwsSolutions-SQS3')!.sort()).toEqual([
       `${stackPath}/Delivery/DeadLetterQueue`,
       `${stackPath}/Delivery/PublishFailures`,
+      `${stackPath}/Outbox/RelayFailures`,
       `${stackPath}/Recovery/DeadLetterQueue`,
     ]);
     expect(acknowledged.get('AwsSolutions-APIG4')).toEqual(

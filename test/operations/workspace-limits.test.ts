@@ -53,7 +53,6 @@ function deps(
     eventTypes: testCatalogue,
     urlPolicy: {},
     queue: capturingQueue(),
-    events: { emit: async () => undefined },
     secretSealer: testSealer,
     workspaceLimits: { ...DEFAULT_WORKSPACE_LIMITS, ...limits },
     ...extra,

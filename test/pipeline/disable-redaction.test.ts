@@ -9,14 +9,18 @@ import { publishEvent } from '../../lambdas/pipeline/publisher';
 import { listNotifications } from '../../lambdas/store/notifications';
 import { capturingQueue, seedEndpoint, testCatalogue, testSealer } from '../helpers/pipeline';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
+import { withOutbox } from '../helpers/outbox';
 import { freshTable } from '../helpers/table';
 
-let table: Awaited<ReturnType<typeof freshTable>>;
+let base: Awaited<ReturnType<typeof freshTable>>;
+let table: Awaited<ReturnType<typeof withOutbox>>;
 beforeAll(async () => {
-  table = await freshTable();
+  base = await freshTable();
+  table = await withOutbox(base);
 });
 afterAll(async () => {
-  await table?.drop();
+  await table?.dropOutbox();
+  await base?.drop();
 });
 
 it('the disable notification and webhook.disabled carry scheme://host/…, never the secret path or query', async () => {
@@ -34,7 +38,6 @@ it('the disable notification and webhook.disabled carry scheme://host/…, never
       { table, queue: capturingQueue(), eventTypes: testCatalogue, now: () => clock },
       { workspace, type: 'order.shipped', payload: { orderId: 'o-1' } },
     );
-    const emitted: { type: string; payload: unknown }[] = [];
     await dispatchDelivery(
       {
         table,
@@ -43,13 +46,14 @@ it('the disable notification and webhook.disabled carry scheme://host/…, never
         resolve: async () => [{ address: '127.0.0.1', family: 4 }],
         urlPolicy: { allowLoopback: true },
         secrets: testSealer,
-        events: { emit: async (_ws, type, payload) => void emitted.push({ type, payload }) },
       },
       deliveryIds[0]!,
     );
     expect(r.seen[0]!.path).toBe('/in/cap-7f3a9c1e5b?token=abc');
     const note = (await listNotifications(table, workspace, 5)).items.find((x) => x.kind === 'endpoint.disabled')!;
     expect(note.message).toContain(`Webhook endpoint http://127.0.0.1:${port}/… was disabled`);
+    // Written with the disable itself, in the outbox (docs/architecture.md#outbox).
+    const emitted = (await table.outboxItems()).map(({ type, payload }) => ({ type, payload }));
     expect(emitted).toEqual([
       {
         type: 'webhook.disabled',

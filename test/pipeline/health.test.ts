@@ -12,7 +12,6 @@ import { deadLetterDelivery } from '../../lambdas/pipeline/dead-letter';
 import { dispatchDelivery, type DispatchDeps } from '../../lambdas/pipeline/dispatcher';
 import { createHttpSender } from '../../lambdas/pipeline/http-sender';
 import { publishEvent } from '../../lambdas/pipeline/publisher';
-import { noEventSink } from '../../lambdas/queue/domain-events';
 import type { OperationDeps } from '../../lambdas/operations/context';
 import { getWebhookHealth } from '../../lambdas/operations/health';
 import { getWebhook, listWebhooks, updateWebhook } from '../../lambdas/operations/webhooks';
@@ -64,7 +63,6 @@ function opDeps(): OperationDeps {
     eventTypes: testCatalogue,
     urlPolicy: { allowLoopback: true },
     queue: capturingQueue(),
-    events: noEventSink,
     secretSealer: testSealer,
   };
 }

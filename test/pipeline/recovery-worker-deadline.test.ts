@@ -59,7 +59,6 @@ async function runningRecovery(workspace: string, count: number) {
     eventTypes: testCatalogue,
     urlPolicy: {},
     queue: capturingQueue(),
-    events: { emit: async () => undefined },
     jobQueue,
     secretSealer: testSealer,
   };

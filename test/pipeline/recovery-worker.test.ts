@@ -51,7 +51,6 @@ function operationDeps(t: TableContext, clock: ReturnType<typeof fakeClock>, job
     eventTypes: testCatalogue,
     urlPolicy: {},
     queue: capturingQueue(),
-    events: { emit: async () => undefined },
     jobQueue,
     secretSealer: testSealer,
   };

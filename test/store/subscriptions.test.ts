@@ -7,10 +7,12 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lambdas/domain/ids';
 import { deleteEndpoint, getEndpointRecord, putEndpoint, updateEndpoint, type EndpointRecord } from '../../lambdas/store/endpoints';
+import { SUBSCRIPTION_OPS_PER_STEP } from '../../lambdas/domain/subscription-plan';
 import { syncSubscriptionCopies } from '../../lambdas/store/subscriptions';
 import { keys, SK_PREFIX } from '../../lambdas/store/table-schema';
 import { createWorkspace } from '../../lambdas/store/workspaces';
 import { SEEDED_SECRET, sealedSecrets } from '../helpers/pipeline';
+import { withOutbox } from '../helpers/outbox';
 import { freshTable } from '../helpers/table';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -238,6 +240,29 @@ describe('subscription items kept in step with the endpoint', () => {
     await expectInStep('sub-big');
     expect(await deleteEndpoint(table, 'sub-big', a.endpointId, new Date(), audit(a.endpointId))).toBe(true);
     expect(await subscriptionItems('sub-big')).toEqual([]);
+  });
+
+  it('delete, in one transaction at most, a full last step with its audit event, outbox item and purge job', async () => {
+    // Every subscription op of the last step plus every item a delete adds must fit DynamoDB's 100.
+    const withEvents = await withOutbox(table);
+    try {
+      for (const n of [SUBSCRIPTION_OPS_PER_STEP, SUBSCRIPTION_OPS_PER_STEP * 2]) {
+        const a = await created(`sub-full-${n}`, types(n));
+        const deleted = await deleteEndpoint(
+          withEvents,
+          `sub-full-${n}`,
+          a.endpointId,
+          new Date(),
+          { ...audit(a.endpointId), action: 'webhook.deleted', event: { type: 'webhook.deleted', payload: { endpointId: a.endpointId } } },
+          { jobId: newId('whj', new Date()) },
+        );
+        expect(deleted).toBe(true);
+        expect(await subscriptionItems(`sub-full-${n}`)).toEqual([]);
+      }
+      expect((await withEvents.outboxItems()).filter((i) => i.type === 'webhook.deleted')).toHaveLength(2);
+    } finally {
+      await withEvents.dropOutbox();
+    }
   });
 });
 

@@ -8,6 +8,7 @@
 import { SecretsKey } from '../../../lib/constructs/secrets-key';
 import { Template } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Outbox } from '../../../lib/constructs/outbox';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
@@ -28,7 +29,7 @@ const ops = OPERATIONS as readonly OperationDef[];
 let built: TestStack;
 let table: ServiceTable;
 let queue: Queue;
-let eventBus: EventBus;
+let outbox: Outbox;
 let jobQueue: Queue;
 let mcp: McpEndpoint;
 let template: Template;
@@ -38,12 +39,12 @@ beforeAll(() => {
   built = buildTestStack();
   table = new ServiceTable(built.stack, 'Data');
   queue = new Queue(built.stack, 'DeliveryQueue');
-  eventBus = new EventBus(built.stack, 'EventBus');
+  outbox = new Outbox(built.stack, 'Outbox', { eventBus: new EventBus(built.stack, 'EventBus'), stage: 'test' });
   jobQueue = new Queue(built.stack, 'JobQueue');
   mcp = new McpEndpoint(built.stack, 'Mcp', {
     table,
     deliveryQueue: queue,
-    eventBus,
+    outbox,
     jobQueue,
     secretsKey: new SecretsKey(built.stack, 'Secrets'),
   });
@@ -88,7 +89,7 @@ describe('the MCP endpoint', () => {
       const siblings = {
         table: t,
         deliveryQueue: new Queue(other.stack, 'Q'),
-        eventBus: new EventBus(other.stack, 'B'),
+        outbox: new Outbox(other.stack, 'OutboxB', { eventBus: new EventBus(other.stack, 'B'), stage: 'test' }),
         jobQueue: new Queue(other.stack, 'J'),
         secretsKey: new SecretsKey(other.stack, 'K'),
       };
@@ -155,12 +156,13 @@ describe('the MCP endpoint', () => {
     expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents', 'jobQueue', 'secretSealing']);
     expect(mcpVariables()).toMatchObject({
       DELIVERY_QUEUE_URL: { Ref: logicalId(queue) },
-      EVENT_BUS_NAME: { Ref: logicalId(eventBus) },
+      OUTBOX_TABLE_NAME: { Ref: logicalId(outbox.table) },
       JOB_QUEUE_URL: { Ref: logicalId(jobQueue) },
     });
+    const onOutbox = (s: { Resource: unknown }) => JSON.stringify(s.Resource).includes(logicalId(outbox.table));
     const beyondTable = (fn: ServiceFunction) =>
       statementsOf(template, fn)
-        .filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:') || a.startsWith('kms:')))
+        .filter((s) => onOutbox(s) || actionsOf(s).some((a) => a.startsWith('sqs:') || a.startsWith('events:') || a.startsWith('kms:')))
         .map((s) => JSON.stringify(s));
     // Its rotate and create tools mint secrets: seal only, never open (docs/architecture.md#secrets).
     const kms = statementsOf(template, mcpFunction()).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
@@ -176,15 +178,19 @@ describe('the MCP endpoint', () => {
       Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
       Resource: [{ 'Fn::GetAtt': [logicalId(queue), 'Arn'] }, { 'Fn::GetAtt': [logicalId(jobQueue), 'Arn'] }],
     });
+    // Domain events: written to the outbox in the tools' transactions, never put on the bus.
     expect(statementsOf(template, mcpFunction())).toContainEqual({
       Effect: 'Allow',
-      Action: 'events:PutEvents',
-      Resource: { 'Fn::GetAtt': [logicalId(eventBus), 'Arn'] },
+      Action: 'dynamodb:PutItem',
+      Resource: { 'Fn::GetAtt': [logicalId(outbox.table), 'Arn'] },
     });
+    expect(statementsOf(template, mcpFunction()).flatMap(actionsOf)).not.toContain('events:PutEvents');
   });
 
   it('reads and writes table items (token lookup, the mcp counters, every tool), and nothing else of the table', () => {
-    const statements = dynamoStatements(template, mcpFunction());
+    const statements = dynamoStatements(template, mcpFunction()).filter(
+      (s) => !JSON.stringify(s.Resource).includes(logicalId(outbox.table)),
+    );
     expect(statements).toHaveLength(1);
     expect(actionsOf(statements[0]!).sort()).toEqual([...TABLE_WRITE_ACTIONS].sort());
     expect(statements[0]!.Condition).toBeUndefined();

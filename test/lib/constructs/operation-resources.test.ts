@@ -6,6 +6,7 @@
 import { SecretsKey } from '../../../lib/constructs/secrets-key';
 import { App, Stack } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Outbox } from '../../../lib/constructs/outbox';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
@@ -30,7 +31,11 @@ describe('operation resources', () => {
     const s = stack();
     const binding = bindOperationResources(
       [],
-      { deliveryQueue: new Queue(s, 'Q'), eventBus: new EventBus(s, 'B'), jobQueue: new Queue(s, 'J') },
+      {
+        deliveryQueue: new Queue(s, 'Q'),
+        outbox: new Outbox(s, 'OutboxB', { eventBus: new EventBus(s, 'B'), stage: 'test' }),
+        jobQueue: new Queue(s, 'J'),
+      },
       'listWebhooks',
       'ServiceApi',
     );
@@ -41,14 +46,19 @@ describe('operation resources', () => {
     const s = stack();
     const table = new ServiceTable(s, 'Data');
     expect(() => new McpEndpoint(s, 'Mcp', { table, deliveryQueue: new Queue(s, 'Q') })).toThrow(
-      'An MCP tool uses domain events: give McpEndpoint an eventBus',
+      'An MCP tool uses domain events: give McpEndpoint an outbox',
     );
-    expect(() => new McpEndpoint(s, 'Mcp2', { table, eventBus: new EventBus(s, 'B') })).toThrow(
-      'An MCP tool uses the delivery queue: give McpEndpoint a deliveryQueue',
-    );
-    expect(() => new McpEndpoint(s, 'Mcp3', { table, deliveryQueue: new Queue(s, 'Q3'), eventBus: new EventBus(s, 'B3') })).toThrow(
-      'An MCP tool uses the jobs queue: give McpEndpoint a jobQueue',
-    );
+    expect(
+      () => new McpEndpoint(s, 'Mcp2', { table, outbox: new Outbox(s, 'OutboxB', { eventBus: new EventBus(s, 'B'), stage: 'test' }) }),
+    ).toThrow('An MCP tool uses the delivery queue: give McpEndpoint a deliveryQueue');
+    expect(
+      () =>
+        new McpEndpoint(s, 'Mcp3', {
+          table,
+          deliveryQueue: new Queue(s, 'Q3'),
+          outbox: new Outbox(s, 'OutboxB3', { eventBus: new EventBus(s, 'B3'), stage: 'test' }),
+        }),
+    ).toThrow('An MCP tool uses the jobs queue: give McpEndpoint a jobQueue');
   });
 
   it('fail synth when the REST API lacks a resource an operation uses', () => {
@@ -57,7 +67,7 @@ describe('operation resources', () => {
       () =>
         new ServiceApi(s, 'Api', {
           table: new ServiceTable(s, 'Data'),
-          eventBus: new EventBus(s, 'B'),
+          outbox: new Outbox(s, 'OutboxB', { eventBus: new EventBus(s, 'B'), stage: 'test' }),
           secretsKey: new SecretsKey(s, 'K'),
         }),
     ).toThrow(/^\w+ uses the delivery queue: give ServiceApi a deliveryQueue$/);
@@ -66,7 +76,7 @@ describe('operation resources', () => {
         new ServiceApi(s, 'Api2', {
           table: new ServiceTable(s, 'Data2'),
           deliveryQueue: new Queue(s, 'Q2'),
-          eventBus: new EventBus(s, 'B2'),
+          outbox: new Outbox(s, 'OutboxB2', { eventBus: new EventBus(s, 'B2'), stage: 'test' }),
           secretsKey: new SecretsKey(s, 'K2'),
         }),
     ).toThrow('recoverWebhookDeliveries uses the jobs queue: give ServiceApi a jobQueue');
@@ -75,7 +85,7 @@ describe('operation resources', () => {
         new ServiceApi(s, 'Api3', {
           table: new ServiceTable(s, 'Data3'),
           deliveryQueue: new Queue(s, 'Q3'),
-          eventBus: new EventBus(s, 'B3'),
+          outbox: new Outbox(s, 'OutboxB3', { eventBus: new EventBus(s, 'B3'), stage: 'test' }),
           jobQueue: new Queue(s, 'J3'),
         }),
     ).toThrow('createWebhook uses secret sealing: give ServiceApi a secretsKey');

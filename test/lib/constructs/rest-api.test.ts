@@ -10,6 +10,7 @@ import { SecretsKey } from '../../../lib/constructs/secrets-key';
 import { Validations } from 'aws-cdk-lib';
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Outbox } from '../../../lib/constructs/outbox';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemSchema } from '../../../lambdas/contract/errors';
@@ -39,7 +40,7 @@ beforeAll(() => {
   api = new ServiceApi(built.stack, 'Api', {
     table,
     deliveryQueue: new Queue(built.stack, 'DeliveryQueue'),
-    eventBus: new EventBus(built.stack, 'EventBus'),
+    outbox: new Outbox(built.stack, 'OutboxEventBus', { eventBus: new EventBus(built.stack, 'EventBus'), stage: 'test' }),
     jobQueue: new Queue(built.stack, 'JobQueue'),
     secretsKey: new SecretsKey(built.stack, 'Secrets'),
   });
@@ -241,7 +242,7 @@ describe('the REST API', () => {
       const owning = new ServiceApi(other.stack, 'Api', {
         table: new ServiceTable(other.stack, 'Data'),
         deliveryQueue: new Queue(other.stack, 'DeliveryQueue'),
-        eventBus: new EventBus(other.stack, 'EventBus'),
+        outbox: new Outbox(other.stack, 'OutboxEventBus', { eventBus: new EventBus(other.stack, 'EventBus'), stage: 'test' }),
         jobQueue: new Queue(other.stack, 'JobQueue'),
         secretsKey: new SecretsKey(other.stack, 'Secrets'),
         apiGatewayAccountRole: true,
