@@ -86,6 +86,7 @@ export class WebhooksStack extends Stack {
       deliveryQueue: this.pipeline.queue,
       outbox: this.outbox,
       jobQueue: this.recovery.queue,
+      recoveryJobsPerWorkspace: config.recoveryJobsPerWorkspace,
       secretsKey: this.secretsKey,
     };
     const quotas = quotasOf(config);

@@ -181,12 +181,19 @@ function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
       urlPolicy: { allowLoopback: env[ENV.ALLOW_LOOPBACK_TARGETS] === 'true' },
       queue: queueFromEnv(env),
       jobQueue: jobQueueFromEnv(env),
+      ...recoveryJobsPerWorkspaceFromEnv(env),
       secretSealer: secretSealerFromEnv(env),
       workspaceLimits: workspaceLimitsFromEnv(env),
       metrics: surfaceMetrics,
     },
     rateLimiter: countingRefusals(rateLimiterFor(rateTable, env[ENV.RATE_LIMITS]), surfaceMetrics),
   };
+}
+
+/** `recoveryJobsPerWorkspace` from `RECOVERY_JOBS_PER_WORKSPACE` when set (the operations fall back to the default otherwise). */
+function recoveryJobsPerWorkspaceFromEnv(env: NodeJS.ProcessEnv): { recoveryJobsPerWorkspace?: number } {
+  const n = Number(env[ENV.RECOVERY_JOBS_PER_WORKSPACE]);
+  return env[ENV.RECOVERY_JOBS_PER_WORKSPACE] && Number.isInteger(n) ? { recoveryJobsPerWorkspace: n } : {};
 }
 
 /** The workspace limits of `WORKSPACE_LIMITS` (JSON, as the stack sets it), over the defaults; the defaults when unset or unreadable. */

@@ -46,6 +46,8 @@ export const ENV = {
   STAGE: 'STAGE',
   /** The `recoveryRatePerSecond` stage setting, given to the job worker. */
   RECOVERY_RATE_PER_SECOND: 'RECOVERY_RATE_PER_SECOND',
+  /** The `recoveryJobsPerWorkspace` stage setting, given with the jobs queue to the operations that start jobs. */
+  RECOVERY_JOBS_PER_WORKSPACE: 'RECOVERY_JOBS_PER_WORKSPACE',
   /** The folder of the docs bundle; unset, `docs` next to the function's code. */
   DOCS_DIR: 'DOCS_DIR',
   /** The folder of the console bundle; unset, `console` next to the function's code. */

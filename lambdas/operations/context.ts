@@ -27,6 +27,11 @@ export interface OperationDeps {
   /** The jobs queue (recovery jobs); absent where no operation starts a job. */
   readonly jobQueue?: JobQueue;
   /**
+   * Recovery jobs one workspace may run at once (the stage's `recoveryJobsPerWorkspace`).
+   * @default DEFAULT_RECOVERY_JOBS_PER_WORKSPACE (3)
+   */
+  readonly recoveryJobsPerWorkspace?: number;
+  /**
    * Seals new signing secrets (docs/architecture.md#secrets): a secret is stored sealed only. Where
    * no operation mints one, a sealer that refuses (the function holds no key).
    */

@@ -23,8 +23,8 @@ async function jobOf(deps: OperationDeps, workspace: string, jobId: string): Pro
  * it to the operations; otherwise the default.
  */
 function jobsPerWorkspace(deps: OperationDeps): number {
-  const given = (deps as { readonly recoveryJobsPerWorkspace?: unknown }).recoveryJobsPerWorkspace;
-  return typeof given === 'number' && Number.isInteger(given) && given >= 1 ? given : DEFAULT_RECOVERY_JOBS_PER_WORKSPACE;
+  const given = deps.recoveryJobsPerWorkspace;
+  return given !== undefined && Number.isInteger(given) && given >= 1 ? given : DEFAULT_RECOVERY_JOBS_PER_WORKSPACE;
 }
 
 /** POST .../webhooks/{endpointId}/recover: the dry-run count, or a new running job (202). */

@@ -11,6 +11,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { OperationDef, OperationResource } from '#lambdas/contract/operations';
 import { ENV } from '#lambdas/contract/deployment';
+import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE } from '#lambdas/contract/jobs';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '#lambdas/contract/limits';
 import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
 import type { Outbox } from './outbox';
@@ -38,6 +39,12 @@ export interface OperationResources {
    * @default - none; synth fails if an operation uses it
    */
   readonly jobQueue?: IQueue;
+  /**
+   * Recovery jobs one workspace may run at once (the stage's `recoveryJobsPerWorkspace`), given
+   * with the jobs queue as `RECOVERY_JOBS_PER_WORKSPACE`.
+   * @default DEFAULT_RECOVERY_JOBS_PER_WORKSPACE (3)
+   */
+  readonly recoveryJobsPerWorkspace?: number;
   /**
    * The key sealing signing secrets, for the operations whose contract `uses` `secretSealing`
    * (their function gets `SECRETS_KEY_ID` and `kms:GenerateDataKey` only: it seals, it never opens).
@@ -68,9 +75,15 @@ const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResour
     const events = outbox ?? need('domain events', 'an outbox');
     return { environment: events.environment, grant: (grantee) => events.grantWriteEvents(grantee) };
   },
-  jobQueue: ({ jobQueue }, need) => {
+  jobQueue: ({ jobQueue, recoveryJobsPerWorkspace }, need) => {
     const queue = jobQueue ?? need('the jobs queue', 'a jobQueue');
-    return { environment: { [ENV.JOB_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
+    return {
+      environment: {
+        [ENV.JOB_QUEUE_URL]: queue.queueUrl,
+        [ENV.RECOVERY_JOBS_PER_WORKSPACE]: String(recoveryJobsPerWorkspace ?? DEFAULT_RECOVERY_JOBS_PER_WORKSPACE),
+      },
+      grant: (grantee) => void queue.grantSendMessages(grantee),
+    };
   },
   secretSealing: ({ secretsKey }, need) => {
     const key = secretsKey ?? need('secret sealing', 'a secretsKey');

@@ -22,6 +22,7 @@ import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
 import { resourcesUsedBy } from '../../lib/constructs/operation-resources';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { LOCAL_ONLY_ENV } from '../../lambdas/contract/deployment';
+import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE } from '../../lambdas/contract/jobs';
 import { PROJECT_ROOT, ServiceFunction } from '../../lib/constructs/service-function';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/table';
 import { buildTestApp } from './synth';
@@ -273,14 +274,19 @@ describe('grants beyond the table', () => {
     }
   });
 
-  it('let exactly the recover operation (and the MCP function that runs it as a tool, and the worker re-enqueuing its job) send job messages', () => {
+  it('let exactly the recover and delete operations (and the MCP function that runs them as tools, and the worker re-enqueuing its job) send job messages', () => {
     const starters = ops.filter((d) => d.uses?.includes('jobQueue')).map((d) => d.operationId);
-    expect(starters).toEqual(['recoverWebhookDeliveries']);
+    expect(starters.sort()).toEqual(['deleteWebhook', 'recoverWebhookDeliveries']);
     const queueId = logicalId(built.stack.recovery.queue);
     const expected = new Set([...starters.map((id) => opFunction(id)), built.stack.mcp.handler, built.stack.recovery.worker]);
     for (const fn of allFunctions()) {
       expect(can(fn, 'sqs:SendMessage', queueId), fn.node.path).toBe(expected.has(fn));
       expect(variablesOf(fn).JOB_QUEUE_URL !== undefined, fn.node.path).toBe(expected.has(fn));
+      // The job starters learn the stage's cap on running recovery jobs with the queue.
+      if (fn !== built.stack.recovery.worker)
+        expect(variablesOf(fn).RECOVERY_JOBS_PER_WORKSPACE, fn.node.path).toBe(
+          expected.has(fn) ? String(DEFAULT_RECOVERY_JOBS_PER_WORKSPACE) : undefined,
+        );
     }
     // Only the worker consumes it; nobody may touch its dead-letter queue.
     const dlqId = logicalId(built.stack.recovery.deadLetterQueue);

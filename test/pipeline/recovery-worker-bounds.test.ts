@@ -59,7 +59,6 @@ function setup(rate: number, options: { table?: TableContext; jobsPerWorkspace?:
     eventTypes: testCatalogue,
     urlPolicy: {},
     queue: capturingQueue(),
-    events: { emit: async () => undefined },
     jobQueue,
     secretSealer: testSealer,
     ...(options.jobsPerWorkspace === undefined ? {} : { recoveryJobsPerWorkspace: options.jobsPerWorkspace }),
