@@ -1,8 +1,8 @@
 /**
- * Every function's bundle, built with the options of lib/constructs/service-function.ts, carries
- * neither zod nor ajv (the MCP SDK's own copies aside) nor any zod schema module of the contract,
- * and stays within the bundle budgets: 300 KiB minified, the dispatchers 200 KiB, the MCP function
- * (whose SDK brings its own zod and ajv) 650 KiB.
+ * Every function's bundle, built with the options of lib/constructs/service-function.ts (the AWS
+ * SDK bundled but for what the function can never load), carries neither zod nor ajv (the MCP
+ * SDK's own copies aside) nor any zod schema module of the contract, and stays within its budget:
+ * its size as measured (docs/scaling.md#the-aws-sdk-in-the-bundles) plus 10 %.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +16,50 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const FUNCTIONS = join(ROOT, 'lambdas', 'functions');
 const KIB = 1024;
 
-/** The bundle budgets (docs/architecture.md#lambda-bundles): bytes of a minified bundle. */
-const BUDGET = { default: 300 * KIB, dispatcher: 200 * KIB, 'slow-dispatcher': 200 * KIB, mcp: 650 * KIB } as const;
+/**
+ * Each function's minified bundle as measured, KiB (docs/scaling.md#the-aws-sdk-in-the-bundles); its
+ * budget is 10 % more. A new function gets its measured size here.
+ */
+const MEASURED_KIB: Readonly<Record<string, number>> = {
+  authorizer: 268,
+  'cancel-job': 307,
+  'create-api-token': 372,
+  'create-webhook': 457,
+  'dead-letter': 339,
+  'delete-webhook': 389,
+  dispatcher: 500,
+  'get-job': 302,
+  'get-webhook': 317,
+  'get-webhook-delivery': 304,
+  'get-webhook-health': 305,
+  'get-workspace-overview': 303,
+  'list-api-tokens': 302,
+  'list-audit-events': 302,
+  'list-deliveries': 311,
+  'list-event-types': 300,
+  'list-members': 302,
+  'list-notifications': 303,
+  'list-webhook-deliveries': 311,
+  'list-webhook-delivery-attempts': 305,
+  'list-webhooks': 318,
+  mcp: 845,
+  'pending-repair': 314,
+  publisher: 324,
+  'recover-webhook-deliveries': 358,
+  'recovery-worker': 330,
+  'replay-webhook-delivery': 355,
+  retention: 275,
+  'revoke-api-token': 371,
+  'rotate-webhook-secret': 451,
+  'secret-expiry': 273,
+  'send-webhook-test-event': 353,
+  'serve-console': 6,
+  'serve-docs': 8,
+  'slow-dispatcher': 500,
+  'update-webhook': 392,
+};
+/** The budget of a function's bundle, bytes. */
+const budgetOf = (name: string) => Math.round(MEASURED_KIB[name]! * KIB * 1.1);
 
 /** Contract modules that build zod schemas: build-time only (OpenAPI, tests, generation). */
 const ZOD_CONTRACT =
@@ -93,7 +135,7 @@ describe('function bundles', () => {
   });
 
   it.each(names)('%s is within its budget', (name) => {
-    const budget = (BUDGET as Record<string, number>)[name] ?? BUDGET.default;
-    expect(bundleOf(name).bytes).toBeLessThanOrEqual(budget);
+    expect(MEASURED_KIB[name], `${name} has no measured size`).toBeDefined();
+    expect(bundleOf(name).bytes).toBeLessThanOrEqual(budgetOf(name));
   });
 });
