@@ -21,11 +21,11 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
-import { build, type Metafile } from 'esbuild';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYED_NODE_OPTIONS, deployedExternalModules, serviceFunctionBuildOptions } from '../../bench/lambdas';
 import { ENV } from '../../lambdas/contract/deployment';
-import { OPERATIONS, type OperationResource } from '../../lambdas/contract/operations';
+import { OPERATIONS, type OperationDef, type OperationResource } from '../../lambdas/contract/operations';
 import { LAZY_SDK_CLIENTS, type LazySdkClient } from '../../lambdas/contract/sdk-clients';
 import { PROJECT_ROOT, sdkExternalModules, ServiceFunction, UNUSED_CREDENTIAL_PROVIDERS } from '../../lib/constructs/service-function';
 import { buildTestApp, removeTestOutput } from './synth';
@@ -123,14 +123,15 @@ describe('in the service stack', () => {
 
   it('a REST operation bundles exactly the clients of what its contract uses', () => {
     const deployed = deployedExternalModules(PROJECT_ROOT);
-    for (const def of OPERATIONS) {
+    const defs: readonly OperationDef[] = OPERATIONS;
+    for (const def of defs) {
       const externals = deployed.get(kebab(def.operationId));
       expect(externals, def.operationId).toBeDefined();
       const expected = [...new Set((def.uses ?? []).map((r) => CLIENT_OF_RESOURCE[r]))].sort();
       expect(bundledClients(externals!).sort(), def.operationId).toEqual(expected);
     }
     // The MCP function runs every operation: it bundles what any of them uses.
-    const all = [...new Set(OPERATIONS.flatMap((def) => (def.uses ?? []).map((r) => CLIENT_OF_RESOURCE[r])))].sort();
+    const all = [...new Set(defs.flatMap((def) => (def.uses ?? []).map((r) => CLIENT_OF_RESOURCE[r])))].sort();
     expect(bundledClients(deployed.get('mcp')!).sort()).toEqual(all);
   }, 60_000);
 });
@@ -312,34 +313,47 @@ describe('a bundle built as deployed, where nothing but the bundle resolves', ()
       .filter((f) => f.endsWith('.ts'))
       .map((f) => f.slice(0, -3));
     const builtins = new Set(builtinModules);
-    const dirs: string[] = [];
+    // One build per set of modules left out (esbuild shares the parsing between its entries).
+    const groups = new Map<string, { externals: readonly string[]; names: string[] }>();
     for (const name of entries) {
       const externals = deployed.get(name) ?? sdkExternalModules({});
-      const out = join(scratch, 'functions', name);
+      const group = groups.get(externals.join()) ?? { externals, names: [] };
+      group.names.push(name);
+      groups.set(externals.join(), group);
+    }
+    const files: string[] = [];
+    for (const [i, { externals, names }] of [...groups.values()].entries()) {
+      const out = join(scratch, 'functions', String(i));
+      const {
+        outfile: _outfile,
+        entryPoints: _entries,
+        ...options
+      } = serviceFunctionBuildOptions(join(PROJECT_ROOT, 'x.ts'), join(out, 'x.js'), PROJECT_ROOT, externals);
       const { metafile } = await build({
-        ...serviceFunctionBuildOptions(
-          join(PROJECT_ROOT, 'lambdas', 'functions', `${name}.ts`),
-          join(out, 'index.js'),
-          PROJECT_ROOT,
-          externals,
-        ),
+        ...options,
+        entryPoints: Object.fromEntries(names.map((n) => [n, join(PROJECT_ROOT, 'lambdas', 'functions', `${n}.ts`)])),
+        outdir: out,
         metafile: true,
         logLevel: 'error',
       });
-      const output = Object.values(metafile.outputs).find((o) => o.entryPoint) as Metafile['outputs'][string];
-      for (const imported of output.imports.filter((i) => i.external)) {
-        if (imported.path.startsWith('node:') || builtins.has(imported.path)) continue;
-        expect(imported.kind, `${name} requires ${imported.path} at load`).toBe('dynamic-import');
-        expect(
-          externals.some((e) => e === imported.path || (e.endsWith('/*') && imported.path.startsWith(e.slice(0, -1)))),
-          `${name} leaves out ${imported.path}`,
-        ).toBe(true);
+      for (const name of names) {
+        const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith(`/${name}.js`))![1];
+        for (const imported of output.imports.filter((imp) => imp.external)) {
+          if (imported.path.startsWith('node:') || builtins.has(imported.path)) continue;
+          expect(imported.kind, `${name} requires ${imported.path} at load`).toBe('dynamic-import');
+          expect(
+            externals.some((e) => e === imported.path || (e.endsWith('/*') && imported.path.startsWith(e.slice(0, -1)))),
+            `${name} leaves out ${imported.path}`,
+          ).toBe(true);
+        }
+        const dir = isolated(`fn-${name}`, [join(out, `${name}.js`), join(out, `${name}.js.map`)]);
+        files.push(join(dir, `${name}.js`));
       }
-      dirs.push(isolated(`fn-${name}`, [join(out, 'index.js'), join(out, 'index.js.map')]));
     }
+    expect(files).toHaveLength(entries.length);
     // One process loads them all (each resolves from its own folder), to keep the test short.
     const run = await runNode(
-      `for (const d of ${JSON.stringify(dirs)}) { try { require(d + '/index.js'); } catch (e) { console.error(d, e.message); process.exitCode = 1; } }`,
+      `for (const f of ${JSON.stringify(files)}) { try { require(f); } catch (e) { console.error(f, e.message); process.exitCode = 1; } }`,
       scratch,
       { AWS_REGION: 'eu-west-1', [ENV.TABLE_NAME]: 'probe-table' },
     );
