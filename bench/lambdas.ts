@@ -2,12 +2,13 @@
  * Bundle size and cold init of every Lambda entry (`lambdas/functions/*.ts`),
  * bundled with the esbuild options NodejsFunction derives from
  * lib/constructs/service-function.ts: CJS, minify, platform node, target
- * node24, source map without sources content, main fields module,main, and
- * `@aws-sdk/*` external (the Lambda runtime provides it). These are spelled out again here;
+ * node24, source map without sources content, main fields module,main, and the AWS SDK bundled
+ * but for what the function can never load (`ServiceFunction.externalModules`, read from the
+ * constructs of the service's stack). These are spelled out again here;
  * test/lib/constructs/service-function.test.ts checks that the bundle is byte-for-byte the one CDK
  * deploys and that NODE_OPTIONS is the deployed one.
  *
- * For comparison a bundle can also be built with the AWS SDK bundled in
+ * For comparison a bundle can also be built with other placements of the AWS SDK
  * (docs/scaling.md#the-aws-sdk-in-the-bundles). With the SDK external the child loads the SDK
  * modules the bundle requires from the project's node_modules, as the runtime would from its own copy.
  *
@@ -20,42 +21,67 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { ENV, SERVICE_NAME } from '#lambdas/contract/deployment';
 import { METRICS_NAMESPACE } from '#lambdas/contract/metrics';
+import { LAZY_SDK_CLIENTS } from '#lambdas/contract/sdk-clients';
+import { createWebhooksApp } from '../lib/app';
+import { sdkExternalModules, ServiceFunction, UNUSED_CREDENTIAL_PROVIDERS } from '../lib/constructs/service-function';
 import { median, nowMs } from './stats';
 
 /**
- * Where a bundle's AWS SDK v3 comes from: `external`, the copy the Lambda runtime ships (what
- * ServiceFunction deploys); for comparison `bundled` into it, or `split`: bundled but for the
- * modules the code loads only on first use ({@link LAZY_SDK_MODULES}), which stay external.
+ * Where a bundle's AWS SDK v3 comes from: `per-function`, bundled but for the clients the function
+ * can never load and the credential providers no deployed function loads (what ServiceFunction
+ * deploys); for comparison `external`, the copy the Lambda runtime ships; `bundled` whole into it;
+ * or `split`: bundled but for every module loaded only on first use, which stay external.
  */
-export type SdkPlacement = 'bundled' | 'external' | 'split';
+export type SdkPlacement = 'per-function' | 'external' | 'bundled' | 'split';
+
+/** Every placement, in the order `--sdk` lists them. */
+export const SDK_PLACEMENTS: readonly SdkPlacement[] = ['per-function', 'external', 'bundled', 'split'];
 
 /**
  * The SDK modules loaded only by a dynamic `import()`: the SQS, EventBridge and KMS clients
  * (lambdas/composition/runtime.ts makes them on first use) and the credential providers the
  * default chain imports only when the environment holds no credentials (never on Lambda).
  */
-const LAZY_SDK_MODULES = [
-  '@aws-sdk/client-sqs',
-  '@aws-sdk/client-eventbridge',
-  '@aws-sdk/client-kms',
-  '@aws-sdk/credential-provider-ini',
-  '@aws-sdk/credential-provider-sso',
-  '@aws-sdk/credential-provider-process',
-  '@aws-sdk/credential-provider-web-identity',
-  '@aws-sdk/credential-provider-http',
-  '@aws-sdk/credential-provider-login',
-  '@aws-sdk/token-providers',
-  '@aws-sdk/nested-clients',
-  '@aws-sdk/nested-clients/*',
-  '@smithy/credential-provider-imds',
-];
+const LAZY_SDK_MODULES = [...Object.keys(LAZY_SDK_CLIENTS), ...UNUSED_CREDENTIAL_PROVIDERS];
 
-const EXTERNAL: Record<SdkPlacement, string[]> = { external: ['@aws-sdk/*'], bundled: [], split: LAZY_SDK_MODULES };
+/**
+ * Every deployed function's `externalModules`, by entry name, from the constructs of the service's
+ * stack as `cdk synth` builds it (bundling skipped): the one place that decides them.
+ */
+export function deployedExternalModules(projectRoot: string): ReadonlyMap<string, readonly string[]> {
+  const cdkJson = JSON.parse(readFileSync(join(projectRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  const { app } = createWebhooksApp({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } }, projectRoot);
+  const byName = new Map<string, readonly string[]>();
+  for (const fn of app.node.findAll()) {
+    if (!(fn instanceof ServiceFunction)) continue;
+    const name = basename(fn.entry, '.ts');
+    const seen = byName.get(name);
+    if (seen && seen.join() !== fn.externalModules.join())
+      throw new Error(`${name} is deployed twice with different external modules: ${seen.join()} and ${fn.externalModules.join()}`);
+    byName.set(name, fn.externalModules);
+  }
+  return byName;
+}
+
+/** The external modules of each placement, for the function `name`. */
+function externalsOf(sdk: SdkPlacement, name: string, deployed: ReadonlyMap<string, readonly string[]>): readonly string[] {
+  switch (sdk) {
+    case 'external':
+      return ['@aws-sdk/*'];
+    case 'bundled':
+      return [];
+    case 'split':
+      return LAZY_SDK_MODULES;
+    case 'per-function':
+      // A function the stack does not deploy (none today) gets what a function without resources would.
+      return deployed.get(name) ?? sdkExternalModules({});
+  }
+}
 
 /** Every sample of one figure, in the order of the rounds. */
 interface Samples {
@@ -108,8 +134,16 @@ function contributors(metafile: Metafile, top: number): string {
     .join(', ');
 }
 
-/** The esbuild options of a ServiceFunction bundle (NodejsFunction's flags, as the JS API spells them). */
-export function serviceFunctionBuildOptions(entry: string, outfile: string, projectRoot: string, sdk: SdkPlacement = 'external') {
+/**
+ * The esbuild options of a ServiceFunction bundle (NodejsFunction's flags, as the JS API spells them).
+ * @param external the function's `externalModules` (default: those of a function given no resource)
+ */
+export function serviceFunctionBuildOptions(
+  entry: string,
+  outfile: string,
+  projectRoot: string,
+  external: readonly string[] = sdkExternalModules({}),
+) {
   return {
     entryPoints: [entry],
     absWorkingDir: projectRoot,
@@ -121,7 +155,7 @@ export function serviceFunctionBuildOptions(entry: string, outfile: string, proj
     minify: true,
     sourcemap: true,
     sourcesContent: false,
-    external: EXTERNAL[sdk],
+    external: [...external],
     mainFields: ['module', 'main'],
     logLevel: 'warning' as const,
   };
@@ -187,11 +221,18 @@ interface Built {
 }
 
 /** Bundles `entry` into `outDir/index.js` with the given SDK placement. */
-async function buildOne(name: string, entry: string, outDir: string, projectRoot: string, sdk: SdkPlacement): Promise<Built> {
+async function buildOne(
+  name: string,
+  entry: string,
+  outDir: string,
+  projectRoot: string,
+  sdk: SdkPlacement,
+  external: readonly string[],
+): Promise<Built> {
   const outfile = join(outDir, 'index.js');
   try {
     // metafile only adds the analysis; the bundle is byte-for-byte the same.
-    const result = await build({ ...serviceFunctionBuildOptions(entry, outfile, projectRoot, sdk), metafile: true });
+    const result = await build({ ...serviceFunctionBuildOptions(entry, outfile, projectRoot, external), metafile: true });
     const code = readFileSync(outfile);
     return {
       name,
@@ -233,7 +274,10 @@ export async function measureLambdas(options: {
   log: (line: string) => void;
 }): Promise<{ baselineMs: number; baselineMinMs: number; functions: LambdaFigures[] }> {
   const dir = join(options.projectRoot, 'lambdas', 'functions');
-  const placements = options.sdk ?? ['external'];
+  const placements = options.sdk ?? ['per-function'];
+  const deployed = placements.includes('per-function')
+    ? deployedExternalModules(options.projectRoot)
+    : new Map<string, readonly string[]>();
   const names = readdirSync(dir)
     .filter((f) => f.endsWith('.ts'))
     .map((f) => f.slice(0, -3))
@@ -243,7 +287,8 @@ export async function measureLambdas(options: {
   const built: Built[] = [];
   for (const name of names) {
     for (const sdk of placements) {
-      built.push(await buildOne(name, join(dir, `${name}.ts`), join(options.outDir, sdk, name), options.projectRoot, sdk));
+      const external = externalsOf(sdk, name, deployed);
+      built.push(await buildOne(name, join(dir, `${name}.ts`), join(options.outDir, sdk, name), options.projectRoot, sdk, external));
     }
   }
   options.log(`bundled ${names.length} functions (SDK ${placements.join(' and ')}); timing ${options.runs} cold loads each…`);

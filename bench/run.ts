@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startLocalStack, type LocalStack } from '../bin/local/stack';
 import { meterCapacity } from './capacity';
-import { measureLambdas, type SdkPlacement } from './lambdas';
+import { measureLambdas, SDK_PLACEMENTS, type SdkPlacement } from './lambdas';
 import { DISPATCHER_CONSUMER, dispatcherConsumer } from '#lambdas/contract/deployment';
 import { MAX_CONNECTIONS_PER_TARGET } from '#lambdas/pipeline/http-sender';
 import { fairnessNote, fairnessScenario, type FairnessResult } from './fairness';
@@ -53,9 +53,10 @@ const HELP = `Usage: npm run bench -- [options]
   --latency-events <n>       events in the paced latency run (default 300)
   --latency-rate <n>         events/s of the paced run (default: half the measured pipeline rate)
   --init-runs <n>            cold loads per Lambda bundle, median taken (default 3)
-  --sdk <list>               the bundles' AWS SDK, comma-separated: external (the runtime's copy, as deployed;
-                             default), bundled, split (bundled but for the clients loaded on first use); with
-                             more than one, each function is built every way, timed back to back, and
+  --sdk <list>               the bundles' AWS SDK, comma-separated: per-function (bundled but for what the
+                             function can never load, as deployed; default), external (the runtime's copy),
+                             bundled (all of it), split (bundled but for every module loaded on first use);
+                             with more than one, each function is built every way, timed back to back, and
                              compared with the first (no no-maps runs)
   --only <names>             only these lambdas/functions/*.ts, comma-separated
   --payload-bytes <n>        JSON size of every event's payload (default 1024)
@@ -81,9 +82,9 @@ function positiveInt(raw: string | undefined, fallback: number, flag: string): n
 
 /** The `--sdk` choice as the placements to measure. */
 function sdkPlacements(raw: string | undefined): SdkPlacement[] {
-  const list = (raw ?? 'external').split(',').map((p) => p.trim());
+  const list = (raw ?? 'per-function').split(',').map((p) => p.trim());
   for (const p of list)
-    if (!['external', 'bundled', 'split'].includes(p)) throw new Error(`--sdk takes external, bundled and split, got "${p}"`);
+    if (!(SDK_PLACEMENTS as readonly string[]).includes(p)) throw new Error(`--sdk takes ${SDK_PLACEMENTS.join(', ')}, got "${p}"`);
   return [...new Set(list)] as SdkPlacement[];
 }
 
@@ -644,7 +645,7 @@ function printLambdas(l: LambdaResults): void {
     return;
   }
   console.log(
-    `\n== Lambda bundles (esbuild as NodejsFunction does it: cjs, minify, node24, source map, AWS SDK ${args.sdk[0] === 'bundled' ? 'bundled' : 'external'}) ==`,
+    `\n== Lambda bundles (esbuild as NodejsFunction does it: cjs, minify, node24, source map; AWS SDK ${args.sdk[0]}${args.sdk[0] === 'per-function' ? ', as deployed' : ''}) ==`,
   );
   console.log(
     table(

@@ -15,6 +15,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV, LOCAL_ONLY_ENV, SERVICE_NAME } from '#lambdas/contract/deployment';
 import { METRICS_NAMESPACE } from '#lambdas/contract/metrics';
+import { LAZY_SDK_CLIENTS, sdkClientsLoadableWith, type LazySdkClient } from '#lambdas/contract/sdk-clients';
 import { DEFAULT_CONFIG, removalPolicyOf, retentionOf } from '../config';
 import { assertGeneratedCodeFresh } from '../generate/contract-code';
 
@@ -27,6 +28,41 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * on the same major: the `node` devDependency pins it, and a test keeps the two equal.
  */
 export const SERVICE_RUNTIME = Runtime.NODEJS_24_X;
+
+/**
+ * The modules the SDK's default credential chain imports only when the environment holds no
+ * credentials (after `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, read first, are missing, or when
+ * `AWS_PROFILE` is set). Lambda gives every function its role's credentials in those variables, and
+ * {@link ServiceFunction} refuses `AWS_PROFILE`, so a deployed function never loads them: they stay
+ * out of every bundle (docs/scaling.md#the-aws-sdk-in-the-bundles).
+ */
+export const UNUSED_CREDENTIAL_PROVIDERS = [
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-web-identity',
+  '@aws-sdk/credential-provider-http',
+  '@aws-sdk/credential-provider-login',
+  '@aws-sdk/token-providers',
+  '@aws-sdk/nested-clients',
+  '@aws-sdk/nested-clients/*',
+  '@smithy/credential-provider-imds',
+] as const;
+
+/**
+ * What a function's bundle leaves out: the lazily loaded SDK clients its environment never lets it
+ * load, and the credential providers no deployed function loads. Everything else, the SDK included,
+ * is bundled: a function runs the SDK the tests ran with, and nothing it could load is left for the
+ * runtime's copy (docs/scaling.md#the-aws-sdk-in-the-bundles).
+ */
+export function sdkExternalModules(environment: Readonly<Record<string, string | undefined>>): string[] {
+  const loadable = new Set(sdkClientsLoadableWith(environment));
+  const unused = (Object.keys(LAZY_SDK_CLIENTS) as LazySdkClient[]).filter((client) => !loadable.has(client));
+  return [...unused, ...UNUSED_CREDENTIAL_PROVIDERS];
+}
+
+/** Makes the SDK's credential chain skip the environment's credentials for a profile, which no deployed function has. */
+const AWS_PROFILE = 'AWS_PROFILE';
 
 let generatedChecked = false;
 
@@ -92,6 +128,10 @@ export interface ServiceFunctionProps extends LogProps {
  * Its role starts with nothing but writing to its own log group; grant the rest.
  */
 export class ServiceFunction extends Construct {
+  /** The entry file, `lambdas/functions/<name>.ts`. */
+  readonly entry: string;
+  /** The modules its bundle leaves out ({@link sdkExternalModules}). */
+  readonly externalModules: readonly string[];
   /** The function. */
   readonly function: NodejsFunction;
   /** The function's execution role (only log writing and X-Ray until granted more). */
@@ -107,6 +147,11 @@ export class ServiceFunction extends Construct {
       if (name in environment)
         throw new Error(`${this.node.path}: ${name} is a local-development switch and must never be set on a deployed function`);
     }
+    if (AWS_PROFILE in environment)
+      throw new Error(
+        `${this.node.path}: ${AWS_PROFILE} would make the SDK look for credentials its bundle leaves out; a function uses its role's credentials`,
+      );
+    this.entry = props.entry;
 
     const logs = logSettings(props);
     this.logGroup = new LogGroup(this, 'Logs', { retention: logs.logRetention, removalPolicy: logs.logRemovalPolicy });
@@ -119,6 +164,16 @@ export class ServiceFunction extends Construct {
       description: `Execution role of ${this.node.path}`,
     });
     this.logGroup.grantWrite(this.role);
+
+    const fullEnvironment = {
+      [ENV.POWERTOOLS_SERVICE_NAME]: SERVICE_NAME,
+      [ENV.POWERTOOLS_METRICS_NAMESPACE]: METRICS_NAMESPACE,
+      [ENV.POWERTOOLS_LOG_LEVEL]: 'INFO',
+      // Stack traces point at the TypeScript sources (the bundle ships a source map).
+      NODE_OPTIONS: '--enable-source-maps',
+      ...environment,
+    };
+    this.externalModules = sdkExternalModules(fullEnvironment);
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
@@ -133,14 +188,7 @@ export class ServiceFunction extends Construct {
       role: this.role,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      environment: {
-        [ENV.POWERTOOLS_SERVICE_NAME]: SERVICE_NAME,
-        [ENV.POWERTOOLS_METRICS_NAMESPACE]: METRICS_NAMESPACE,
-        [ENV.POWERTOOLS_LOG_LEVEL]: 'INFO',
-        // Stack traces point at the TypeScript sources (the bundle ships a source map).
-        NODE_OPTIONS: '--enable-source-maps',
-        ...environment,
-      },
+      environment: fullEnvironment,
       bundling: {
         // CommonJS: no ESM interop shims needed; nothing bundled into a Lambda uses import.meta.
         format: OutputFormat.CJS,
@@ -150,8 +198,8 @@ export class ServiceFunction extends Construct {
         sourcesContent: false,
         // Prefer packages' ESM builds so esbuild can tree-shake them.
         mainFields: ['module', 'main'],
-        // The AWS SDK v3 comes with the runtime (CDK's default for Node.js 18+).
-        externalModules: ['@aws-sdk/*'],
+        // The AWS SDK v3 is bundled (not the runtime's copy), but for what this function can never load.
+        externalModules: [...this.externalModules],
         logLevel: LogLevel.WARNING,
         ...(props.afterBundling
           ? {

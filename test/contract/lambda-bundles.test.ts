@@ -1,22 +1,65 @@
 /**
- * Every function's bundle, built with the options of lib/constructs/service-function.ts, carries
- * neither zod nor ajv (the MCP SDK's own copies aside) nor any zod schema module of the contract,
- * and stays within the bundle budgets: 300 KiB minified, the dispatchers 200 KiB, the MCP function
- * (whose SDK brings its own zod and ajv) 650 KiB.
+ * Every function's bundle, built with the options of lib/constructs/service-function.ts (the AWS
+ * SDK bundled but for what the function can never load), carries neither zod nor ajv (the MCP
+ * SDK's own copies aside) nor any zod schema module of the contract, and stays within its budget:
+ * its size as measured (docs/scaling.md#the-aws-sdk-in-the-bundles) plus 10 %.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceFunctionBuildOptions } from '../../bench/lambdas';
+import { deployedExternalModules, serviceFunctionBuildOptions } from '../../bench/lambdas';
+import { sdkExternalModules } from '../../lib/constructs/service-function';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const FUNCTIONS = join(ROOT, 'lambdas', 'functions');
 const KIB = 1024;
 
-/** The bundle budgets (docs/architecture.md#lambda-bundles): bytes of a minified bundle. */
-const BUDGET = { default: 300 * KIB, dispatcher: 200 * KIB, 'slow-dispatcher': 200 * KIB, mcp: 650 * KIB } as const;
+/**
+ * Each function's minified bundle as measured, KiB (docs/scaling.md#the-aws-sdk-in-the-bundles); its
+ * budget is 10 % more. A new function gets its measured size here.
+ */
+const MEASURED_KIB: Readonly<Record<string, number>> = {
+  authorizer: 268,
+  'cancel-job': 307,
+  'create-api-token': 372,
+  'create-webhook': 457,
+  'dead-letter': 339,
+  'delete-webhook': 389,
+  dispatcher: 500,
+  'get-job': 302,
+  'get-webhook': 317,
+  'get-webhook-delivery': 304,
+  'get-webhook-health': 305,
+  'get-workspace-overview': 303,
+  'list-api-tokens': 302,
+  'list-audit-events': 302,
+  'list-deliveries': 311,
+  'list-event-types': 300,
+  'list-members': 302,
+  'list-notifications': 303,
+  'list-webhook-deliveries': 311,
+  'list-webhook-delivery-attempts': 305,
+  'list-webhooks': 318,
+  mcp: 845,
+  'pending-repair': 314,
+  publisher: 324,
+  'recover-webhook-deliveries': 358,
+  'recovery-worker': 330,
+  'replay-webhook-delivery': 355,
+  retention: 275,
+  'revoke-api-token': 371,
+  'rotate-webhook-secret': 451,
+  'secret-expiry': 273,
+  'send-webhook-test-event': 353,
+  'serve-console': 6,
+  'serve-docs': 8,
+  'slow-dispatcher': 500,
+  'update-webhook': 392,
+};
+/** The budget of a function's bundle, bytes. */
+const budgetOf = (name: string) => Math.round(MEASURED_KIB[name]! * KIB * 1.1);
 
 /** Contract modules that build zod schemas: build-time only (OpenAPI, tests, generation). */
 const ZOD_CONTRACT =
@@ -32,19 +75,33 @@ let metafile: Metafile;
 
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'bundles-'));
-  const {
-    outfile: _outfile,
-    entryPoints: _entries,
-    ...options
-  } = serviceFunctionBuildOptions(join(FUNCTIONS, 'x.ts'), join(outDir, 'x.js'), ROOT);
-  const result = await build({
-    ...options,
-    entryPoints: Object.fromEntries(names.map((n) => [n, join(FUNCTIONS, `${n}.ts`)])),
-    outdir: outDir,
-    metafile: true,
-    logLevel: 'error',
-  });
-  metafile = result.metafile;
+  // Each function leaves out what it can never load (lib/constructs/service-function.ts): one build
+  // per set of such modules.
+  const deployed = deployedExternalModules(ROOT);
+  const groups = new Map<string, { externals: readonly string[]; names: string[] }>();
+  for (const name of names) {
+    const externals = deployed.get(name) ?? sdkExternalModules({});
+    const group = groups.get(externals.join()) ?? { externals, names: [] };
+    group.names.push(name);
+    groups.set(externals.join(), group);
+  }
+  metafile = { inputs: {}, outputs: {} };
+  for (const { externals, names: group } of groups.values()) {
+    const {
+      outfile: _outfile,
+      entryPoints: _entries,
+      ...options
+    } = serviceFunctionBuildOptions(join(FUNCTIONS, 'x.ts'), join(outDir, 'x.js'), ROOT, externals);
+    const result = await build({
+      ...options,
+      entryPoints: Object.fromEntries(group.map((n) => [n, join(FUNCTIONS, `${n}.ts`)])),
+      outdir: outDir,
+      metafile: true,
+      logLevel: 'error',
+    });
+    Object.assign(metafile.inputs, result.metafile.inputs);
+    Object.assign(metafile.outputs, result.metafile.outputs);
+  }
 }, 120_000);
 
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
@@ -78,7 +135,7 @@ describe('function bundles', () => {
   });
 
   it.each(names)('%s is within its budget', (name) => {
-    const budget = (BUDGET as Record<string, number>)[name] ?? BUDGET.default;
-    expect(bundleOf(name).bytes).toBeLessThanOrEqual(budget);
+    expect(MEASURED_KIB[name], `${name} has no measured size`).toBeDefined();
+    expect(bundleOf(name).bytes).toBeLessThanOrEqual(budgetOf(name));
   });
 });
