@@ -1,2 +1,11 @@
-/** Delivery statuses (docs/behaviour.md#delivery-statuses), zod-free: the contract's enum and the run-time rules read this list. */
+/** Delivery statuses (docs/behaviour.md#delivery-statuses) and the failure reasons the run-time rules name, zod-free: the contract and the rules read them. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'failed_permanent', 'dead_lettered'] as const;
+
+/**
+ * The failure reason of a receiver that answered `101 Switching Protocols` or any other upgrade
+ * (docs/behaviour.md#outcome-classification): `failed_permanent`, the connection is closed.
+ */
+export const PROTOCOL_UPGRADE = 'protocol_upgrade';
+
+/** The failure reason of a response status outside 100–599 (docs/behaviour.md#outcome-classification): `failed_permanent`. */
+export const INVALID_STATUS = 'invalid_status';

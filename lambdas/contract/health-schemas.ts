@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { HEALTH_WINDOW_NAMES, LATENCY_BUCKET_BOUNDS_MS } from './health';
-import { EndpointIdSchema, INVALID_STATUS, PROTOCOL_UPGRADE } from './schemas';
+import { INVALID_STATUS, PROTOCOL_UPGRADE } from './delivery-statuses';
+import { EndpointIdSchema } from './schemas';
 
 const timestamp = z.string().meta({ format: 'date-time' });
 

@@ -2,7 +2,7 @@
  * Wire shapes of the resources (docs/architecture.md#one-contract). Timestamps are ISO 8601 UTC.
  */
 import { z } from 'zod';
-import { DELIVERY_STATUSES } from './delivery-statuses';
+import { DELIVERY_STATUSES, INVALID_STATUS, PROTOCOL_UPGRADE } from './delivery-statuses';
 import { EVENT_TYPE_MAX_CHARS } from './events';
 import { idPattern, type IdPrefix } from './ids';
 import { distinctItems } from './input-rules';
@@ -192,15 +192,6 @@ export const DeliverySchema = z
     },
   });
 export type Delivery = z.infer<typeof DeliverySchema>;
-
-/**
- * The failure reason of a receiver that answered `101 Switching Protocols` or any other upgrade
- * (docs/behaviour.md#outcome-classification): `failed_permanent`, the connection is closed.
- */
-export const PROTOCOL_UPGRADE = 'protocol_upgrade';
-
-/** The failure reason of a response status outside 100–599 (docs/behaviour.md#outcome-classification): `failed_permanent`. */
-export const INVALID_STATUS = 'invalid_status';
 
 /** Immutable evidence of one attempt. */
 export const AttemptSchema = z

@@ -17,7 +17,7 @@ export type LazySdkClient = '@aws-sdk/client-sqs' | '@aws-sdk/client-eventbridge
 export const LAZY_SDK_CLIENTS: { readonly [C in LazySdkClient]: readonly EnvName[] } = {
   // The delivery queues (both lanes, the dead letters: send and the retry delayer) and the jobs queue.
   '@aws-sdk/client-sqs': [ENV.DELIVERY_QUEUE_URL, ENV.SLOW_DELIVERY_QUEUE_URL, ENV.DEAD_LETTER_QUEUE_URL, ENV.JOB_QUEUE_URL],
-  // The domain-events sink; unset, events are dropped.
+  // The bus the outbox relay puts the service's own events on (docs/architecture.md#outbox).
   '@aws-sdk/client-eventbridge': [ENV.EVENT_BUS_NAME],
   // The secret sealer; unset, the sealer refuses without loading anything.
   '@aws-sdk/client-kms': [ENV.SECRETS_KEY_ID],

@@ -6,7 +6,8 @@
  * a time; the store adds its increments; the health operation reads the hours back through it.
  */
 import { LATENCY_BUCKET_BOUNDS_MS, type EndpointHealth, type HealthWindow } from '../contract/health';
-import { INVALID_STATUS, PROTOCOL_UPGRADE, type EndpointHealthSummary } from '../contract/schemas';
+import { INVALID_STATUS, PROTOCOL_UPGRADE } from '../contract/delivery-statuses';
+import type { EndpointHealthSummary } from '../contract/schemas';
 
 /** One observation that recordObservation stored, as health sees it. */
 export interface HealthObservation {

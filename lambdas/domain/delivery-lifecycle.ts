@@ -6,7 +6,8 @@
  * look, and how many times the queue hands a message over. Pure: the store
  * writes the conditions, the dispatcher does the I/O.
  */
-import { INVALID_STATUS, PROTOCOL_UPGRADE, type Attempt, type Delivery, type DeliveryStatus } from '../contract/schemas';
+import { INVALID_STATUS, PROTOCOL_UPGRADE } from '../contract/delivery-statuses';
+import type { Attempt, Delivery, DeliveryStatus } from '../contract/schemas';
 import { MAX_RETRIES } from './backoff';
 import { newId } from './ids';
 import { DISABLE_THRESHOLD } from '../contract/limits';
