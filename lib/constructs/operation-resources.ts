@@ -14,6 +14,7 @@ import type { OperationDef, OperationResource } from '#lambdas/contract/operatio
 import { ENV } from '#lambdas/contract/deployment';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '#lambdas/contract/limits';
 import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
+import { grantSend, operationsTableAccess } from './function-access';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
 
@@ -21,7 +22,7 @@ import type { ServiceTable } from './table';
 export interface OperationResources {
   /**
    * The delivery queue, for the operations whose contract `uses` `deliveryQueue`
-   * (their function gets `DELIVERY_QUEUE_URL` and `sqs:SendMessage`).
+   * (their function gets `DELIVERY_QUEUE_URL` and `sqs:SendMessage` on it).
    * @default - none; synth fails if an operation uses it
    */
   readonly deliveryQueue?: IQueue;
@@ -61,7 +62,7 @@ type Need = (what: string, prop: string) => never;
 const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResources, need: Need) => ResourceBinding } = {
   deliveryQueue: ({ deliveryQueue }, need) => {
     const queue = deliveryQueue ?? need('the delivery queue', 'a deliveryQueue');
-    return { environment: { [ENV.DELIVERY_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
+    return { environment: { [ENV.DELIVERY_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => grantSend(queue, grantee) };
   },
   domainEvents: ({ eventBus }, need) => {
     const bus = eventBus ?? need('domain events', 'an eventBus');
@@ -69,7 +70,7 @@ const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResour
   },
   jobQueue: ({ jobQueue }, need) => {
     const queue = jobQueue ?? need('the jobs queue', 'a jobQueue');
-    return { environment: { [ENV.JOB_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
+    return { environment: { [ENV.JOB_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => grantSend(queue, grantee) };
   },
   secretSealing: ({ secretsKey }, need) => {
     const key = secretsKey ?? need('secret sealing', 'a secretsKey');
@@ -125,20 +126,17 @@ export function operationEnvironment(
 }
 
 /**
- * Least-privilege table access of a function running operations: when every
- * one of them only reads, Get/BatchGet/Query plus counting requests in its own
- * rate-limit bucket; otherwise item reads and writes (no Scan, no table-level
- * actions, either way).
+ * Least-privilege table access of a function running operations: what their code reads and writes
+ * (lib/constructs/function-access.ts), plus, when every one of them only reads, counting requests
+ * in its own rate-limit bucket (a writer's UpdateItem covers its counters).
  */
 export function grantOperationTableAccess(
   table: ServiceTable,
   grantee: IGrantable,
-  access: { readonly readOnly: boolean; readonly rateLimit: RateLimitBucket },
+  defs: readonly Pick<OperationDef, 'operationId' | 'idempotent'>[],
+  rateLimit: RateLimitBucket,
 ): void {
-  if (access.readOnly) {
-    table.grantReadItems(grantee);
-    table.grantRateLimitCounter(grantee, access.rateLimit);
-  } else {
-    table.grantReadWriteItems(grantee);
-  }
+  const access = operationsTableAccess(defs);
+  table.grantAccess(grantee, access);
+  if (!access.actions.includes('dynamodb:UpdateItem')) table.grantRateLimitCounter(grantee, rateLimit);
 }

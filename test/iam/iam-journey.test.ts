@@ -12,6 +12,7 @@ import { AwsCallRecorder } from '../../bin/local/aws-call-recorder';
 import { loadHandler } from '../../bin/local/lambda-loader';
 import { eventBridgeEvent } from '../../bin/local/stack';
 import { EVENT_SOURCE } from '../../lambdas/contract/deployment';
+import { IDEMPOTENCY_KEY_HEADER } from '../../lambdas/contract/idempotency';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { synthesizeStage } from '../../lib/synth-template';
@@ -80,7 +81,8 @@ describe('IAM, call by call', () => {
     ids.jobId = job.body.jobId;
     const bodies: Record<string, unknown> = {
       createWebhook: { url: ok.url, eventTypes: ['webhook.test_event'] },
-      updateWebhook: { description: 'iam journey' },
+      // Dropping an event type deletes its subscription.
+      updateWebhook: { description: 'iam journey', eventTypes: ['order.shipped'] },
       sendWebhookTestEvent: {},
       replayWebhookDelivery: {},
       createApiToken: { name: 'iam-2', scopes: ['read'] },
@@ -93,10 +95,28 @@ describe('IAM, call by call', () => {
     const statuses: Record<string, number> = {};
     for (const def of ordered) {
       const body = bodies[def.operationId] ?? (def.method === 'POST' || def.method === 'PATCH' ? {} : undefined);
-      statuses[def.operationId] = (await api.call(def.method, pathOf(def, ids), body === undefined ? {} : { body })).status;
+      // An idempotent operation claims its key, and stores the answer (Update) or, failing, drops the claim (Delete).
+      const headers = def.idempotent ? { [IDEMPOTENCY_KEY_HEADER]: `iam-${def.operationId}` } : undefined;
+      statuses[def.operationId] = (
+        await api.call(def.method, pathOf(def, ids), { ...(body === undefined ? {} : { body }), headers })
+      ).status;
+      if (def.idempotent) {
+        const failed = await api.call(
+          def.method,
+          pathOf(def, { ...ids, endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', deliveryId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB' }),
+          {
+            body: def.operationId === 'createWebhook' ? { url: 'https://localhost/', eventTypes: ['webhook.test_event'] } : body,
+            headers: { [IDEMPOTENCY_KEY_HEADER]: `iam-failing-${def.operationId}` },
+          },
+        );
+        expect(failed.status, `${def.operationId} with an idempotency key, failing`).toBeGreaterThanOrEqual(400);
+      }
     }
     // Each route reached its handler's work, not an error before it.
     expect(Object.entries(statuses).filter(([, status]) => status >= 500)).toEqual([]);
+    // The delivery log filtered by endpoint reads that endpoint's shards, once the endpoint is found.
+    const byEndpoint = await api.call('GET', `/workspaces/${slug}/deliveries?endpointId=${ids.endpointId}`);
+    expect(byEndpoint.status, byEndpoint.text).toBe(200);
 
     // A failing endpoint: its retries run in the slow lane and end in the dead-letter queue.
     const doomed = await api.call('POST', `/workspaces/${slug}/webhooks`, {
@@ -111,6 +131,13 @@ describe('IAM, call by call', () => {
     // A failed delivery is the one a replay queues again.
     const replayed = await api.call('POST', `/workspaces/${slug}/webhooks/deliveries/${doomedSent.body.deliveryId}/replay`, { body: {} });
     expect(replayed.status, replayed.text).toBe(202);
+    // A recovery that finds failed deliveries: its worker replays them, each on its endpoint's condition.
+    const recovery = await api.call('POST', `/workspaces/${slug}/webhooks/${doomed.body.endpointId}/recover`, { body: { since } });
+    expect(recovery.status, recovery.text).toBe(202);
+    await vi.waitFor(
+      async () => expect((await api.call('GET', `/workspaces/${slug}/jobs/${recovery.body.jobId}`)).body.status).not.toBe('running'),
+      { timeout: 15_000 },
+    );
 
     // MCP: every tool, through the official client.
     const mcp = new Client({ name: 'iam-journey', version: '1.0.0' });
