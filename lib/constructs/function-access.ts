@@ -10,7 +10,7 @@ import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { EventSourceMappingOptions, IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { OperationDef, OperationId } from '#lambdas/contract/operations';
-import { type INDEXES, TABLE } from '#lambdas/store/table-schema';
+import type { QueryTarget } from './table';
 
 /** A DynamoDB item action a function may be granted (a transaction's items are checked as these). */
 export type TableAction =
@@ -22,10 +22,7 @@ export type TableAction =
   | 'dynamodb:BatchWriteItem'
   | 'dynamodb:ConditionCheckItem';
 
-/** Where a function's Query runs: the table itself or one of its indexes, by name. */
-export type QueryTarget = 'table' | (typeof INDEXES)[number]['name'];
-
-/** A function's access to the table: its item actions, and where it queries (`dynamodb:Query` on exactly those). */
+/** A function's access to the table: its item actions, and where it queries (`dynamodb:Query` on exactly those; an index by its name in the schema). */
 export interface TableAccess {
   readonly actions: readonly TableAction[];
   readonly queries: readonly QueryTarget[];
@@ -54,11 +51,11 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   // A change of event types deletes the subscriptions dropped.
   updateWebhook: access([GET, PUT, UPDATE, DELETE], ['table']),
   // The cascade: the endpoint's deliveries by their index entries, removed in batches.
-  deleteWebhook: access([GET, PUT, UPDATE, DELETE, BATCH_WRITE], ['table', TABLE.gsi1.name]),
+  deleteWebhook: access([GET, PUT, UPDATE, DELETE, BATCH_WRITE], ['table', 'gsi1']),
   // The previous secret's grace entry is replaced.
   rotateWebhookSecret: access([GET, PUT, UPDATE, DELETE]),
   sendWebhookTestEvent: access([GET, PUT]),
-  listWebhookDeliveries: access([GET, BATCH_GET], [TABLE.gsi2.name]),
+  listWebhookDeliveries: access([GET, BATCH_GET], ['gsi2']),
   getWebhookDelivery: access([], ['table']),
   listWebhookDeliveryAttempts: access([GET], ['table']),
   replayWebhookDelivery: access([GET, PUT], ['table']),
@@ -71,10 +68,10 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   listAuditEvents: access([], ['table']),
   listNotifications: access([], ['table']),
   // The workspace log, or an endpoint's shards of gsi2 when filtered by endpoint (after checking the endpoint is the workspace's).
-  listDeliveries: access([GET, BATCH_GET], [TABLE.deliveryLog.name, TABLE.gsi2.name]),
+  listDeliveries: access([GET, BATCH_GET], ['deliveryLog', 'gsi2']),
   getWebhookHealth: access([GET], ['table']),
   // The job record, the workspace's running job, the window's failed deliveries by gsi2 (a dry run counts them).
-  recoverWebhookDeliveries: access([GET, BATCH_GET, PUT, UPDATE, DELETE], [TABLE.gsi2.name]),
+  recoverWebhookDeliveries: access([GET, BATCH_GET, PUT, UPDATE, DELETE], ['gsi2']),
   getJob: access([GET]),
   // Cancelling a running job finishes it: its record updated, its slot deleted, an audit entry.
   cancelJob: access([GET, PUT, UPDATE, DELETE]),
@@ -99,13 +96,13 @@ const FUNCTION_TABLE_ACCESS: Readonly<Record<string, TableAccess>> = {
   'dead-letter': access([GET, PUT, UPDATE], ['table']),
   publisher: access([GET, PUT], ['table']),
   // A slice replays the window's failed deliveries, each on the condition its endpoint is unchanged.
-  'recovery-worker': access([GET, BATCH_GET, PUT, UPDATE, DELETE, CONDITION_CHECK], [TABLE.gsi2.name]),
+  'recovery-worker': access([GET, BATCH_GET, PUT, UPDATE, DELETE, CONDITION_CHECK], ['gsi2']),
   // Expired log entries and partitions removed in batches; workspaces from the registry (gsi1); its cursor.
-  retention: access([GET, PUT, BATCH_WRITE], ['table', TABLE.gsi1.name, TABLE.deliveryLog.name]),
+  retention: access([GET, PUT, BATCH_WRITE], ['table', 'gsi1', 'deliveryLog']),
   // Endpoints whose previous secret's grace ended (gsi1): the secret dropped, the grace entry deleted.
-  'secret-expiry': access([GET, PUT, UPDATE, DELETE], [TABLE.gsi1.name]),
+  'secret-expiry': access([GET, PUT, UPDATE, DELETE], ['gsi1']),
   // Pending deliveries by the repair index, their summaries read in batches, and sent again.
-  'pending-repair': access([BATCH_GET], [TABLE.gsi3.name]),
+  'pending-repair': access([BATCH_GET], ['gsi3']),
 };
 
 const union = (accesses: readonly TableAccess[]): TableAccess => ({

@@ -9,7 +9,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { RateLimitBucket } from '#lambdas/contract/rate-limits';
 import { INDEXES, keys, TABLE } from '#lambdas/store/table-schema';
-import type { QueryTarget, TableAccess } from './function-access';
+import type { TableAccess } from './function-access';
+
+/** Where a function's Query runs: the table itself or one of its indexes, by its name in the schema. */
+export type QueryTarget = 'table' | (typeof INDEXES)[number]['name'];
 
 /**
  * The utilisation auto scaling keeps a provisioned table and each of its indexes at, in percent
