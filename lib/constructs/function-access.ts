@@ -13,7 +13,7 @@ import type { OperationDef, OperationId } from '#lambdas/contract/operations';
 import type { QueryTarget } from './table';
 
 /** A DynamoDB item action a function may be granted (a transaction's items are checked as these). */
-export type TableAction =
+type TableAction =
   | 'dynamodb:GetItem'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:PutItem'
@@ -100,7 +100,7 @@ const FUNCTION_TABLE_ACCESS: Readonly<Record<string, TableAccess>> = {
   // Expired log entries and partitions removed in batches; workspaces from the registry (gsi1); its cursor.
   retention: access([GET, PUT, BATCH_WRITE], ['table', 'gsi1', 'deliveryLog']),
   // Endpoints whose previous secret's grace ended (gsi1): the secret dropped, the grace entry deleted.
-  'secret-expiry': access([GET, PUT, UPDATE, DELETE], ['gsi1']),
+  'secret-expiry': access([GET, UPDATE, DELETE], ['gsi1']),
   // Pending deliveries by the repair index, their summaries read in batches, and sent again.
   'pending-repair': access([BATCH_GET], ['gsi3']),
 };
@@ -139,7 +139,7 @@ export function grantSend(queue: IQueue, grantee: IGrantable): void {
 }
 
 /** How a function polls a queue: the event source mapping's settings, and whether its code changes visibility. */
-export interface QueuePolling extends Pick<
+interface QueuePolling extends Pick<
   EventSourceMappingOptions,
   'batchSize' | 'maxBatchingWindow' | 'maxConcurrency' | 'reportBatchItemFailures'
 > {

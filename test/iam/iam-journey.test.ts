@@ -107,7 +107,7 @@ describe('IAM, call by call', () => {
           def.method,
           pathOf(def, { ...ids, endpointId: 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', deliveryId: 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB' }),
           {
-            body: def.operationId === 'createWebhook' ? { url: 'https://localhost/', eventTypes: ['webhook.test_event'] } : body,
+            body: def.operationId === 'createWebhook' ? { url: 'https://10.0.0.1/x', eventTypes: ['webhook.test_event'] } : body,
             headers: { [IDEMPOTENCY_KEY_HEADER]: `iam-failing-${def.operationId}` },
           },
         );

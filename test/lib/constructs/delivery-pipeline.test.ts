@@ -238,8 +238,8 @@ describe('the delivery pipeline', () => {
 
   it('lets each dispatcher consume its lane (incl. ChangeMessageVisibility for the backoff) and send to its own lane, the slow lane and the dead-letter queue, and the dead-letter consumer consume its queue and send to the delivery queue', () => {
     // What the event source mapping needs, and no GetQueueUrl: the functions have the URLs in their environment.
-    const poll = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
-    const consume = [...poll, 'sqs:ChangeMessageVisibility'];
+    const poll = ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'];
+    const consume = ['sqs:ChangeMessageVisibility', ...poll];
     const sqsOf = (fn: ServiceFunction) => statementsOf(template, fn).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     const arn = (queue: typeof pipeline.queue) => ({ 'Fn::GetAtt': [logicalId(queue), 'Arn'] });
     const send = { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [arn(pipeline.deadLetterQueue), arn(pipeline.slowQueue)] };
