@@ -8,7 +8,6 @@ import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -20,7 +19,7 @@ import {
   MAX_RECEIVES,
   SLOW_LANE_CONSUMER,
 } from '#lambdas/contract/deployment';
-import { functionTableAccess, grantSend, pollQueue } from './function-access';
+import { functionTableAccess, grantSend, pollQueue, sendOnlyDestination } from './function-access';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
@@ -258,7 +257,7 @@ export class DeliveryPipeline extends Construct {
     this.publisher.function.configureAsyncInvoke({
       retryAttempts: 2,
       maxEventAge: PUBLISH_MAX_EVENT_AGE,
-      onFailure: new SqsDestination(this.publishFailures),
+      onFailure: sendOnlyDestination(this.publishFailures),
     });
     this.rule = new Rule(this, 'PublishRule', {
       eventBus: this.eventBus,

@@ -7,7 +7,7 @@
  */
 import { Names } from 'aws-cdk-lib';
 import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
-import type { EventSourceMappingOptions, IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { EventSourceMappingOptions, IDestination, IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { OperationDef, OperationId } from '#lambdas/contract/operations';
 import type { QueryTarget } from './table';
@@ -136,6 +136,20 @@ export function functionTableAccess(entry: string): TableAccess {
  */
 export function grantSend(queue: IQueue, grantee: IGrantable): void {
   queue.grant(grantee, 'sqs:SendMessage');
+}
+
+/**
+ * An asynchronous invocation's destination queue, granted as {@link grantSend} grants (CDK's
+ * `SqsDestination` grants `grantSendMessages`: GetQueueAttributes and GetQueueUrl too, which
+ * Lambda does not use to deliver a failed event).
+ */
+export function sendOnlyDestination(queue: IQueue): IDestination {
+  return {
+    bind: (_scope, fn) => {
+      grantSend(queue, fn);
+      return { destination: queue.queueArn };
+    },
+  };
 }
 
 /** How a function polls a queue: the event source mapping's settings, and whether its code changes visibility. */

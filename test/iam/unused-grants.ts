@@ -32,6 +32,12 @@ export const JUSTIFIED_UNUSED_GRANTS: Readonly<Record<string, string>> = {
   'pending-repair dynamodb:BatchGetItem':
     "Reads the summaries of deliveries stuck pending past the repair's age; the journey's deliveries are all recorded within seconds.",
   'pending-repair sqs:SendMessage': 'Sends a stuck pending delivery again; the journey has none.',
+  'recovery-worker dynamodb:ConditionCheckItem':
+    "Each replay of a job checks, in its transaction, that its endpoint is unchanged; the journey's recovery jobs replay nothing (the failing endpoint's one failed delivery has been replayed already).",
+  'recovery-worker sqs:SendMessage':
+    "A job's replays are queued on the delivery queue, and its next slice on the jobs queue; the journey's jobs replay nothing and end in one slice.",
+  'rotate-webhook-secret dynamodb:DeleteItem':
+    'A rotation that leaves no previous secret in a grace window deletes its grace entry; a rotation of the journey keeps one.',
   'retention dynamodb:BatchWriteItem': "Deletes expired log entries in batches; the journey's entries are minutes old.",
   'secret-expiry dynamodb:DeleteItem':
     "Deletes the grace entry of a rotated secret whose grace window ended; the journey's rotation is inside its window.",

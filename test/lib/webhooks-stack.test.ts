@@ -201,7 +201,7 @@ describe('least privilege', () => {
       leadingKeys: [],
     });
     expect(grantOf('rotateWebhookSecret')).toEqual({
-      items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       queries: [],
       leadingKeys: [],
     });
