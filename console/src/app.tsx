@@ -4,7 +4,8 @@ import { ApiClient, type ApiProblem } from './api/client';
 import type { Overview } from './api/contract';
 import { asProblem } from './components/load';
 import { Loading, ProblemView } from './components/ui';
-import { href, useRoute, type Route } from './router';
+import type { Route } from './hash-route';
+import { href, useRoute } from './router';
 import { clearSession, loadSession, saveSession, SessionContext, type Session, type StoredSession } from './session';
 import { SignInPage } from './pages/sign-in';
 import { OverviewPage } from './pages/overview';
@@ -153,6 +154,7 @@ function Shell({ session }: { session: Session }) {
 }
 
 function Page({ route }: { route: Route }) {
+  if (route.malformed) return <PageNotFound />;
   const [section = 'overview', id] = route.segments;
   switch (section) {
     case 'overview':
@@ -173,13 +175,17 @@ function Page({ route }: { route: Route }) {
     case 'members':
       return <MembersPage />;
     default:
-      return (
-        <section>
-          <h1>Page not found</h1>
-          <p>
-            There is no console page at this address. <a href={href('overview')}>Go to the overview</a>.
-          </p>
-        </section>
-      );
+      return <PageNotFound />;
   }
+}
+
+function PageNotFound() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        There is no console page at this address. <a href={href('overview')}>Go to the overview</a>.
+      </p>
+    </section>
+  );
 }

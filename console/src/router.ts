@@ -4,20 +4,7 @@
  * token is never part of it.
  */
 import { useEffect, useState } from 'preact/hooks';
-
-/** The current location inside the console. */
-export interface Route {
-  /** Path segments, e.g. `['endpoints', 'ep_…']`. */
-  readonly segments: readonly string[];
-  readonly query: URLSearchParams;
-}
-
-/** Parses a hash (`#/a/b?x=1`). */
-export function parseHash(hash: string): Route {
-  const raw = hash.replace(/^#\/?/, '');
-  const [path = '', search = ''] = raw.split('?', 2);
-  return { segments: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(search) };
-}
+import { parseHash, type Route } from './hash-route';
 
 /** The href of a console location. */
 export function href(path: string, query?: Record<string, string | readonly string[] | undefined | null>): string {

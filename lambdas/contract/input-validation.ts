@@ -360,6 +360,13 @@ function run(n: InputNode, p: Payload): Payload {
   return out;
 }
 
+/**
+ * The body of an operation that takes none, for a surface whose arguments are flat (MCP): an empty
+ * strict object, so any argument beyond the operation's fields is refused as REST refuses an
+ * unknown field of a body (`Unrecognized key`).
+ */
+export const NO_BODY: InputNode = { t: 'object', shape: {}, strict: true };
+
 /** Parses `value` with an input schema the generator produced: zod's `safeParse`, with its issues' paths and messages. */
 export function validateInput(schema: InputNode, value: unknown): InputResult {
   const p = run(schema, { value, issues: [] });

@@ -10,6 +10,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, isAppError, toProblem } from '../contract/errors';
 import type { OperationId } from '../contract/operations';
+import { NO_BODY } from '../contract/input-validation';
 import { fitPage } from '../contract/pagination';
 import type { OperationRoute } from '../contract/routes';
 import { OPERATION_ROUTES } from '../generated/contract';
@@ -28,16 +29,23 @@ function keysOf(node: OperationRoute['input']['params'] | undefined): string[] {
   return node?.t === 'object' ? Object.keys(node.shape) : [];
 }
 
-/** Splits flat tool arguments back into path, query and body. */
+/**
+ * Splits flat tool arguments back into path, query and body. Every argument that is neither a path
+ * nor a query field is the body's, so an unknown one meets the body's strict schema and is refused
+ * as REST refuses it (an operation without a body checks them against {@link NO_BODY}).
+ */
 function splitToolArguments(
   def: Pick<OperationRoute, 'input'>,
   args: Record<string, unknown>,
 ): { params: unknown; query: unknown; body: unknown } {
+  const pathKeys = keysOf(def.input.params);
+  const queryKeys = keysOf(def.input.query);
   const pick = (keys: string[]) => Object.fromEntries(keys.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]));
+  const outside = new Set([...pathKeys, ...queryKeys]);
   return {
-    params: pick(keysOf(def.input.params)),
-    query: pick(keysOf(def.input.query)),
-    body: def.input.body ? pick(keysOf(def.input.body)) : undefined,
+    params: pick(pathKeys),
+    query: pick(queryKeys),
+    body: pick(Object.keys(args).filter((k) => !outside.has(k))),
   };
 }
 
@@ -72,7 +80,8 @@ async function callTool(
   try {
     const raw = splitToolArguments(def, args);
     await authorize(runtime, def, caller, (raw.params as { slug?: string }).slug);
-    const input = parseOperationInput(def, raw);
+    const parsed = parseOperationInput({ input: { ...def.input, body: def.input.body ?? NO_BODY } }, raw);
+    const input = def.input.body ? parsed : { ...parsed, body: undefined };
     const impl = IMPLEMENTATIONS[def.operationId] as OperationImpl<OperationId>;
     const result = (await impl(runtime.deps, caller, input as never)) as unknown;
     const structured =

@@ -8,8 +8,6 @@ import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -21,6 +19,7 @@ import {
   MAX_RECEIVES,
   SLOW_LANE_CONSUMER,
 } from '#lambdas/contract/deployment';
+import { functionTableAccess, grantSend, pollQueue, sendOnlyDestination } from './function-access';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
@@ -191,24 +190,23 @@ export class DeliveryPipeline extends Construct {
         memorySize: 512,
         ...logs,
       });
-      table.grantReadWriteItems(fn.role);
+      table.grantAccess(fn.role, functionTableAccess(lane.entry));
       this.eventBus.grantPutEventsTo(fn.role);
       props.secretsKey?.grantOpen(fn.role);
       // Each lane re-sends to its own queue what is due past the last receive (the slow lane's grant is the one below).
-      if (lane.queue !== this.slowQueue) lane.queue.grantSendMessages(fn.role);
-      this.slowQueue.grantSendMessages(fn.role);
-      this.deadLetterQueue.grantSendMessages(fn.role);
-      // The event source grants what the poller needs: Receive, Delete, ChangeMessageVisibility (the backoff), GetQueueAttributes.
-      fn.function.addEventSource(
-        new SqsEventSource(lane.queue, {
-          batchSize: lane.consumer.batchSize,
-          maxBatchingWindow:
-            lane.consumer.maxBatchingWindowSeconds > 0 ? Duration.seconds(lane.consumer.maxBatchingWindowSeconds) : undefined,
-          // Caps the lane's concurrency (and so the load on receivers and the table); no reserved concurrency needed.
-          maxConcurrency: lane.consumer.maxConcurrency,
-          reportBatchItemFailures: true,
-        }),
-      );
+      if (lane.queue !== this.slowQueue) grantSend(lane.queue, fn.role);
+      grantSend(this.slowQueue, fn.role);
+      grantSend(this.deadLetterQueue, fn.role);
+      pollQueue(fn.function, lane.queue, {
+        batchSize: lane.consumer.batchSize,
+        maxBatchingWindow:
+          lane.consumer.maxBatchingWindowSeconds > 0 ? Duration.seconds(lane.consumer.maxBatchingWindowSeconds) : undefined,
+        // Caps the lane's concurrency (and so the load on receivers and the table); no reserved concurrency needed.
+        maxConcurrency: lane.consumer.maxConcurrency,
+        reportBatchItemFailures: true,
+        // The backoff of a failed attempt.
+        changesVisibility: true,
+      });
       return fn;
     });
     this.dispatcher = fast!;
@@ -224,17 +222,16 @@ export class DeliveryPipeline extends Construct {
       timeout: DEAD_LETTER_TIMEOUT,
       ...logs,
     });
-    table.grantReadWriteItems(this.deadLetterConsumer.role);
-    this.queue.grantSendMessages(this.deadLetterConsumer.role);
-    this.deadLetterConsumer.function.addEventSource(
-      new SqsEventSource(this.deadLetterQueue, {
-        batchSize: DEAD_LETTER_CONSUMER.batchSize,
-        // A flood of dead letters (a receiver down for hours) is worked off a few batches at a time,
-        // leaving the account's concurrency to the API; a cap on the event source reserves nothing.
-        maxConcurrency: props.deadLetterMaxConcurrency ?? DEAD_LETTER_CONSUMER.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    table.grantAccess(this.deadLetterConsumer.role, functionTableAccess('dead-letter'));
+    grantSend(this.queue, this.deadLetterConsumer.role);
+    pollQueue(this.deadLetterConsumer.function, this.deadLetterQueue, {
+      batchSize: DEAD_LETTER_CONSUMER.batchSize,
+      // A flood of dead letters (a receiver down for hours) is worked off a few batches at a time,
+      // leaving the account's concurrency to the API; a cap on the event source reserves nothing.
+      maxConcurrency: props.deadLetterMaxConcurrency ?? DEAD_LETTER_CONSUMER.maxConcurrency,
+      reportBatchItemFailures: true,
+      changesVisibility: false,
+    });
 
     // ---- publisher: every event of the bus
     const publisherReserved =
@@ -254,13 +251,13 @@ export class DeliveryPipeline extends Construct {
     // throttled and retried by Lambda's asynchronous queue (up to PUBLISH_MAX_EVENT_AGE), not lost.
     if (publisherReserved !== null)
       (this.publisher.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = publisherReserved;
-    table.grantReadWriteItems(this.publisher.role);
-    this.queue.grantSendMessages(this.publisher.role);
+    table.grantAccess(this.publisher.role, functionTableAccess('publisher'));
+    grantSend(this.queue, this.publisher.role);
     // EventBridge invokes asynchronously: its retry policy covers failures to invoke, Lambda's covers the function's own errors.
     this.publisher.function.configureAsyncInvoke({
       retryAttempts: 2,
       maxEventAge: PUBLISH_MAX_EVENT_AGE,
-      onFailure: new SqsDestination(this.publishFailures),
+      onFailure: sendOnlyDestination(this.publishFailures),
     });
     this.rule = new Rule(this, 'PublishRule', {
       eventBus: this.eventBus,

@@ -91,12 +91,10 @@ export class McpEndpoint extends Construct {
     // On the L1 resource, as the publisher's (lib/constructs/delivery-pipeline.ts): ServiceFunction has no such property.
     if (reserved !== null) (this.handler.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
     resources.grant(this.handler.role);
-    // Token lookup by hash and the `mcp` counters are item reads and writes, and
-    // so is every mutating tool; only an all-read contract would get less.
-    grantOperationTableAccess(props.table, this.handler.role, {
-      readOnly: operations.every((def) => def.readOnly),
-      rateLimit: MCP_RATE_LIMIT_BUCKET,
-    });
+    // Every tool's table access (lib/constructs/function-access.ts), and the token lookup by hash
+    // (its gate authenticates each request itself).
+    grantOperationTableAccess(props.table, this.handler.role, operations, MCP_RATE_LIMIT_BUCKET);
+    props.table.grantTokenLookup(this.handler.role);
 
     const allowedOrigins = [...(props.allowedOrigins ?? DEFAULT_CONFIG.mcpAllowedOrigins)];
     this.functionUrl = this.handler.function.addFunctionUrl({

@@ -14,6 +14,7 @@ import { ENV } from '#lambdas/contract/deployment';
 import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE } from '#lambdas/contract/jobs';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '#lambdas/contract/limits';
 import { DEFAULT_QUOTAS, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
+import { grantSend, operationsTableAccess } from './function-access';
 import type { Outbox } from './outbox';
 import type { SecretsKey } from './secrets-key';
 import type { ServiceTable } from './table';
@@ -22,7 +23,7 @@ import type { ServiceTable } from './table';
 export interface OperationResources {
   /**
    * The delivery queue, for the operations whose contract `uses` `deliveryQueue`
-   * (their function gets `DELIVERY_QUEUE_URL` and `sqs:SendMessage`).
+   * (their function gets `DELIVERY_QUEUE_URL` and `sqs:SendMessage` on it).
    * @default - none; synth fails if an operation uses it
    */
   readonly deliveryQueue?: IQueue;
@@ -69,7 +70,7 @@ type Need = (what: string, prop: string) => never;
 const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResources, need: Need) => ResourceBinding } = {
   deliveryQueue: ({ deliveryQueue }, need) => {
     const queue = deliveryQueue ?? need('the delivery queue', 'a deliveryQueue');
-    return { environment: { [ENV.DELIVERY_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => void queue.grantSendMessages(grantee) };
+    return { environment: { [ENV.DELIVERY_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => grantSend(queue, grantee) };
   },
   domainEvents: ({ outbox }, need) => {
     const events = outbox ?? need('domain events', 'an outbox');
@@ -82,7 +83,7 @@ const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResour
         [ENV.JOB_QUEUE_URL]: queue.queueUrl,
         [ENV.RECOVERY_JOBS_PER_WORKSPACE]: String(recoveryJobsPerWorkspace ?? DEFAULT_RECOVERY_JOBS_PER_WORKSPACE),
       },
-      grant: (grantee) => void queue.grantSendMessages(grantee),
+      grant: (grantee) => grantSend(queue, grantee),
     };
   },
   secretSealing: ({ secretsKey }, need) => {
@@ -139,20 +140,17 @@ export function operationEnvironment(
 }
 
 /**
- * Least-privilege table access of a function running operations: when every
- * one of them only reads, Get/BatchGet/Query plus counting requests in its own
- * rate-limit bucket; otherwise item reads and writes (no Scan, no table-level
- * actions, either way).
+ * Least-privilege table access of a function running operations: what their code reads and writes
+ * (lib/constructs/function-access.ts), plus, when every one of them only reads, counting requests
+ * in its own rate-limit bucket (a writer's UpdateItem covers its counters).
  */
 export function grantOperationTableAccess(
   table: ServiceTable,
   grantee: IGrantable,
-  access: { readonly readOnly: boolean; readonly rateLimit: RateLimitBucket },
+  defs: readonly Pick<OperationDef, 'operationId' | 'idempotent'>[],
+  rateLimit: RateLimitBucket,
 ): void {
-  if (access.readOnly) {
-    table.grantReadItems(grantee);
-    table.grantRateLimitCounter(grantee, access.rateLimit);
-  } else {
-    table.grantReadWriteItems(grantee);
-  }
+  const access = operationsTableAccess(defs);
+  table.grantAccess(grantee, access);
+  if (!access.actions.includes('dynamodb:UpdateItem')) table.grantRateLimitCounter(grantee, rateLimit);
 }

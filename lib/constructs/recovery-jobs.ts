@@ -7,11 +7,11 @@
  * grant from the contract (`uses: ['jobQueue']`, lib/constructs/operation-resources.ts).
  */
 import { Duration, Validations } from 'aws-cdk-lib';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND, ENV, JOB_WORKER_CONSUMER } from '#lambdas/contract/deployment';
 import { DEAD_LETTER_RETENTION, QUEUE_DEFAULTS } from './delivery-pipeline';
+import { functionTableAccess, grantSend, pollQueue } from './function-access';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
 
@@ -74,17 +74,15 @@ export class RecoveryJobs extends Construct {
       timeout: Duration.seconds(JOB_WORKER_CONSUMER.timeoutSeconds),
       ...logs,
     });
-    props.table.grantReadWriteItems(this.worker.role);
-    props.deliveryQueue.grantSendMessages(this.worker.role);
+    props.table.grantAccess(this.worker.role, functionTableAccess('recovery-worker'));
+    grantSend(props.deliveryQueue, this.worker.role);
     // The next slice: the worker re-enqueues its job with a delay.
-    this.queue.grantSendMessages(this.worker.role);
-    // The event source grants Receive, Delete, ChangeMessageVisibility and GetQueueAttributes on the jobs queue.
-    this.worker.function.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: JOB_WORKER_CONSUMER.batchSize,
-        maxConcurrency: JOB_WORKER_CONSUMER.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    grantSend(this.queue, this.worker.role);
+    pollQueue(this.worker.function, this.queue, {
+      batchSize: JOB_WORKER_CONSUMER.batchSize,
+      maxConcurrency: JOB_WORKER_CONSUMER.maxConcurrency,
+      reportBatchItemFailures: true,
+      changesVisibility: false,
+    });
   }
 }

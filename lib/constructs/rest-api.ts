@@ -152,10 +152,9 @@ export class ServiceApi extends Construct {
         logRemovalPolicy,
       });
       resources.grant(fn.role);
-      // Least privilege: reads get Get/BatchGet/Query and may only bump their own
-      // bucket's rate-limit counters; mutations get item writes. No Scan, no
-      // table-level actions, indexes named one by one.
-      grantOperationTableAccess(props.table, fn.role, def);
+      // Least privilege: the item actions and indexes the operation's code uses
+      // (lib/constructs/function-access.ts); a read bumps only its own bucket's counters.
+      grantOperationTableAccess(props.table, fn.role, [def], def.rateLimit);
       functions.set(def.operationId, fn);
       methods.set(def.operationId, this.addOperationMethod(def, fn));
     }

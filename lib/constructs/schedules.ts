@@ -12,6 +12,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#lambdas/contract/deployment';
 import { SCHEDULED_JOBS } from '#lambdas/domain/scheduled-jobs';
+import { functionTableAccess, grantSend } from './function-access';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 import type { ServiceTable } from './table';
 
@@ -46,8 +47,8 @@ export class Schedules extends Construct {
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
       });
-      props.table.grantReadWriteItems(fn.role);
-      if (job.sendsDeliveries) props.deliveryQueue.grantSendMessages(fn.role);
+      props.table.grantAccess(fn.role, functionTableAccess(job.entry));
+      if (job.sendsDeliveries) grantSend(props.deliveryQueue, fn.role);
       // The next tick is the retry: no asynchronous retries that could overlap it.
       fn.function.configureAsyncInvoke({ retryAttempts: 0 });
       const rule = new Rule(this, `${job.id}Schedule`, {

@@ -9,25 +9,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { RateLimitBucket } from '#lambdas/contract/rate-limits';
 import { INDEXES, keys, TABLE } from '#lambdas/store/table-schema';
+import type { TableAccess } from './function-access';
 
-/**
- * Item actions of a function that only reads. No Scan: every access pattern is
- * a Query (docs/architecture.md#access-patterns); no DescribeTable or stream actions: the code uses none.
- */
-export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
-
-/**
- * Item actions of a function that writes. Transactions need no action of their
- * own: IAM checks each item's Put/Update/Delete/ConditionCheck inside them.
- */
-export const TABLE_WRITE_ACTIONS = [
-  ...TABLE_READ_ACTIONS,
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-] as const;
+/** Where a function's Query runs: the table itself or one of its indexes, by its name in the schema. */
+export type QueryTarget = 'table' | (typeof INDEXES)[number]['name'];
 
 /**
  * The utilisation auto scaling keeps a provisioned table and each of its indexes at, in percent
@@ -121,22 +106,20 @@ export class ServiceTable extends Construct {
     }
   }
 
+  /** The ARN a Query on `target` names: the table's, or its index's. */
+  private queryResource(target: QueryTarget): string {
+    return target === 'table' ? this.table.tableArn : `${this.table.tableArn}/index/${target}`;
+  }
+
   /**
-   * The table and each of its indexes by name; no `index/*` wildcard, so a
-   * later index is not readable until it is added here.
+   * Grants a function exactly `access` (lib/constructs/function-access.ts): its item actions on the
+   * table, and Query on the table or the indexes it names, one by one (no `index/*` wildcard, so an
+   * index is readable only by the functions that query it). No Scan, no table-level actions.
    */
-  private itemResources(): string[] {
-    return [this.table.tableArn, ...INDEXES.map((g) => `${this.table.tableArn}/index/${g.name}`)];
-  }
-
-  /** Lets a function read items (Get, BatchGet, Query on the table and its indexes). */
-  grantReadItems(grantee: iam.IGrantable): iam.Grant {
-    return iam.Grant.addToPrincipal({ grantee, actions: [...TABLE_READ_ACTIONS], resourceArns: this.itemResources() });
-  }
-
-  /** Lets a function read and write items (no table-level actions). */
-  grantReadWriteItems(grantee: iam.IGrantable): iam.Grant {
-    return iam.Grant.addToPrincipal({ grantee, actions: [...TABLE_WRITE_ACTIONS], resourceArns: this.itemResources() });
+  grantAccess(grantee: iam.IGrantable, access: TableAccess): void {
+    if (access.actions.length > 0) iam.Grant.addToPrincipal({ grantee, actions: [...access.actions], resourceArns: [this.table.tableArn] });
+    if (access.queries.length > 0)
+      iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: access.queries.map((q) => this.queryResource(q)) });
   }
 
   /**

@@ -224,7 +224,8 @@ function shapeOf(schema: unknown): Record<string, z.ZodType> {
 /** The MCP tool's input schema, as the MCP SDK's McpServer wrote it from the zod shape. */
 function toolInputSchema(def: OperationDef): Record<string, unknown> {
   const shape = { ...shapeOf(def.params), ...shapeOf(def.query), ...shapeOf(def.body) };
-  return zm.toJSONSchema(zm.object(shape as never), { target: 'draft-7', io: 'input' });
+  // Strict: a tool refuses any other argument (lambdas/mcp/tools.ts), so its schema says so.
+  return zm.toJSONSchema(zm.strictObject(shape as never), { target: 'draft-7', io: 'input' });
 }
 
 function routeOf(def: OperationDef): Record<string, unknown> {

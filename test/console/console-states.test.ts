@@ -1,7 +1,7 @@
 /**
  * The console's designed states in Chromium against the real local stack: a session that ends
  * (401) returns to sign-in with the reason, a rate-limited token sees when to retry, an unknown
- * delivery gets a clear not-found page, the keyboard alone signs in, and every page fits a
+ * delivery and an address that does not decode get a clear not-found page, the keyboard alone signs in, and every page fits a
  * 390 px wide screen (tables scroll inside their own box, never the page).
  */
 import type { Page } from 'playwright-core';
@@ -74,6 +74,22 @@ describe.skipIf(!hasChromium)(`console states${NO_CHROMIUM_REASON}`, () => {
       await page.goto(`${api.apiUrl}/console#/deliveries/whd_01JD2YE6F7G8H9J0K1M2N3P4QR`);
       await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/not found/i);
       expect(await seriousAxeFindings(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows the not-found page for an address that is not valid percent-encoding', async () => {
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    try {
+      await signIn(page, api, api.token);
+      await page.goto(`${api.apiUrl}/console#/deliveries/%ZZ`);
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      await page.getByRole('link', { name: 'Go to the overview' }).click();
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor({ state: 'detached' });
+      expect(errors).toEqual([]);
     } finally {
       await page.close();
     }

@@ -204,6 +204,35 @@ describe('refusals', () => {
     });
   });
 
+  it('refuses an unknown argument with the problem REST gives an unknown body field, and writes nothing', async () => {
+    const slug = api.workspace;
+    const body = { url: 'https://hooks.example.com/strict', eventTypes: ['webhook.test_event'], secrett: 'typo' };
+    const rest = await api.call('POST', `/workspaces/${slug}/webhooks`, { body });
+    expect(rest.status).toBe(400);
+    const tool = await call('create_webhook', { slug, ...body });
+    expect(tool.isError).toBe(true);
+    const { traceId: _restTrace, instance: _restInstance, ...restProblem } = rest.body as Record<string, unknown>;
+    const { traceId: _toolTrace, instance: _toolInstance, ...toolProblem } = tool.structuredContent as Record<string, unknown>;
+    expect(toolProblem).toEqual(restProblem);
+    expect(toolProblem).toMatchObject({
+      status: 400,
+      tag: 'ValidationError',
+      issues: [{ path: 'body', message: 'Unrecognized key: "secrett"' }],
+    });
+    const listed = await api.call('GET', `/workspaces/${slug}/webhooks?limit=200`);
+    expect(listed.body.items.map((e: { url: string }) => e.url)).not.toContain(body.url);
+    // A tool whose operation takes no body refuses any argument beyond its path and query fields, alike.
+    const page = await call('list_webhooks', { slug, limit: 5, status: 'enabled' });
+    expect(page.structuredContent).toMatchObject({
+      status: 400,
+      tag: 'ValidationError',
+      issues: [{ path: 'body', message: 'Unrecognized key: "status"' }],
+    });
+    // The tools' input schemas say so.
+    const { tools } = await client.listTools();
+    expect(tools.filter((t) => t.inputSchema.additionalProperties !== false).map((t) => t.name)).toEqual([]);
+  });
+
   it('401 at the gate for a missing or unknown token, 405 for GET, with problem bodies', async () => {
     const bad = new Client({ name: 'bad', version: '1' });
     await expect(

@@ -10,7 +10,8 @@ import { DeliveryFilters, FILTER_KEYS, hasFilters, readFilters, type LogFilters 
 import { DeliveryLink, EndpointLink, NextAttempt, ShortTime, useEndpointDirectory } from '../components/delivery-parts';
 import { useLoad, usePaged } from '../components/load';
 import { Empty, Loading, LoadMore, PageHeader, ProblemView, StatusBadge } from '../components/ui';
-import { href, parseHash, replaceRoute } from '../router';
+import { parseHash } from '../hash-route';
+import { href, replaceRoute } from '../router';
 import { useCan, useSession } from '../session';
 import '../styles/deliveries.css';
 

@@ -7,7 +7,8 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEDULED_JOBS } from '../../../lambdas/domain/scheduled-jobs';
 import { Schedules } from '../../../lib/constructs/schedules';
-import { ServiceTable, TABLE_WRITE_ACTIONS } from '../../../lib/constructs/table';
+import { ServiceTable } from '../../../lib/constructs/table';
+import { tableGrantOf } from './table-grant';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
 import { actionsOf, dynamoStatements, logicalId, ofType, resourcesOf, type Resource } from '../template';
 
@@ -72,13 +73,20 @@ describe('the schedules', () => {
     }
   });
 
-  it('let every scheduled function read and write table items', () => {
-    const functions = [...schedules.functions.values()];
-    expect(functions).toHaveLength(SCHEDULED_JOBS.length);
-    for (const fn of functions) {
-      const statements = dynamoStatements(template, fn);
-      expect(statements, fn.node.path).toHaveLength(1);
-      expect(actionsOf(statements[0]!).sort(), fn.node.path).toEqual([...TABLE_WRITE_ACTIONS].sort());
-    }
+  it('let each scheduled function do to the table exactly what its job does, querying only its index', () => {
+    const grantOf = (entry: string) => tableGrantOf(template, schedules.functions.get(SCHEDULED_JOBS.find((j) => j.entry === entry)!.id)!);
+    expect(schedules.functions.size).toBe(SCHEDULED_JOBS.length);
+    expect(grantOf('retention')).toEqual({
+      items: ['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+      queries: ['index/deliveryLog', 'index/gsi1', 'table'],
+      leadingKeys: [],
+    });
+    expect(grantOf('secret-expiry')).toEqual({
+      items: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      queries: ['index/gsi1'],
+      leadingKeys: [],
+    });
+    // The repair only reads: it sends again what is stuck.
+    expect(grantOf('pending-repair')).toEqual({ items: ['dynamodb:BatchGetItem'], queries: ['index/gsi3'], leadingKeys: [] });
   });
 });

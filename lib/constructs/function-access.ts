@@ -1,0 +1,180 @@
+/**
+ * Which AWS actions each kind of function needs, in one place (docs/architecture.md#the-iam-check):
+ * the table's item actions and the indexes each function queries, per operation and per pipeline
+ * or scheduled function, and the queue actions of a sender and of a consumer. The constructs grant
+ * exactly these; the IAM journey test (test/iam) proves every call allowed and every grant used or
+ * listed there with its reason.
+ */
+import { Names } from 'aws-cdk-lib';
+import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
+import type { EventSourceMappingOptions, IDestination, IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { OperationDef, OperationId } from '#lambdas/contract/operations';
+import type { QueryTarget } from './table';
+
+/** A DynamoDB item action a function may be granted (a transaction's items are checked as these). */
+type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+/** A function's access to the table: its item actions, and where it queries (`dynamodb:Query` on exactly those; an index by its name in the schema). */
+export interface TableAccess {
+  readonly actions: readonly TableAction[];
+  readonly queries: readonly QueryTarget[];
+}
+
+const GET = 'dynamodb:GetItem';
+const BATCH_GET = 'dynamodb:BatchGetItem';
+const PUT = 'dynamodb:PutItem';
+const UPDATE = 'dynamodb:UpdateItem';
+const DELETE = 'dynamodb:DeleteItem';
+const BATCH_WRITE = 'dynamodb:BatchWriteItem';
+const CONDITION_CHECK = 'dynamodb:ConditionCheckItem';
+
+const access = (actions: readonly TableAction[], queries: readonly QueryTarget[] = []): TableAccess => ({ actions, queries });
+
+/**
+ * What an operation's own code reads and writes, beside the request machinery every operation
+ * shares: the rate-limit counters (a read gets only its bucket's, lib/constructs/table.ts) and,
+ * for an `idempotent` operation, its idempotency record ({@link IDEMPOTENCY_RECORD}).
+ */
+const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
+  listWebhooks: access([], ['table']),
+  // The endpoint, its subscriptions, the per-workspace endpoint count (counted by a Query when its counter item is missing).
+  createWebhook: access([GET, PUT, UPDATE], ['table']),
+  getWebhook: access([GET], ['table']),
+  // A change of event types deletes the subscriptions dropped.
+  updateWebhook: access([GET, PUT, UPDATE, DELETE], ['table']),
+  // The cascade: the endpoint's deliveries by their index entries, removed in batches.
+  deleteWebhook: access([GET, PUT, UPDATE, DELETE, BATCH_WRITE], ['table', 'gsi1']),
+  // The previous secret's grace entry is replaced.
+  rotateWebhookSecret: access([GET, PUT, UPDATE, DELETE]),
+  sendWebhookTestEvent: access([GET, PUT]),
+  listWebhookDeliveries: access([GET, BATCH_GET], ['gsi2']),
+  getWebhookDelivery: access([], ['table']),
+  listWebhookDeliveryAttempts: access([GET], ['table']),
+  replayWebhookDelivery: access([GET, PUT], ['table']),
+  listEventTypes: access([]),
+  getWorkspaceOverview: access([GET], ['table']),
+  listMembers: access([], ['table']),
+  listApiTokens: access([], ['table']),
+  createApiToken: access([GET, PUT, UPDATE], ['table']),
+  revokeApiToken: access([GET, PUT, UPDATE, DELETE], ['table']),
+  listAuditEvents: access([], ['table']),
+  listNotifications: access([], ['table']),
+  // The workspace log, or an endpoint's shards of gsi2 when filtered by endpoint (after checking the endpoint is the workspace's).
+  listDeliveries: access([GET, BATCH_GET], ['deliveryLog', 'gsi2']),
+  getWebhookHealth: access([GET], ['table']),
+  // The job record, the workspace's running job, the window's failed deliveries by gsi2 (a dry run counts them).
+  recoverWebhookDeliveries: access([GET, BATCH_GET, PUT, UPDATE, DELETE], ['gsi2']),
+  getJob: access([GET]),
+  // Cancelling a running job finishes it: its record updated, its slot deleted, an audit entry.
+  cancelJob: access([GET, PUT, UPDATE, DELETE]),
+};
+
+/** The idempotency record an `idempotent` operation claims (Put), reads (Get), completes (Update) or releases (Delete). */
+const IDEMPOTENCY_RECORD: readonly TableAction[] = [GET, PUT, UPDATE, DELETE];
+
+/**
+ * A dispatcher, either lane: attempts, summaries, health counters, notifications; a failure streak
+ * disables the endpoint (its subscriptions deleted, on the condition the endpoint is still the one read).
+ */
+const DISPATCHER = access([GET, PUT, UPDATE, DELETE, CONDITION_CHECK], ['table']);
+
+/**
+ * The functions beside the operations, by Lambda entry (`lambdas/functions/<entry>.ts`); the
+ * authorizer's only table access is the token lookup by hash (`ServiceTable.grantTokenLookup`).
+ */
+const FUNCTION_TABLE_ACCESS: Readonly<Record<string, TableAccess>> = {
+  dispatcher: DISPATCHER,
+  'slow-dispatcher': DISPATCHER,
+  'dead-letter': access([GET, PUT, UPDATE], ['table']),
+  publisher: access([GET, PUT], ['table']),
+  // A slice replays the window's failed deliveries, each on the condition its endpoint is unchanged.
+  'recovery-worker': access([GET, BATCH_GET, PUT, UPDATE, DELETE, CONDITION_CHECK], ['gsi2']),
+  // Expired log entries and partitions removed in batches; workspaces from the registry (gsi1); its cursor.
+  retention: access([GET, PUT, BATCH_WRITE], ['table', 'gsi1', 'deliveryLog']),
+  // Endpoints whose previous secret's grace ended (gsi1): the secret dropped, the grace entry deleted.
+  'secret-expiry': access([GET, UPDATE, DELETE], ['gsi1']),
+  // Pending deliveries by the repair index, their summaries read in batches, and sent again.
+  'pending-repair': access([BATCH_GET], ['gsi3']),
+};
+
+const union = (accesses: readonly TableAccess[]): TableAccess => ({
+  actions: [...new Set(accesses.flatMap((a) => a.actions))].sort(),
+  queries: [...new Set(accesses.flatMap((a) => a.queries))].sort(),
+});
+
+/** The table access of the function running `def` (its own code, plus its idempotency record when it takes keys). */
+function operationTableAccess(def: Pick<OperationDef, 'operationId' | 'idempotent'>): TableAccess {
+  const own = OPERATION_TABLE_ACCESS[def.operationId as OperationId];
+  if (!own) throw new Error(`No table access is declared for the operation ${def.operationId} (lib/constructs/function-access.ts)`);
+  return def.idempotent ? union([own, access(IDEMPOTENCY_RECORD)]) : own;
+}
+
+/** The table access of a function running every one of `defs`: one operation's (REST), or all of them (MCP). */
+export function operationsTableAccess(defs: readonly Pick<OperationDef, 'operationId' | 'idempotent'>[]): TableAccess {
+  return union(defs.map(operationTableAccess));
+}
+
+/** The table access of the function at Lambda entry `entry` (not an operation's); fails synth when none is declared. */
+export function functionTableAccess(entry: string): TableAccess {
+  const declared = FUNCTION_TABLE_ACCESS[entry];
+  if (!declared) throw new Error(`No table access is declared for the function ${entry} (lib/constructs/function-access.ts)`);
+  return declared;
+}
+
+/**
+ * Lets a function send to `queue`: `sqs:SendMessage` only (SendMessageBatch is authorized as it).
+ * Not CDK's `grantSendMessages`, which adds GetQueueAttributes and GetQueueUrl: the functions get
+ * the queue's URL from their environment and never read its attributes.
+ */
+export function grantSend(queue: IQueue, grantee: IGrantable): void {
+  queue.grant(grantee, 'sqs:SendMessage');
+}
+
+/**
+ * An asynchronous invocation's destination queue, granted as {@link grantSend} grants (CDK's
+ * `SqsDestination` grants `grantSendMessages`: GetQueueAttributes and GetQueueUrl too, which
+ * Lambda does not use to deliver a failed event).
+ */
+export function sendOnlyDestination(queue: IQueue): IDestination {
+  return {
+    bind: (_scope, fn) => {
+      grantSend(queue, fn);
+      return { destination: queue.queueArn };
+    },
+  };
+}
+
+/** How a function polls a queue: the event source mapping's settings, and whether its code changes visibility. */
+interface QueuePolling extends Pick<
+  EventSourceMappingOptions,
+  'batchSize' | 'maxBatchingWindow' | 'maxConcurrency' | 'reportBatchItemFailures'
+> {
+  /** True for a consumer whose code backs off by ChangeMessageVisibility (the dispatchers). */
+  readonly changesVisibility: boolean;
+}
+
+/**
+ * Makes `fn` poll `queue` (as CDK's `SqsEventSource`, under the same construct id) and grants its
+ * role what the event source mapping needs: receive, delete, and read the queue's attributes;
+ * ChangeMessageVisibility only with `changesVisibility`. Not `SqsEventSource`, whose
+ * `grantConsumeMessages` adds GetQueueUrl and ChangeMessageVisibility to every consumer.
+ */
+export function pollQueue(fn: IFunction & { readonly role?: IRole }, queue: IQueue, polling: QueuePolling): void {
+  const { changesVisibility, ...options } = polling;
+  fn.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(queue.node)}`, { ...options, eventSourceArn: queue.queueArn });
+  queue.grant(
+    fn,
+    'sqs:ReceiveMessage',
+    'sqs:DeleteMessage',
+    'sqs:GetQueueAttributes',
+    ...(changesVisibility ? ['sqs:ChangeMessageVisibility'] : []),
+  );
+}
