@@ -154,8 +154,6 @@ export class DeliveryPipeline extends Construct {
       [ENV.SLOW_DELIVERY_QUEUE_URL]: this.slowQueue.queueUrl,
       // A spent delivery is sent to the dead-letter queue by the dispatcher.
       [ENV.DEAD_LETTER_QUEUE_URL]: this.deadLetterQueue.queueUrl,
-      // The dispatcher emits `webhook.disabled` when a failure streak disables an endpoint.
-      [ENV.EVENT_BUS_NAME]: this.eventBus.eventBusName,
       ...props.secretsKey?.environment,
     };
     const lanes = [
@@ -191,7 +189,6 @@ export class DeliveryPipeline extends Construct {
         ...logs,
       });
       table.grantAccess(fn.role, functionTableAccess(lane.entry));
-      this.eventBus.grantPutEventsTo(fn.role);
       props.secretsKey?.grantOpen(fn.role);
       // Each lane re-sends to its own queue what is due past the last receive (the slow lane's grant is the one below).
       if (lane.queue !== this.slowQueue) grantSend(lane.queue, fn.role);

@@ -7,7 +7,7 @@
  */
 import { Names } from 'aws-cdk-lib';
 import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
-import type { EventSourceMappingOptions, IDestination, IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { EventSourceMappingOptions, IDestination, IEventSourceDlq, IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { OperationDef, OperationId } from '#lambdas/contract/operations';
 import type { QueryTarget } from './table';
@@ -50,15 +50,16 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   getWebhook: access([GET], ['table']),
   // A change of event types deletes the subscriptions dropped.
   updateWebhook: access([GET, PUT, UPDATE, DELETE], ['table']),
-  // The cascade: the endpoint's deliveries by their index entries, removed in batches.
-  deleteWebhook: access([GET, PUT, UPDATE, DELETE, BATCH_WRITE], ['table', 'gsi1']),
+  // The endpoint, its subscriptions and grace entry deleted with the purge job put beside them (the job removes the history).
+  deleteWebhook: access([GET, PUT, UPDATE, DELETE]),
   // The previous secret's grace entry is replaced.
   rotateWebhookSecret: access([GET, PUT, UPDATE, DELETE]),
   sendWebhookTestEvent: access([GET, PUT]),
   listWebhookDeliveries: access([GET, BATCH_GET], ['gsi2']),
-  getWebhookDelivery: access([], ['table']),
-  listWebhookDeliveryAttempts: access([GET], ['table']),
-  replayWebhookDelivery: access([GET, PUT], ['table']),
+  // A delivery of a deleted endpoint is shown nowhere: its endpoint is looked up (BatchGet) with it.
+  getWebhookDelivery: access([BATCH_GET], ['table']),
+  listWebhookDeliveryAttempts: access([GET, BATCH_GET], ['table']),
+  replayWebhookDelivery: access([GET, BATCH_GET, PUT], ['table']),
   listEventTypes: access([]),
   getWorkspaceOverview: access([GET], ['table']),
   listMembers: access([], ['table']),
@@ -95,14 +96,17 @@ const FUNCTION_TABLE_ACCESS: Readonly<Record<string, TableAccess>> = {
   'slow-dispatcher': DISPATCHER,
   'dead-letter': access([GET, PUT, UPDATE], ['table']),
   publisher: access([GET, PUT], ['table']),
-  // A slice replays the window's failed deliveries, each on the condition its endpoint is unchanged.
-  'recovery-worker': access([GET, BATCH_GET, PUT, UPDATE, DELETE, CONDITION_CHECK], ['gsi2']),
+  // A slice replays the window's failed deliveries, each on the condition its endpoint is unchanged;
+  // a purge slice removes a deleted endpoint's deliveries (their index entries, gsi1 and gsi2, then
+  // each delivery's partition, and its health counters) in batches.
+  'recovery-worker': access([GET, BATCH_GET, PUT, UPDATE, DELETE, CONDITION_CHECK, BATCH_WRITE], ['table', 'gsi1', 'gsi2']),
   // Expired log entries and partitions removed in batches; workspaces from the registry (gsi1); its cursor.
   retention: access([GET, PUT, BATCH_WRITE], ['table', 'gsi1', 'deliveryLog']),
   // Endpoints whose previous secret's grace ended (gsi1): the secret dropped, the grace entry deleted.
   'secret-expiry': access([GET, UPDATE, DELETE], ['gsi1']),
-  // Pending deliveries by the repair index, their summaries read in batches, and sent again.
-  'pending-repair': access([BATCH_GET], ['gsi3']),
+  // Pending deliveries by the repair index, their summaries read in batches, and sent again; those
+  // of a deleted endpoint (looked up in a batch) have their partitions removed instead.
+  'pending-repair': access([BATCH_GET, BATCH_WRITE], ['table', 'gsi3']),
 };
 
 const union = (accesses: readonly TableAccess[]): TableAccess => ({
@@ -146,6 +150,20 @@ export function grantSend(queue: IQueue, grantee: IGrantable): void {
 export function sendOnlyDestination(queue: IQueue): IDestination {
   return {
     bind: (_scope, fn) => {
+      grantSend(queue, fn);
+      return { destination: queue.queueArn };
+    },
+  };
+}
+
+/**
+ * A stream event source mapping's on-failure queue, granted as {@link grantSend} grants (CDK's
+ * `SqsDlq` grants `grantSendMessages`: GetQueueAttributes and GetQueueUrl too, which Lambda does
+ * not use to send a failed batch's record positions).
+ */
+export function sendOnlyEventSourceDlq(queue: IQueue): IEventSourceDlq {
+  return {
+    bind: (_mapping, fn) => {
       grantSend(queue, fn);
       return { destination: queue.queueArn };
     },

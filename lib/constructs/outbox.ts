@@ -12,12 +12,13 @@ import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/a
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, OUTBOX } from '#lambdas/contract/deployment';
 import { DEAD_LETTER_RETENTION, QUEUE_DEFAULTS } from './delivery-pipeline';
+import { sendOnlyEventSourceDlq } from './function-access';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 
 /** Properties of an {@link Outbox}. */
@@ -85,7 +86,7 @@ export class Outbox extends Construct {
         bisectBatchOnError: true,
         retryAttempts: relay.retryAttempts,
         maxRecordAge: Duration.seconds(relay.maximumRecordAgeSeconds),
-        onFailure: new SqsDlq(this.failures),
+        onFailure: sendOnlyEventSourceDlq(this.failures),
         // Inserts only: the TTL's removals (and any other change) are no event.
         filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT') as unknown })],
       }),

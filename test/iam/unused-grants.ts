@@ -15,27 +15,22 @@ export const JUSTIFIED_UNUSED_GRANTS: Readonly<Record<string, string>> = {
     "The workspace's token count is counted once from its items while its counter item is absent; the journey's workspace already has it.",
   'revoke-api-token dynamodb:Query':
     "The workspace's token count is counted once from its items while its counter item is absent; the journey's workspace already has it.",
-  'delete-webhook dynamodb:BatchWriteItem':
-    "The cascade deletes the endpoint's delivery rows in batches; the endpoint the journey deletes has none in the partition the cascade reads.",
-  'mcp dynamodb:BatchWriteItem': "delete_webhook's cascade, as delete-webhook's.",
   'dispatcher dynamodb:ConditionCheckItem':
     'A failure streak disables the endpoint, on the condition it is still the one read; a streak takes days of failures (docs/behaviour.md).',
   'dispatcher dynamodb:DeleteItem': 'Disabling an endpoint after a failure streak deletes its subscriptions.',
-  'dispatcher events:PutEvents': 'Disabling an endpoint after a failure streak emits `webhook.disabled`.',
   'dispatcher sqs:ChangeMessageVisibility':
     "The fast lane's backoff; the journey's failing endpoint is moved to the slow lane at its first failure, whose backoff the slow dispatcher makes.",
   'slow-dispatcher dynamodb:ConditionCheckItem': "As the dispatcher's: disabling an endpoint after a failure streak.",
   'slow-dispatcher dynamodb:DeleteItem': "As the dispatcher's: disabling an endpoint deletes its subscriptions.",
-  'slow-dispatcher events:PutEvents': "As the dispatcher's: `webhook.disabled`.",
   'dead-letter sqs:SendMessage':
     "A message the queue gave up on with retries left goes back to the delivery queue; the journey's dead letter has spent its retries.",
   'pending-repair dynamodb:BatchGetItem':
     "Reads the summaries of deliveries stuck pending past the repair's age; the journey's deliveries are all recorded within seconds.",
+  'pending-repair dynamodb:BatchWriteItem':
+    'Removes the rows of a stuck pending delivery whose endpoint was deleted; the journey has none stuck.',
   'pending-repair sqs:SendMessage': 'Sends a stuck pending delivery again; the journey has none.',
   'recovery-worker dynamodb:ConditionCheckItem':
     "Each replay of a job checks, in its transaction, that its endpoint is unchanged; the journey's recovery jobs replay nothing (the failing endpoint's one failed delivery has been replayed already).",
-  'recovery-worker sqs:SendMessage':
-    "A job's replays are queued on the delivery queue, and its next slice on the jobs queue; the journey's jobs replay nothing and end in one slice.",
   'rotate-webhook-secret dynamodb:DeleteItem':
     'A rotation that leaves no previous secret in a grace window deletes its grace entry; a rotation of the journey keeps one.',
   'retention dynamodb:BatchWriteItem': "Deletes expired log entries in batches; the journey's entries are minutes old.",

@@ -209,7 +209,6 @@ describe('the delivery pipeline', () => {
   it('gives the pipeline functions their table, queue and bus by name', () => {
     const tableRef = { Ref: logicalId(table.table) };
     const queueUrl = { Ref: logicalId(pipeline.queue) };
-    const busName = { Ref: logicalId(pipeline.eventBus) };
     const variables = (fn: ServiceFunction) => (functionProps(fn).Environment as { Variables: Record<string, unknown> }).Variables;
     const slowUrl = { Ref: logicalId(pipeline.slowQueue) };
     const dlqUrl = { Ref: logicalId(pipeline.deadLetterQueue) };
@@ -218,13 +217,11 @@ describe('the delivery pipeline', () => {
       DELIVERY_QUEUE_URL: queueUrl,
       SLOW_DELIVERY_QUEUE_URL: slowUrl,
       DEAD_LETTER_QUEUE_URL: dlqUrl,
-      EVENT_BUS_NAME: busName,
     });
     expect(variables(pipeline.slowDispatcher)).toMatchObject({
       TABLE_NAME: tableRef,
       SLOW_DELIVERY_QUEUE_URL: slowUrl,
       DEAD_LETTER_QUEUE_URL: dlqUrl,
-      EVENT_BUS_NAME: busName,
     });
     // The slow dispatcher never touches the delivery queue.
     expect(variables(pipeline.slowDispatcher).DELIVERY_QUEUE_URL).toBeUndefined();
@@ -233,7 +230,9 @@ describe('the delivery pipeline', () => {
     expect(variables(pipeline.publisher).SLOW_DELIVERY_QUEUE_URL).toBeUndefined();
     // The dead-letter consumer sends back to the delivery queue what still has retries.
     expect(variables(pipeline.deadLetterConsumer)).toMatchObject({ TABLE_NAME: tableRef, DELIVERY_QUEUE_URL: queueUrl });
-    for (const fn of [pipeline.publisher, pipeline.deadLetterConsumer]) expect(variables(fn).EVENT_BUS_NAME).toBeUndefined();
+    // None puts on the bus: a dispatcher's `webhook.disabled` goes to the outbox with the change (docs/architecture.md#outbox).
+    for (const fn of [pipeline.dispatcher, pipeline.slowDispatcher, pipeline.publisher, pipeline.deadLetterConsumer])
+      expect(variables(fn).EVENT_BUS_NAME).toBeUndefined();
   });
 
   it('lets each dispatcher consume its lane (incl. ChangeMessageVisibility for the backoff) and send to its own lane, the slow lane and the dead-letter queue, and the dead-letter consumer consume its queue and send to the delivery queue', () => {

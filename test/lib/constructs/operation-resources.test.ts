@@ -67,6 +67,7 @@ describe('operation resources', () => {
       () =>
         new ServiceApi(s, 'Api', {
           table: new ServiceTable(s, 'Data'),
+          jobQueue: new Queue(s, 'J1'),
           outbox: new Outbox(s, 'OutboxB', { eventBus: new EventBus(s, 'B'), stage: 'test' }),
           secretsKey: new SecretsKey(s, 'K'),
         }),
@@ -79,7 +80,7 @@ describe('operation resources', () => {
           outbox: new Outbox(s, 'OutboxB2', { eventBus: new EventBus(s, 'B2'), stage: 'test' }),
           secretsKey: new SecretsKey(s, 'K2'),
         }),
-    ).toThrow('recoverWebhookDeliveries uses the jobs queue: give ServiceApi a jobQueue');
+    ).toThrow(/^(deleteWebhook|recoverWebhookDeliveries) uses the jobs queue: give ServiceApi a jobQueue$/);
     expect(
       () =>
         new ServiceApi(s, 'Api3', {

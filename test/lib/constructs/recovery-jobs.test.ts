@@ -103,17 +103,19 @@ describe('recovery jobs', () => {
   });
 
   it('lets the worker do exactly its work: table items, send to both queues, consume the jobs queue', () => {
-    // Replays on the condition their endpoint is unchanged; the window's failed deliveries by their endpoint's shards.
+    // Replays on the condition their endpoint is unchanged; the window's failed deliveries by their endpoint's shards;
+    // a purge slice finds a deleted endpoint's deliveries by both its indexes and removes their partitions in batches.
     expect(tableGrantOf(template, recovery.worker)).toEqual({
       items: [
         'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
         'dynamodb:ConditionCheckItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
       ],
-      queries: ['index/gsi2'],
+      queries: ['index/gsi1', 'index/gsi2', 'table'],
       leadingKeys: [],
     });
     const queueStatements = statementsOf(template, recovery.worker).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));

@@ -86,7 +86,11 @@ describe('the schedules', () => {
       queries: ['index/gsi1'],
       leadingKeys: [],
     });
-    // The repair only reads: it sends again what is stuck.
-    expect(grantOf('pending-repair')).toEqual({ items: ['dynamodb:BatchGetItem'], queries: ['index/gsi3'], leadingKeys: [] });
+    // The repair reads and sends again what is stuck; a deleted endpoint's stuck rows it removes (partition by partition, in batches).
+    expect(grantOf('pending-repair')).toEqual({
+      items: ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'],
+      queries: ['index/gsi3', 'table'],
+      leadingKeys: [],
+    });
   });
 });
