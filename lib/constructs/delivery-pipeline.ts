@@ -10,6 +10,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SQS_MESSAGE_BYTES } from '#lambdas/contract/aws-limits';
 import {
   DEAD_LETTER_CONSUMER,
   DEFAULT_PUBLISHER_RESERVED_CONCURRENCY,
@@ -48,6 +49,8 @@ const PUBLISH_MAX_EVENT_AGE = Duration.hours(2);
 export const QUEUE_DEFAULTS = {
   encryption: QueueEncryption.SQS_MANAGED,
   enforceSSL: true,
+  // Stated, not left to SQS's default (which has grown since): the local queues refuse at this size too.
+  maxMessageSizeBytes: SQS_MESSAGE_BYTES,
 } as const satisfies QueueProps;
 
 /** Properties of a {@link DeliveryPipeline}. */

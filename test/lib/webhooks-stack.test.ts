@@ -22,6 +22,7 @@ import { resourcesUsedBy } from '../../lib/constructs/operation-resources';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { LOCAL_ONLY_ENV } from '../../lambdas/contract/deployment';
 import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE } from '../../lambdas/contract/jobs';
+import { SQS_MESSAGE_BYTES } from '../../lambdas/contract/aws-limits';
 import { PROJECT_ROOT, ServiceFunction } from '../../lib/constructs/service-function';
 import { tableGrantOf } from './constructs/table-grant';
 import { buildTestApp } from './synth';
@@ -257,6 +258,14 @@ describe('least privilege', () => {
       { Action: 'lambda:InvokeFunction', FunctionName: fnArn, Principal: '*', InvokedViaFunctionUrl: true },
       { Action: 'lambda:InvokeFunctionUrl', FunctionName: fnArn, Principal: '*', FunctionUrlAuthType: 'NONE' },
     ]);
+  });
+});
+
+describe('the queues', () => {
+  it('each refuse a message over SQS_MESSAGE_BYTES, as the local queues do', () => {
+    const queues = ofType('AWS::SQS::Queue');
+    expect(queues.length).toBeGreaterThanOrEqual(7);
+    for (const [id, q] of queues) expect(q.Properties.MaximumMessageSize, id).toBe(SQS_MESSAGE_BYTES);
   });
 });
 

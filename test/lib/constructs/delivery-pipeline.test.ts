@@ -15,7 +15,7 @@ import type { ServiceFunction } from '../../../lib/constructs/service-function';
 import { ServiceTable } from '../../../lib/constructs/table';
 import { tableGrantOf } from './table-grant';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
-import { actionsOf, dynamoStatements, logicalId, ofType, resourcesOf, statementsOf, type Resource } from '../template';
+import { actionsOf, logicalId, ofType, resourcesOf, statementsOf, type Resource } from '../template';
 
 let built: TestStack;
 let table: ServiceTable;

@@ -19,11 +19,10 @@ import { MCP_CORS_HEADERS } from '../../../lambdas/mcp/gate';
 import { McpEndpoint } from '../../../lib/constructs/mcp-endpoint';
 import { resourcesUsedBy } from '../../../lib/constructs/operation-resources';
 import type { ServiceFunction } from '../../../lib/constructs/service-function';
-import { INDEXES } from '../../../lambdas/store/table-schema';
 import { ServiceTable } from '../../../lib/constructs/table';
 import { tableGrantOf } from './table-grant';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
-import { actionsOf, dynamoStatements, logicalId, resourcesOf, statementsOf, type Resource } from '../template';
+import { actionsOf, logicalId, resourcesOf, statementsOf, type Resource } from '../template';
 
 const ops = OPERATIONS as readonly OperationDef[];
 

@@ -13,7 +13,7 @@ import { JOB_MESSAGE_RETENTION, RecoveryJobs } from '../../../lib/constructs/rec
 import { ServiceTable } from '../../../lib/constructs/table';
 import { tableGrantOf } from './table-grant';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
-import { actionsOf, dynamoStatements, logicalId, ofType, resourcesOf, statementsOf, type Resource } from '../template';
+import { actionsOf, logicalId, ofType, resourcesOf, statementsOf, type Resource } from '../template';
 
 let built: TestStack;
 let table: ServiceTable;

@@ -10,7 +10,7 @@ import { Schedules } from '../../../lib/constructs/schedules';
 import { ServiceTable } from '../../../lib/constructs/table';
 import { tableGrantOf } from './table-grant';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
-import { actionsOf, dynamoStatements, logicalId, ofType, resourcesOf, type Resource } from '../template';
+import { logicalId, ofType, resourcesOf, type Resource } from '../template';
 
 let built: TestStack;
 let table: ServiceTable;
