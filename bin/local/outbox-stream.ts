@@ -41,6 +41,12 @@ export interface OutboxStreamOptions {
 
 /** A running poller. */
 export interface OutboxStream {
+  /**
+   * Resolves once a whole poll that began after the call found no record to hand on: everything
+   * written to the outbox before the call has reached the relay (tests settle on it). Resolves at
+   * `timeoutMs` regardless.
+   */
+  caughtUp(timeoutMs?: number): Promise<void>;
   /** Stops polling after the batch in hand. */
   stop(): Promise<void>;
 }
@@ -180,9 +186,12 @@ export function startOutboxStream(options: OutboxStreamOptions): OutboxStream {
       if (s.ShardId && !shards.has(s.ShardId)) shards.set(s.ShardId, { iterator: undefined, lastSequence: undefined, closed: false });
   }
 
+  /** When the last poll that handed nothing on began. */
+  let idlePollStartedAt = Number.NEGATIVE_INFINITY;
   const loop = (async () => {
     while (!stopped) {
       let busy = false;
+      const startedAt = Date.now();
       try {
         await listShards();
         for (const [shardId, shard] of shards) {
@@ -191,11 +200,16 @@ export function startOutboxStream(options: OutboxStreamOptions): OutboxStream {
       } catch (error) {
         if (!stopped) options.onError(error);
       }
+      if (!busy) idlePollStartedAt = startedAt;
       if (!stopped && !busy) await pause(POLL_MS);
     }
   })();
 
   return {
+    async caughtUp(timeoutMs = 10_000) {
+      const since = Date.now();
+      while (idlePollStartedAt <= since && !stopped && Date.now() - since < timeoutMs) await new Promise((r) => setTimeout(r, 20));
+    },
     async stop() {
       stopped = true;
       wake?.();

@@ -141,6 +141,8 @@ export interface LocalStack {
   };
   /** The outbox table, whose stream the local relay polls (docs/architecture.md#outbox). */
   readonly outboxTableName: string;
+  /** Resolves once every event written to the outbox before the call has reached the relay (tests settle on it). */
+  outboxCaughtUp(timeoutMs?: number): Promise<void>;
   /** Messages the queues took up from the last run (queued, delayed or in flight when it stopped). */
   readonly restoredMessages: number;
   stop(): Promise<void>;
@@ -537,6 +539,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamoDbPid: dynamo?.pid ?? null,
       queues: { deliveries, slowDeliveries, deadLetters, jobs, outboxFailures },
       outboxTableName,
+      outboxCaughtUp: (timeoutMs) => outboxStream.caughtUp(timeoutMs),
       restoredMessages: restored.reduce((a, b) => a + b, 0),
       async stop() {
         await stopSchedules();

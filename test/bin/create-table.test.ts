@@ -68,6 +68,8 @@ it('adds the indexes an existing table lacks, and leaves older items out of them
     new Date(),
   );
   await putPendingDeliveries(table, [fresh]);
+  // The log shows a delivery only while its endpoint exists (docs/behaviour.md#deleting-an-endpoint).
+  await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.endpoint('w', fresh.endpointId), type: 'endpoint' } }));
   const page = await listDeliveryLog(table, 'w', deliveryLogFilter({}), 50);
   expect(page.items.map((d) => d.deliveryId)).toEqual([fresh.deliveryId]);
   expect(await ensureTable(table)).toBe(false);

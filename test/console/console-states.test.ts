@@ -150,7 +150,7 @@ describe.skipIf(!hasChromium)(`console when rate-limited${NO_CHROMIUM_REASON}`, 
   it('says the token sent too many requests and when to try again', async () => {
     const page = await browser.context.newPage();
     await signIn(page, api, api.token);
-    for (const name of ['Endpoints', 'Members', 'Audit log']) await page.getByRole('link', { name }).click();
+    for (const name of ['Endpoints', 'Members', 'Audit log']) await page.getByRole('link', { name, exact: true }).click();
     // The window is an hour: the wait reads in minutes, not thousands of seconds.
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/try again in \d+ minutes?\./i);
     await saveScreenshot(page, 'console-rate-limited');

@@ -87,6 +87,8 @@ export function workspaceState(api: TestApi, adminTokenId: string): WorkspaceSta
         // Both delivery lanes: a slow lane's delivery still moves its endpoint's streak.
         const { deliveries, slowDeliveries, deadLetters, jobs } = api.queues;
         if (deliveries.depth + slowDeliveries.depth + deadLetters.depth + jobs.depth === 0) {
+          // The service's own events reach the publisher through the outbox relay, after the request (docs/architecture.md#outbox).
+          await api.outboxCaughtUp(5_000);
           await new Promise((r) => setTimeout(r, 30));
           const next = await snapshot();
           if (!diff(last, next)) return next;
