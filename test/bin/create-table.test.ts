@@ -3,11 +3,13 @@
  * stack's `.local/dynamodb`) gets the indexes of the schema it lacks, so an
  * upgraded `npm start` can list the delivery log; deliveries written before the
  * index existed are not in it (docs/architecture.md#delivery-log-index).
+ * It runs on a DynamoDB Local of its own: the suite's shared one, busy with every other test file,
+ * can take minutes to build an index.
  */
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deliveryLogFilter } from '../../lambdas/domain/delivery-log';
 import { newPendingDelivery } from '../../lambdas/domain/delivery-lifecycle';
 import { createTableContext } from '../../lambdas/store/client';
@@ -15,12 +17,23 @@ import { putPendingDeliveries } from '../../lambdas/store/deliveries';
 import { listDeliveryLog } from '../../lambdas/store/delivery-log';
 import { INDEXES, keys, TABLE } from '../../lambdas/store/table-schema';
 import { ensureTable } from '../../bin/local/create-table';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../bin/local/dynamodb-local';
 
-const table = createTableContext({ tableName: `t-${randomUUID()}`, endpoint: inject('dynamoDbEndpoint') });
+let dynamo: DynamoDbLocal | undefined;
+let table: ReturnType<typeof createTableContext>;
+
+beforeAll(async () => {
+  dynamo = await startDynamoDbLocal();
+  table = createTableContext({ tableName: `t-${randomUUID()}`, endpoint: dynamo.endpoint });
+}, 180_000);
 
 afterAll(async () => {
-  await table.doc.send(new DeleteTableCommand({ TableName: table.tableName }));
-  table.doc.destroy();
+  try {
+    await table?.doc.send(new DeleteTableCommand({ TableName: table.tableName }));
+    table?.doc.destroy();
+  } finally {
+    await dynamo?.stop();
+  }
 });
 
 it('adds the indexes an existing table lacks, and leaves older items out of them', async () => {
