@@ -87,6 +87,8 @@ describe.skipIf(!hasChromium)(`console states${NO_CHROMIUM_REASON}`, () => {
       await signIn(page, api, api.token);
       await page.goto(`${api.apiUrl}/console#/deliveries/%ZZ`);
       await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      expect(await seriousAxeFindings(page)).toEqual([]);
+      await saveScreenshot(page, 'console-not-found-malformed');
       await page.getByRole('link', { name: 'Go to the overview' }).click();
       await page.getByRole('heading', { name: 'Page not found' }).waitFor({ state: 'detached' });
       expect(errors).toEqual([]);

@@ -102,7 +102,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
   const [to, setTo] = useState('');
   const [statuses, setStatuses] = useState<readonly Recoverable[]>(DEFAULT_STATUSES);
   const [fieldError, setFieldError] = useState<{ from?: string; to?: string; statuses?: string }>({});
-  const [count, setCount] = useState<{ matched: number; body: string } | null>(null);
+  const [count, setCount] = useState<{ matched: number; atLeast: boolean; skippedReplayed: number; body: string } | null>(null);
   const [busy, setBusy] = useState<'count' | 'start' | 'cancel' | null>(null);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [job, setJob] = useState<Job | null>(null);
@@ -129,7 +129,12 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
         params: { endpointId: endpoint.endpointId },
         body: { ...request, dryRun: true },
       });
-      setCount({ matched: answer.matched, body: JSON.stringify(request) });
+      setCount({
+        matched: answer.matched,
+        atLeast: answer.matchedAtLeast,
+        skippedReplayed: answer.skippedReplayed,
+        body: JSON.stringify(request),
+      });
     } catch (e) {
       setProblem(asProblem(e));
     } finally {
@@ -315,7 +320,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
             ? 'Count the deliveries first.'
             : count.matched === 0
               ? 'Nothing to recover with this choice.'
-              : `Replays ${deliveries(count.matched)} as new deliveries.`}
+              : `Replays ${count.atLeast ? 'at least ' : ''}${deliveries(count.matched)} as new deliveries.`}
         </p>
       }
     >
@@ -395,7 +400,18 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
             {busy === 'count' ? (
               'Counting…'
             ) : counted ? (
-              <strong>{count.matched === 1 ? '1 delivery matches' : `${count.matched} deliveries match`}</strong>
+              <>
+                <strong>
+                  {count.atLeast
+                    ? `At least ${count.matched.toLocaleString()} deliveries match`
+                    : count.matched === 1
+                      ? '1 delivery matches'
+                      : `${count.matched.toLocaleString()} deliveries match`}
+                </strong>
+                {count.skippedReplayed > 0
+                  ? ` (${count.skippedReplayed === 1 ? '1 replay' : `${count.skippedReplayed.toLocaleString()} replays`} of earlier deliveries left out: a recovery never replays a replay)`
+                  : ''}
+              </>
             ) : count ? (
               'The choice changed: count again.'
             ) : (
