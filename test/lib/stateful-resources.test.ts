@@ -1,7 +1,8 @@
 /**
  * The stateful resources of the stack, pinned: the table, its key schema and
  * every index, the six queues (both delivery lanes, the delivery dead letters,
- * the publish failures, the recovery jobs and their dead letters) and the KMS
+ * the publish failures, the recovery jobs and their dead letters, the outbox
+ * relay's failures), the outbox table with its stream, and the KMS
  * key that seals the signing secrets keep the logical ids and the
  * replacement-triggering properties they were first deployed with.
  * CloudFormation replaces a resource whose logical id changes (a moved or
@@ -34,7 +35,10 @@ const QUEUE_IDS = {
   publishFailures: 'DeliveryPublishFailures32CC9E76',
   recoveryJobs: 'RecoveryJobQueue637B0139',
   recoveryDeadLetters: 'RecoveryDeadLetterQueueB1226BF0',
+  outboxRelayFailures: 'OutboxRelayFailures4C4A023F',
 } as const;
+/** Logical id of the outbox table (docs/architecture.md#outbox): its stream feeds the relay. */
+const OUTBOX_TABLE_ID = 'OutboxTableF17138FA';
 
 /** The table's primary key. */
 const TABLE_KEY_SCHEMA = [
@@ -141,6 +145,19 @@ describe('the table', () => {
     expect(pinned(TABLE_ID, 'AWS::DynamoDB::Table').Properties.PointInTimeRecoverySpecification).toEqual({
       PointInTimeRecoveryEnabled: true,
     });
+  });
+});
+
+describe('the outbox table', () => {
+  it('keeps its logical id, key, stream of new images and TTL, is retained, and has no fixed name', () => {
+    // A replaced outbox loses the events not yet relayed, and its new stream starts the relay afresh.
+    const table = pinned(OUTBOX_TABLE_ID, 'AWS::DynamoDB::Table');
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    expect(table.Properties.TableName).toBeUndefined();
+    expect(table.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAtEpoch', Enabled: true });
   });
 });
 
