@@ -90,8 +90,16 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
+/** Statuses that carry no content, so no content length either (RFC 9110 §8.6, §15.4.5). */
+const NO_CONTENT = new Set([204, 304]);
+
 function send(res: ServerResponse, result: APIGatewayProxyResult): void {
   const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  if (NO_CONTENT.has(result.statusCode)) {
+    res.writeHead(result.statusCode, result.headers as Record<string, string>);
+    res.end();
+    return;
+  }
   res.writeHead(result.statusCode, { ...(result.headers as Record<string, string>), 'content-length': String(body.length) });
   res.end(body);
 }

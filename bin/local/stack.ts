@@ -415,7 +415,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.rateLimits ? { [ENV.RATE_LIMITS]: options.rateLimits } : {}),
       ...(options.workspaceLimits ? { [ENV.WORKSPACE_LIMITS]: options.workspaceLimits } : {}),
     });
-    writeDocsBundle(join(dataDir, 'docs'));
+    // The local document admits what this stack's loopback switch (set just above) admits.
+    writeDocsBundle(join(dataDir, 'docs'), { loopbackHttp: true });
     // Imported only now: the logger reads POWERTOOLS_LOG_LEVEL when its module loads.
     const { defaultRuntime, useAdapters } = await import('#lambdas/composition/runtime');
     const ownAdapters: AdapterFactories = {

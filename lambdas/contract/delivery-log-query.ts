@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { EVENT_TYPE_FILTER } from './delivery-log';
 import { DELIVERY_STATUSES } from './delivery-statuses';
-import { isDeliveryStatusList, isInstantOrDate, sinceNotAfterUntil } from './input-rules';
+import { ISO_INSTANT_OR_DATE, isDeliveryStatusList, sinceNotAfterUntil } from './input-rules';
 import { PageQuerySchema } from './page-schemas';
 import { EndpointIdSchema } from './schemas';
 
@@ -14,9 +14,8 @@ const instant = (description: string, example: string) =>
   z
     .string()
     .max(64)
-    .refine(isInstantOrDate, {
-      message: 'must be an ISO 8601 date-time with Z or an offset (e.g. 2026-11-25T12:00:00Z) or a date (2026-11-25)',
-    })
+    // A pattern, not a refinement: the document then shows exactly what the server accepts.
+    .regex(ISO_INSTANT_OR_DATE, 'must be an ISO 8601 date-time with Z or an offset (e.g. 2026-11-25T12:00:00Z) or a date (2026-11-25)')
     .optional()
     .meta({ description, example });
 
@@ -32,6 +31,14 @@ export const DeliveryLogQuerySchema = PageQuerySchema.extend({
     .meta({
       description: `Only these statuses: one or more of ${DELIVERY_STATUSES.map((s) => `\`${s}\``).join(', ')}, comma-separated.`,
       example: 'failed,dead_lettered',
+      // The document declares the list it is (OpenAPI's `form` style without explode is the
+      // comma-separated wire form), so generated clients take an array of the statuses.
+      param: {
+        schema: { type: 'array', items: { type: 'string', enum: [...DELIVERY_STATUSES] }, minItems: 1 },
+        style: 'form',
+        explode: false,
+        example: ['failed', 'dead_lettered'],
+      },
     }),
   eventType: z
     .string()

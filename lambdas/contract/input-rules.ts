@@ -14,6 +14,12 @@ export const ISO_DATETIME_OFFSET =
 export const ISO_DATE =
   /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))$/;
 
+/**
+ * {@link ISO_DATETIME_OFFSET} or {@link ISO_DATE}, as one pattern: the `since`/`until` filters
+ * declare it, so the OpenAPI document states exactly what the server accepts.
+ */
+export const ISO_INSTANT_OR_DATE = new RegExp(`^(?:${ISO_DATETIME_OFFSET.source.slice(1, -1)}|${ISO_DATE.source.slice(1, -1)})$`);
+
 /** No value repeats. */
 export function distinctItems(items: readonly unknown[]): boolean {
   return new Set(items).size === items.length;
@@ -24,12 +30,7 @@ export function isInstant(value: string): boolean {
   return ISO_DATETIME_OFFSET.test(value);
 }
 
-/** An ISO 8601 date-time with `Z` or an offset, or a date (midnight UTC). */
-export function isInstantOrDate(value: string): boolean {
-  return ISO_DATETIME_OFFSET.test(value) || ISO_DATE.test(value);
-}
-
-/** Milliseconds of an instant {@link isInstantOrDate} accepts (a bare date is midnight UTC). */
+/** Milliseconds of an instant {@link ISO_INSTANT_OR_DATE} accepts (a bare date is midnight UTC). */
 export function instantMs(value: string): number {
   return Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
 }

@@ -7,13 +7,16 @@ import { PAGE_LIMIT, clampLimit } from './pagination';
 
 /** Query of every list operation. */
 export const PageQuerySchema = z.object({
+  // Any number is accepted and clamped, so the schema states no bounds: a generated client that
+  // enforced [min, max] would refuse values the server takes (clampLimit's result is always an
+  // integer in range, so nothing is checked after it).
   limit: z
-    .preprocess(clampLimit, z.number().int().min(PAGE_LIMIT.min).max(PAGE_LIMIT.max))
+    .preprocess(clampLimit, z.number())
     .optional()
     .meta({
-      description: `Page size; defaults to ${PAGE_LIMIT.default} and is clamped into [${PAGE_LIMIT.min}, ${PAGE_LIMIT.max}] (never an error).`,
+      description: `Page size; defaults to ${PAGE_LIMIT.default}. Any integer is accepted and clamped into [${PAGE_LIMIT.min}, ${PAGE_LIMIT.max}]: below ${PAGE_LIMIT.min} reads as ${PAGE_LIMIT.min}, above ${PAGE_LIMIT.max} as ${PAGE_LIMIT.max} (never an error).`,
       example: PAGE_LIMIT.default,
-      param: { schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } },
+      param: { schema: { type: 'integer', default: PAGE_LIMIT.default } },
     }),
   cursor: z
     .string()

@@ -5,6 +5,28 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorTag } from './error-tags';
 
+const KNOWN_TAGS = Object.keys(ERROR_STATUS) as ErrorTag[];
+
+function isKnownTag(value: unknown): value is ErrorTag {
+  return typeof value === 'string' && (KNOWN_TAGS as string[]).includes(value);
+}
+
+/**
+ * How the document shows `tag`: an open set (docs/behaviour.md#errors). A closed `enum` would make
+ * a generated client's exhaustive switch (or its decoder) fail on the first tag added later, so
+ * the document says `type: string` and lists today's tags in the description and in
+ * `x-extensible-enum`, which generators that know it turn into constants and others ignore
+ * (`anyOf: [enum, string]` collapses to a plain string in some generators and a wrapper type in
+ * others). The schema itself stays closed: this service answers only the tags it knows, as the
+ * tests check.
+ */
+const TAG_DOC = {
+  type: 'string',
+  description: `The error, by name; its one status, title and \`type\` go with it. An open set: clients must accept tags they do not know (treat them by the HTTP status), as new errors get new tags. Known today: ${KNOWN_TAGS.map((t) => `\`${t}\``).join(', ')}.`,
+  'x-extensible-enum': KNOWN_TAGS,
+  example: 'WorkspaceNotFound',
+};
+
 /** RFC 9457 problem document, as every error response carries it. */
 export const ProblemSchema = z
   .object({
@@ -12,7 +34,7 @@ export const ProblemSchema = z
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    tag: z.enum(Object.keys(ERROR_STATUS) as [ErrorTag, ...ErrorTag[]]),
+    tag: z.custom<ErrorTag>(isKnownTag).meta(TAG_DOC),
     traceId: z.string(),
     instance: z.string().optional(),
     issues: z

@@ -2,7 +2,7 @@
 // test/contract/generated-code.test.ts fails and synth stops when this file is stale.
 import type { InputNode } from '../contract/input-validation';
 import type { OperationRoute } from '../contract/routes';
-import { distinctItems, isDeliveryStatusList, isInstant, isInstantOrDate, sinceNotAfterUntil, sinceNotAfterUntilInstants } from '../contract/input-rules';
+import { distinctItems, isDeliveryStatusList, isInstant, sinceNotAfterUntil, sinceNotAfterUntilInstants } from '../contract/input-rules';
 import { clampLimit } from '../contract/pagination';
 
 /** Every operation, in the contract's order. */
@@ -26,11 +26,7 @@ export const OPERATION_ROUTES = [
         shape: {
           limit: {
             t: "optional",
-            inner: {
-              t: "pipe",
-              in: { t: "transform", fn: clampLimit },
-              out: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 200 }] },
-            },
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
         },
@@ -221,11 +217,7 @@ export const OPERATION_ROUTES = [
         shape: {
           limit: {
             t: "optional",
-            inner: {
-              t: "pipe",
-              in: { t: "transform", fn: clampLimit },
-              out: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 200 }] },
-            },
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
         },
@@ -273,11 +265,7 @@ export const OPERATION_ROUTES = [
         shape: {
           limit: {
             t: "optional",
-            inner: {
-              t: "pipe",
-              in: { t: "transform", fn: clampLimit },
-              out: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 200 }] },
-            },
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
         },
@@ -355,11 +343,7 @@ export const OPERATION_ROUTES = [
         shape: {
           limit: {
             t: "optional",
-            inner: {
-              t: "pipe",
-              in: { t: "transform", fn: clampLimit },
-              out: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 200 }] },
-            },
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
         },
@@ -385,11 +369,7 @@ export const OPERATION_ROUTES = [
         shape: {
           limit: {
             t: "optional",
-            inner: {
-              t: "pipe",
-              in: { t: "transform", fn: clampLimit },
-              out: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 200 }] },
-            },
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
         },
@@ -483,11 +463,7 @@ export const OPERATION_ROUTES = [
         shape: {
           limit: {
             t: "optional",
-            inner: {
-              t: "pipe",
-              in: { t: "transform", fn: clampLimit },
-              out: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 200 }] },
-            },
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
         },
@@ -513,11 +489,7 @@ export const OPERATION_ROUTES = [
         shape: {
           limit: {
             t: "optional",
-            inner: {
-              t: "pipe",
-              in: { t: "transform", fn: clampLimit },
-              out: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 200 }] },
-            },
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
         },
@@ -543,11 +515,7 @@ export const OPERATION_ROUTES = [
         shape: {
           limit: {
             t: "optional",
-            inner: {
-              t: "pipe",
-              in: { t: "transform", fn: clampLimit },
-              out: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 200 }] },
-            },
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
           status: {
@@ -589,8 +557,8 @@ export const OPERATION_ROUTES = [
               checks: [
                 { k: "max_length", n: 64 },
                 {
-                  k: "refine",
-                  fn: isInstantOrDate,
+                  k: "regex",
+                  re: /^(?:(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))|(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8]))))$/,
                   message: "must be an ISO 8601 date-time with Z or an offset (e.g. 2026-11-25T12:00:00Z) or a date (2026-11-25)",
                 },
               ],
@@ -603,8 +571,8 @@ export const OPERATION_ROUTES = [
               checks: [
                 { k: "max_length", n: 64 },
                 {
-                  k: "refine",
-                  fn: isInstantOrDate,
+                  k: "regex",
+                  re: /^(?:(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))|(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8]))))$/,
                   message: "must be an ISO 8601 date-time with Z or an offset (e.g. 2026-11-25T12:00:00Z) or a date (2026-11-25)",
                 },
               ],

@@ -21,13 +21,14 @@ export function operationResponse(status: number, result: unknown, traceId: stri
   );
 }
 
-/** A JSON response (or an empty one for 204). */
+/**
+ * A JSON response, or an empty one for 204 with no content type (there is no content to type;
+ * the OpenAPI document declares none).
+ */
 function jsonResponse(status: number, body: unknown, traceId: string): APIGatewayProxyResult {
-  return {
-    statusCode: status,
-    headers: { 'content-type': 'application/json', 'x-trace-id': traceId, 'cache-control': 'no-store' },
-    body: status === 204 || body === undefined ? '' : JSON.stringify(body),
-  };
+  const headers = { 'x-trace-id': traceId, 'cache-control': 'no-store' };
+  if (status === 204 || body === undefined) return { statusCode: status, headers, body: '' };
+  return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }
 
 /**

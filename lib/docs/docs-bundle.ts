@@ -10,8 +10,11 @@ import { deploymentCatalogue } from '#lambdas/domain/configured-event-types';
 import { buildOpenApiDocument } from './openapi-document';
 import { REFERENCE_INIT_JS } from './reference-init';
 
-/** Writes `openapi.json` and the reference assets into `dir`; returns the document. */
-export function writeDocsBundle(dir: string, options: { serverUrl?: string } = {}): Record<string, unknown> {
+/**
+ * Writes `openapi.json` and the reference assets into `dir`; returns the document. `loopbackHttp`:
+ * the local stack's document, whose endpoint URLs may also be http to loopback hosts.
+ */
+export function writeDocsBundle(dir: string, options: { serverUrl?: string; loopbackHttp?: boolean } = {}): Record<string, unknown> {
   mkdirSync(dir, { recursive: true });
   const doc = buildOpenApiDocument({ eventTypes: deploymentCatalogue().types, ...options });
   writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc, null, 2));

@@ -11,6 +11,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@aste
 import {
   isReferenceObject,
   type ExampleObject,
+  type HeaderObject,
   type MediaTypeObject,
   type OpenAPIObject,
   type ParameterObject,
@@ -45,6 +46,11 @@ export interface OpenApiOptions {
   readonly eventTypes: readonly EventTypeInfo[];
   /** Document version. @default '1.0.0' */
   readonly version?: string;
+  /**
+   * The document of a local stack, whose development switch lets endpoint URLs use http on
+   * loopback hosts: the URL pattern then admits http too. @default false (https only)
+   */
+  readonly loopbackHttp?: boolean;
 }
 
 /** Names of the security schemes the document defines. */
@@ -133,6 +139,70 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
 
 const EXAMPLE_TRACE_ID = '1-67a0c0de-4f1e2d3c4b5a69788796a5b4';
 
+/** The response headers every answer of an operation carries, as reusable components (docs/behaviour.md#errors). */
+const RESPONSE_HEADERS = {
+  /** `x-trace-id` of a success: always set by the operation's function. */
+  traceId: 'TraceId',
+  /** `x-trace-id` of a refusal: set unless API Gateway refused before any function ran. */
+  problemTraceId: 'ProblemTraceId',
+  cacheControl: 'CacheControl',
+  retryAfter: 'RetryAfter',
+} as const;
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers of a success answer (with an idempotent operation's replay header, when it has one). */
+function successHeaders(extra: Record<string, HeaderObject> = {}): Record<string, HeaderObject | ReferenceObject> {
+  return { 'x-trace-id': headerRef(RESPONSE_HEADERS.traceId), 'cache-control': headerRef(RESPONSE_HEADERS.cacheControl), ...extra };
+}
+
+function registerResponseHeaders(registry: OpenAPIRegistry): void {
+  registry.registerComponent('headers', RESPONSE_HEADERS.traceId, {
+    description: "Names this request; quote it in a support request. The same id as a problem's `traceId`.",
+    required: true,
+    schema: { type: 'string', examples: [EXAMPLE_TRACE_ID] },
+  });
+  registry.registerComponent('headers', RESPONSE_HEADERS.problemTraceId, {
+    description:
+      "Names this request, as the problem's `traceId` does. Absent only on API Gateway's own refusals (a missing or unknown token, an unknown route, its throttling), which answer before any function runs; their problem still carries the `traceId`.",
+    schema: { type: 'string', examples: [EXAMPLE_TRACE_ID] },
+  });
+  registry.registerComponent('headers', RESPONSE_HEADERS.cacheControl, {
+    description: 'Every API answer, success or problem, is for this caller only and now: never stored by a cache.',
+    required: true,
+    schema: { type: 'string', enum: ['no-store'] },
+  });
+  registry.registerComponent('headers', RESPONSE_HEADERS.retryAfter, {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 1, examples: [12] },
+  });
+}
+
+/**
+ * The endpoint URL rule (lambdas/domain/webhook-url.ts) as far as a schema can state it: the
+ * scheme, case-blind, as the URL parser reads it. The host rules (public, no credentials) stay in
+ * prose: they depend on DNS and address classes.
+ */
+const HTTPS_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]:';
+const LOOPBACK_HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?:';
+
+/** Puts the URL rule on the `url` of the endpoint bodies that take one. */
+function declareUrlRule(doc: OpenAPIObject, loopbackHttp: boolean): void {
+  for (const name of ['CreateWebhookEndpoint', 'UpdateWebhookEndpoint']) {
+    const url = (doc.components?.schemas?.[name] as SchemaObject | undefined)?.properties?.url as SchemaObject | undefined;
+    if (!url) throw new Error(`${name}: no url property`);
+    url.pattern = loopbackHttp ? LOOPBACK_HTTP_URL_PATTERN : HTTPS_URL_PATTERN;
+    url.description = [
+      'URL of the receiver: `https` only, to a public host (no localhost, private or reserved addresses, no credentials), at most 2048 characters.',
+      loopbackHttp
+        ? 'This is a local stack: its development switch also allows `http` to loopback hosts (localhost, 127.0.0.0/8, [::1]); a deployed stack never does.'
+        : "Only the local stack's development switch allows `http` (to loopback hosts); a deployed stack never does.",
+      'A URL the rules refuse is answered 400 `InvalidWebhookUrl` with the `rule` that failed.',
+    ].join(' ');
+  }
+}
+
 /**
  * The example problem document of a tag; with `def`, as that operation answers it: its refusal at
  * its workspace limit, and its own bucket in the token's rate-limit refusal.
@@ -191,16 +261,11 @@ function errorResponses(def: OperationDef) {
         )
         .join('; '),
       content: { 'application/problem+json': { schema: ProblemSchema, examples } },
-      ...(status === 429
-        ? {
-            headers: {
-              'Retry-After': {
-                description: 'Seconds to wait before retrying.',
-                schema: { type: 'integer' as const, minimum: 1, examples: [12] },
-              },
-            },
-          }
-        : {}),
+      headers: {
+        'x-trace-id': headerRef(RESPONSE_HEADERS.problemTraceId),
+        'cache-control': headerRef(RESPONSE_HEADERS.cacheControl),
+        ...(status === 429 ? { 'retry-after': headerRef(RESPONSE_HEADERS.retryAfter) } : {}),
+      },
     };
   }
   return out;
@@ -428,22 +493,25 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
     description: `How receivers authenticate the service's webhook requests (nothing to enter to call the API). ${SIGNATURE_DOC}`,
   });
 
+  registerResponseHeaders(registry);
   for (const def of OPERATIONS as readonly OperationDef[]) {
     const success =
       def.successStatus === 204 || !def.response
-        ? { description: 'Done; no content.' }
+        ? { description: 'Done; no content (and no `content-type`).' }
         : { description: def.summary, content: { 'application/json': { schema: def.response } } };
     // An idempotent operation (docs/behaviour.md#idempotency-keys): the optional key, and the header of a replayed answer.
-    const replayed = def.idempotent
-      ? {
-          headers: {
-            [IDEMPOTENT_REPLAYED_HEADER]: {
-              description: `\`true\` when this is the stored answer of an earlier request with the same \`${IDEMPOTENCY_KEY_HEADER}\` (nothing was done again); absent otherwise.`,
-              schema: { type: 'string' as const, enum: ['true'] },
-            },
-          },
-        }
-      : {};
+    const replayed = {
+      headers: successHeaders(
+        def.idempotent
+          ? {
+              [IDEMPOTENT_REPLAYED_HEADER]: {
+                description: `\`true\` when this is the stored answer of an earlier request with the same \`${IDEMPOTENCY_KEY_HEADER}\` (nothing was done again); absent otherwise.`,
+                schema: { type: 'string' as const, enum: ['true'] },
+              },
+            }
+          : {},
+      ),
+    };
     registry.registerPath({
       operationId: def.operationId,
       method: def.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete',
@@ -491,7 +559,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       title: 'Webhook delivery service',
       version: options.version ?? '1.0.0',
       description: [
-        `Workspace-scoped REST API of the outbound webhook delivery service. Every list is a Page (\`items\`, \`nextCursor\`) with \`limit\` (default ${PAGE_LIMIT.default}, clamped into [${PAGE_LIMIT.min}, ${PAGE_LIMIT.max}]) and an opaque \`cursor\`. Errors are \`application/problem+json\` (RFC 9457) with a \`tag\` and a \`traceId\`.`,
+        `Workspace-scoped REST API of the outbound webhook delivery service. Every list is a Page (\`items\`, \`nextCursor\`) with \`limit\` (default ${PAGE_LIMIT.default}, clamped into [${PAGE_LIMIT.min}, ${PAGE_LIMIT.max}]) and an opaque \`cursor\`. Errors are \`application/problem+json\` (RFC 9457) with a \`tag\` and a \`traceId\`; the tags are an open set: accept ones you do not know, by their HTTP status. Every answer carries \`cache-control: no-store\` and the request's \`x-trace-id\`; a 204 has no body and no \`content-type\`.`,
         '## Receiving webhooks',
         `The event types an endpoint can subscribe to are listed under **Webhooks**, each with its payload schema. ${SIGNATURE_DOC}`,
         DELIVERY_DOC,
@@ -507,6 +575,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       { name: 'API tokens', description: 'Workspace API tokens.' },
     ],
   });
+  declareUrlRule(doc, options.loopbackHttp ?? false);
   linkWebhookPayloads(doc, options.eventTypes);
   signAttemptExample(doc);
   addBodyExamples(doc);
