@@ -11,6 +11,9 @@ import { signOne } from '../../../lambdas/domain/signing';
 import { MAX_RETRIES, RETRY_DELAY_SECONDS } from '../../../lambdas/domain/backoff';
 import { DISABLE_THRESHOLD } from '../../../lambdas/domain/delivery-lifecycle';
 import { DEFAULT_WORKSPACE_LIMITS, SEND_LIMITS, USER_AGENT } from '../../../lambdas/contract/limits';
+import { PAGE_LIMIT, clampLimit } from '../../../lambdas/contract/pagination';
+import { DELIVERY_STATUSES } from '../../../lambdas/contract/delivery-statuses';
+import { ISO_INSTANT_OR_DATE } from '../../../lambdas/contract/input-rules';
 
 const doc = buildOpenApiDocument({ eventTypes: builtInCatalogue() }) as any;
 const deployment = deploymentCatalogue();
@@ -287,5 +290,95 @@ describe('the webhooks of the deployment catalogue', () => {
       { name: 'order_shipped.late', payloadSchema: { type: 'object' } },
     ]);
     expect(() => buildOpenApiDocument({ eventTypes: catalogue.types })).toThrow(/OrderShippedLatePayload is taken/);
+  });
+});
+
+/** Every operation's declared responses, as `[operationId, status, response]`. */
+const responses = (OPERATIONS as readonly OperationDef[]).flatMap((op) =>
+  Object.entries<any>(doc.paths[op.path][op.method.toLowerCase()].responses).map(([status, r]) => [op.operationId, status, r] as const),
+);
+
+describe('what the document declares beyond the bodies (docs/behaviour.md#errors)', () => {
+  it('defines x-trace-id, cache-control and Retry-After once, as header components', () => {
+    expect(doc.components.headers.TraceId).toMatchObject({ required: true, schema: { type: 'string' } });
+    expect(doc.components.headers.ProblemTraceId.schema).toMatchObject({ type: 'string' });
+    expect(doc.components.headers.ProblemTraceId.description).toMatch(/API Gateway/);
+    expect(doc.components.headers.CacheControl).toMatchObject({ required: true, schema: { type: 'string', enum: ['no-store'] } });
+    expect(doc.components.headers.RetryAfter).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
+  });
+
+  it.each(responses)('%s %s declares x-trace-id and cache-control (and Retry-After on a 429)', (_id, status, response) => {
+    const problem = Number(status) >= 400;
+    expect(response.headers['x-trace-id']).toEqual({ $ref: `#/components/headers/${problem ? 'ProblemTraceId' : 'TraceId'}` });
+    expect(response.headers['cache-control']).toEqual({ $ref: '#/components/headers/CacheControl' });
+    if (status === '429') expect(response.headers['retry-after']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+    else expect(response.headers['retry-after']).toBeUndefined();
+  });
+
+  it('declares no content, so no content type, on every 204', () => {
+    const noContent = responses.filter(([, status]) => status === '204');
+    expect(noContent.map(([id]) => id)).toEqual(expect.arrayContaining(['deleteWebhook', 'revokeApiToken']));
+    for (const [, , response] of noContent) expect(response.content).toBeUndefined();
+  });
+
+  it('lets every list take any integer limit, and says it is clamped', () => {
+    const lists = (OPERATIONS as readonly OperationDef[]).filter((op) => op.query && 'limit' in (op.query as any).shape);
+    expect(lists.length).toBeGreaterThan(5);
+    for (const op of lists) {
+      const limit = doc.paths[op.path][op.method.toLowerCase()].parameters.find((p: any) => p.name === 'limit');
+      expect(limit.schema, op.operationId).toEqual({ type: 'integer', default: PAGE_LIMIT.default });
+      expect(limit.description).toContain(`clamped into [${PAGE_LIMIT.min}, ${PAGE_LIMIT.max}]`);
+      // What the server does with the values a generated client can now send.
+      expect([0, -3, 10_000].map(clampLimit)).toEqual([PAGE_LIMIT.min, PAGE_LIMIT.min, PAGE_LIMIT.max]);
+    }
+  });
+
+  it('declares the delivery log status filter as a comma-separated list of the statuses', () => {
+    const status = doc.paths['/workspaces/{slug}/deliveries'].get.parameters.find((p: any) => p.name === 'status');
+    expect(status).toMatchObject({
+      in: 'query',
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', minItems: 1, items: { type: 'string', enum: [...DELIVERY_STATUSES] } },
+    });
+  });
+
+  it('declares since and until with the exact pattern the server checks', () => {
+    const params = doc.paths['/workspaces/{slug}/deliveries'].get.parameters;
+    for (const name of ['since', 'until']) {
+      const schema = params.find((p: any) => p.name === name).schema;
+      expect(schema.pattern).toBe(ISO_INSTANT_OR_DATE.source);
+      const pattern = new RegExp(schema.pattern, 'u');
+      for (const ok of ['2026-11-25', '2026-11-25T12:00:00Z', '2026-11-25T12:00:00.123+02:00', '2024-02-29T00:00:00Z'])
+        expect(pattern.test(ok), ok).toBe(true);
+      for (const bad of ['2026-11-25T12:00:00', '2026-11-25 12:00:00Z', '2026-02-30', '2026-11-25t12:00:00z', 'yesterday'])
+        expect(pattern.test(bad), bad).toBe(false);
+    }
+  });
+
+  it('requires https on endpoint URLs; only the local stack document admits http', () => {
+    const local = buildOpenApiDocument({ eventTypes: builtInCatalogue(), loopbackHttp: true }) as any;
+    for (const name of ['CreateWebhookEndpoint', 'UpdateWebhookEndpoint']) {
+      const deployedUrl = doc.components.schemas[name].properties.url;
+      const localUrl = local.components.schemas[name].properties.url;
+      expect(deployedUrl.description).toMatch(/`https` only/);
+      expect(deployedUrl.description).toMatch(/Only the local stack's development switch allows `http`/);
+      const https = new RegExp(deployedUrl.pattern, 'u');
+      expect(['https://hooks.example.com/x', 'HTTPS://hooks.example.com'].every((u) => https.test(u))).toBe(true);
+      expect(['http://hooks.example.com/x', 'ftp://x', ' https://x'].some((u) => https.test(u))).toBe(false);
+      expect(new RegExp(localUrl.pattern, 'u').test('http://127.0.0.1:8080/hook')).toBe(true);
+      expect(localUrl.description).toMatch(/local stack/);
+    }
+  });
+
+  it('documents the problem tag as an open set: a string, the known tags listed, unknown ones to be accepted', () => {
+    const tag = doc.components.schemas.Problem.properties.tag;
+    expect(tag.type).toBe('string');
+    expect(tag.enum).toBeUndefined();
+    expect(tag['x-extensible-enum']).toEqual(Object.keys(ERROR_STATUS));
+    expect(tag.description).toMatch(/clients must accept tags they do not know/);
+    for (const known of Object.keys(ERROR_STATUS)) expect(tag.description).toContain(`\`${known}\``);
+    // The service itself answers only the tags it knows.
+    expect(ProblemSchema.shape.tag.safeParse('SomeFutureError').success).toBe(false);
   });
 });
