@@ -72,9 +72,13 @@ export type DispatchObservation =
    */
   | { readonly kind: 'duplicate'; readonly current: DeliveryRecord | null; readonly stillApplying: boolean; readonly now: Date };
 
-/** Whole seconds from `now` until `at` (ISO 8601), at least 0. */
-export function secondsUntil(at: string | null, now: Date): number {
-  return at ? Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000)) : 0;
+/**
+ * The queue delay, in whole seconds (SQS's unit), that makes a message due at `at` (ISO 8601), at
+ * least 0. Under the local stack's `timeScale` the queue divides the delay it is given, so the
+ * wait until `at` is multiplied by it here: the message is then due at `at`, not scaled twice.
+ */
+export function secondsUntil(at: string | null, now: Date, timeScale = 1): number {
+  return at ? Math.max(0, Math.ceil(((Date.parse(at) - now.getTime()) * timeScale) / 1000)) : 0;
 }
 
 /** The result's part of a recorded observation. */
@@ -82,8 +86,11 @@ function reported(recorded: RecordedObservation): { delivery: DeliveryRecord; re
   return { delivery: recorded.delivery, recorded: recorded.observation, ...(recorded.disabled ? { disabled: true as const } : {}) };
 }
 
-/** Decides what the queue does with a dispatched delivery's message (see {@link DispatchResult}). */
-export function decideDispatch(observed: DispatchObservation): DispatchResult {
+/**
+ * Decides what the queue does with a dispatched delivery's message (see {@link DispatchResult}).
+ * `timeScale`: the local stack's, by which its queues divide delays (deployed: 1).
+ */
+export function decideDispatch(observed: DispatchObservation, timeScale = 1): DispatchResult {
   switch (observed.kind) {
     case 'delivery_gone':
       return { kind: 'ack', reason: 'delivery_gone' };
@@ -94,7 +101,11 @@ export function decideDispatch(observed: DispatchObservation): DispatchResult {
     case 'endpoint_gone':
       return { kind: 'ack', reason: 'endpoint_gone', delivery: observed.delivery };
     case 'slow_endpoint':
-      return { kind: 'move', delaySeconds: secondsUntil(observed.delivery.nextAttemptAt, observed.now), delivery: observed.delivery };
+      return {
+        kind: 'move',
+        delaySeconds: secondsUntil(observed.delivery.nextAttemptAt, observed.now, timeScale),
+        delivery: observed.delivery,
+      };
     case 'endpoint_disabled': {
       const { recorded } = observed;
       // Bookkeeping moves no streak: it never disables.
@@ -109,10 +120,10 @@ export function decideDispatch(observed: DispatchObservation): DispatchResult {
       const { applies } = observed;
       if (applies.status !== 'failed') return { kind: 'ack', reason: applies.status, ...reported(observed.recorded) };
       if (applies.nextAttemptAt === null) return { kind: 'dead_letter', ...reported(observed.recorded) };
-      return { kind: 'retry', delaySeconds: secondsUntil(applies.nextAttemptAt, observed.now), ...reported(observed.recorded) };
+      return { kind: 'retry', delaySeconds: secondsUntil(applies.nextAttemptAt, observed.now, timeScale), ...reported(observed.recorded) };
     }
     case 'duplicate':
-      return afterDuplicate(observed);
+      return afterDuplicate(observed, timeScale);
   }
 }
 
@@ -133,12 +144,12 @@ function afterAttempt(observed: Extract<DispatchObservation, { kind: 'attempted'
  * terminal; if it is still open, keep the message for its next attempt, so a duplicate can never
  * delete a retry.
  */
-function afterDuplicate(observed: Extract<DispatchObservation, { kind: 'duplicate' }>): DispatchResult {
+function afterDuplicate(observed: Extract<DispatchObservation, { kind: 'duplicate' }>, timeScale: number): DispatchResult {
   const { current } = observed;
   if (!current) return { kind: 'ack', reason: 'duplicate' };
   // The receive that won is still applying its attempt (or ended first): look again in a moment; the next receive completes it if need be.
   if (observed.stillApplying) return { kind: 'retry', delaySeconds: 1, delivery: current };
   if (isTerminal(current.status)) return { kind: 'ack', reason: 'duplicate' };
   if (awaitsDeadLetter(current)) return { kind: 'dead_letter', delivery: current };
-  return { kind: 'retry', delaySeconds: secondsUntil(current.nextAttemptAt, observed.now), delivery: current };
+  return { kind: 'retry', delaySeconds: secondsUntil(current.nextAttemptAt, observed.now, timeScale), delivery: current };
 }

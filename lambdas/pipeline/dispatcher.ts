@@ -77,6 +77,12 @@ export interface DispatchDeps {
    * function allowed to. A secret it cannot open throws before any attempt (the message is received again).
    */
   readonly secrets: SecretSealer;
+  /**
+   * The local stack's time scale (docs/architecture.md#the-local-stack): its queues divide every
+   * delay by it, so `nextAttemptAt` is recorded at the moment the retry really comes, and a
+   * recorded `nextAttemptAt` turns back into a queue delay multiplied by it. @default 1 (deployed)
+   */
+  readonly timeScale?: number;
 }
 
 /**
@@ -152,7 +158,7 @@ interface SentAttempt {
  */
 export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, lane: LaneRole = 'only'): Promise<DispatchResult> {
   const prepared = await prepareDispatch(deps, deliveryId, lane);
-  return decideDispatch(await observeDispatch(deps, prepared, lane));
+  return decideDispatch(await observeDispatch(deps, prepared, lane), deps.timeScale);
 }
 
 /** The send and record phases of what was prepared: what the decision is made of. */
@@ -361,7 +367,7 @@ async function recordAttempt(deps: DispatchDeps, sent: SentAttempt, lane: LaneRo
     status: classified.status,
     // A refused address counts as an attempt that failed before connecting.
     http: true,
-    nextAttemptAt: classified.status === 'failed' && !exhausted ? nextAttemptAt(attempts, finishedAt).toISOString() : null,
+    nextAttemptAt: classified.status === 'failed' && !exhausted ? nextAttemptAt(attempts, finishedAt, deps.timeScale).toISOString() : null,
     streak: classified.streak,
     disableAudit: disableAudit(delivery, endpoint),
   });

@@ -66,6 +66,13 @@ describe('secondsUntil', () => {
     expect(secondsUntil(inSeconds(-90), NOW)).toBe(0);
     expect(secondsUntil(null, NOW)).toBe(0);
   });
+
+  it("under the local stack's time scale, is the queue delay the scaled queue waits until that moment", () => {
+    // Due in 0.5 s on a stack at ×60: the queue is given 30 s, which it waits as 0.5 s.
+    expect(secondsUntil(inSeconds(0.5), NOW, 60)).toBe(30);
+    expect(secondsUntil(inSeconds(0.51), NOW, 60)).toBe(31);
+    expect(secondsUntil(inSeconds(-1), NOW, 60)).toBe(0);
+  });
 });
 
 describe('before anything is sent', () => {
@@ -183,6 +190,11 @@ describe('when another receive recorded first', () => {
   it('keeps the message of an open delivery until its next attempt is due: a duplicate never deletes a retry', () => {
     const open = delivery({ status: 'failed', attempts: 1, nextAttemptAt: inSeconds(30) });
     expect(decideDispatch(duplicate(open))).toEqual({ kind: 'retry', delaySeconds: 30, delivery: open });
+  });
+
+  it('keeps it until the time-scaled next attempt on a local stack, scaling the wait once', () => {
+    const open = delivery({ status: 'failed', attempts: 1, nextAttemptAt: inSeconds(0.5) });
+    expect(decideDispatch(duplicate(open), 60)).toEqual({ kind: 'retry', delaySeconds: 30, delivery: open });
   });
 
   it('looks again in a second while the winner is still applying its attempt', () => {

@@ -145,6 +145,18 @@ describe('sealed secrets (docs/architecture.md#secrets)', () => {
 });
 
 describe('retries', () => {
+  it('records nextAttemptAt at the time-scaled retry on a local stack, and gives the queue the unscaled delay', async () => {
+    const r = await receiver((_req, res) => res.writeHead(503).end());
+    const { deliveryId } = await published(r.url);
+    // ×60: the queue waits 30 s / 60, so the retry comes 0.5 s after the attempt.
+    expect(await dispatchDelivery(deps({ timeScale: 60 }), deliveryId)).toMatchObject({ kind: 'retry', delaySeconds: 30 });
+    expect(await getDelivery(table, deliveryId)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      nextAttemptAt: new Date(clock.getTime() + 500).toISOString(),
+    });
+  });
+
   it('5xx then 2xx: failed with backoff, then delivered; both attempts kept; streak back to 0', async () => {
     const r = await receiver((_req, res, i) => res.writeHead(i === 1 ? 503 : 200).end(i === 1 ? 'down for maintenance' : 'ok'));
     const { endpoint, deliveryId } = await published(r.url);
