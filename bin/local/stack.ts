@@ -428,6 +428,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms / timeScale)),
       // LOCAL ONLY: real envelope encryption under a fixed in-process key, no KMS (docs/architecture.md#secrets).
       secretSealer: () => localSecretSealer(),
+      // The queues above divide delays by it; the dispatcher records nextAttemptAt scaled the same.
+      timeScale,
     };
     const instrumentedAdapters = options.instrument?.adapters?.(ownAdapters) ?? ownAdapters;
     const recorder = options.recordAwsCalls;

@@ -54,6 +54,11 @@ export interface AdapterFactories {
    * @default none: metrics are CloudWatch's, so a replacement (the local stack) writes none unless it names a writer
    */
   metrics?(stage: string): MetricsWriter;
+  /**
+   * The local stack's time scale (docs/architecture.md#the-local-stack): its queues divide every
+   * delay by it, so the dispatcher records `nextAttemptAt` scaled the same. @default 1
+   */
+  readonly timeScale?: number;
 }
 
 /**
@@ -206,6 +211,11 @@ function workspaceLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): Workspace
     overrides = undefined;
   }
   return resolveWorkspaceLimits(overrides);
+}
+
+/** The time scale of the adapters in use: the local stack's, else 1 (a deployed stack never scales). */
+export function adapterTimeScale(): number {
+  return factories.timeScale ?? 1;
 }
 
 /** The container's runtime, built on first use. */

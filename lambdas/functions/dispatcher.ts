@@ -4,7 +4,7 @@
  * (docs/behaviour.md#delivery-lanes); `slow-dispatcher.ts` is the slow lane's. Its batches and
  * their settlement are lambdas/pipeline/sqs-settlement.ts (docs/architecture.md#retries-and-visibility).
  */
-import { defaultRuntime, delayerFromEnv, invocationMetrics, logger, queueFromEnv, secretSealerFromEnv } from '../composition/runtime';
+import { adapterTimeScale, defaultRuntime, delayerFromEnv, invocationMetrics, logger, queueFromEnv, secretSealerFromEnv } from '../composition/runtime';
 import { ENV } from '../contract/deployment';
 import type { LaneRole } from '../domain/delivery-lanes';
 import { systemResolver, type DispatchDeps } from '../pipeline/dispatcher';
@@ -15,7 +15,16 @@ import { dispatcherBatch } from '../pipeline/sqs-settlement';
 /** The adapters of one record's dispatch (its batch adds its endpoint reader). */
 function dispatchDeps(): Omit<DispatchDeps, 'endpoint'> {
   const { table, now, urlPolicy } = defaultRuntime().deps;
-  return { table, now, urlPolicy, secrets: secretSealerFromEnv(), sender: httpSender, resolve: systemResolver, log: logger };
+  return {
+    table,
+    now,
+    urlPolicy,
+    secrets: secretSealerFromEnv(),
+    sender: httpSender,
+    resolve: systemResolver,
+    log: logger,
+    timeScale: adapterTimeScale(),
+  };
 }
 
 /**
