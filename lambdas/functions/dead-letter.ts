@@ -4,7 +4,7 @@
  * as a new message with its requeue count raised, a bounded number of times
  * (docs/behaviour.md#dead-lettering); lambdas/pipeline/dead-letter.ts decides and marks.
  */
-import { defaultRuntime, invocationMetrics, logger, queueFromEnv } from '../composition/runtime';
+import { adapterTimeScale, defaultRuntime, invocationMetrics, logger, queueFromEnv } from '../composition/runtime';
 import { ENV } from '../contract/deployment';
 import { deadLetterBatch } from '../pipeline/dead-letter';
 import { sqsBatchHandler } from '../pipeline/sqs-batch';
@@ -15,7 +15,7 @@ export const handler = sqsBatchHandler(
   deadLetterBatch({
     deps: () => {
       const { deps } = defaultRuntime();
-      return { table: deps.table, now: deps.now };
+      return { table: deps.table, now: deps.now, timeScale: adapterTimeScale() };
     },
     deliveries: queueFromEnv(process.env, ENV.DELIVERY_QUEUE_URL),
     log: logger,

@@ -24,6 +24,8 @@ import type { BatchConsumer, BatchRun, ConsumerLog } from './sqs-batch';
 export interface DeadLetterDeps {
   readonly table: TableContext;
   readonly now: () => Date;
+  /** The local stack's time scale, so a requeue waits the scaled time left (docs/architecture.md#the-local-stack). @default 1 */
+  readonly timeScale?: number;
 }
 
 /**
@@ -67,7 +69,11 @@ export async function deadLetterDelivery(deps: DeadLetterDeps, deliveryId: strin
   const now = deps.now();
   const verdict = deadLetterVerdict(delivery, requeues);
   if (verdict.kind === 'requeue') {
-    return { kind: 'requeue', delaySeconds: Math.min(secondsUntil(delivery.nextAttemptAt, now), MAX_DELAY_SECONDS), delivery };
+    return {
+      kind: 'requeue',
+      delaySeconds: Math.min(secondsUntil(delivery.nextAttemptAt, now, deps.timeScale), MAX_DELAY_SECONDS),
+      delivery,
+    };
   }
   const entry = bookkeepingEntry(now, 'dead_lettered', verdict.reason);
   const outcome = await recordObservation(
