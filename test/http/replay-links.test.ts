@@ -97,7 +97,12 @@ describe('recovery over a window it already recovered', () => {
       const replays = got.body.replays as { deliveryId: string; status: string; createdAt: string }[];
       expect(replays).toHaveLength(2);
       // Newest first: a replay id's time part is its creation time.
-      expect(replays.map((r) => r.deliveryId)).toEqual(replays.map((r) => r.deliveryId).sort().reverse());
+      expect(replays.map((r) => r.deliveryId)).toEqual(
+        replays
+          .map((r) => r.deliveryId)
+          .sort()
+          .reverse(),
+      );
       expect(Date.parse(replays[0]!.createdAt)).toBeGreaterThanOrEqual(Date.parse(replays[1]!.createdAt));
       for (const link of replays) {
         const replay = await vi.waitFor(async () => {
