@@ -201,7 +201,7 @@ export const DeliverySchema = z
 export type Delivery = z.infer<typeof DeliverySchema>;
 
 /** One replay of a delivery, as its source's GET lists it. */
-export const DeliveryReplaySchema = z
+const DeliveryReplaySchema = z
   .object({
     deliveryId: DeliveryIdSchema,
     status: DeliveryStatusSchema,
@@ -236,7 +236,6 @@ export const DeliveryDetailSchema = DeliverySchema.extend({
     replays: [{ deliveryId: 'whd_01JD2Z0A1B2C3D4E5F6G7H8J9K', status: 'delivered', createdAt: '2026-11-25T13:00:00.000Z' }],
   },
 });
-export type DeliveryDetail = z.infer<typeof DeliveryDetailSchema>;
 
 /** Immutable evidence of one attempt. */
 export const AttemptSchema = z
