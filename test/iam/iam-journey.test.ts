@@ -162,7 +162,10 @@ describe('IAM, call by call', () => {
     const replayed = await api.call('POST', `/workspaces/${slug}/webhooks/deliveries/${doomedSent.body.deliveryId}/replay`, { body: {} });
     expect(replayed.status, replayed.text).toBe(202);
     // The log filtered by event reads that event's partition of the event index (REST here, MCP below).
-    const byEvent = await api.call('GET', `/workspaces/${slug}/deliveries?eventId=${encodeURIComponent(doomedSent.body.eventId as string)}`);
+    const byEvent = await api.call(
+      'GET',
+      `/workspaces/${slug}/deliveries?eventId=${encodeURIComponent(doomedSent.body.eventId as string)}`,
+    );
     expect(byEvent.status, byEvent.text).toBe(200);
     expect(byEvent.body.items).toHaveLength(2);
     // A recovery that finds failed deliveries: its worker replays them, each on its endpoint's condition.
