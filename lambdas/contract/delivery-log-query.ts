@@ -3,6 +3,7 @@
  * the page query and the filters. The log's zod-free numbers and rules are in `delivery-log.ts`.
  */
 import { z } from 'zod';
+import { EVENT_ID_FILTER, EVENT_ID_MAX_LENGTH } from './delivery-links';
 import { EVENT_TYPE_FILTER } from './delivery-log';
 import { DELIVERY_STATUSES } from './delivery-statuses';
 import { ISO_INSTANT_OR_DATE, isDeliveryStatusList, sinceNotAfterUntil } from './input-rules';
@@ -47,6 +48,16 @@ export const DeliveryLogQuerySchema = PageQuerySchema.extend({
     .optional()
     .meta({ description: 'Only this event type (`order.shipped`), or every type under a prefix (`order.*`).', example: 'order.*' }),
   endpointId: EndpointIdSchema.optional().meta({ description: 'Only deliveries to this endpoint.' }),
+  eventId: z
+    .string()
+    .max(EVENT_ID_MAX_LENGTH)
+    .regex(EVENT_ID_FILTER, 'must be an event id: printable ASCII characters without spaces')
+    .optional()
+    .meta({
+      description:
+        "Only the deliveries of this event (a delivery's `eventId`): every endpoint's, and their replays. Read by the event's own index key, never by walking the log.",
+      example: '6a7e3b2c-5d41-4f0e-9b8a-1c2d3e4f5a6b',
+    }),
   since: instant(
     'Only deliveries created at or after this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.',
     '2026-11-25T00:00:00Z',

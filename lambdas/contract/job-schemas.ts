@@ -42,7 +42,7 @@ export const RecoverBodySchema = z
       }),
     includeReplayed: z.boolean().optional().meta({
       description:
-        'Also select deliveries that are themselves replays (`replayedFrom` set: written by a replay or an earlier recovery). Default false, so repeated recoveries never replay their own failed replays.',
+        'Also replay deliveries that already have a replay (interactive or by an earlier recovery: see `replays` on the delivery). Default false, so a recovery run twice over the same window replays nothing twice; a replay that failed and has no replay of its own is a candidate like any delivery. A job never replays one delivery twice, nor its own replays.',
     }),
     dryRun: z
       .boolean()
@@ -62,7 +62,7 @@ const matchedAtLeast = z.boolean().meta({
 });
 
 const skippedReplayed = z.number().int().min(0).meta({
-  description: 'Deliveries that matched but are replays themselves (`replayedFrom` set), left out because `includeReplayed` is not true.',
+  description: 'Deliveries that matched but already have a replay, left out because `includeReplayed` is not true.',
 });
 
 export const RecoveryCountSchema = z
@@ -86,7 +86,7 @@ export const JobSchema = z
     since: z.string().meta({ format: 'date-time', example: EXAMPLE.since }),
     until: z.string().meta({ format: 'date-time', example: EXAMPLE.until }),
     statuses: z.array(z.enum(RECOVERABLE_STATUSES)),
-    includeReplayed: z.boolean().meta({ description: 'Whether the job also replays deliveries that are replays themselves.' }),
+    includeReplayed: z.boolean().meta({ description: 'Whether the job also replays deliveries that already have a replay.' }),
     matched: z.number().int().min(0).meta({ description: 'The dry-run count taken when the job was created.' }),
     matchedAtLeast,
     skippedReplayed,

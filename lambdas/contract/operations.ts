@@ -12,6 +12,7 @@ import { DEFAULT_WORKSPACE_LIMITS, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_L
 import type { Permission } from './permissions';
 import { WORKSPACE_COUNTED, WORKSPACE_QUOTA_BUCKET, WORKSPACE_QUOTA_NOUNS, type RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './page-schemas';
+import { DELIVERY_REPLAYS_SHOWN } from './delivery-links';
 import { DELIVERY_LOG_DESCRIPTION } from './delivery-log';
 import { DeliveryLogQuerySchema } from './delivery-log-query';
 import {
@@ -21,6 +22,7 @@ import {
   CreateEndpointBodySchema,
   CreatedApiTokenSchema,
   AttemptSchema,
+  DeliveryDetailSchema,
   DeliveryIdSchema,
   DeliverySchema,
   EndpointIdSchema,
@@ -269,10 +271,13 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/workspaces/{slug}/webhooks/deliveries/{deliveryId}',
     summary: 'Get a delivery',
-    description: 'Returns one delivery summary of the workspace, payload included.',
+    description:
+      'Returns one delivery summary of the workspace, payload included, its `eventId`, and `replays`: its newest ' +
+      String(DELIVERY_REPLAYS_SHOWN) +
+      " replays, newest first, each with its id, status and creation time (a replay's own resource names its source in `replayedFrom`).",
     tag: 'Deliveries',
     params: SlugDelivery,
-    response: DeliverySchema,
+    response: DeliveryDetailSchema,
     successStatus: 200,
     errors: ['ValidationError', 'DeliveryNotFound'],
     permission: 'webhook:read',
@@ -463,7 +468,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/workspaces/{slug}/deliveries',
     summary: 'List the workspace delivery log',
-    description: DELIVERY_LOG_DESCRIPTION,
+    description: `${DELIVERY_LOG_DESCRIPTION} With \`eventId\`, the page holds the deliveries of that one event (every endpoint's, and their replays), read by the event's own index key; the other filters then narrow it.`,
     tag: 'Deliveries',
     params: Slug,
     query: DeliveryLogQuerySchema,
@@ -499,7 +504,7 @@ export const OPERATIONS = [
     path: '/workspaces/{slug}/webhooks/{endpointId}/recover',
     summary: 'Recover deliveries of an endpoint',
     description:
-      "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. Deliveries that are replays themselves (`replayedFrom` set) are left out unless `includeReplayed: true`. With `dryRun: true` it answers 200 `{matched, matchedAtLeast, skippedReplayed}` (exact among the first " +
+      "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. Deliveries that already have a replay (interactive or by an earlier recovery) are left out unless `includeReplayed: true`, so a recovery run twice over the same window replays nothing twice; a replay that failed and has no replay of its own is a candidate like any delivery. With `dryRun: true` it answers 200 `{matched, matchedAtLeast, skippedReplayed}` (`skippedReplayed`: matches left out because they already have a replay) (exact among the first " +
       String(RECOVERY_COUNT_CAP) +
       " deliveries of the window; past them `matchedAtLeast` is true and the counts are lower bounds) and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled, a recovery of it is already running (`RecoveryInProgress`), or the workspace already runs the stage's `recoveryJobsPerWorkspace` jobs (`Conflict`). Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`.",
     tag: 'Deliveries',

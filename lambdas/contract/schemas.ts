@@ -2,6 +2,7 @@
  * Wire shapes of the resources (docs/architecture.md#one-contract). Timestamps are ISO 8601 UTC.
  */
 import { z } from 'zod';
+import { DELIVERY_REPLAYS_SHOWN } from './delivery-links';
 import { DELIVERY_STATUSES, INVALID_STATUS, PROTOCOL_UPGRADE } from './delivery-statuses';
 import { EVENT_TYPE_MAX_CHARS } from './events';
 import { idPattern, type IdPrefix } from './ids';
@@ -163,8 +164,13 @@ export const DeliverySchema = z
     attempts: z.number().int(),
     nextAttemptAt: timestamp.nullable(),
     eventType: z.string(),
+    eventId: z.string().nullable().meta({
+      description:
+        "The event this delivery carries: the publisher's event id (the EventBridge event id; for the service's own events, the outbox id of the change), the same on every delivery of the event, and kept by a replay. A test send has its own, a fresh UUID. Never sent to the receiver (the body stays `deliveryId`, `eventType`, `payload`). Filter the workspace log by it with `eventId`. Null only for a delivery stored without one.",
+      example: '6a7e3b2c-5d41-4f0e-9b8a-1c2d3e4f5a6b',
+    }),
     payload: z.unknown(),
-    replayedFrom: z.string().nullable(),
+    replayedFrom: z.string().nullable().meta({ description: 'The delivery this one replays; null when it is no replay.' }),
     lastResponseStatus: z.number().int().nullable(),
     lastError: z.string().nullable(),
     createdAt: timestamp,
@@ -179,6 +185,7 @@ export const DeliverySchema = z
       attempts: 1,
       nextAttemptAt: null,
       eventType: 'webhook.test_event',
+      eventId: '6a7e3b2c-5d41-4f0e-9b8a-1c2d3e4f5a6b',
       payload: {
         message: 'This is a test event from the webhook delivery service.',
         sentAt: EXAMPLE.updated,
@@ -192,6 +199,43 @@ export const DeliverySchema = z
     },
   });
 export type Delivery = z.infer<typeof DeliverySchema>;
+
+/** One replay of a delivery, as its source's GET lists it. */
+const DeliveryReplaySchema = z
+  .object({
+    deliveryId: DeliveryIdSchema,
+    status: DeliveryStatusSchema,
+    createdAt: timestamp,
+  })
+  .meta({ id: 'DeliveryReplay', description: 'A replay of this delivery: its id, its status now, and when it was made.' });
+
+/** A delivery as its own GET shows it: the summary and its newest replays. */
+export const DeliveryDetailSchema = DeliverySchema.extend({
+  replays: z
+    .array(DeliveryReplaySchema)
+    .max(DELIVERY_REPLAYS_SHOWN)
+    .meta({
+      description: `The newest ${DELIVERY_REPLAYS_SHOWN} replays of this delivery (interactive or by a recovery job), newest first; empty when it has none. Each replay's own resource names this delivery in \`replayedFrom\`. Only on the GET of one delivery: list items do not carry it.`,
+    }),
+}).meta({
+  id: 'DeliveryDetail',
+  example: {
+    deliveryId: EXAMPLE.deliveryId,
+    endpointId: EXAMPLE.endpointId,
+    status: 'dead_lettered',
+    attempts: 7,
+    nextAttemptAt: null,
+    eventType: 'order.shipped',
+    eventId: '6a7e3b2c-5d41-4f0e-9b8a-1c2d3e4f5a6b',
+    payload: { orderId: 'ord_42' },
+    replayedFrom: null,
+    lastResponseStatus: 503,
+    lastError: 'http_503',
+    createdAt: EXAMPLE.updated,
+    updatedAt: '2026-11-25T12:15:31.000Z',
+    replays: [{ deliveryId: 'whd_01JD2Z0A1B2C3D4E5F6G7H8J9K', status: 'delivered', createdAt: '2026-11-25T13:00:00.000Z' }],
+  },
+});
 
 /** Immutable evidence of one attempt. */
 export const AttemptSchema = z
@@ -342,6 +386,10 @@ export const OverviewSchema = z
         description:
           'Over the last 24 hourly buckets, every endpoint of the workspace, from the same counters as `GET …/webhooks/{endpointId}/health` (docs: Endpoint health).',
       }),
+    deadLetteredUnreplayed24h: z.number().int().min(0).meta({
+      description:
+        'Deliveries dead-lettered in the last 24 hourly buckets that have no replay yet (interactive or by a recovery job): `deliveries24h.deadLettered` less those replayed since, never below 0. A second replay of the same delivery does not count again.',
+    }),
     caller: z
       .object({
         tokenId: z.string(),
@@ -360,6 +408,7 @@ export const OverviewSchema = z
       members: 4,
       apiTokens: 2,
       deliveries24h: { delivered: 1240, failed: 18, deadLettered: 1 },
+      deadLetteredUnreplayed24h: 1,
       caller: {
         tokenId: EXAMPLE.tokenId,
         scopes: ['read'],

@@ -184,6 +184,8 @@ export interface NewDelivery {
   readonly payload: unknown;
   /** The source of a replay; null otherwise. */
   readonly replayedFrom?: string | null;
+  /** The event it carries (the publisher's event id; a replay's source's; a test send's own). */
+  readonly eventId?: string | null;
 }
 
 /** A new `pending` summary with no attempt yet, due now (publisher, replay and test send alike). */
@@ -198,6 +200,7 @@ export function newPendingDelivery(input: NewDelivery, now: Date): DeliveryRecor
     evidenceCount: 0,
     nextAttemptAt: iso,
     eventType: input.eventType,
+    eventId: input.eventId ?? null,
     payload: input.payload,
     replayedFrom: input.replayedFrom ?? null,
     lastResponseStatus: null,

@@ -16,13 +16,15 @@ export interface DeliveryLogFilter {
   /** Exact type, or `{prefix}` for a `prefix.*` pattern (prefix ends with the dot). */
   readonly eventType: { readonly exact: string } | { readonly prefix: string } | null;
   readonly endpointId: string | null;
+  /** Only the deliveries of this event (read by the event's own index partition). */
+  readonly eventId: string | null;
   readonly sinceMs: number | null;
   readonly untilMs: number | null;
 }
 
 /** The filter of a parsed query. */
 export function deliveryLogFilter(
-  query: Pick<DeliveryLogQuery, 'status' | 'eventType' | 'endpointId' | 'since' | 'until'>,
+  query: Pick<DeliveryLogQuery, 'status' | 'eventType' | 'endpointId' | 'eventId' | 'since' | 'until'>,
 ): DeliveryLogFilter {
   const statuses =
     query.status === undefined ? null : ([...new Set(query.status.split(',').map((s) => s.trim()))].sort() as DeliveryStatus[]);
@@ -36,16 +38,18 @@ export function deliveryLogFilter(
     statuses,
     eventType,
     endpointId: query.endpointId ?? null,
+    eventId: query.eventId ?? null,
     sinceMs: query.since === undefined ? null : instantMs(query.since),
     untilMs: query.until === undefined ? null : instantMs(query.until),
   };
 }
 
-/** True when a summary (its status, event type, endpoint and creation time) passes the filter. */
+/** True when a summary (its status, event type, event, endpoint and creation time) passes the filter. */
 export function matchesDeliveryLogFilter(
   filter: DeliveryLogFilter,
-  d: { status: string; eventType: string; endpointId: string; createdAt: string },
+  d: { status: string; eventType: string; eventId: string | null; endpointId: string; createdAt: string },
 ): boolean {
+  if (filter.eventId !== null && d.eventId !== filter.eventId) return false;
   if (filter.statuses && !(filter.statuses as readonly string[]).includes(d.status)) return false;
   if (
     filter.eventType &&

@@ -550,6 +550,20 @@ export const OPERATION_ROUTES = [
             t: "optional",
             inner: { t: "string", checks: [{ k: "regex", re: /^whe_[0-9A-HJKMNP-TV-Z]{26}$/ }] },
           },
+          eventId: {
+            t: "optional",
+            inner: {
+              t: "string",
+              checks: [
+                { k: "max_length", n: 256 },
+                {
+                  k: "regex",
+                  re: /^[\x21-\x7e]+$/,
+                  message: "must be an event id: printable ASCII characters without spaces",
+                },
+              ],
+            },
+          },
           since: {
             t: "optional",
             inner: {

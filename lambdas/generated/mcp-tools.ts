@@ -300,7 +300,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "get_webhook_delivery",
     title: "Get a delivery",
-    description: "Returns one delivery summary of the workspace, payload included. Requires permission `webhook:read`.",
+    description: "Returns one delivery summary of the workspace, payload included, its `eventId`, and `replays`: its newest 10 replays, newest first, each with its id, status and creation time (a replay's own resource names its source in `replayedFrom`). Requires permission `webhook:read`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -646,7 +646,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "list_deliveries",
     title: "List the workspace delivery log",
-    description: "Pages through the delivery summaries of the whole workspace, newest first, payload included. Filters combine: `status` (comma-separated), `eventType` (exact, or a prefix ending in `.*`), `endpointId`, and `since` / `until` on `createdAt` (inclusive). Every page does bounded work: it reads at most 8 × `limit` items (at least 128) plus the page's deliveries, so a page of a selective filter may come back short, even empty, with a `nextCursor`: keep following `nextCursor` until it is null to see every match. A cursor is tied to the filters it was made under; with other filters, or when it does not decode, it gives an empty page. Deliveries stored before the log's index was deployed are not in it. Requires permission `webhook:read`.",
+    description: "Pages through the delivery summaries of the whole workspace, newest first, payload included. Filters combine: `status` (comma-separated), `eventType` (exact, or a prefix ending in `.*`), `endpointId`, and `since` / `until` on `createdAt` (inclusive). Every page does bounded work: it reads at most 8 × `limit` items (at least 128) plus the page's deliveries, so a page of a selective filter may come back short, even empty, with a `nextCursor`: keep following `nextCursor` until it is null to see every match. A cursor is tied to the filters it was made under; with other filters, or when it does not decode, it gives an empty page. Deliveries stored before the log's index was deployed are not in it. With `eventId`, the page holds the deliveries of that one event (every endpoint's, and their replays), read by the event's own index key; the other filters then narrow it. Requires permission `webhook:read`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -696,6 +696,13 @@ export const MCP_TOOLS: readonly Tool[] = [
           type: "string",
           pattern: "^whe_[0-9A-HJKMNP-TV-Z]{26}$",
           example: "whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC",
+        },
+        eventId: {
+          description: "Only the deliveries of this event (a delivery's `eventId`): every endpoint's, and their replays. Read by the event's own index key, never by walking the log.",
+          example: "6a7e3b2c-5d41-4f0e-9b8a-1c2d3e4f5a6b",
+          type: "string",
+          maxLength: 256,
+          pattern: "^[\\x21-\\x7e]+$",
         },
         since: {
           description: "Only deliveries created at or after this instant: ISO 8601 with `Z` or an offset, or a date (midnight UTC); millisecond precision.",
@@ -760,7 +767,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "recover_webhook_deliveries",
     title: "Recover deliveries of an endpoint",
-    description: "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. Deliveries that are replays themselves (`replayedFrom` set) are left out unless `includeReplayed: true`. With `dryRun: true` it answers 200 `{matched, matchedAtLeast, skippedReplayed}` (exact among the first 1000 deliveries of the window; past them `matchedAtLeast` is true and the counts are lower bounds) and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled, a recovery of it is already running (`RecoveryInProgress`), or the workspace already runs the stage's `recoveryJobsPerWorkspace` jobs (`Conflict`). Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`. Requires permission `webhook:replay`.",
+    description: "Replays every delivery of the endpoint created in [`since`, `until`] whose status is one of `statuses` (default `failed_permanent` and `dead_lettered`; `failed` may be added), each as a normal replay (`replayedFrom`, audit `webhook.delivery_replayed`), paced by a background job at the stage's recovery rate. Deliveries that already have a replay (interactive or by an earlier recovery) are left out unless `includeReplayed: true`, so a recovery run twice over the same window replays nothing twice; a replay that failed and has no replay of its own is a candidate like any delivery. With `dryRun: true` it answers 200 `{matched, matchedAtLeast, skippedReplayed}` (`skippedReplayed`: matches left out because they already have a replay) (exact among the first 1000 deliveries of the window; past them `matchedAtLeast` is true and the counts are lower bounds) and changes nothing; otherwise 202 with the job (`GET /workspaces/{slug}/jobs/{jobId}`). 409 when the endpoint is disabled, a recovery of it is already running (`RecoveryInProgress`), or the workspace already runs the stage's `recoveryJobsPerWorkspace` jobs (`Conflict`). Writes audit `webhook.recovery_started`, then `webhook.recovery_finished`. Requires permission `webhook:replay`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -799,7 +806,7 @@ export const MCP_TOOLS: readonly Tool[] = [
           items: { type: "string", enum: ["failed", "failed_permanent", "dead_lettered"] },
         },
         includeReplayed: {
-          description: "Also select deliveries that are themselves replays (`replayedFrom` set: written by a replay or an earlier recovery). Default false, so repeated recoveries never replay their own failed replays.",
+          description: "Also replay deliveries that already have a replay (interactive or by an earlier recovery: see `replays` on the delivery). Default false, so a recovery run twice over the same window replays nothing twice; a replay that failed and has no replay of its own is a candidate like any delivery. A job never replays one delivery twice, nor its own replays.",
           type: "boolean",
         },
         dryRun: {

@@ -1,10 +1,12 @@
 /** Delivery operations (docs/behaviour.md#replay, docs/behaviour.md#test-sends): list, get, attempts, replay, test send. */
+import { randomUUID } from 'node:crypto';
+import { DELIVERY_REPLAYS_SHOWN } from '../contract/delivery-links';
 import { AppError } from '../contract/errors';
 import { TEST_EVENT_TYPE } from '../contract/events';
 import { clampLimit } from '../contract/pagination';
 import { isReplayable, newPendingDelivery, REPLAYABLE_STATUSES, type DeliveryRecord } from '../domain/delivery-lifecycle';
 import type { Caller, OperationDeps, OperationImpl } from './context';
-import { getDelivery, listAttempts, putPendingDelivery, toDeliveryWire } from '../store/deliveries';
+import { getDelivery, listAttempts, listReplays, putPendingDelivery, putReplayDelivery, toDeliveryWire } from '../store/deliveries';
 import { listDeliveriesOfEndpoint } from '../store/delivery-log';
 import { getEndpointRecord, liveEndpointIds, type EndpointRecord } from '../store/endpoints';
 import type { AuditInput } from '../store/audit';
@@ -42,6 +44,8 @@ export function replayOf(source: DeliveryRecord, actor: string, now: Date): { re
       workspace: source.workspace,
       endpointId: source.endpointId,
       eventType: source.eventType,
+      // The same event as its source: the log's eventId filter finds the replay beside it.
+      eventId: source.eventId,
       payload: source.payload,
       replayedFrom: source.deliveryId,
     },
@@ -58,10 +62,8 @@ export function replayOf(source: DeliveryRecord, actor: string, now: Date): { re
   };
 }
 
-/** Writes a new pending row (with its audit when given) and queues it. */
-async function queueNew(deps: OperationDeps, record: DeliveryRecord, now: Date, audit?: AuditInput): Promise<DeliveryRecord> {
-  await putPendingDelivery(deps.table, record, now, audit);
-  // If this send is lost, the row stays pending and the stuck-pending repair queues it.
+/** Queues a row just written; if this send is lost, the row stays pending and the stuck-pending repair queues it. */
+async function queueWritten(deps: OperationDeps, record: DeliveryRecord): Promise<DeliveryRecord> {
   await deps.queue.send([{ deliveryId: record.deliveryId }]);
   return record;
 }
@@ -72,9 +74,14 @@ export const listWebhookDeliveries: OperationImpl<'listWebhookDeliveries'> = asy
   return listDeliveriesOfEndpoint(deps.table, params.endpointId, clampLimit(query.limit), query.cursor);
 };
 
-/** GET .../webhooks/deliveries/{deliveryId} */
-export const getWebhookDelivery: OperationImpl<'getWebhookDelivery'> = async (deps, caller, { params }) =>
-  toDeliveryWire(await deliveryOf(deps, caller, params.deliveryId));
+/** GET .../webhooks/deliveries/{deliveryId}: the delivery and its newest replays (read beside it, shown once it is the caller's). */
+export const getWebhookDelivery: OperationImpl<'getWebhookDelivery'> = async (deps, caller, { params }) => {
+  const [delivery, replays] = await Promise.all([
+    deliveryOf(deps, caller, params.deliveryId),
+    listReplays(deps.table, params.deliveryId, DELIVERY_REPLAYS_SHOWN),
+  ]);
+  return { ...toDeliveryWire(delivery), replays };
+};
 
 /** GET .../webhooks/deliveries/{deliveryId}/attempts */
 export const listWebhookDeliveryAttempts: OperationImpl<'listWebhookDeliveryAttempts'> = async (deps, caller, { params, query }) => {
@@ -102,7 +109,8 @@ export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = asy
   await chargeWorkspaceQuota(deps, 'workspace_replay', caller.workspace);
   const now = deps.now();
   const { record, audit } = replayOf(source, caller.tokenId, now);
-  const replay = await queueNew(deps, record, now, audit);
+  await putReplayDelivery(deps.table, source, record, now, audit);
+  const replay = await queueWritten(deps, record);
   deps.metrics?.add('replays', 1, {});
   return toDeliveryWire(replay);
 };
@@ -120,8 +128,17 @@ export const sendWebhookTestEvent: OperationImpl<'sendWebhookTestEvent'> = async
     endpointId: endpoint.endpointId,
   };
   const record = newPendingDelivery(
-    { workspace: endpoint.workspace, endpointId: endpoint.endpointId, eventType: TEST_EVENT_TYPE, payload, replayedFrom: null },
+    {
+      workspace: endpoint.workspace,
+      endpointId: endpoint.endpointId,
+      eventType: TEST_EVENT_TYPE,
+      // A test send is its own event: a fresh UUID, as EventBridge's event ids are.
+      eventId: randomUUID(),
+      payload,
+      replayedFrom: null,
+    },
     now,
   );
-  return toDeliveryWire(await queueNew(deps, record, now));
+  await putPendingDelivery(deps.table, record, now);
+  return toDeliveryWire(await queueWritten(deps, record));
 };

@@ -4,7 +4,9 @@ import { permissionsOf } from '../contract/permissions';
 import { clampLimit } from '../contract/pagination';
 import { countApiTokens } from '../store/api-tokens';
 import { listAuditEvents as readAudit } from '../store/audit';
+import { windowBuckets } from '../domain/delivery-health';
 import { countEndpoints } from '../store/endpoints';
+import { readReplayedDeadLetters } from '../store/health-counters';
 import { listNotifications as readNotifications } from '../store/notifications';
 import { countMembers, getWorkspace, listMembers as readMembers } from '../store/workspaces';
 import type { OperationImpl } from './context';
@@ -12,12 +14,14 @@ import { deliveries24h } from './health';
 
 /** GET /workspaces/{slug}/overview */
 export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async (deps, caller) => {
-  const [workspace, webhooks, members, apiTokens, last24h] = await Promise.all([
+  const { firstHour, lastHour } = windowBuckets('24h', deps.now());
+  const [workspace, webhooks, members, apiTokens, last24h, replayedDeadLetters] = await Promise.all([
     getWorkspace(deps.table, caller.workspace),
     countEndpoints(deps.table, caller.workspace),
     countMembers(deps.table, caller.workspace),
     countApiTokens(deps.table, caller.workspace),
     deliveries24h(deps, caller.workspace),
+    readReplayedDeadLetters(deps.table, caller.workspace, firstHour, lastHour),
   ]);
   if (!workspace) throw new AppError('WorkspaceNotFound', `No workspace ${caller.workspace}`);
   return {
@@ -26,6 +30,8 @@ export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async
     members,
     apiTokens,
     deliveries24h: last24h,
+    // Replays count in the hour their source was dead-lettered, so both sums cover the same dead letters.
+    deadLetteredUnreplayed24h: Math.max(0, last24h.deadLettered - replayedDeadLetters),
     caller: { tokenId: caller.tokenId, scopes: [...caller.scopes], permissions: [...permissionsOf(caller.scopes)] },
   };
 };

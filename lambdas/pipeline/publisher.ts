@@ -98,6 +98,8 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
     workspace: event.workspace,
     endpointId: ep.endpointId,
     eventType: event.type,
+    // Kept on every row (and a replay's), never sent to the receiver: the log's eventId filter reads it.
+    eventId,
     payload: event.payload,
   });
   const id = (ep: Subscriber) => ({ deliveryId: eventDeliveryId(eventId, ep.endpointId, at) });

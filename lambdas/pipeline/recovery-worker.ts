@@ -96,7 +96,7 @@ export async function runRecoverySlice(deps: RecoveryWorkerDeps, jobId: string):
   for (const source of batch.items) {
     const now = deps.now();
     const replay = replayOf(source, job.actor, now);
-    const outcome = await replayForJob(deps.table, job, source, replay, now);
+    const outcome = await replayForJob(deps.table, job, source, replay, now, batch.replayed.has(source.deliveryId));
     if (outcome.kind === 'lost' || outcome.kind === 'endpoint_gone') {
       stopped = outcome.kind;
       break;

@@ -24,6 +24,7 @@ import { DELIVERY_STATUSES } from '../contract/delivery-statuses';
 import type { TableContext } from './client';
 import { auditWrites, writeAudited, type AuditInput, type TransactItem } from './audit';
 import type { EndpointRecord } from './endpoints';
+import { replayedDeadLetterWrite } from './health-counters';
 import { queryPage } from './pages';
 import { attemptId, INDEX_SHARDS, keys, shardOf, SK_PREFIX, TABLE } from './table-schema';
 import {
@@ -31,6 +32,7 @@ import {
   bool,
   conditionFailedAt,
   conflictAt,
+  conflicted,
   IF_ABSENT,
   IF_EXISTS,
   ifAbsentOr,
@@ -55,6 +57,7 @@ export function toDeliveryWire(r: DeliveryRecord): Delivery {
     attempts: r.attempts,
     nextAttemptAt: r.nextAttemptAt ?? null,
     eventType: r.eventType,
+    eventId: r.eventId ?? null,
     payload: r.payload,
     replayedFrom: r.replayedFrom ?? null,
     lastResponseStatus: r.lastResponseStatus ?? null,
@@ -128,6 +131,8 @@ export function fromItem(item: Item): DeliveryRecord {
     evidenceCount: num(item, 'evidenceCount', 0),
     nextAttemptAt: optStr(item, 'nextAttemptAt'),
     eventType: str(item, 'eventType'),
+    // Absent on summaries stored before deliveries carried their event: null, never an error.
+    eventId: optStr(item, 'eventId'),
     payload: payloadOf(item),
     replayedFrom: optStr(item, 'replayedFrom'),
     lastResponseStatus: optNum(item, 'lastResponseStatus'),
@@ -172,6 +177,13 @@ export function summaryItem(record: DeliveryRecord): Record<string, unknown> {
     // The workspace delivery log, in shards (docs/architecture.md#delivery-log-index).
     [TABLE.deliveryLog.partitionKey]: keys.deliveryLogPk(record.workspace, keys.deliveryLogShard(record.deliveryId)),
     [TABLE.deliveryLog.sortKey]: record.deliveryId,
+    // The event's deliveries, keyed by the event (docs/architecture.md#item-keys): sparse, only with an event id.
+    ...(record.eventId
+      ? {
+          [TABLE.eventDeliveries.partitionKey]: keys.eventDeliveriesPk(record.workspace, record.eventId),
+          [TABLE.eventDeliveries.sortKey]: record.deliveryId,
+        }
+      : {}),
   };
 }
 
@@ -293,6 +305,160 @@ export function pendingWithRepair(table: TableContext, record: DeliveryRecord, e
     { Put: { TableName: table.tableName, Item: { ...summaryItem(record), ...extra }, ConditionExpression: IF_ABSENT } },
     { Put: { TableName: table.tableName, Item: stateItem(record, true) } },
   ];
+}
+
+/**
+ * The writes that link a replay to its source (docs/architecture.md#delivery-items), for the
+ * replay's own transaction; the source's summary and state are never touched. Always: the link
+ * `@REPLAY#<replayId>` in the source's partition (put if absent). With `first`: also the source's
+ * `@REPLAYED` marker (put if absent, so only one replay is ever the first: the transaction fails
+ * at index 0 when the source has a replay already) and, for a dead-lettered source, one more
+ * replayed dead letter in the hour it was dead-lettered (docs/architecture.md#health-counters).
+ * Both items expire with the source.
+ */
+export function replayLinkWrites(
+  table: TableContext,
+  source: DeliveryRecord,
+  replay: DeliveryRecord,
+  now: Date,
+  first: boolean,
+): TransactItem[] {
+  const expiresAt = deliveryExpiresAtEpoch(source.createdAt);
+  const link: TransactItem = {
+    Put: {
+      TableName: table.tableName,
+      Item: {
+        ...keys.deliveryReplay(source.deliveryId, replay.deliveryId),
+        type: 'delivery-replay',
+        deliveryId: replay.deliveryId,
+        createdAt: replay.createdAt,
+        [TABLE.ttlAttribute]: expiresAt,
+      },
+      ConditionExpression: IF_ABSENT,
+    },
+  };
+  if (!first) return [link];
+  const marker: TransactItem = {
+    Put: {
+      TableName: table.tableName,
+      Item: {
+        ...keys.deliveryReplayed(source.deliveryId),
+        type: 'delivery-replayed',
+        firstReplayId: replay.deliveryId,
+        createdAt: replay.createdAt,
+        [TABLE.ttlAttribute]: expiresAt,
+      },
+      ConditionExpression: IF_ABSENT,
+    },
+  };
+  const counted = source.status === 'dead_lettered' ? replayedDeadLetterWrite(table, source.workspace, source.updatedAt, now) : null;
+  return [marker, link, ...(counted ? [counted] : [])];
+}
+
+/** Tries a replay takes when concurrent replays of the same source (or counter hour) keep refusing its transaction. */
+const REPLAY_TRIES = 5;
+
+/**
+ * Writes an interactive replay (docs/behaviour.md#replay): its summary and pending state (in the
+ * repair index), its link under the source, the source's marker when it is the first replay, and
+ * its audit, in one transaction. A concurrent first replay of the same source makes this one a
+ * later replay; a transaction conflict on the shared items is tried again.
+ */
+export async function putReplayDelivery(
+  table: TableContext,
+  source: DeliveryRecord,
+  replay: DeliveryRecord,
+  now: Date,
+  audit: AuditInput,
+): Promise<void> {
+  const own = pendingWithRepair(table, replay);
+  let first = true;
+  for (let tries = 1; ; tries++) {
+    try {
+      await writeAudited(table, [...replayLinkWrites(table, source, replay, now, first), ...own], replay.workspace, audit, now);
+      return;
+    } catch (e) {
+      if (tries >= REPLAY_TRIES) throw e;
+      // The marker is there: another replay was first; this one is a later replay.
+      if (first && conditionFailedAt(e, 0)) first = false;
+      else if (!conflicted(e)) throw e;
+    }
+  }
+}
+
+/** A delivery's replay as its GET lists it. */
+export interface ReplayLink {
+  readonly deliveryId: string;
+  readonly status: DeliveryStatus;
+  readonly createdAt: string;
+}
+
+/**
+ * A delivery's newest `limit` replays, newest first (docs/architecture.md#access-patterns): one
+ * Query of its `@REPLAY#` links, then the replays' state items (a replay writes its state with
+ * its summary), never their summaries and payloads. A replay deleted since is left out.
+ */
+export async function listReplays(table: TableContext, sourceId: string, limit: number): Promise<ReplayLink[]> {
+  const out = await table.doc.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      ...partitionQuery(keys.delivery(sourceId).pk, { sk: { prefix: SK_PREFIX.replay } }),
+      ScanIndexForward: false,
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  const links = (out.Items ?? []).map((item) => ({ deliveryId: str(item, 'deliveryId'), createdAt: str(item, 'createdAt') }));
+  if (links.length === 0) return [];
+  const states = await batchGet(
+    table,
+    links.map((l) => keys.deliveryState(l.deliveryId)),
+    { consistent: true, projection: ['deliveryId', 'status'] },
+  );
+  const status = new Map(states.map((item) => [str(item, 'deliveryId'), oneOf(item, 'status', DELIVERY_STATUSES)]));
+  return links.flatMap((l) => {
+    const s = status.get(l.deliveryId);
+    return s ? [{ deliveryId: l.deliveryId, status: s, createdAt: l.createdAt }] : [];
+  });
+}
+
+/** The deliveries of `ids` that have a replay (their `@REPLAYED` marker), read in batches. */
+export async function replayedAmong(table: TableContext, ids: readonly string[]): Promise<Set<string>> {
+  const markers = await batchGet(
+    table,
+    [...new Set(ids)].map((id) => keys.deliveryReplayed(id)),
+    { projection: [TABLE.partitionKey] },
+  );
+  return new Set(markers.map((item) => keys.deliveryIdOfPk(str(item, TABLE.partitionKey))));
+}
+
+/** Reads items by key, 100 per request, retrying unprocessed keys a bounded number of times; absent ones are left out. */
+async function batchGet(
+  table: TableContext,
+  itemKeys: readonly Record<string, unknown>[],
+  options: { consistent?: boolean; projection?: readonly string[] } = {},
+): Promise<Item[]> {
+  const found: Item[] = [];
+  const projection = options.projection
+    ? {
+        ProjectionExpression: options.projection.map((_, i) => `#p${i}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(options.projection.map((name, i) => [`#p${i}`, name])),
+      }
+    : {};
+  for (let i = 0; i < itemKeys.length; i += 100) {
+    let pending: Record<string, unknown>[] = itemKeys.slice(i, i + 100);
+    for (let tries = 0; pending.length > 0 && tries < 10; tries++) {
+      const out = await table.doc.send(
+        new BatchGetCommand({
+          RequestItems: { [table.tableName]: { Keys: pending, ...(options.consistent ? { ConsistentRead: true } : {}), ...projection } },
+        }),
+      );
+      found.push(...(out.Responses?.[table.tableName] ?? []));
+      pending = out.UnprocessedKeys?.[table.tableName]?.Keys ?? [];
+    }
+    if (pending.length > 0) throw new Error(`DynamoDB left ${pending.length} reads unprocessed after 10 tries`);
+  }
+  return found;
 }
 
 /** An attempt written whose state has not caught up yet (a crash between the two writes). */

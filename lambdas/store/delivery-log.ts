@@ -44,7 +44,26 @@ function eventTypeExpression(filter: DeliveryLogFilter) {
 
 /** True when the filter needs the summaries of a source's entries (what its index entries do not hold). */
 function needsSummaries(source: LogSource, filter: DeliveryLogFilter): boolean {
-  return filter.statuses !== null || (source.index !== TABLE.deliveryLog && filter.eventType !== null);
+  return (
+    filter.statuses !== null ||
+    (source.index !== TABLE.deliveryLog && filter.eventType !== null) ||
+    // An event's partition holds every endpoint's deliveries of the event.
+    (source.index === TABLE.eventDeliveries && filter.endpointId !== null)
+  );
+}
+
+/**
+ * The index partitions a page of the log merges: with an `eventId`, the event's one partition (a
+ * keyed read, whatever the other filters); with an `endpointId`, that endpoint's gsi2 shards;
+ * otherwise the workspace's log shards.
+ */
+function logSources(workspace: string, filter: DeliveryLogFilter): LogSource[] {
+  if (filter.eventId !== null) return [{ index: TABLE.eventDeliveries, pk: keys.eventDeliveriesPk(workspace, filter.eventId) }];
+  if (filter.endpointId !== null) return endpointDeliveryPartitions(filter.endpointId);
+  return Array.from({ length: keys.deliveryLogShards }, (_, shard) => ({
+    index: TABLE.deliveryLog,
+    pk: keys.deliveryLogPk(workspace, shard),
+  }));
 }
 
 /**
@@ -147,13 +166,7 @@ export async function listDeliveryLog(
     if (after === null) return empty;
   }
   if (filter.endpointId !== null && !(await endpointInWorkspace(table, workspace, filter.endpointId))) return empty;
-  const sources =
-    filter.endpointId !== null
-      ? endpointDeliveryPartitions(filter.endpointId)
-      : Array.from({ length: keys.deliveryLogShards }, (_, shard) => ({
-          index: TABLE.deliveryLog,
-          pk: keys.deliveryLogPk(workspace, shard),
-        }));
+  const sources = logSources(workspace, filter);
   const budget = deliveryLogReadBudget(limit);
   // A filter the entries cannot answer reads a summary per entry: half the budget each.
   const fromTable = needsSummaries(sources[0]!, filter);

@@ -7,11 +7,13 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   counterExpiresAtEpoch,
   emptyCounts,
+  hourOf,
   type BatchIncrements,
   type EndpointCounts,
   type HourCounts,
   type ScalarCounts,
 } from '../domain/delivery-health';
+import type { TransactItem } from './audit';
 import type { TableContext } from './client';
 import { keys, TABLE } from './table-schema';
 import { partitionQuery, queryPages, str } from './table-io';
@@ -148,4 +150,37 @@ export async function readLatestEndpointHours(
     }),
   );
   return (out.Items ?? []).map((item) => ({ hour: str(item, TABLE.sortKey), counts: countsFromItem(item) }));
+}
+
+/** The attribute of a workspace's replayed dead letters per hour (docs/architecture.md#health-counters). */
+const REPLAYED_DEAD_LETTERED = 'replayedDeadLettered';
+
+/**
+ * The write that counts one more replayed dead letter of a workspace, in the hour it was
+ * dead-lettered (`deadLetteredAt`), for the first replay's own transaction: an `ADD` on the
+ * workspace's replayed-dead-letter item of that hour, which expires like the health counters.
+ * Null when that hour's counters have expired already (nothing reads it any more).
+ */
+export function replayedDeadLetterWrite(table: TableContext, workspace: string, deadLetteredAt: string, now: Date): TransactItem | null {
+  const hour = hourOf(deadLetteredAt);
+  const expiresAt = counterExpiresAtEpoch(hour);
+  if (expiresAt * 1000 <= now.getTime()) return null;
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: keys.workspaceReplayed(workspace, hour),
+      UpdateExpression: 'SET #type = :type, #ttl = if_not_exists(#ttl, :ttl) ADD #n :one',
+      ExpressionAttributeNames: { '#type': 'type', '#ttl': TABLE.ttlAttribute, '#n': REPLAYED_DEAD_LETTERED },
+      ExpressionAttributeValues: { ':type': 'workspace-replayed', ':ttl': expiresAt, ':one': 1 },
+    },
+  };
+}
+
+/** How many of a workspace's dead letters of the hours `firstHour` to `lastHour` (inclusive) have been replayed. */
+export async function readReplayedDeadLetters(table: TableContext, slug: string, firstHour: string, lastHour: string): Promise<number> {
+  let total = 0;
+  for await (const page of queryPages(table, partitionQuery(keys.workspaceReplayedPk(slug), { sk: { between: [firstHour, lastHour] } }))) {
+    for (const item of page.Items ?? []) total += Number(item[REPLAYED_DEAD_LETTERED] ?? 0);
+  }
+  return total;
 }

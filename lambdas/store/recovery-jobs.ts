@@ -14,13 +14,14 @@ import type { DeliveryRecord } from '../domain/delivery-lifecycle';
 import { RECOVERY_SLOT_LEASE_MS, recoveryWindowIdRange, type JobRecord, type RecoveryCount } from '../domain/recovery';
 import type { TableContext } from './client';
 import { auditPut, type AuditInput, type TransactItem } from './audit';
-import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair } from './deliveries';
+import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair, replayedAmong, replayLinkWrites } from './deliveries';
 import { ENDPOINT_DELIVERY_SHARDS, endpointDeliveryPartitions, keys, TABLE } from './table-schema';
 import { PURGE_JOB_KIND, purgeJobFromItem, type PurgeJob } from './endpoint-purge';
 import {
   bool,
   conditionFailedAt,
   conflictAt,
+  conflicted,
   IF_ABSENT,
   ifAbsentOr,
   num,
@@ -230,32 +231,33 @@ export interface RecoverySelection {
   readonly since: string;
   readonly until: string;
   readonly statuses: readonly DeliveryStatus[];
-  /** Also select deliveries that are replays themselves (`replayedFrom` set). */
+  /** Also select deliveries that already have a replay (docs/behaviour.md#recovery-jobs). */
   readonly includeReplayed: boolean;
   /** The job whose own replays are never matches. */
   readonly jobId?: string;
 }
 
 /**
- * How a delivery (summary with its state) stands to the selection: a match, a match left out
- * because it is a replay itself (so repeated recoveries cannot snowball), or no match.
+ * True when a delivery (summary with its state) is in the selection's window and statuses. Whether
+ * it already has a replay is its `@REPLAYED` marker's to say, read for these only.
  */
-function selects(s: RecoverySelection, item: Record<string, unknown>): 'match' | 'replayed' | 'no' {
+function selects(s: RecoverySelection, item: Record<string, unknown>): boolean {
   const createdAt = Date.parse(String(item.createdAt));
-  const matches =
+  return (
     s.statuses.some((status) => status === item.status) &&
     createdAt >= Date.parse(s.since) &&
     createdAt <= Date.parse(s.until) &&
     // Defence in depth beside the fixed `until`: a replay written by this job never matches it.
-    (s.jobId === undefined || item.recoveryJobId !== s.jobId);
-  if (!matches) return 'no';
-  return !s.includeReplayed && typeof item.replayedFrom === 'string' ? 'replayed' : 'match';
+    (s.jobId === undefined || item.recoveryJobId !== s.jobId)
+  );
 }
 
 /** One read of the window past `after`: the matches, oldest first, up to the position every partition was read to. */
 interface WindowRead {
   readonly matches: DeliveryRecord[];
-  /** Matches left out as replays themselves. */
+  /** The matches that already have a replay (selected only with `includeReplayed`). */
+  readonly replayed: ReadonlySet<string>;
+  /** Matches left out because they already have a replay. */
   readonly skippedReplayed: number;
   /** Index entries looked at. */
   readonly examined: number;
@@ -295,15 +297,20 @@ async function readWindow(table: TableContext, s: RecoverySelection, after: stri
     .filter((id) => readTo === null || id <= readTo)
     .sort();
   const items = await getDeliveryItems(table, ids);
-  let skippedReplayed = 0;
-  const matches = ids.flatMap((id) => {
+  const selected = ids.flatMap((id) => {
     const item = items.get(id);
-    if (!item || item.endpointId !== s.endpointId) return [];
-    const selected = selects(s, item);
-    if (selected === 'replayed') skippedReplayed++;
-    return selected === 'match' ? [deliveryFromItem(item)] : [];
+    return item && item.endpointId === s.endpointId && selects(s, item) ? [deliveryFromItem(item)] : [];
   });
-  return { matches, skippedReplayed, examined: ids.length, readTo };
+  // Markers are read for the window's matches only: most of an endpoint's deliveries were delivered.
+  const replayed =
+    selected.length === 0
+      ? new Set<string>()
+      : await replayedAmong(
+          table,
+          selected.map((d) => d.deliveryId),
+        );
+  const matches = s.includeReplayed ? selected : selected.filter((d) => !replayed.has(d.deliveryId));
+  return { matches, replayed, skippedReplayed: selected.length - matches.length, examined: ids.length, readTo };
 }
 
 /**
@@ -344,6 +351,8 @@ export async function countMatches(table: TableContext, s: RecoverySelection): P
 /** Matches past a job's cursor, oldest first. */
 export interface MatchBatch {
   readonly items: DeliveryRecord[];
+  /** The items that already have a replay (there only with `includeReplayed`): their replay is not the first. */
+  readonly replayed: ReadonlySet<string>;
   /** True when nothing lies past the last item returned. */
   readonly exhausted: boolean;
   /** When the read budget ran out before `want` matches: the position scanned to (the cursor after `items`). */
@@ -352,18 +361,20 @@ export interface MatchBatch {
 
 /** Up to `want` matches of a job past its cursor, in a bounded number of reads. */
 export async function matchesAfter(table: TableContext, job: JobRecord, want: number): Promise<MatchBatch> {
-  if (emptyWindow(job)) return { items: [], exhausted: true, scannedTo: null };
+  if (emptyWindow(job)) return { items: [], replayed: new Set(), exhausted: true, scannedTo: null };
   let after: string | null = job.cursor ?? null;
   const items: DeliveryRecord[] = [];
+  const replayed = new Set<string>();
   for (let page = 0; page < SCAN.maxPages; page++) {
     const read = await readWindow(table, job, after, SCAN.pageSize);
     items.push(...read.matches);
-    if (items.length > want) return { items: items.slice(0, want), exhausted: false, scannedTo: null };
-    if (read.readTo === null) return { items, exhausted: true, scannedTo: null };
-    if (items.length === want) return { items, exhausted: false, scannedTo: null };
+    read.replayed.forEach((id) => replayed.add(id));
+    if (items.length > want) return { items: items.slice(0, want), replayed, exhausted: false, scannedTo: null };
+    if (read.readTo === null) return { items, replayed, exhausted: true, scannedTo: null };
+    if (items.length === want) return { items, replayed, exhausted: false, scannedTo: null };
     after = read.readTo;
   }
-  return { items, exhausted: false, scannedTo: after };
+  return { items, replayed, exhausted: false, scannedTo: after };
 }
 
 /** A conditional update of one item, as a transaction and an UpdateCommand both take it. */
@@ -441,12 +452,18 @@ export async function moveCursor(table: TableContext, job: JobRecord, cursor: st
  */
 export type JobReplayOutcome = { kind: 'replayed' | 'skipped' | 'already'; job: JobRecord } | { kind: 'lost' } | { kind: 'endpoint_gone' };
 
+/** Tries a job's replay takes when concurrent replays of the same source or counter keep refusing its transaction. */
+const REPLAY_TRIES = 5;
+
 /**
  * Replays one source for a job: the replay row (`pendingWithRepair`, tagged with the
- * job), its audit, the marker of (job, source) and the job's progress, in one
- * transaction conditional on the source still matching, the marker being
- * absent and the job's version. A source that no longer matches is skipped; a
- * marker already there (a replay whose progress was somehow not seen) only moves the cursor.
+ * job), its audit, the marker of (job, source), the job's progress and the replay's link under
+ * its source (with the source's `@REPLAYED` marker when it is the first replay), in one
+ * transaction conditional on the source still matching, the (job, source) marker being
+ * absent and the job's version. A source that no longer matches is skipped, and so is one that
+ * got a replay meanwhile when the job leaves replayed sources out; a (job, source) marker already
+ * there (a replay whose progress was somehow not seen) only moves the cursor. `sourceReplayed`:
+ * the source had a replay when the job read it.
  */
 export async function replayForJob(
   table: TableContext,
@@ -454,6 +471,7 @@ export async function replayForJob(
   source: DeliveryRecord,
   replay: { record: DeliveryRecord; audit: AuditInput },
   now: Date,
+  sourceReplayed: boolean,
 ): Promise<JobReplayOutcome> {
   const statusValues = Object.fromEntries(job.statuses.map((s, i) => [`:s${i}`, s]));
   const items: TransactItem[] = [
@@ -492,23 +510,42 @@ export async function replayForJob(
     ...pendingWithRepair(table, replay.record, { recoveryJobId: job.jobId }),
     auditPut(table, job.workspace, replay.audit, now),
   ];
+  // The link writes come last: with a first replay, the source's marker is at `linkAt`.
+  const linkAt = items.length;
   const moved = { ...job, cursor: source.deliveryId, version: job.version + 1, updatedAt: now.toISOString() };
-  try {
-    await table.doc.send(new TransactWriteCommand({ TransactItems: items }));
-    return { kind: 'replayed', job: { ...moved, replayed: job.replayed + 1 } };
-  } catch (e) {
+  const skip = async (): Promise<JobReplayOutcome> => {
+    const ok = await advanceJob(
+      table,
+      job,
+      ['skipped = skipped + :one', '#cursor = :cursor'],
+      { ':one': 1, ':cursor': source.deliveryId },
+      now,
+    );
+    return ok ? { kind: 'skipped', job: { ...moved, skipped: job.skipped + 1 } } : { kind: 'lost' };
+  };
+  let first = !sourceReplayed;
+  for (let tries = 1; ; tries++) {
+    try {
+      await table.doc.send(
+        new TransactWriteCommand({ TransactItems: [...items, ...replayLinkWrites(table, source, replay.record, now, first)] }),
+      );
+      return { kind: 'replayed', job: { ...moved, replayed: job.replayed + 1 } };
+    } catch (e) {
+      if (first && conditionFailedAt(e, linkAt)) {
+        // The source got a replay since the job read it: no longer a match, unless the job takes replayed sources.
+        if (!job.includeReplayed) return skip();
+        first = false;
+        continue;
+      }
+      if (tries < REPLAY_TRIES && conflicted(e)) continue;
+      return replayRefused(e);
+    }
+  }
+
+  async function replayRefused(e: unknown): Promise<JobReplayOutcome> {
     if (conditionFailedAt(e, 2)) return { kind: 'lost' };
     if (conditionFailedAt(e, 3)) return { kind: 'endpoint_gone' };
-    if (conditionFailedAt(e, 0)) {
-      const ok = await advanceJob(
-        table,
-        job,
-        ['skipped = skipped + :one', '#cursor = :cursor'],
-        { ':one': 1, ':cursor': source.deliveryId },
-        now,
-      );
-      return ok ? { kind: 'skipped', job: { ...moved, skipped: job.skipped + 1 } } : { kind: 'lost' };
-    }
+    if (conditionFailedAt(e, 0)) return skip();
     if (conditionFailedAt(e, 1)) {
       const ok = await advanceJob(table, job, ['#cursor = :cursor'], { ':cursor': source.deliveryId }, now);
       return ok ? { kind: 'already', job: moved } : { kind: 'lost' };

@@ -203,6 +203,11 @@ export function conflictAt(error: unknown, index: number): boolean {
   return error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'TransactionConflict';
 }
 
+/** True when a transaction was cancelled because another transaction was changing any of its items: trying again may succeed. */
+export function conflicted(error: unknown): boolean {
+  return error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+}
+
 /** Every page of a query on the table (the SDK's paginator follows LastEvaluatedKey). */
 export function queryPages(table: TableContext, input: Omit<QueryCommandInput, 'TableName'>): AsyncIterable<QueryCommandOutput> {
   return paginateQuery({ client: table.doc }, { TableName: table.tableName, ...input });

@@ -29,6 +29,12 @@ export const TABLE = {
    * update writes nothing to it; a page reads its summaries from the table.
    */
   deliveryLog: { name: 'deliveryLog', partitionKey: 'logpk', sortKey: 'logsk', projection: 'INCLUDE', nonKeyAttributes: ['eventType'] },
+  /**
+   * Sparse, keys only: the deliveries of one event of a workspace by id (docs/architecture.md#item-keys),
+   * so the log's `eventId` filter is a keyed read. Written once, by the summary put (a replay's
+   * summary carries its source's event id, so it joins the same partition).
+   */
+  eventDeliveries: { name: 'eventDeliveries', partitionKey: 'evtpk', sortKey: 'evtsk', projection: 'KEYS_ONLY' },
 } as const;
 
 /**
@@ -43,7 +49,7 @@ export function endpointDeliveryPartitions(endpointId: string): { readonly index
 }
 
 /** Every GSI of the table. */
-export const INDEXES = [TABLE.gsi1, TABLE.gsi2, TABLE.gsi3, TABLE.deliveryLog] as const;
+export const INDEXES = [TABLE.gsi1, TABLE.gsi2, TABLE.gsi3, TABLE.deliveryLog, TABLE.eventDeliveries] as const;
 
 /**
  * Sort-key prefixes of the lists that live in one partition: a workspace's
@@ -57,6 +63,11 @@ export const SK_PREFIX = {
   audit: 'AUDIT#',
   notification: 'NOTIF#',
   attempt: 'ATT#',
+  /**
+   * A delivery's replays (docs/architecture.md#delivery-items): below `ATT#`, so the top items of
+   * the partition (state, summary, latest attempt) stay what one short Query reads.
+   */
+  replay: '@REPLAY#',
 } as const;
 
 const DELIVERY_PK = 'DLV#';
@@ -117,6 +128,16 @@ export const keys = {
   delivery: (deliveryId: string) => ({ pk: `${DELIVERY_PK}${deliveryId}`, sk: 'META' }),
   /** A delivery's state (status, attempts, last evidence): absent until the first evidence, or written pending by a replay or test send. */
   deliveryState: (deliveryId: string) => ({ pk: `${DELIVERY_PK}${deliveryId}`, sk: 'STATE' }),
+  /** A link from a delivery to one of its replays, in the source's partition (sort key: the replay's id, so newest last). */
+  deliveryReplay: (sourceId: string, replayId: string) => ({ pk: `${DELIVERY_PK}${sourceId}`, sk: `${SK_PREFIX.replay}${replayId}` }),
+  /**
+   * The marker that a delivery has at least one replay, at a fixed key of its partition, so a
+   * recovery reads it with the summaries and states it already reads (BatchGetItem), and a first
+   * replay is told from a later one (put if absent). Sorts below `ATT#`, as the links do.
+   */
+  deliveryReplayed: (sourceId: string) => ({ pk: `${DELIVERY_PK}${sourceId}`, sk: '@REPLAYED' }),
+  /** Index partition of one event's deliveries in a workspace (the log's `eventId` filter). */
+  eventDeliveriesPk: (slug: string, eventId: string) => `EVT#${slug}#${eventId}`,
   /** gsi2 partition of one shard of an endpoint's deliveries. */
   endpointDeliveriesPk: (endpointId: string, shard: number) => `EPDLV#${endpointId}#${shard2(shard)}`,
   /** The gsi2 shard of a delivery of an endpoint. */
@@ -154,6 +175,14 @@ export const keys = {
   endpointHealth: (endpointId: string, hour: string) => ({ pk: `HEALTH#EP#${endpointId}`, sk: hour }),
   workspaceHealthPk: (slug: string) => `HEALTH#WS#${slug}`,
   workspaceHealth: (slug: string, hour: string) => ({ pk: `HEALTH#WS#${slug}`, sk: hour }),
+  /**
+   * Dead letters of a workspace replayed, counted in the hour of their dead-lettering (one per
+   * source, at its first replay), beside the health counters but in a partition of their own: the
+   * replay's transaction writes it, and the dispatchers' plain writes of the health items never
+   * contend with a transaction.
+   */
+  workspaceReplayedPk: (slug: string) => `HEALTH#WSREPLAYED#${slug}`,
+  workspaceReplayed: (slug: string, hour: string) => ({ pk: `HEALTH#WSREPLAYED#${slug}`, sk: hour }),
   /** A recovery job (docs/architecture.md#recovery-jobs), by id alone: a job message carries only the id. */
   job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'META' }),
   /** The one running recovery of an endpoint: present while a job runs, so a second one is refused. */

@@ -56,11 +56,14 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   rotateWebhookSecret: access([GET, PUT, UPDATE, DELETE]),
   sendWebhookTestEvent: access([GET, PUT]),
   listWebhookDeliveries: access([GET, BATCH_GET], ['gsi2']),
-  // A delivery of a deleted endpoint is shown nowhere: its endpoint is looked up (BatchGet) with it.
+  // A delivery of a deleted endpoint is shown nowhere: its endpoint is looked up (BatchGet) with it;
+  // its replays are its partition's links (Query) and their state items (BatchGet).
   getWebhookDelivery: access([BATCH_GET], ['table']),
   listWebhookDeliveryAttempts: access([GET, BATCH_GET], ['table']),
-  replayWebhookDelivery: access([GET, BATCH_GET, PUT], ['table']),
+  // The replay, its link and its source's marker (Put); a first replay of a dead letter counts it replayed (Update).
+  replayWebhookDelivery: access([GET, BATCH_GET, PUT, UPDATE], ['table']),
   listEventTypes: access([]),
+  // Counts, the workspace's health hours and its replayed dead letters per hour (Query).
   getWorkspaceOverview: access([GET], ['table']),
   listMembers: access([], ['table']),
   listApiTokens: access([], ['table']),
@@ -68,8 +71,9 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   revokeApiToken: access([GET, PUT, UPDATE, DELETE], ['table']),
   listAuditEvents: access([], ['table']),
   listNotifications: access([], ['table']),
-  // The workspace log, or an endpoint's shards of gsi2 when filtered by endpoint (after checking the endpoint is the workspace's).
-  listDeliveries: access([GET, BATCH_GET], ['deliveryLog', 'gsi2']),
+  // The workspace log, an endpoint's shards of gsi2 when filtered by endpoint (after checking the endpoint is the
+  // workspace's), or one event's partition of eventDeliveries when filtered by event.
+  listDeliveries: access([GET, BATCH_GET], ['deliveryLog', 'eventDeliveries', 'gsi2']),
   getWebhookHealth: access([GET], ['table']),
   // The job record, the workspace's running job, the window's failed deliveries by gsi2 (a dry run counts them).
   recoverWebhookDeliveries: access([GET, BATCH_GET, PUT, UPDATE, DELETE], ['gsi2']),

@@ -168,6 +168,7 @@ describe('new deliveries and bookkeeping', () => {
       evidenceCount: 0,
       nextAttemptAt: '2026-11-26T10:00:00.000Z',
       eventType: 'order.created',
+      eventId: null,
       payload: { id: 1 },
       replayedFrom: null,
       lastResponseStatus: null,
@@ -176,6 +177,7 @@ describe('new deliveries and bookkeeping', () => {
       updatedAt: '2026-11-26T10:00:00.000Z',
     });
     expect(newPendingDelivery({ ...input, replayedFrom: 'whd_source' }, now).replayedFrom).toBe('whd_source');
+    expect(newPendingDelivery({ ...input, eventId: 'evt-1' }, now).eventId).toBe('evt-1');
   });
 
   it('a held delivery is failed_permanent for its disabled endpoint and never due', () => {

@@ -15,8 +15,14 @@ import {
   matchesDeliveryLogFilter,
 } from '../../lambdas/domain/delivery-log';
 
-const NONE: DeliveryLogFilter = { statuses: null, eventType: null, endpointId: null, sinceMs: null, untilMs: null };
-const summary = { status: 'failed', eventType: 'order.created', endpointId: 'whe_1', createdAt: '2026-11-26T10:00:00.000Z' };
+const NONE: DeliveryLogFilter = { statuses: null, eventType: null, endpointId: null, eventId: null, sinceMs: null, untilMs: null };
+const summary = {
+  status: 'failed',
+  eventType: 'order.created',
+  eventId: 'evt-1' as string | null,
+  endpointId: 'whe_1',
+  createdAt: '2026-11-26T10:00:00.000Z',
+};
 const AT = Date.parse(summary.createdAt);
 
 describe('deliveryLogFilter', () => {

@@ -161,6 +161,13 @@ describe('IAM, call by call', () => {
     // A failed delivery is the one a replay queues again.
     const replayed = await api.call('POST', `/workspaces/${slug}/webhooks/deliveries/${doomedSent.body.deliveryId}/replay`, { body: {} });
     expect(replayed.status, replayed.text).toBe(202);
+    // The log filtered by event reads that event's partition of the event index (REST here, MCP below).
+    const byEvent = await api.call(
+      'GET',
+      `/workspaces/${slug}/deliveries?eventId=${encodeURIComponent(doomedSent.body.eventId as string)}`,
+    );
+    expect(byEvent.status, byEvent.text).toBe(200);
+    expect(byEvent.body.items).toHaveLength(2);
     // A recovery that finds failed deliveries: its worker replays them, each on its endpoint's condition.
     const recovery = await api.call('POST', `/workspaces/${slug}/webhooks/${doomed.body.endpointId}/recover`, { body: { since } });
     expect(recovery.status, recovery.text).toBe(202);
@@ -191,6 +198,8 @@ describe('IAM, call by call', () => {
         mcpFailures.push(`${def.mcpTool}: ${JSON.stringify(result.content)}`);
     }
     expect(mcpFailures).toEqual([]);
+    const mcpByEvent = await mcp.callTool({ name: 'list_deliveries', arguments: { slug, eventId: doomedSent.body.eventId as string } });
+    expect(mcpByEvent.isError ?? false, JSON.stringify(mcpByEvent.content)).toBe(false);
 
     // The publisher, as EventBridge's rule target, fanning an event out to a subscribed endpoint.
     const subscriber = await api.call('POST', `/workspaces/${slug}/webhooks`, { body: { url: ok.url, eventTypes: ['order.shipped'] } });

@@ -30,7 +30,7 @@ export const JUSTIFIED_UNUSED_GRANTS: Readonly<Record<string, string>> = {
     'Removes the rows of a stuck pending delivery whose endpoint was deleted; the journey has none stuck.',
   'pending-repair sqs:SendMessage': 'Sends a stuck pending delivery again; the journey has none.',
   'recovery-worker dynamodb:ConditionCheckItem':
-    "Each replay of a job checks, in its transaction, that its endpoint is unchanged; the journey's recovery jobs replay nothing (the failing endpoint's one failed delivery has been replayed already).",
+    "Each replay of a job checks, in its transaction, that its endpoint is unchanged; the journey's recovery jobs replay nothing (the failing endpoint's one failed delivery has a replay already, and that replay is still retrying).",
   'rotate-webhook-secret dynamodb:DeleteItem':
     'A rotation that leaves no previous secret in a grace window deletes its grace entry; a rotation of the journey keeps one.',
   'retention dynamodb:BatchWriteItem': "Deletes expired log entries in batches; the journey's entries are minutes old.",

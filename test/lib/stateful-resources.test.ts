@@ -80,10 +80,18 @@ const INDEXES = [
     ],
     Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['eventType'] },
   },
+  {
+    IndexName: 'eventDeliveries',
+    KeySchema: [
+      { AttributeName: 'evtpk', KeyType: 'HASH' },
+      { AttributeName: 'evtsk', KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: 'KEYS_ONLY' },
+  },
 ];
 
 /** Every key attribute of the table and the indexes above, all strings. */
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'logpk', 'logsk'];
+const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'logpk', 'logsk', 'evtpk', 'evtsk'];
 
 let built: WebhooksApp;
 let resources: Record<string, Resource>;

@@ -187,10 +187,10 @@ describe('least privilege', () => {
     // A list reads its partition by Query only; the event types are the contract's, no read at all.
     expect(grantOf('listWebhooks')).toMatchObject({ items: [], queries: ['table'] });
     expect(grantOf('listEventTypes')).toMatchObject({ items: [], queries: [] });
-    // An index only where a Query on it happens: the log, or an endpoint's shards when filtered by endpoint.
+    // An index only where a Query on it happens: the log, an endpoint's shards when filtered by endpoint, an event's partition when filtered by event.
     expect(grantOf('listDeliveries')).toMatchObject({
       items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
-      queries: ['index/deliveryLog', 'index/gsi2'],
+      queries: ['index/deliveryLog', 'index/eventDeliveries', 'index/gsi2'],
     });
     expect(grantOf('listWebhookDeliveries')).toMatchObject({ queries: ['index/gsi2'] });
     expect(grantOf('getJob')).toMatchObject({ items: ['dynamodb:GetItem'], queries: [] });

@@ -171,10 +171,10 @@ describe('test-send and replay quotas per workspace', () => {
     expect(await partition(workspace), 'no audit event, nothing written').toEqual(before);
     expect(d.queue.sent).toHaveLength(2);
 
-    // A recovery job over the same window replays all five, though the interactive quota is used up.
+    // A recovery job over the same window replays all five (the two replayed ones too, asked to), though the interactive quota is used up.
     const job = (await recoverWebhookDeliveries(d, caller(workspace), {
       params: { slug: workspace, endpointId: endpoint.endpointId },
-      body: { since: new Date(clock.getTime() - 3_600_000).toISOString(), statuses: ['failed'] },
+      body: { since: new Date(clock.getTime() - 3_600_000).toISOString(), statuses: ['failed'], includeReplayed: true },
     } as never)) as { jobId: string };
     const worker = { table, queue: capturingQueue(), jobQueue, now: () => clock, sleep: async () => undefined, ratePerSecond: 20 };
     for (let i = 0; i < 10 && sent.length > 0; i++) await runRecoverySlice(worker, sent.shift()!.message.jobId);

@@ -102,36 +102,26 @@ const recoverInput = (slug: string, endpointId: string, body: Record<string, unk
 });
 
 describe('no amplification', () => {
-  it('leaves out deliveries that are replays themselves unless includeReplayed, so repeated recoveries do not snowball', async () => {
+  it('leaves out sources that already have a replay unless includeReplayed; a failed replay heads its chain, so no delivery is replayed twice', async () => {
     const { clock, jobQueue, worker, deps } = setup(50);
     const ep = await seedEndpoint(table, { workspace: 'amp', url: 'https://a.example.com' }, clock.now());
     const at = new Date(clock.now().getTime() - 60_000);
-    const sources = await seed(ep, ['failed_permanent', 'failed_permanent', 'dead_lettered'], at);
-    // Failed replays of an earlier recovery (or interactive replays), in the same window.
-    await seed(ep, ['failed_permanent', 'dead_lettered'], at, sources[0]!.deliveryId);
+    await seed(ep, ['failed_permanent', 'failed_permanent', 'dead_lettered'], at);
+    // A delivery that is a replay (replayedFrom set) but has no replay of its own is a candidate like any other.
+    await seed(ep, ['dead_lettered'], at, 'whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB');
     const since = new Date(at.getTime() - 1000).toISOString();
+    const dry = (body: { includeReplayed?: boolean } = {}) =>
+      recoverWebhookDeliveries(deps, caller('amp'), recoverInput('amp', ep.endpointId, { since, dryRun: true, ...body }));
+    expect(await dry()).toEqual({ matched: 4, matchedAtLeast: false, skippedReplayed: 0 });
 
-    expect(await recoverWebhookDeliveries(deps, caller('amp'), recoverInput('amp', ep.endpointId, { since, dryRun: true }))).toEqual({
-      matched: 3,
-      matchedAtLeast: false,
-      skippedReplayed: 2,
-    });
-    expect(
-      await recoverWebhookDeliveries(
-        deps,
-        caller('amp'),
-        recoverInput('amp', ep.endpointId, { since, dryRun: true, includeReplayed: true }),
-      ),
-    ).toEqual({ matched: 5, matchedAtLeast: false, skippedReplayed: 0 });
-
-    // A job replays the three sources only; its replays all fail; the next recovery matches the same three, not six.
+    // A job replays the four; its replays all fail.
     const job = await recoverWebhookDeliveries(deps, caller('amp'), recoverInput('amp', ep.endpointId, { since }));
-    expect(job).toMatchObject({ matched: 3, skippedReplayed: 2, includeReplayed: false });
-    const done = (await drain(worker, jobQueue)).at(-1);
-    expect(done).toMatchObject({ kind: 'finished', status: 'completed' });
-    const audit = (await listAuditEvents(table, 'amp', 100)).items.filter((a) => a.action === 'webhook.delivery_replayed');
-    expect(audit).toHaveLength(3);
-    const replayIds = audit.map((a) => a.targetId);
+    expect(job).toMatchObject({ matched: 4, skippedReplayed: 0, includeReplayed: false });
+    expect((await drain(worker, jobQueue)).at(-1)).toMatchObject({ kind: 'finished', status: 'completed' });
+    const replayIds = (await listAuditEvents(table, 'amp', 100)).items
+      .filter((a) => a.action === 'webhook.delivery_replayed')
+      .map((a) => a.targetId);
+    expect(replayIds).toHaveLength(4);
     await batchWriteAll(
       table,
       replayIds.map((id) => ({
@@ -149,12 +139,39 @@ describe('no amplification', () => {
       })),
     );
     clock.advance(1000);
-    const wide = { since, dryRun: true };
-    expect(await recoverWebhookDeliveries(deps, caller('amp'), recoverInput('amp', ep.endpointId, wide))).toEqual({
-      matched: 3,
-      matchedAtLeast: false,
-      skippedReplayed: 5,
-    });
+    // The four sources have a replay now: only the four failed replays, the heads of their chains, match.
+    expect(await dry()).toEqual({ matched: 4, matchedAtLeast: false, skippedReplayed: 4 });
+    expect(await dry({ includeReplayed: true })).toEqual({ matched: 8, matchedAtLeast: false, skippedReplayed: 0 });
+    const next = await recoverWebhookDeliveries(deps, caller('amp'), recoverInput('amp', ep.endpointId, { since }));
+    expect(next).toMatchObject({ matched: 4, skippedReplayed: 4 });
+    expect((await drain(worker, jobQueue)).at(-1)).toMatchObject({ kind: 'finished', status: 'completed' });
+    const replayed = (await listAuditEvents(table, 'amp', 100)).items
+      .filter((a) => a.action === 'webhook.delivery_replayed')
+      .map((a) => (a.detail as { replayedFrom: string }).replayedFrom);
+    // Eight replays in all, each of a different delivery: the second job replayed the first job's replays only.
+    expect(replayed).toHaveLength(8);
+    expect(new Set(replayed).size).toBe(8);
+    expect(replayed.filter((from) => replayIds.includes(from))).toHaveLength(4);
+    // The second job's replays are settled, so no later test's repair pass finds them pending.
+    const second = (await listAuditEvents(table, 'amp', 100)).items
+      .filter((a) => a.action === 'webhook.delivery_replayed' && !replayIds.includes(a.targetId))
+      .map((a) => a.targetId);
+    await batchWriteAll(
+      table,
+      second.map((id) => ({
+        PutRequest: {
+          Item: {
+            ...keys.deliveryState(id),
+            type: 'delivery-state',
+            deliveryId: id,
+            status: 'delivered',
+            attempts: 1,
+            evidenceCount: 1,
+            updatedAt: clock.now().toISOString(),
+          },
+        },
+      })),
+    );
   }, 180_000);
 
   it('runs at most recoveryJobsPerWorkspace jobs in a workspace (409 Conflict above), freed when one ends or its lease runs out', async () => {

@@ -165,9 +165,9 @@ describe('recovery jobs', () => {
     expect(audit.filter((a) => a === 'webhook.recovery_started')).toHaveLength(1);
     expect(audit.filter((a) => a === 'webhook.recovery_finished')).toHaveLength(1);
 
-    // The job's own replays never match a later recovery of the same window … but their sources still do.
+    // Every source has a replay now: a later recovery of the same window replays nothing, and says why.
     const again = await recoverWebhookDeliveries(deps, caller('rec-count'), input);
-    expect(again).toEqual({ matched: 7, matchedAtLeast: false, skippedReplayed: 0 });
+    expect(again).toEqual({ matched: 0, matchedAtLeast: false, skippedReplayed: 7 });
   });
 
   it('takes `failed` when asked, and only one running recovery per endpoint (409 RecoveryInProgress), freed when the job ends', async () => {
@@ -242,8 +242,12 @@ describe('recovery jobs', () => {
     await expect(
       getJob(deps, caller('rec-other'), { params: { ...params, slug: 'rec-other' }, query: undefined, body: undefined }),
     ).rejects.toMatchObject({ tag: 'JobNotFound' });
-    // The endpoint is free again.
-    expect(await recoverWebhookDeliveries(deps, caller('rec-cancel'), input)).toMatchObject({ status: 'running', matched: 6 });
+    // The endpoint is free again; the two sources replayed before the cancel are left out.
+    expect(await recoverWebhookDeliveries(deps, caller('rec-cancel'), input)).toMatchObject({
+      status: 'running',
+      matched: 4,
+      skippedReplayed: 2,
+    });
   });
 
   it('resumes after a crash mid-job (a fault after 3 replays) where it stopped, with no source replayed twice', async () => {

@@ -36,6 +36,7 @@ function row(createdAt: Date, endpointId: string, status: DeliveryRecord['status
     evidenceCount: status === 'pending' ? 0 : 1,
     nextAttemptAt: null,
     eventType: 'webhook.test_event',
+    eventId: null,
     payload: { n: 1 },
     replayedFrom: null,
     lastResponseStatus: 200,

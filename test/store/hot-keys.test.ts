@@ -33,6 +33,8 @@ function oneSecond(): DeliveryRecord[] {
       evidenceCount: 0,
       nextAttemptAt: iso,
       eventType: 'order.shipped',
+      // One event per delivery: its own partition of the event index.
+      eventId: `evt-${i}`,
       payload: { i },
       replayedFrom: null,
       lastResponseStatus: null,

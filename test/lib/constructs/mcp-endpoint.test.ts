@@ -192,7 +192,7 @@ describe('the MCP endpoint', () => {
     expect(tableGrantOf(template, mcpFunction())).toEqual({
       items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       // The repair index (gsi3) is the schedules' alone.
-      queries: ['index/deliveryLog', 'index/gsi2', 'table'],
+      queries: ['index/deliveryLog', 'index/eventDeliveries', 'index/gsi2', 'table'],
       leadingKeys: ['TOKENHASH#*'],
     });
   });
