@@ -19,6 +19,8 @@ export interface TokenIdentity {
   readonly tokenId: string;
   readonly workspace: string;
   readonly scopes: string[];
+  /** The token's name (audit entries keep it beside the token id). */
+  readonly name: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function putApiToken(
       {
         Put: {
           TableName: table.tableName,
-          Item: { ...keys.tokenHash(hash), type: 'token-hash', tokenId: meta.tokenId, workspace: slug, scopes: meta.scopes },
+          Item: { ...keys.tokenHash(hash), type: 'token-hash', tokenId: meta.tokenId, workspace: slug, scopes: meta.scopes, name: meta.name },
           ConditionExpression: IF_ABSENT,
         },
       },
@@ -58,7 +60,7 @@ export async function putApiToken(
 
 /** A token-hash item as the identity it resolves to, each attribute checked (absent scopes: none). */
 function tokenIdentityFromItem(item: Item): TokenIdentity {
-  return { tokenId: str(item, 'tokenId'), workspace: str(item, 'workspace'), scopes: strList(item, 'scopes') };
+  return { tokenId: str(item, 'tokenId'), workspace: str(item, 'workspace'), scopes: strList(item, 'scopes'), name: str(item, 'name') };
 }
 
 /** A token item as its wire form (the hash left out), each attribute checked. */
