@@ -66,7 +66,13 @@ export function recoveryWindow(
 
 /** A new running job, with nothing replayed yet. */
 export function newRecoveryJob(
-  input: { workspace: string; endpointId: string; actor: AuditActor | string; count: RecoveryCount; window: ReturnType<typeof recoveryWindow> },
+  input: {
+    workspace: string;
+    endpointId: string;
+    actor: AuditActor | string;
+    count: RecoveryCount;
+    window: ReturnType<typeof recoveryWindow>;
+  },
   now: Date,
 ): JobRecord {
   const iso = now.toISOString();

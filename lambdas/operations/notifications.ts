@@ -11,6 +11,7 @@ export const ackNotification: OperationImpl<'ackNotification'> = async (deps, ca
     actor: callerActor(caller),
     targetId: params.notificationId,
   });
-  if (!acknowledged) throw new AppError('NotificationNotFound', `No notification ${params.notificationId} in workspace ${caller.workspace}`);
+  if (!acknowledged)
+    throw new AppError('NotificationNotFound', `No notification ${params.notificationId} in workspace ${caller.workspace}`);
   return acknowledged;
 };

@@ -46,7 +46,14 @@ export async function putApiToken(
       {
         Put: {
           TableName: table.tableName,
-          Item: { ...keys.tokenHash(hash), type: 'token-hash', tokenId: meta.tokenId, workspace: slug, scopes: meta.scopes, name: meta.name },
+          Item: {
+            ...keys.tokenHash(hash),
+            type: 'token-hash',
+            tokenId: meta.tokenId,
+            workspace: slug,
+            scopes: meta.scopes,
+            name: meta.name,
+          },
           ConditionExpression: IF_ABSENT,
         },
       },

@@ -17,7 +17,11 @@ import { str } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
 
 /** The transaction item that puts a job's entry with its current status (on creation, and when it ends). */
-export function jobEntryPut(table: TableContext, job: Pick<JobRecord, 'workspace' | 'jobId' | 'createdAt'>, status: JobStatus): TransactItem {
+export function jobEntryPut(
+  table: TableContext,
+  job: Pick<JobRecord, 'workspace' | 'jobId' | 'createdAt'>,
+  status: JobStatus,
+): TransactItem {
   return {
     Put: {
       TableName: table.tableName,

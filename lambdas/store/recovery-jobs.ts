@@ -135,7 +135,11 @@ export async function createRecoveryJob(table: TableContext, job: JobRecord, now
     try {
       await table.doc.send(
         new TransactWriteCommand({
-          TransactItems: [...jobCreation(table, job, now), slotsPut(table, job.workspace, version, slots), jobEntryPut(table, job, 'running')],
+          TransactItems: [
+            ...jobCreation(table, job, now),
+            slotsPut(table, job.workspace, version, slots),
+            jobEntryPut(table, job, 'running'),
+          ],
         }),
       );
       return 'created';
