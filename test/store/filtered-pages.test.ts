@@ -45,15 +45,13 @@ it(
     const acked = written.slice(1);
     for (let i = 0; i < acked.length; i += 25) {
       await Promise.all(
-        acked
-          .slice(i, i + 25)
-          .map((n) =>
-            acknowledgeNotification(table, slug, n.notificationId, new Date(), {
-              action: 'notification.acknowledged',
-              actor: 'system',
-              targetId: n.notificationId,
-            }),
-          ),
+        acked.slice(i, i + 25).map((n) =>
+          acknowledgeNotification(table, slug, n.notificationId, new Date(), {
+            action: 'notification.acknowledged',
+            actor: 'system',
+            targetId: n.notificationId,
+          }),
+        ),
       );
     }
 
