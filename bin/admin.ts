@@ -38,6 +38,11 @@ function target(values: { table?: string; region?: string; endpoint?: string; 'd
   return createTableContext({ tableName: stack.tableName, endpoint: stack.dynamoDbEndpoint });
 }
 
+/** `n` and its noun, singular for exactly one (`1 delivery`, `2 deliveries`, `0 deliveries`). */
+function counted(n: number, singular: string, plural: string): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
 function slugOf(raw: string | undefined): string {
   const parsed = SlugSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`"${raw ?? ''}" is not a workspace slug (lower-case letters, digits, dashes)`);
@@ -90,7 +95,8 @@ async function main(): Promise<number> {
         .map((s) => s.trim())
         .filter(Boolean);
       const bad = scopes.filter((s) => !isScope(s));
-      if (bad.length || scopes.length === 0) throw new Error(`Unknown scope(s): ${bad.join(', ') || '(none given)'}`);
+      if (scopes.length === 0) throw new Error('No scope given: --scopes takes one or more, comma-separated (e.g. read,webhook:write)');
+      if (bad.length) throw new Error(`Unknown ${bad.length === 1 ? 'scope' : 'scopes'}: ${bad.join(', ')}`);
       const { token, tokenId } = await issueToken(table, slug, { name: values.name ?? 'admin cli', scopes });
       console.log(`Token ${tokenId} for ${slug} (scopes: ${scopes.join(', ')}). Shown once, store it now:\n${token}`);
       return 0;
@@ -131,7 +137,7 @@ async function publish(args: string[], values: { bus?: string; region?: string; 
   const body = (await res.json()) as { deliveryIds?: string[]; detail?: string };
   if (!res.ok) throw new Error(body.detail ?? `HTTP ${res.status}`);
   console.log(
-    `Published ${type} to ${slug}: ${body.deliveryIds?.length ?? 0} deliveries queued${body.deliveryIds?.length ? ` (${body.deliveryIds.join(', ')})` : ''}.`,
+    `Published ${type} to ${slug}: ${counted(body.deliveryIds?.length ?? 0, 'delivery', 'deliveries')} queued${body.deliveryIds?.length ? ` (${body.deliveryIds.join(', ')})` : ''}.`,
   );
   return 0;
 }

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   DeliveryNotFound: 404,
   TokenNotFound: 404,
   JobNotFound: 404,
+  NotificationNotFound: 404,
   RouteNotFound: 404,
   MethodNotAllowed: 405,
   EndpointDisabled: 409,

@@ -21,6 +21,7 @@ const TITLES: Record<ErrorTag, string> = {
   DeliveryNotFound: 'Delivery not found',
   TokenNotFound: 'API token not found',
   JobNotFound: 'Job not found',
+  NotificationNotFound: 'Notification not found',
   RouteNotFound: 'No such route',
   MethodNotAllowed: 'Method not allowed',
   EndpointDisabled: 'The webhook endpoint is disabled',

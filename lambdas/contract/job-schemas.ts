@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { sinceNotAfterUntilInstants, isInstant } from './input-rules';
 import { JOB_STATUSES, RECOVERABLE_STATUSES, DEFAULT_RECOVERY_STATUSES, RECOVERY_COUNT_CAP } from './jobs';
 import { idSchema, EndpointIdSchema } from './schemas';
+import { PageQuerySchema } from './page-schemas';
 
 const EXAMPLE = {
   jobId: 'whj_01JD2YC5D6E7F8G9H0J1K2M3NP',
@@ -127,3 +128,19 @@ export const JobSchema = z
 
 /** A job, as responses show it. */
 export type Job = z.infer<typeof JobSchema>;
+
+/** One or more job statuses, comma-separated (the delivery log's `status` form). */
+const JOB_STATUS_LIST = new RegExp(`^(?:${JOB_STATUSES.join('|')})(?:,(?:${JOB_STATUSES.join('|')}))*$`);
+
+/** Query of `GET /workspaces/{slug}/jobs`: the page query and a status filter. */
+export const JobListQuerySchema = PageQuerySchema.extend({
+  status: z
+    .string()
+    .max(200)
+    .regex(JOB_STATUS_LIST, `must be one or more of ${JOB_STATUSES.join(', ')}, comma-separated`)
+    .optional()
+    .meta({
+      description: `Only jobs in these statuses: one or more of ${JOB_STATUSES.map((s) => `\`${s}\``).join(', ')}, comma-separated.`,
+      example: 'running',
+    }),
+});

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { ErrorTag } from './errors';
 import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
-import { JobIdSchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
+import { JobIdSchema, JobListQuerySchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
 import { RECOVERY_COUNT_CAP } from './jobs';
 import { DEFAULT_WORKSPACE_LIMITS, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, type WorkspaceLimits } from './limits';
 import type { Permission } from './permissions';
@@ -29,6 +29,7 @@ import {
   EndpointSchema,
   EventTypeSchema,
   MemberSchema,
+  NotificationIdSchema,
   NotificationSchema,
   OverviewSchema,
   RotatedSecretSchema,
@@ -99,6 +100,14 @@ const Slug = z.object({ slug: SlugSchema });
 const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
 const SlugToken = z.object({ slug: SlugSchema, tokenId: TokenIdSchema });
 const SlugDelivery = z.object({ slug: SlugSchema, deliveryId: DeliveryIdSchema });
+
+/** Query of the notification list: the page query and the acknowledged filter. */
+const NotificationQuerySchema = PageQuerySchema.extend({
+  acknowledged: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: '`true`: only acknowledged notifications; `false`: only those not acknowledged yet. Absent: all.' }),
+});
 
 /** Errors every workspace route can answer with. */
 const COMMON_ERRORS: readonly ErrorTag[] = ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'];
@@ -451,10 +460,11 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/workspaces/{slug}/notifications',
     summary: 'List notifications',
-    description: 'Pages through workspace notifications (e.g. a delivery dead-lettered), newest first on (createdAt, id).',
+    description:
+      'Pages through workspace notifications (e.g. a delivery dead-lettered), newest first on (createdAt, id). `acknowledged` keeps only the acknowledged (`true`) or the unacknowledged (`false`) ones: a filtered page reads a bounded number of notifications, so it may hold fewer than `limit` with a `nextCursor`.',
     tag: 'Workspace',
     params: Slug,
-    query: PageQuerySchema,
+    query: NotificationQuerySchema,
     response: pageOf(NotificationSchema, 'NotificationPage'),
     successStatus: 200,
     errors: ['ValidationError'],
@@ -553,6 +563,41 @@ export const OPERATIONS = [
     permission: 'webhook:replay',
     rateLimit: 'rest_write',
     mcpTool: 'cancel_job',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'listJobs',
+    method: 'GET',
+    path: '/workspaces/{slug}/jobs',
+    summary: 'List jobs',
+    description:
+      "Pages through the workspace's recovery jobs, newest first, with their progress (as `GET /workspaces/{slug}/jobs/{jobId}` shows each). `status` keeps only jobs in those statuses: a filtered page reads a bounded number of jobs, so it may hold fewer than `limit` with a `nextCursor`. The service's internal jobs (removing a deleted endpoint's history) are not listed.",
+    tag: 'Deliveries',
+    params: Slug,
+    query: JobListQuerySchema,
+    response: pageOf(JobSchema, 'JobPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_jobs',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'ackNotification',
+    method: 'POST',
+    path: '/workspaces/{slug}/notifications/{notificationId}/ack',
+    summary: 'Acknowledge a notification',
+    description:
+      'Marks a notification of the workspace as acknowledged and answers it with `acknowledgedAt`. Idempotent: acknowledging it again changes nothing and answers the same notification, with the first time. Writes audit `notification.acknowledged` (once).',
+    tag: 'Workspace',
+    params: z.object({ slug: SlugSchema, notificationId: NotificationIdSchema }),
+    response: NotificationSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'NotificationNotFound'],
+    permission: 'notification:ack',
+    rateLimit: 'rest_write',
+    mcpTool: 'ack_notification',
     readOnly: false,
   }),
 ] as const satisfies readonly OperationDef[];

@@ -16,6 +16,7 @@ export const PERMISSIONS = [
   'event-type:list',
   'webhook:read',
   'webhook:list',
+  'notification:ack',
   'webhook:write',
   'webhook:delete',
   'webhook:rotate-secret',
@@ -37,6 +38,7 @@ const READ: readonly Permission[] = [
 ];
 const WRITE: readonly Permission[] = [
   ...READ,
+  'notification:ack',
   'webhook:write',
   'webhook:delete',
   'webhook:rotate-secret',

@@ -322,12 +322,36 @@ export const MemberSchema = z
   .meta({ id: 'Member', example: { memberId: 'mem_01JD2YB3C4D5E6F7G8H9J0K1MN', email: 'owner@acme.test', role: 'owner' } });
 export type Member = z.infer<typeof MemberSchema>;
 
+/** The kinds of actor an audit entry names: a workspace API token, a portal session, a staff member, or the service itself. */
+const AUDIT_ACTOR_KINDS = ['token', 'portal_session', 'staff', 'system'] as const;
+
+/** Who made an audited change (docs/behaviour.md#audit-events). */
+const AuditActorSchema = z
+  .object({
+    kind: z.enum(AUDIT_ACTOR_KINDS).meta({
+      description:
+        '`token` (a workspace API token) or `system` (the service itself: the dispatcher, the admin CLI, a recovery that could not go on); `portal_session` and `staff` are reserved for those sign-ins.',
+    }),
+    id: z.string().meta({ description: 'The token id, or `system`.', example: EXAMPLE.tokenId }),
+    name: z.string().optional().meta({
+      description:
+        "The token's name when the entry was written, so a revoked or renamed token still reads as it was; absent for `system` and for tokens that carry none.",
+      example: 'CI deploy bot',
+    }),
+    email: z.string().optional().meta({ description: "A staff member's email (kind `staff`)." }),
+  })
+  .meta({ id: 'AuditActor', example: { kind: 'token', id: EXAMPLE.tokenId, name: 'CI deploy bot' } });
+
+/** Who made an audited change. */
+export type AuditActor = z.infer<typeof AuditActorSchema>;
+
 /** Audit event. */
 export const AuditEventSchema = z
   .object({
     auditEventId: idSchema('aud', '01JD2YC4D5E6F7G8H9J0K1M2NP'),
     action: z.string().meta({ example: 'webhook.delivery_replayed' }),
-    actor: z.string().meta({ description: 'Token id, or `system` for the service itself.' }),
+    actor: AuditActorSchema,
+    actorId: z.string().meta({ description: 'The same as `actor.id`: the token id, or `system` for the service itself.' }),
     targetId: z.string(),
     detail: z.record(z.string(), z.unknown()),
     createdAt: timestamp,
@@ -337,7 +361,8 @@ export const AuditEventSchema = z
     example: {
       auditEventId: 'aud_01JD2YC4D5E6F7G8H9J0K1M2NP',
       action: 'webhook.delivery_replayed',
-      actor: EXAMPLE.tokenId,
+      actor: { kind: 'token', id: EXAMPLE.tokenId, name: 'CI deploy bot' },
+      actorId: EXAMPLE.tokenId,
       targetId: 'whd_01JD2YE6F7G8H9J0K1M2N3P4QR',
       detail: { replayedFrom: EXAMPLE.deliveryId, endpointId: EXAMPLE.endpointId },
       createdAt: EXAMPLE.updated,
@@ -345,15 +370,22 @@ export const AuditEventSchema = z
   });
 export type AuditEvent = z.infer<typeof AuditEventSchema>;
 
+/** A notification id. */
+export const NotificationIdSchema = idSchema('ntf', '01JD2YD5E6F7G8H9J0K1M2N3PQ').meta({ description: 'Notification id' });
+
 /** Workspace notification. */
 export const NotificationSchema = z
   .object({
-    notificationId: idSchema('ntf', '01JD2YD5E6F7G8H9J0K1M2N3PQ'),
+    notificationId: NotificationIdSchema,
     kind: z.string().meta({ example: 'delivery.dead_lettered' }),
     message: z.string(),
     endpointId: z.string().nullable(),
     deliveryId: z.string().nullable(),
     createdAt: timestamp,
+    acknowledgedAt: timestamp.nullable().meta({
+      description:
+        'When the notification was first acknowledged (`POST …/notifications/{notificationId}/ack`); null until then. Set once: acknowledging again keeps it.',
+    }),
   })
   .meta({
     id: 'Notification',
@@ -365,6 +397,7 @@ export const NotificationSchema = z
       endpointId: EXAMPLE.endpointId,
       deliveryId: EXAMPLE.deliveryId,
       createdAt: EXAMPLE.updated,
+      acknowledgedAt: null,
     },
   });
 export type Notification = z.infer<typeof NotificationSchema>;

@@ -6,7 +6,7 @@
 import { encodeTime } from 'ulid';
 import { DEFAULT_RECOVERY_RATE_PER_SECOND, ENV, RECOVERY_RATE_BOUNDS } from '../contract/deployment';
 import { DEFAULT_RECOVERY_STATUSES, type Job, type JobStatus } from '../contract/jobs';
-import type { DeliveryStatus } from '../contract/schemas';
+import type { AuditActor, DeliveryStatus } from '../contract/schemas';
 import { newId } from './ids';
 
 /** How long one slice's replays are spread over: a slice of `rate` replays, then the next one at least this much later. */
@@ -21,8 +21,8 @@ export function recoveryRateFrom(env: Readonly<Record<string, string | undefined
 /** A job as stored: the wire form plus what the worker keeps on it. */
 export interface JobRecord extends Job {
   readonly workspace: string;
-  /** Who started it (token id): the actor of its audit events. */
-  readonly actor: string;
+  /** Who started it, the actor of its audit events: the token with its name, or its id alone (docs/behaviour.md#audit-events). */
+  readonly actor: AuditActor | string;
   /** The last source delivery id the job has passed (the scan resumes after it); null before the first. */
   readonly cursor: string | null;
   /** Bumped by every change; each change is conditional on it, so two workers can never both advance the job. */
@@ -66,7 +66,13 @@ export function recoveryWindow(
 
 /** A new running job, with nothing replayed yet. */
 export function newRecoveryJob(
-  input: { workspace: string; endpointId: string; actor: string; count: RecoveryCount; window: ReturnType<typeof recoveryWindow> },
+  input: {
+    workspace: string;
+    endpointId: string;
+    actor: AuditActor | string;
+    count: RecoveryCount;
+    window: ReturnType<typeof recoveryWindow>;
+  },
   now: Date,
 ): JobRecord {
   const iso = now.toISOString();

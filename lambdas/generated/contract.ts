@@ -410,6 +410,7 @@ export const OPERATION_ROUTES = [
                 "event-type:list",
                 "webhook:read",
                 "webhook:list",
+                "notification:ack",
                 "webhook:write",
                 "webhook:delete",
                 "webhook:rotate-secret",
@@ -492,6 +493,7 @@ export const OPERATION_ROUTES = [
             inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
           },
           cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
+          acknowledged: { t: "optional", inner: { t: "enum", values: ["true", "false"] } },
         },
       },
     },
@@ -719,6 +721,65 @@ export const OPERATION_ROUTES = [
         shape: {
           slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] },
           jobId: { t: "string", checks: [{ k: "regex", re: /^whj_[0-9A-HJKMNP-TV-Z]{26}$/ }] },
+        },
+      },
+    },
+  },
+  {
+    operationId: "listJobs",
+    method: "GET",
+    path: "/workspaces/{slug}/jobs",
+    successStatus: 200,
+    permission: "webhook:read",
+    rateLimit: "rest_read",
+    mcpTool: "list_jobs",
+    readOnly: true,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+      query: {
+        t: "object",
+        shape: {
+          limit: {
+            t: "optional",
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
+          },
+          cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
+          status: {
+            t: "optional",
+            inner: {
+              t: "string",
+              checks: [
+                { k: "max_length", n: 200 },
+                {
+                  k: "regex",
+                  re: /^(?:running|completed|cancelled|failed)(?:,(?:running|completed|cancelled|failed))*$/,
+                  message: "must be one or more of running, completed, cancelled, failed, comma-separated",
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
+  {
+    operationId: "ackNotification",
+    method: "POST",
+    path: "/workspaces/{slug}/notifications/{notificationId}/ack",
+    successStatus: 200,
+    permission: "notification:ack",
+    rateLimit: "rest_write",
+    mcpTool: "ack_notification",
+    readOnly: false,
+    input: {
+      params: {
+        t: "object",
+        shape: {
+          slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] },
+          notificationId: { t: "string", checks: [{ k: "regex", re: /^ntf_[0-9A-HJKMNP-TV-Z]{26}$/ }] },
         },
       },
     },

@@ -540,6 +540,7 @@ export const MCP_TOOLS: readonly Tool[] = [
             "event-type:list",
             "webhook:read",
             "webhook:list",
+            "notification:ack",
             "webhook:write",
             "webhook:delete",
             "webhook:rotate-secret",
@@ -614,7 +615,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "list_notifications",
     title: "List notifications",
-    description: "Pages through workspace notifications (e.g. a delivery dead-lettered), newest first on (createdAt, id). Requires permission `notification:list`.",
+    description: "Pages through workspace notifications (e.g. a delivery dead-lettered), newest first on (createdAt, id). `acknowledged` keeps only the acknowledged (`true`) or the unacknowledged (`false`) ones: a filtered page reads a bounded number of notifications, so it may hold fewer than `limit` with a `nextCursor`. Requires permission `notification:list`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -635,6 +636,11 @@ export const MCP_TOOLS: readonly Tool[] = [
           description: "Opaque keyset position from a previous page; a cursor that does not decode gives an empty page.",
           type: "string",
           maxLength: 2048,
+        },
+        acknowledged: {
+          description: "`true`: only acknowledged notifications; `false`: only those not acknowledged yet. Absent: all.",
+          type: "string",
+          enum: ["true", "false"],
         },
       },
       required: ["slug"],
@@ -877,6 +883,77 @@ export const MCP_TOOLS: readonly Tool[] = [
       additionalProperties: false,
     },
     annotations: { title: "Cancel a job", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "list_jobs",
+    title: "List jobs",
+    description: "Pages through the workspace's recovery jobs, newest first, with their progress (as `GET /workspaces/{slug}/jobs/{jobId}` shows each). `status` keeps only jobs in those statuses: a filtered page reads a bounded number of jobs, so it may hold fewer than `limit` with a `nextCursor`. The service's internal jobs (removing a deleted endpoint's history) are not listed. Requires permission `webhook:read`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        slug: {
+          type: "string",
+          pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$",
+          description: "Workspace slug",
+          example: "acme",
+        },
+        limit: {
+          description: "Page size; defaults to 50. Any integer is accepted and clamped into [1, 200]: below 1 reads as 1, above 200 as 200 (never an error).",
+          example: 50,
+          param: { schema: { type: "integer", default: 50 } },
+          type: "number",
+        },
+        cursor: {
+          description: "Opaque keyset position from a previous page; a cursor that does not decode gives an empty page.",
+          type: "string",
+          maxLength: 2048,
+        },
+        status: {
+          description: "Only jobs in these statuses: one or more of `running`, `completed`, `cancelled`, `failed`, comma-separated.",
+          example: "running",
+          type: "string",
+          maxLength: 200,
+          pattern: "^(?:running|completed|cancelled|failed)(?:,(?:running|completed|cancelled|failed))*$",
+        },
+      },
+      required: ["slug"],
+      additionalProperties: false,
+    },
+    annotations: { title: "List jobs", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "ack_notification",
+    title: "Acknowledge a notification",
+    description: "Marks a notification of the workspace as acknowledged and answers it with `acknowledgedAt`. Idempotent: acknowledging it again changes nothing and answers the same notification, with the first time. Writes audit `notification.acknowledged` (once). Requires permission `notification:ack`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        slug: {
+          type: "string",
+          pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$",
+          description: "Workspace slug",
+          example: "acme",
+        },
+        notificationId: {
+          type: "string",
+          pattern: "^ntf_[0-9A-HJKMNP-TV-Z]{26}$",
+          example: "ntf_01JD2YD5E6F7G8H9J0K1M2N3PQ",
+          description: "Notification id",
+        },
+      },
+      required: ["slug", "notificationId"],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: "Acknowledge a notification",
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+    },
     execution: { taskSupport: "forbidden" },
   },
 ];

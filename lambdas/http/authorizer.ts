@@ -12,18 +12,30 @@ interface AuthorizerContext {
   tokenId: string;
   /** Space-separated scopes. */
   scopes: string;
+  /** The token's name (for the audit entries of the request); absent when the token has none. */
+  tokenName?: string;
 }
 
 /** Encodes a caller as authorizer context. */
 function toAuthorizerContext(caller: Caller): AuthorizerContext {
-  return { workspace: caller.workspace, tokenId: caller.tokenId, scopes: caller.scopes.join(' ') };
+  return {
+    workspace: caller.workspace,
+    tokenId: caller.tokenId,
+    scopes: caller.scopes.join(' '),
+    ...(caller.tokenName ? { tokenName: caller.tokenName } : {}),
+  };
 }
 
 /** Decodes authorizer context back into a caller; null when absent or malformed. */
 export function fromAuthorizerContext(context: Record<string, unknown> | null | undefined): Caller | null {
   if (!context || typeof context.workspace !== 'string' || typeof context.tokenId !== 'string') return null;
   const scopes = typeof context.scopes === 'string' ? context.scopes.split(' ').filter(Boolean) : [];
-  return { workspace: context.workspace, tokenId: context.tokenId, scopes };
+  return {
+    workspace: context.workspace,
+    tokenId: context.tokenId,
+    scopes,
+    ...(typeof context.tokenName === 'string' && context.tokenName !== '' ? { tokenName: context.tokenName } : {}),
+  };
 }
 
 /**

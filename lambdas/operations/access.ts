@@ -19,7 +19,9 @@ export async function resolveCaller(table: TableContext, authorization: string |
   const token = bearerToken(authorization);
   if (!token) return null;
   const identity = await findTokenByHash(table, hashApiToken(token));
-  return identity ? { workspace: identity.workspace, tokenId: identity.tokenId, scopes: identity.scopes } : null;
+  if (!identity) return null;
+  const { workspace, tokenId, scopes, name } = identity;
+  return { workspace, tokenId, scopes, ...(name === null ? {} : { tokenName: name }) };
 }
 
 /**

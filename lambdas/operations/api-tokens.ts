@@ -7,6 +7,7 @@ import { hashApiToken, mintApiToken } from '../domain/api-tokens';
 import { newId } from '../domain/ids';
 import { deleteApiToken, listApiTokens as readTokens, putApiToken } from '../store/api-tokens';
 import type { OperationImpl } from './context';
+import { callerActor } from './context';
 import { workspaceLimitsOf } from './rate-limiter';
 
 /** GET /workspaces/{slug}/api-tokens */
@@ -32,7 +33,7 @@ export const createApiToken: OperationImpl<'createApiToken'> = async (deps, call
     now,
     {
       action: 'api_token.created',
-      actor: caller.tokenId,
+      actor: callerActor(caller),
       targetId: meta.tokenId,
       detail: { name: meta.name, scopes: meta.scopes },
       event: { type: 'api_token.created', payload: { tokenId: meta.tokenId, name: meta.name, scopes: meta.scopes } },
@@ -47,7 +48,7 @@ export const createApiToken: OperationImpl<'createApiToken'> = async (deps, call
 export const revokeApiToken: OperationImpl<'revokeApiToken'> = async (deps, caller, { params }) => {
   const deleted = await deleteApiToken(deps.table, caller.workspace, params.tokenId, deps.now(), {
     action: 'api_token.revoked',
-    actor: caller.tokenId,
+    actor: callerActor(caller),
     targetId: params.tokenId,
     event: { type: 'api_token.revoked', payload: { tokenId: params.tokenId } },
   });

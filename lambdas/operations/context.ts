@@ -13,6 +13,7 @@ import type { SecretSealer } from '../domain/secrets';
 import type { RateLimiter } from './rate-limiter';
 import type { WorkspaceLimits } from '../contract/limits';
 import type { MetricsRecorder } from '../contract/metrics';
+import type { AuditActor } from '../contract/schemas';
 
 /** Adapters and configuration of the operations. */
 export interface OperationDeps {
@@ -60,6 +61,13 @@ export interface Caller {
   readonly workspace: string;
   readonly tokenId: string;
   readonly scopes: readonly string[];
+  /** The token's name, as its hash item holds it: kept on the audit entries the caller makes. */
+  readonly tokenName?: string;
+}
+
+/** The caller as the actor of an audited change: its token, with the token's name when known. */
+export function callerActor(caller: Caller): AuditActor {
+  return { kind: 'token', id: caller.tokenId, ...(caller.tokenName ? { name: caller.tokenName } : {}) };
 }
 
 type OpDef<K extends OperationId> = Extract<(typeof OPERATIONS)[number], { operationId: K }>;

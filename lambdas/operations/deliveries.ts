@@ -5,7 +5,7 @@ import { AppError } from '../contract/errors';
 import { TEST_EVENT_TYPE } from '../contract/events';
 import { clampLimit } from '../contract/pagination';
 import { isReplayable, newPendingDelivery, REPLAYABLE_STATUSES, type DeliveryRecord } from '../domain/delivery-lifecycle';
-import type { Caller, OperationDeps, OperationImpl } from './context';
+import { callerActor, type Caller, type OperationDeps, type OperationImpl } from './context';
 import { getDelivery, listAttempts, listReplays, putPendingDelivery, putReplayDelivery, toDeliveryWire } from '../store/deliveries';
 import { listDeliveriesOfEndpoint } from '../store/delivery-log';
 import { getEndpointRecord, liveEndpointIds, type EndpointRecord } from '../store/endpoints';
@@ -38,7 +38,7 @@ async function deliveryOf(deps: OperationDeps, caller: Caller, deliveryId: strin
  * `replayedFrom` = the source) and its `webhook.delivery_replayed` audit. One
  * factory for interactive replays and recovery jobs (docs/behaviour.md#replay).
  */
-export function replayOf(source: DeliveryRecord, actor: string, now: Date): { record: DeliveryRecord; audit: AuditInput } {
+export function replayOf(source: DeliveryRecord, actor: AuditInput['actor'], now: Date): { record: DeliveryRecord; audit: AuditInput } {
   const record = newPendingDelivery(
     {
       workspace: source.workspace,
@@ -108,7 +108,7 @@ export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = asy
   // Charged here, after every other check, and only here: recovery jobs replay through replayOf, paced by their own rate.
   await chargeWorkspaceQuota(deps, 'workspace_replay', caller.workspace);
   const now = deps.now();
-  const { record, audit } = replayOf(source, caller.tokenId, now);
+  const { record, audit } = replayOf(source, callerActor(caller), now);
   await putReplayDelivery(deps.table, source, record, now, audit);
   const replay = await queueWritten(deps, record);
   deps.metrics?.add('replays', 1, {});

@@ -18,6 +18,8 @@ import { listDeliveries } from './delivery-log';
 import { getWebhookHealth } from './health';
 import { cancelJob, getJob, recoverWebhookDeliveries } from './recovery';
 import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, listNotifications } from './workspace';
+import { listJobs } from './jobs';
+import { ackNotification } from './notifications';
 
 /** The implementation of every operation. */
 export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } = {
@@ -45,4 +47,6 @@ export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } 
   recoverWebhookDeliveries,
   getJob,
   cancelJob,
+  listJobs,
+  ackNotification,
 };

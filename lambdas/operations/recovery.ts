@@ -7,6 +7,7 @@ import { AppError } from '../contract/errors';
 import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE } from '../contract/jobs';
 import { newRecoveryJob, recoveryWindow } from '../domain/recovery';
 import type { OperationDeps, OperationImpl } from './context';
+import { callerActor } from './context';
 import { getEndpointRecord } from '../store/endpoints';
 import { countMatches, createRecoveryJob, finishJob, getJobRecord, runningRecoveryOf, toJobWire } from '../store/recovery-jobs';
 import type { JobRecord } from '../domain/recovery';
@@ -51,7 +52,7 @@ export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'>
   const jobQueue = deps.jobQueue;
   if (!jobQueue) throw new Error('This function has no jobs queue (JOB_QUEUE_URL)');
   const job = newRecoveryJob(
-    { workspace: caller.workspace, endpointId: endpoint.endpointId, actor: caller.tokenId, count: await count(), window },
+    { workspace: caller.workspace, endpointId: endpoint.endpointId, actor: callerActor(caller), count: await count(), window },
     now,
   );
   // The lock and the workspace's slot are taken in the same transaction as the job: concurrent requests cannot exceed either.
@@ -68,7 +69,7 @@ export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'>
     await jobQueue.send({ jobId: job.jobId });
   } catch (error) {
     // A job that can never run must not hold the endpoint: end it (failed), then report the error.
-    await finishJob(deps.table, job, 'failed', caller.tokenId, deps.now(), { reason: 'not_started' });
+    await finishJob(deps.table, job, 'failed', callerActor(caller), deps.now(), { reason: 'not_started' });
     throw error;
   }
   deps.metrics?.add('recoveryJobs', 1, {});
@@ -83,7 +84,7 @@ export const getJob: OperationImpl<'getJob'> = async (deps, caller, { params }) 
 export const cancelJob: OperationImpl<'cancelJob'> = async (deps, caller, { params }) => {
   const job = await jobOf(deps, caller.workspace, params.jobId);
   if (job.status !== 'running') return toJobWire(job);
-  const cancelled = await finishJob(deps.table, job, 'cancelled', caller.tokenId, deps.now());
+  const cancelled = await finishJob(deps.table, job, 'cancelled', callerActor(caller), deps.now());
   // Null: the job finished between the read and the cancel; answer how it ended.
   return toJobWire(cancelled ?? (await jobOf(deps, caller.workspace, params.jobId)));
 };

@@ -24,6 +24,7 @@ import {
   type EndpointRecord,
 } from '../store/endpoints';
 import type { Caller, OperationDeps, OperationImpl } from './context';
+import { callerActor } from './context';
 import { NO_HEALTH, withHealth } from './health';
 import { workspaceLimitsOf } from './rate-limiter';
 
@@ -93,7 +94,7 @@ export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller
     now,
     {
       action: 'webhook.created',
-      actor: caller.tokenId,
+      actor: callerActor(caller),
       targetId: record.endpointId,
       detail: { url: redactUrl(url), eventTypes },
       event: { type: 'webhook.created', payload: { endpointId: record.endpointId, url: redactUrl(url), eventTypes } },
@@ -121,7 +122,7 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
   const url = changes.url ?? (await mustGet(deps, caller.workspace, params.endpointId)).url;
   const updated = await updateEndpoint(deps.table, caller.workspace, params.endpointId, changes, now, {
     action: 'webhook.updated',
-    actor: caller.tokenId,
+    actor: callerActor(caller),
     targetId: params.endpointId,
     detail: { changed: Object.keys(changes), ...changes, ...(changes.url !== undefined ? { url: redactUrl(changes.url) } : {}) },
     event: { type: 'webhook.updated', payload: { endpointId: params.endpointId, url: redactUrl(url), changed: Object.keys(changes) } },
@@ -145,7 +146,7 @@ export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller
     now,
     {
       action: 'webhook.deleted',
-      actor: caller.tokenId,
+      actor: callerActor(caller),
       targetId: params.endpointId,
       event: { type: 'webhook.deleted', payload: { endpointId: params.endpointId, url: existing ? redactUrl(existing.url) : '' } },
     },
@@ -167,7 +168,7 @@ export const rotateWebhookSecret: OperationImpl<'rotateWebhookSecret'> = async (
   const rotated = rotateSecrets(record.secrets, await deps.secretSealer.seal(secret), now);
   const outcome = await writeEndpointSecrets(deps.table, caller.workspace, record.endpointId, rotated.secrets, record.secretVersion, now, {
     action: 'webhook.secret_rotated',
-    actor: caller.tokenId,
+    actor: callerActor(caller),
     targetId: record.endpointId,
     detail: { previousSecretExpiresAt: rotated.previousSecretExpiresAt },
     event: {

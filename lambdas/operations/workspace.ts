@@ -46,7 +46,13 @@ export const listAuditEvents: OperationImpl<'listAuditEvents'> = (deps, caller, 
 
 /** GET /workspaces/{slug}/notifications */
 export const listNotifications: OperationImpl<'listNotifications'> = (deps, caller, { query }) =>
-  readNotifications(deps.table, caller.workspace, clampLimit(query.limit), query.cursor);
+  readNotifications(
+    deps.table,
+    caller.workspace,
+    clampLimit(query.limit),
+    query.cursor,
+    query.acknowledged === undefined ? undefined : query.acknowledged === 'true',
+  );
 
 /** GET /workspaces/{slug}/event-types */
 export const listEventTypes: OperationImpl<'listEventTypes'> = async (deps) => ({ items: [...deps.eventTypes.types] });

@@ -10,7 +10,7 @@ import { SCOPES } from '../contract/permissions';
 import type { TableContext } from './client';
 import type { AuditInput } from './audit';
 import { countItems, queryPage } from './pages';
-import { conditionFailedAt, IF_ABSENT, IF_EXISTS, oneOfList, str, strList, type Item } from './table-io';
+import { conditionFailedAt, IF_ABSENT, IF_EXISTS, oneOfList, optStr, str, strList, type Item } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
 import { writeCounted } from './workspace-counts';
 
@@ -19,6 +19,8 @@ export interface TokenIdentity {
   readonly tokenId: string;
   readonly workspace: string;
   readonly scopes: string[];
+  /** The token's name (audit entries keep it beside the token id); null for a token whose hash item carries none. */
+  readonly name: string | null;
 }
 
 /**
@@ -44,7 +46,14 @@ export async function putApiToken(
       {
         Put: {
           TableName: table.tableName,
-          Item: { ...keys.tokenHash(hash), type: 'token-hash', tokenId: meta.tokenId, workspace: slug, scopes: meta.scopes },
+          Item: {
+            ...keys.tokenHash(hash),
+            type: 'token-hash',
+            tokenId: meta.tokenId,
+            workspace: slug,
+            scopes: meta.scopes,
+            name: meta.name,
+          },
           ConditionExpression: IF_ABSENT,
         },
       },
@@ -56,9 +65,9 @@ export async function putApiToken(
   return outcome === 'written';
 }
 
-/** A token-hash item as the identity it resolves to, each attribute checked (absent scopes: none). */
+/** A token-hash item as the identity it resolves to, each attribute checked (absent scopes: none; absent name: null). */
 function tokenIdentityFromItem(item: Item): TokenIdentity {
-  return { tokenId: str(item, 'tokenId'), workspace: str(item, 'workspace'), scopes: strList(item, 'scopes') };
+  return { tokenId: str(item, 'tokenId'), workspace: str(item, 'workspace'), scopes: strList(item, 'scopes'), name: optStr(item, 'name') };
 }
 
 /** A token item as its wire form (the hash left out), each attribute checked. */

@@ -3,21 +3,24 @@
  * domain event when it reports one (its outbox item, lambdas/store/outbox.ts).
  */
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { AuditEvent } from '../contract/schemas';
+import type { AuditActor, AuditEvent } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
 import { outboxPut, type OutboxEventInput } from './outbox';
 import { queryPage } from './pages';
-import { optMap, str, type Item } from './table-io';
-import { keys, SK_PREFIX } from './table-schema';
+import { ItemShapeError, oneOf, optMap, optStr, str, type Item } from './table-io';
+import { keys, SK_PREFIX, TABLE } from './table-schema';
 
 /** What an audit event says. */
 export interface AuditInput {
   readonly action: string;
-  /** Token id of the caller, or `system`. */
-  readonly actor: string;
+  /**
+   * Who made the change (docs/behaviour.md#audit-events): the actor with its name as it is now, or
+   * its id alone (a token id, or `system`) when no name is known.
+   */
+  readonly actor: AuditActor | string;
   readonly targetId: string;
   /** Never secrets. */
   readonly detail?: Record<string, unknown>;
@@ -26,6 +29,28 @@ export interface AuditInput {
    * same transaction, under the audit event's id, and relayed to the bus from there.
    */
   readonly event?: OutboxEventInput;
+}
+
+/** The service itself, as the actor of what it decides alone (an auto-disable, a recovery that cannot go on). */
+const SYSTEM = 'system';
+
+/** The kinds of actor the service writes today. */
+const WRITTEN_ACTOR_KINDS = ['token', 'system'] as const satisfies readonly AuditActor['kind'][];
+
+/** An actor as items keep it: given by its id alone, `system` or a token id (its name unknown); else as it is. */
+export function auditActor(actor: AuditActor | string): AuditActor {
+  if (typeof actor !== 'string') return actor;
+  return actor === SYSTEM ? { kind: 'system', id: actor } : { kind: 'token', id: actor };
+}
+
+/** The actor an item keeps in its `actor` map (an audit entry, a recovery job): kind, id, and the name when known. */
+export function storedActor(item: Item): AuditActor {
+  // Entries written before the actor became a map (a kept local table) hold the token id or `system`.
+  if (typeof item.actor === 'string') return auditActor(item.actor);
+  const map = optMap(item, 'actor');
+  if (!map) throw new ItemShapeError(`item ${String(item[TABLE.partitionKey])} / ${String(item[TABLE.sortKey])}: actor is not a map`);
+  const name = optStr(map, 'name');
+  return { kind: oneOf(map, 'kind', WRITTEN_ACTOR_KINDS), id: str(map, 'id'), ...(name === null ? {} : { name }) };
 }
 
 /**
@@ -41,7 +66,7 @@ export function auditPut(table: TableContext, slug: string, input: AuditInput, n
         type: 'audit',
         auditEventId,
         action: input.action,
-        actor: input.actor,
+        actor: auditActor(input.actor),
         targetId: input.targetId,
         detail: input.detail ?? {},
         createdAt: now.toISOString(),
@@ -80,10 +105,12 @@ export async function writeAudited(
 
 /** An audit item as its wire event, each attribute checked (an absent detail reads as empty). */
 function auditEventFromItem(item: Item): AuditEvent {
+  const actor = storedActor(item);
   return {
     auditEventId: str(item, 'auditEventId'),
     action: str(item, 'action'),
-    actor: str(item, 'actor'),
+    actor,
+    actorId: actor.id,
     targetId: str(item, 'targetId'),
     detail: optMap(item, 'detail') ?? {},
     createdAt: str(item, 'createdAt'),

@@ -13,7 +13,8 @@ import type { DeliveryStatus } from '../contract/schemas';
 import type { DeliveryRecord } from '../domain/delivery-lifecycle';
 import { RECOVERY_SLOT_LEASE_MS, recoveryWindowIdRange, type JobRecord, type RecoveryCount } from '../domain/recovery';
 import type { TableContext } from './client';
-import { auditPut, type AuditInput, type TransactItem } from './audit';
+import { auditActor, auditPut, storedActor, type AuditInput, type TransactItem } from './audit';
+import { jobEntryPut } from './job-list';
 import { fromItem as deliveryFromItem, getDeliveryItems, pendingWithRepair, replayedAmong, replayLinkWrites } from './deliveries';
 import { ENDPOINT_DELIVERY_SHARDS, endpointDeliveryPartitions, keys, TABLE } from './table-schema';
 import { PURGE_JOB_KIND, purgeJobFromItem, type PurgeJob } from './endpoint-purge';
@@ -66,7 +67,7 @@ function jobFromItem(item: Item): JobRecord {
     kind: 'recover',
     workspace: str(item, 'workspace'),
     endpointId: str(item, 'endpointId'),
-    actor: str(item, 'actor'),
+    actor: storedActor(item),
     status: oneOf(item, 'status', JOB_STATUSES),
     since: str(item, 'since'),
     until: str(item, 'until'),
@@ -134,7 +135,13 @@ export async function createRecoveryJob(table: TableContext, job: JobRecord, now
     const slots = { ...active, [job.jobId]: now.getTime() + RECOVERY_SLOT_LEASE_MS };
     try {
       await table.doc.send(
-        new TransactWriteCommand({ TransactItems: [...jobCreation(table, job, now), slotsPut(table, job.workspace, version, slots)] }),
+        new TransactWriteCommand({
+          TransactItems: [
+            ...jobCreation(table, job, now),
+            slotsPut(table, job.workspace, version, slots),
+            jobEntryPut(table, job, 'running'),
+          ],
+        }),
       );
       return 'created';
     } catch (e) {
@@ -152,7 +159,7 @@ function jobCreation(table: TableContext, job: JobRecord, now: Date): TransactIt
     {
       Put: {
         TableName: table.tableName,
-        Item: { ...keys.job(job.jobId), type: 'job', ...job },
+        Item: { ...keys.job(job.jobId), type: 'job', ...job, actor: auditActor(job.actor) },
         ConditionExpression: IF_ABSENT,
       },
     },
@@ -564,7 +571,7 @@ export async function finishJob(
   table: TableContext,
   job: JobRecord,
   status: Exclude<JobStatus, 'running'>,
-  actor: string,
+  actor: AuditInput['actor'],
   now: Date,
   options: { expectedVersion?: number; reason?: string } = {},
 ): Promise<JobRecord | null> {
@@ -623,6 +630,7 @@ export async function finishJob(
             },
             now,
           ),
+          jobEntryPut(table, job, status),
         ],
       }),
     );

@@ -62,6 +62,8 @@ export const SK_PREFIX = {
   endpoint: 'WEBHOOK#',
   audit: 'AUDIT#',
   notification: 'NOTIF#',
+  /** A workspace's entries of its recovery jobs (the job items themselves are keyed by id alone). */
+  job: 'JOB#',
   attempt: 'ATT#',
   /**
    * A delivery's replays (docs/architecture.md#delivery-items): below `ATT#`, so the top items of
@@ -185,6 +187,8 @@ export const keys = {
   workspaceReplayed: (slug: string, hour: string) => ({ pk: `HEALTH#WSREPLAYED#${slug}`, sk: hour }),
   /** A recovery job (docs/architecture.md#recovery-jobs), by id alone: a job message carries only the id. */
   job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'META' }),
+  /** A recovery job's entry in its workspace's partition (id and status), so the workspace's jobs are listed by one Query. */
+  workspaceJob: (slug: string, jobId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.job}${jobId}` }),
   /** The one running recovery of an endpoint: present while a job runs, so a second one is refused. */
   recoveryLock: (endpointId: string) => ({ pk: `RECOVERY#${endpointId}`, sk: 'LOCK' }),
   /** A job's marker that it replayed one source, so no source is replayed twice in one job. */

@@ -80,6 +80,10 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   getJob: access([GET]),
   // Cancelling a running job finishes it: its record updated, its slot deleted, an audit entry.
   cancelJob: access([GET, PUT, UPDATE, DELETE]),
+  // The workspace's job entries (a Query of its partition), then each job of the page by id.
+  listJobs: access([GET], ['table']),
+  // The notification read, then set acknowledged with its audit entry in one transaction.
+  ackNotification: access([GET, PUT, UPDATE]),
 };
 
 /** The idempotency record an `idempotent` operation claims (Put), reads (Get), completes (Update) or releases (Delete). */

@@ -112,6 +112,7 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
   DeliveryNotFound: { detail: 'No delivery whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB in workspace acme' },
   TokenNotFound: { detail: 'No API token tok_01JD2YA1B2C3D4E5F6G7H8J9KM in workspace acme' },
   JobNotFound: { detail: 'No job whj_01JD2YC5D6E7F8G9H0J1K2M3NP in workspace acme' },
+  NotificationNotFound: { detail: 'No notification ntf_01JD2YD5E6F7G8H9J0K1M2N3PQ in workspace acme' },
   RouteNotFound: { detail: 'No route GET /workspaces/acme/nope' },
   MethodNotAllowed: { detail: 'Method PUT is not allowed here' },
   EndpointDisabled: { detail: 'Endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC is disabled; re-enable it (PATCH enabled: true) before replaying' },

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { excessPermissions, isScope, PERMISSIONS, permissionsOf, SCOPE_BUNDLES, SCOPES } from '../../lambdas/contract/permissions';
 
 const READ = ['member:list', 'token:list', 'audit:list', 'notification:list', 'event-type:list', 'webhook:read', 'webhook:list'];
-const WRITE = [...READ, 'webhook:write', 'webhook:delete', 'webhook:rotate-secret', 'webhook:test', 'webhook:replay'];
+const WRITE = [...READ, 'notification:ack', 'webhook:write', 'webhook:delete', 'webhook:rotate-secret', 'webhook:test', 'webhook:replay'];
 
 describe('scope bundles', () => {
-  it('read grants every list and get, write adds the webhook changes, admin adds token:write', () => {
+  it('read grants every list and get, write adds acknowledging notifications and the webhook changes, admin adds token:write', () => {
     expect([...permissionsOf(['read'])]).toEqual(READ);
     expect([...permissionsOf(['write'])]).toEqual(WRITE);
     expect([...permissionsOf(['admin'])]).toEqual([...WRITE, 'token:write']);
@@ -18,7 +18,7 @@ describe('scope bundles', () => {
 
   it('admin holds every permission there is', () => {
     expect(new Set(permissionsOf(['admin']))).toEqual(new Set(PERMISSIONS));
-    expect(PERMISSIONS).toHaveLength(13);
+    expect(PERMISSIONS).toHaveLength(14);
   });
 });
 

@@ -16,6 +16,7 @@ import { EVENT_SOURCE } from '../../lambdas/contract/deployment';
 import { IDEMPOTENCY_KEY_HEADER } from '../../lambdas/contract/idempotency';
 import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
+import { putNotification } from '../../lambdas/store/notifications';
 import { synthesizeStage } from '../../lib/synth-template';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
@@ -109,6 +110,10 @@ describe('IAM, call by call', () => {
     ids.tokenId = token.body.tokenId;
     const job = await api.call('POST', `/workspaces/${slug}/webhooks/${ids.endpointId}/recover`, { body: { since } });
     ids.jobId = job.body.jobId;
+    // A notification to acknowledge (the dead-letter consumer writes one later in the journey); written by the test, not a function.
+    ids.notificationId = (
+      await putNotification(api.table, slug, { kind: 'endpoint.disabled', message: 'iam journey' }, new Date())
+    ).notificationId;
     const bodies: Record<string, unknown> = {
       createWebhook: { url: ok.url, eventTypes: ['webhook.test_event'] },
       // Dropping an event type deletes its subscription.

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../lambdas/contract/operations';
 import { issueToken } from '../../lambdas/operations/admin';
+import { putNotification } from '../../lambdas/store/notifications';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 
@@ -149,6 +150,15 @@ describe('tools', () => {
       expect(await ok('get_job', { jobId: job.jobId })).toMatchObject({ jobId: job.jobId, kind: 'recover' });
       // Nothing matched, so the job may already be completed: cancel answers it either way.
       expect(['cancelled', 'completed']).toContain((await ok('cancel_job', { jobId: job.jobId })).status);
+      expect((await ok('list_jobs', { status: 'cancelled,completed' })).items.map((j: { jobId: string }) => j.jobId)).toContain(job.jobId);
+      const note = await putNotification(api.table, slug, { kind: 'endpoint.disabled', message: 'via mcp' }, new Date());
+      expect(await ok('ack_notification', { notificationId: note.notificationId })).toMatchObject({
+        notificationId: note.notificationId,
+        acknowledgedAt: expect.any(String),
+      });
+      expect((await ok('list_notifications', { acknowledged: 'true' })).items).toEqual([
+        expect.objectContaining({ notificationId: note.notificationId }),
+      ]);
       await ok('delete_webhook', { endpointId: created.endpointId });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
       expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());

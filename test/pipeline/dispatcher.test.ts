@@ -388,7 +388,7 @@ describe('the failure streak', () => {
     expect(ep).toMatchObject({ enabled: false, consecutiveFailures: 20 });
     const audit = await listAuditEvents(table, workspace, 5);
     expect(audit.items.filter((a) => a.action === 'webhook.disabled')).toEqual([
-      expect.objectContaining({ actor: 'system', targetId: endpoint.endpointId }),
+      expect.objectContaining({ actor: { kind: 'system', id: 'system' }, actorId: 'system', targetId: endpoint.endpointId }),
     ]);
     const notes = await listNotifications(table, workspace, 5);
     expect(notes.items[0]).toMatchObject({ kind: 'endpoint.disabled', endpointId: endpoint.endpointId });

@@ -35,7 +35,8 @@ describe('item mappers', () => {
   it('read a recovery job back as written, and name the attribute of a job item of another shape', async () => {
     const window = recoveryWindow({ since: new Date(NOW.getTime() - 3600_000).toISOString(), statuses: ['failed'] }, NOW);
     const count = { matched: 3, matchedAtLeast: false, skippedReplayed: 0 };
-    const job = newRecoveryJob({ workspace: 'acme', endpointId: 'ep_1', actor: 'tok_1', count, window }, NOW);
+    const actor = { kind: 'token', id: 'tok_1', name: 'ops bot' } as const;
+    const job = newRecoveryJob({ workspace: 'acme', endpointId: 'ep_1', actor, count, window }, NOW);
     expect(await createRecoveryJob(table, job, NOW, 1)).toBe('created');
     expect(await getJobRecord(table, job.jobId)).toEqual(job);
 
