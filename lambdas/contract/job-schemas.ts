@@ -142,5 +142,12 @@ export const JobListQuerySchema = PageQuerySchema.extend({
     .meta({
       description: `Only jobs in these statuses: one or more of ${JOB_STATUSES.map((s) => `\`${s}\``).join(', ')}, comma-separated.`,
       example: 'running',
+      // Declared as the list it is, like the delivery log's `status` (form style, no explode).
+      param: {
+        schema: { type: 'array', items: { type: 'string', enum: [...JOB_STATUSES] }, minItems: 1 },
+        style: 'form',
+        explode: false,
+        example: ['running'],
+      },
     }),
 });

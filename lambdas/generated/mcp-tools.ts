@@ -913,6 +913,16 @@ export const MCP_TOOLS: readonly Tool[] = [
         status: {
           description: "Only jobs in these statuses: one or more of `running`, `completed`, `cancelled`, `failed`, comma-separated.",
           example: "running",
+          param: {
+            schema: {
+              type: "array",
+              items: { type: "string", enum: ["running", "completed", "cancelled", "failed"] },
+              minItems: 1,
+            },
+            style: "form",
+            explode: false,
+            example: ["running"],
+          },
           type: "string",
           maxLength: 200,
           pattern: "^(?:running|completed|cancelled|failed)(?:,(?:running|completed|cancelled|failed))*$",

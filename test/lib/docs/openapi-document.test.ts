@@ -13,6 +13,7 @@ import { DISABLE_THRESHOLD } from '../../../lambdas/domain/delivery-lifecycle';
 import { DEFAULT_WORKSPACE_LIMITS, SEND_LIMITS, USER_AGENT } from '../../../lambdas/contract/limits';
 import { PAGE_LIMIT, clampLimit } from '../../../lambdas/contract/pagination';
 import { DELIVERY_STATUSES } from '../../../lambdas/contract/delivery-statuses';
+import { JOB_STATUSES } from '../../../lambdas/contract/jobs';
 import { ISO_INSTANT_OR_DATE } from '../../../lambdas/contract/input-rules';
 
 const doc = buildOpenApiDocument({ eventTypes: builtInCatalogue() }) as any;
@@ -340,6 +341,16 @@ describe('what the document declares beyond the bodies (docs/behaviour.md#errors
       style: 'form',
       explode: false,
       schema: { type: 'array', minItems: 1, items: { type: 'string', enum: [...DELIVERY_STATUSES] } },
+    });
+  });
+
+  it('declares the jobs list status filter as a comma-separated list of the job statuses', () => {
+    const status = doc.paths['/workspaces/{slug}/jobs'].get.parameters.find((p: any) => p.name === 'status');
+    expect(status).toMatchObject({
+      in: 'query',
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', minItems: 1, items: { type: 'string', enum: [...JOB_STATUSES] } },
     });
   });
 
