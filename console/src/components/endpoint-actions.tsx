@@ -8,6 +8,7 @@ import { newIdempotencyKey, type ApiProblem } from '../api/client';
 import type { Delivery, Endpoint } from '../api/contract';
 import { href } from '../router';
 import { useCan, useSession } from '../session';
+import { inProgress, useLiveRefresh } from './live-refresh';
 import { asProblem } from './load';
 import { RecoverDialog } from './recover-dialog';
 import { RotateDialog } from './rotate-dialog';
@@ -103,12 +104,7 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
       </div>
       <div role="status" class="action-status">
         {testing ? 'Sending a test event…' : null}
-        {test && 'delivery' in test ? (
-          <p class="success">
-            Test event queued: <StatusBadge status={test.delivery.status} />{' '}
-            <a href={href(`deliveries/${test.delivery.deliveryId}`)}>{test.delivery.deliveryId}</a>. Open it to follow its attempts.
-          </p>
-        ) : null}
+        {test && 'delivery' in test ? <TestSent key={test.delivery.deliveryId} delivery={test.delivery} /> : null}
       </div>
       {test && 'problem' in test ? (
         <ProblemView problem={test.problem} onRetry={retryable(test.problem) ? () => void sendTest(true) : undefined} />
@@ -135,6 +131,25 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
         />
       ) : null}
     </section>
+  );
+}
+
+/** A test send's delivery, its status followed by itself until it is delivered or has failed for good. */
+function TestSent({ delivery }: { delivery: Delivery }) {
+  const { client } = useSession();
+  const [current, setCurrent] = useState(delivery);
+  const moving = inProgress(current.status);
+  useLiveRefresh(
+    moving,
+    async () => setCurrent(await client.call('getWebhookDelivery', { params: { deliveryId: delivery.deliveryId } })),
+    `${current.status}|${current.attempts}`,
+  );
+  return (
+    <p class="success">
+      Test event queued: <StatusBadge status={current.status} />{' '}
+      <a href={href(`deliveries/${delivery.deliveryId}`)}>{delivery.deliveryId}</a>.{' '}
+      {moving ? 'Its status updates here by itself; open it to follow its attempts.' : 'Open it to see its attempts.'}
+    </p>
   );
 }
 
