@@ -49,8 +49,12 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
   // One key per click: a retry after a network failure ("Try again") reuses it.
   const testKey = useRef<string | null>(null);
 
+  // Set at once on click: a fast second click comes before the re-render that `testing` waits for.
+  const inFlight = useRef(false);
+
   const sendTest = async (retry = false) => {
-    if (testing) return;
+    if (inFlight.current) return;
+    inFlight.current = true;
     if (!retry || !testKey.current) testKey.current = newIdempotencyKey();
     setTesting(true);
     setTest(null);
@@ -64,6 +68,7 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
     } catch (e) {
       setTest({ problem: asProblem(e) });
     } finally {
+      inFlight.current = false;
       setTesting(false);
     }
   };
