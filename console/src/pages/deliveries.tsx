@@ -196,8 +196,8 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
                   Attempts
                 </th>
                 <th scope="col">Next attempt</th>
-                <th scope="col">Last error</th>
                 <th scope="col">Created</th>
+                <th scope="col">Last error</th>
               </tr>
             </thead>
             <tbody>
@@ -223,11 +223,11 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
                   <td>
                     <NextAttempt status={delivery.status} at={delivery.nextAttemptAt} short />
                   </td>
-                  <td class="delivery-last-error">
-                    <FailureReason reason={delivery.lastError} compact />
-                  </td>
                   <td>
                     <ShortTime iso={delivery.createdAt} />
+                  </td>
+                  <td class="delivery-last-error">
+                    <FailureReason reason={delivery.lastError} compact />
                   </td>
                 </tr>
               ))}

@@ -42,6 +42,10 @@ function SectionNav({ endpointId, query }: { endpointId: string; query: URLSearc
   const to = (section: Section) => href(`endpoints/${encodeURIComponent(endpointId)}`, { ...Object.fromEntries(query), section });
   return (
     <nav class="section-nav" aria-label="On this page">
+      {/* The nav's name, shown; hidden from screen readers, which hear it as the landmark's name. */}
+      <span class="section-nav-label muted" aria-hidden="true">
+        On this page
+      </span>
       <ul>
         {SECTIONS.map(({ section, title }) => (
           <li key={section}>
