@@ -6,8 +6,19 @@
  * to what the API answers today, so the console works against either. Calls go through the
  * client's raw request path, the only place in the console that does.
  */
-import type { ApiClient } from './client';
 import type { AuditEvent, Delivery, DeliveryStatus, Job, JobStatus, Notification, Overview } from './contract';
+
+/**
+ * The client's raw request path (`ApiClient.request` of ./client.ts), as a shape: this file stays
+ * free of the browser's globals, so the readers below are unit-tested under Node.
+ */
+interface ApiClient {
+  request(
+    method: string,
+    template: string,
+    input?: { params?: Record<string, string>; query?: Record<string, string | number | undefined>; body?: unknown },
+  ): Promise<unknown>;
+}
 
 /** One replay of a delivery, as its source lists it (`replays`, newest first). */
 export interface ReplayLink {

@@ -170,7 +170,7 @@ function NeedsAction({ overview, notifications }: { overview: Overview; notifica
       <h2 id="needs-action">Needs action</h2>
       {nothing && notifications.state !== 'loading' ? (
         <Empty title="Nothing needs action">
-          No endpoint is disabled and every delivery dead-lettered in the last 24 hours has been replayed. Past changes are in the{' '}
+          No endpoint is disabled and no delivery dead-lettered in the last 24 hours is waiting for a replay. Past changes are in the{' '}
           <a href={href('audit')}>audit log</a>.
         </Empty>
       ) : (
