@@ -171,7 +171,7 @@ function Page({ route }: { route: Route }) {
     case 'audit':
       return <AuditPage />;
     case 'notifications':
-      return <NotificationsPage />;
+      return <NotificationsPage query={route.query} />;
     case 'members':
       return <MembersPage />;
     default:

@@ -145,10 +145,32 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Rotate secret');
   });
 
+  it('titles the endpoint page by its description, with sections to jump to', async () => {
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Orders receiver');
+    const onThisPage = page.getByRole('navigation', { name: 'On this page' });
+    for (const name of ['Overview and health', 'Deliveries', 'Settings']) {
+      await onThisPage.getByRole('link', { name }).waitFor();
+      expect(await page.getByRole('heading', { level: 2, name }).count(), name).toBe(1);
+    }
+    await onThisPage.getByRole('link', { name: 'Settings' }).click();
+    // The heading jumped to has focus (keyboard and screen reader users land there too), and the address says where.
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Settings');
+    expect(await page.evaluate<string>('location.hash')).toContain('section=settings');
+    await page.evaluate('window.scrollTo(0, 0)');
+  });
+
   it('sends a test event and shows it delivered with its attempt evidence, signed with the new secret', async () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
-    const link = page.locator('.success').filter({ hasText: 'Test event queued' }).getByRole('link', { name: /^whd_/ });
+    const sent = page.locator('.success').filter({ hasText: 'Test event queued' });
+    const link = sent.getByRole('link', { name: /^whd_/ });
     await link.waitFor();
+    // No click on any "Refresh": the page follows the test send until it is delivered, in the message and in the log.
+    await expect.poll(() => sent.textContent(), { timeout: 15_000 }).toContain('Delivered');
+    await page
+      .getByRole('region', { name: 'Deliveries' })
+      .getByRole('table')
+      .getByText('Delivered', { exact: true })
+      .waitFor({ timeout: 15_000 });
     await link.click();
     const attempts = page.getByRole('region', { name: 'Attempts' });
     await expect.poll(refreshedAttempts, { timeout: 15_000 }).toMatch(/Delivered/);
@@ -169,18 +191,56 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     const deliveryId = (await link.textContent())!;
     await link.click();
     const attempts = page.getByRole('region', { name: 'Attempts' });
-    await expect.poll(refreshedAttempts, { timeout: 30_000 }).toContain('retries_exhausted');
-    // Seven HTTP attempts (the first and six retries), then the recorded decision to dead-letter.
-    await expect.poll(() => attempts.getByRole('listitem').count()).toBe(8);
+    // No click: the page refreshes by itself while the delivery is retrying, until it is dead-lettered.
+    await expect.poll(() => attempts.textContent(), { timeout: 30_000 }).toContain('retries_exhausted');
+    // Seven HTTP attempts (the first and six retries), then the recorded decision to dead-letter: a header row and 8 rows.
+    await expect.poll(() => attempts.getByRole('row').count()).toBe(9);
     expect(await attempts.textContent()).toContain('Attempt 7');
     expect(await attempts.textContent()).toContain('retries_exhausted');
+    // The 7th attempt was the last: nothing retried it.
+    const seventh = attempts.getByRole('row').filter({ has: page.getByRole('button', { name: 'Attempt 7', exact: true }) });
+    expect(await seventh.textContent()).toContain('Failed: final attempt');
+    expect(await attempts.textContent()).not.toMatch(/retrying/i);
     await checkPage('delivery-dead-lettered');
+
+    // The whole timeline fits one 1280×800 screen.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const box = await attempts.boundingBox();
+    expect(box!.height, 'height of the Attempts region').toBeLessThanOrEqual(800);
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // Each row opens to its evidence, by keyboard too: headers and the response body prefix.
+    const first = attempts.getByRole('button', { name: 'Attempt 1', exact: true });
+    expect(await first.getAttribute('aria-expanded')).toBe('false');
+    await first.focus();
+    await page.keyboard.press('Enter');
+    expect(await first.getAttribute('aria-expanded')).toBe('true');
+    await attempts.getByRole('table', { name: 'Request headers of attempt 1' }).getByText('webhook-signature').waitFor();
+    expect(await attempts.textContent()).toContain('{"error":"maintenance"}');
+    await checkPage('delivery-attempt-open');
+    await page.keyboard.press('Space');
+    expect(await first.getAttribute('aria-expanded')).toBe('false');
 
     await nav('Deliveries');
     await page.getByRole('group', { name: 'Status' }).getByRole('checkbox', { name: 'Dead-lettered' }).check();
     await expect.poll(() => page.evaluate<string>('location.hash')).toContain('status=dead_lettered');
     await page.getByRole('link', { name: deliveryId }).waitFor();
+    // The last error, in words, in its own column.
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: deliveryId }) });
+    expect(await row.textContent()).toContain('http_500The receiver answered HTTP 500.');
     await checkPage('deliveries-dead-lettered');
+
+    // "Go to delivery": a malformed id says so; a well-formed one opens the delivery.
+    const goTo = page.getByRole('textbox', { name: 'Delivery id' });
+    await goTo.fill('whd_nope');
+    await page.getByRole('button', { name: 'Go to delivery' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/not a delivery id/i);
+    expect(await goTo.getAttribute('aria-invalid')).toBe('true');
+    await checkPage('deliveries-go-to-malformed');
+    await goTo.fill(deliveryId);
+    await goTo.press('Enter');
+    await page.getByRole('heading', { level: 1, name: `Delivery ${deliveryId}` }).waitFor();
+    await page.goBack();
   });
 
   it("recovers the endpoint's failures once the receiver is back, and shows them delivered", async () => {
@@ -191,8 +251,9 @@ describe.skipIf(!hasChromium)(`the console journey in a browser${NO_CHROMIUM_REA
     const dialog = page.getByRole('dialog');
     const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
     await dialog.getByRole('textbox', { name: 'From' }).fill(local(new Date(startedAt.getTime() - 60 * 60_000)));
+    await dialog.getByRole('checkbox', { name: 'Include deliveries already replayed' }).waitFor();
     await dialog.getByRole('button', { name: 'Count deliveries' }).click();
-    await expect.poll(() => dialog.textContent()).toMatch(/\b1 deliver/);
+    await expect.poll(() => dialog.textContent()).toMatch(/(^|\D)1 delivery matches/);
     await checkPage('recover-count');
     await dialog.getByRole('button', { name: 'Start recovery' }).click();
     await expect.poll(() => dialog.textContent(), { timeout: 20_000 }).toMatch(/completed/i);

@@ -132,7 +132,8 @@ describe.skipIf(!hasChromium)(`console states${NO_CHROMIUM_REASON}`, () => {
     } finally {
       await narrow.close();
     }
-  });
+    // Nine pages, each with an axe scan and a screenshot, on a machine shared with other suites.
+  }, 90_000);
 });
 
 describe.skipIf(!hasChromium)(`console when rate-limited${NO_CHROMIUM_REASON}`, () => {

@@ -8,6 +8,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { DeliveryStatus, Endpoint } from '../api/contract';
+import { endpointLabels } from './delivery-parts';
 import { DELIVERY_STATUSES, statusText } from './ui';
 
 /** The filters as they are in the URL (raw strings: a bad one is sent, and the API's 400 shown). */
@@ -136,7 +137,9 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
     onChange({ ...filters, statuses: DELIVERY_STATUSES.filter((s) => statuses.includes(s)) });
   };
 
-  const sortedEndpoints = endpoints ? [...endpoints].sort((a, b) => a.url.localeCompare(b.url)) : undefined;
+  const labels = endpointLabels(endpoints ?? []);
+  const label = (e: Endpoint) => labels.get(e.endpointId) ?? e.url;
+  const sortedEndpoints = endpoints ? [...endpoints].sort((a, b) => label(a).localeCompare(label(b))) : undefined;
   const unknownEndpoint = sortedEndpoints && filters.endpointId && !sortedEndpoints.some((e) => e.endpointId === filters.endpointId);
 
   return (
@@ -205,9 +208,9 @@ export function DeliveryFilters({ filters, onChange, endpoints, endpointsFailed,
               <option value="">All endpoints</option>
               {unknownEndpoint ? <option value={filters.endpointId}>{filters.endpointId}</option> : null}
               {sortedEndpoints.map((endpoint) => (
-                // The label is the URL alone, so a user (or a test) can pick an endpoint by its URL.
+                // Named as everywhere but the endpoint list: its description, else its host (the id added when two read the same).
                 <option key={endpoint.endpointId} value={endpoint.endpointId}>
-                  {endpoint.url}
+                  {label(endpoint)}
                 </option>
               ))}
             </select>

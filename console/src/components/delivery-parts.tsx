@@ -9,7 +9,7 @@ import { explainFailure } from '../failure-reasons';
 /** At most this many endpoint pages are read for the directory (200 each). */
 const MAX_ENDPOINT_PAGES = 25;
 
-/** Every endpoint of the workspace (paged through), to name endpoints by URL and offer them as a filter. */
+/** Every endpoint of the workspace (paged through), to name endpoints and offer them as a filter. */
 export function useEndpointDirectory(enabled = true) {
   const { client } = useSession();
   return useLoad(async () => {
@@ -26,11 +26,37 @@ export function useEndpointDirectory(enabled = true) {
   }, [client, enabled]);
 }
 
-/** A link to an endpoint, by its URL when known (else its id). */
-export function EndpointLink({ endpointId, url }: { endpointId: string; url?: string | null }) {
+/**
+ * How the console names an endpoint outside its own list: its description, else its URL's host
+ * (a read-scope token sees only `scheme://host/…`). The endpoint list keeps the URL itself.
+ */
+export function endpointLabel(endpoint: Pick<Endpoint, 'url' | 'description'>): string {
+  const description = endpoint.description?.trim();
+  if (description) return description;
+  try {
+    return new URL(endpoint.url).host || endpoint.url;
+  } catch {
+    return endpoint.url;
+  }
+}
+
+/** Labels for a list of endpoints: {@link endpointLabel}, with the id added where two would read the same. */
+export function endpointLabels(endpoints: readonly Endpoint[]): Map<string, string> {
+  const counts = new Map<string, number>();
+  for (const e of endpoints) counts.set(endpointLabel(e), (counts.get(endpointLabel(e)) ?? 0) + 1);
+  return new Map(
+    endpoints.map((e) => {
+      const label = endpointLabel(e);
+      return [e.endpointId, (counts.get(label) ?? 0) > 1 ? `${label} (${e.endpointId})` : label];
+    }),
+  );
+}
+
+/** A link to an endpoint by its label (its URL in the tooltip), or by its id while the endpoint is unknown. */
+export function EndpointLink({ endpointId, endpoint, label }: { endpointId: string; endpoint?: Endpoint | null; label?: string }) {
   return (
-    <a href={href(`endpoints/${endpointId}`)} class={url ? 'delivery-url' : 'mono'}>
-      {url ? breakable(url) : endpointId}
+    <a href={href(`endpoints/${endpointId}`)} class={endpoint ? 'delivery-url' : 'mono'} title={endpoint?.url}>
+      {endpoint ? breakable(label ?? endpointLabel(endpoint)) : endpointId}
     </a>
   );
 }
@@ -49,10 +75,18 @@ export function DeliveryLink({ deliveryId }: { deliveryId: string }) {
   );
 }
 
-/** A failure code with its explanation. */
-export function FailureReason({ reason }: { reason: string | null }) {
-  if (!reason) return <span class="muted">None</span>;
+/** A failure code with its explanation; `compact` (a table cell) puts the words under the code, smaller. */
+export function FailureReason({ reason, compact }: { reason: string | null; compact?: boolean }) {
+  if (!reason) return <span class="muted">{compact ? '—' : 'None'}</span>;
   const words = explainFailure(reason);
+  if (compact) {
+    return (
+      <span class="failure-compact">
+        <code>{reason}</code>
+        {words ? <span class="delivery-reason">{words}</span> : null}
+      </span>
+    );
+  }
   return (
     <span>
       <code>{reason}</code>
@@ -72,12 +106,24 @@ export function NextAttempt({ status, at, short }: { status: DeliveryStatus; at:
 
 const thisYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
 const otherYear = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const thisYearSeconds = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  second: '2-digit',
+});
+const otherYearSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
-/** A timestamp for a table cell: the year only when it is not this year (the full instant is in `title`). */
-export function ShortTime({ iso }: { iso: string | null | undefined }) {
+/**
+ * A timestamp for a table cell: the year only when it is not this year (the full instant is in
+ * `title`); `seconds` for events that come seconds apart (attempts).
+ */
+export function ShortTime({ iso, seconds }: { iso: string | null | undefined; seconds?: boolean }) {
   if (!iso) return <span class="muted">—</span>;
   const date = new Date(iso);
-  const format = date.getFullYear() === new Date().getFullYear() ? thisYear : otherYear;
+  const sameYear = date.getFullYear() === new Date().getFullYear();
+  const format = seconds ? (sameYear ? thisYearSeconds : otherYearSeconds) : sameYear ? thisYear : otherYear;
   return (
     <time dateTime={iso} title={iso}>
       {format.format(date)}

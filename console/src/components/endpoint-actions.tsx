@@ -8,6 +8,7 @@ import { newIdempotencyKey, type ApiProblem } from '../api/client';
 import type { Delivery, Endpoint } from '../api/contract';
 import { href } from '../router';
 import { useCan, useSession } from '../session';
+import { inProgress, useLiveRefresh } from './live-refresh';
 import { asProblem } from './load';
 import { RecoverDialog } from './recover-dialog';
 import { RotateDialog } from './rotate-dialog';
@@ -48,8 +49,12 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
   // One key per click: a retry after a network failure ("Try again") reuses it.
   const testKey = useRef<string | null>(null);
 
+  // Set at once on click: a fast second click comes before the re-render that `testing` waits for.
+  const inFlight = useRef(false);
+
   const sendTest = async (retry = false) => {
-    if (testing) return;
+    if (inFlight.current) return;
+    inFlight.current = true;
     if (!retry || !testKey.current) testKey.current = newIdempotencyKey();
     setTesting(true);
     setTest(null);
@@ -63,6 +68,7 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
     } catch (e) {
       setTest({ problem: asProblem(e) });
     } finally {
+      inFlight.current = false;
       setTesting(false);
     }
   };
@@ -103,12 +109,7 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
       </div>
       <div role="status" class="action-status">
         {testing ? 'Sending a test event…' : null}
-        {test && 'delivery' in test ? (
-          <p class="success">
-            Test event queued: <StatusBadge status={test.delivery.status} />{' '}
-            <a href={href(`deliveries/${test.delivery.deliveryId}`)}>{test.delivery.deliveryId}</a>. Open it to follow its attempts.
-          </p>
-        ) : null}
+        {test && 'delivery' in test ? <TestSent key={test.delivery.deliveryId} delivery={test.delivery} /> : null}
       </div>
       {test && 'problem' in test ? (
         <ProblemView problem={test.problem} onRetry={retryable(test.problem) ? () => void sendTest(true) : undefined} />
@@ -135,6 +136,25 @@ export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }
         />
       ) : null}
     </section>
+  );
+}
+
+/** A test send's delivery, its status followed by itself until it is delivered or has failed for good. */
+function TestSent({ delivery }: { delivery: Delivery }) {
+  const { client } = useSession();
+  const [current, setCurrent] = useState(delivery);
+  const moving = inProgress(current.status);
+  useLiveRefresh(
+    moving,
+    async () => setCurrent(await client.call('getWebhookDelivery', { params: { deliveryId: delivery.deliveryId } })),
+    `${current.status}|${current.attempts}`,
+  );
+  return (
+    <p class="success">
+      Test event queued: <StatusBadge status={current.status} />{' '}
+      <a href={href(`deliveries/${delivery.deliveryId}`)}>{delivery.deliveryId}</a>.{' '}
+      {moving ? 'Its status updates here by itself; open it to follow its attempts.' : 'Open it to see its attempts.'}
+    </p>
   );
 }
 

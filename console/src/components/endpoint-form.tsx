@@ -192,7 +192,8 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
     >
       {invalid ? (
         <p id={`${idPrefix}-summary`} class="problem" role="alert">
-          The endpoint was not {editing ? 'saved' : 'created'}: correct the field{Object.keys(errors).length === 1 ? '' : 's'} marked below.
+          The endpoint was not {editing ? 'saved' : 'created'}: correct the {Object.keys(errors).length === 1 ? 'field' : 'fields'} marked
+          below.
         </p>
       ) : null}
       <div class="field">

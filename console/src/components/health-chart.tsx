@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { EndpointHealth, HealthWindow } from '../api/contract';
 import { useSession } from '../session';
+import { plural } from '../plural';
 import { useLoad } from './load';
 import { Loading, ProblemView, Time, percent } from './ui';
 
@@ -62,10 +63,10 @@ function healthSentence(health: EndpointHealth): string {
       ? `in the hour starting ${bucketLabel(worst.start, '24h', true)}`
       : `on ${bucketLabel(worst.start, '7d', true)} (UTC)`;
   const peak = worst.failed > 0 ? ` Most failures (${worst.failed}) ${when}.` : '';
-  return `${health.attempts} attempts in ${span}: ${health.delivered} delivered, ${health.failed} failed; success rate ${percent(health.successRate)}.${peak}`;
+  return `${plural(health.attempts, 'attempt')} in ${span}: ${health.delivered} delivered, ${health.failed} failed; success rate ${percent(health.successRate)}.${peak}`;
 }
 
-/** The endpoint's health panel with its window switch. */
+/** The endpoint's health panel with its window switch; its heading is an h3 inside the page's "Overview and health". */
 export function HealthPanel({ endpointId }: { endpointId: string }) {
   const { client } = useSession();
   const [span, setSpan] = useState<HealthWindow>('24h');
@@ -80,7 +81,7 @@ export function HealthPanel({ endpointId }: { endpointId: string }) {
   return (
     <section class="section health" aria-labelledby="health-title">
       <div class="section-header">
-        <h2 id="health-title">Health</h2>
+        <h3 id="health-title">Health</h3>
         <div class="row">
           <div class="segmented" role="group" aria-label="Health window">
             {WINDOWS.map((w) => (

@@ -20,22 +20,38 @@ export function asProblem(e: unknown): ApiProblem {
       });
 }
 
-/** Loads once per change of `deps`; `reload()` loads again (keeping the old data on screen until then). */
-export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Load<T> & { readonly reload: () => void } {
+/**
+ * Loads once per change of `deps`; `reload()` loads again (keeping the old data on screen until
+ * then); `refresh()` does the same and settles when the new answer is on screen (for the
+ * self-refresh schedule of ./live-refresh.ts). A failed refresh keeps the data shown.
+ */
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: readonly unknown[],
+): Load<T> & { readonly reload: () => void; readonly refresh: () => Promise<void> } {
   const [state, setState] = useState<Load<T>>({ state: 'loading' });
   const [generation, setGeneration] = useState(0);
+  const latest = useRef(load);
+  latest.current = load;
+  // Which load is current: an answer to an older one (deps changed meanwhile) is dropped.
+  const run = useRef(0);
   useEffect(() => {
-    let current = true;
+    const id = ++run.current;
     load().then(
-      (data) => current && setState({ state: 'ready', data }),
-      (e: unknown) => current && setState({ state: 'error', problem: asProblem(e) }),
+      (data) => id === run.current && setState({ state: 'ready', data }),
+      (e: unknown) => id === run.current && setState({ state: 'error', problem: asProblem(e) }),
     );
     return () => {
-      current = false;
+      if (id === run.current) run.current++;
     };
   }, [...deps, generation]);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
-  return { ...state, reload };
+  const refresh = useCallback(async () => {
+    const id = run.current;
+    const data = await latest.current();
+    if (id === run.current) setState({ state: 'ready', data });
+  }, []);
+  return { ...state, reload, refresh };
 }
 
 /** A paged list (`{items, nextCursor}`) with "load more". */
@@ -48,6 +64,11 @@ export interface Paged<T> {
   readonly hasMore: boolean;
   readonly loadMore: () => void;
   readonly reload: () => void;
+  /**
+   * Reads the first page again without a loading state and merges it in by `keyOf`: newer items
+   * on top, changed ones replaced, pages already loaded kept (the self-refresh of ./live-refresh.ts).
+   */
+  readonly refresh: (keyOf: (item: T) => string) => Promise<void>;
 }
 
 /** Pages through a list; a change of `deps` starts from the first page again. */
@@ -62,6 +83,9 @@ export function usePaged<T>(
   const [loadingMore, setLoadingMore] = useState(false);
   const [generation, setGeneration] = useState(0);
   const run = useRef(0);
+  const pages = useRef(0);
+  const latest = useRef(loadPage);
+  latest.current = loadPage;
   useEffect(() => {
     const id = ++run.current;
     setState('loading');
@@ -69,6 +93,7 @@ export function usePaged<T>(
     loadPage(undefined).then(
       (page) => {
         if (id !== run.current) return;
+        pages.current = 1;
         setItems(page.items);
         setCursor(page.nextCursor);
         setState('ready');
@@ -87,6 +112,7 @@ export function usePaged<T>(
     loadPage(cursor).then(
       (page) => {
         if (id !== run.current) return;
+        pages.current++;
         setItems((before) => [...before, ...page.items]);
         setCursor(page.nextCursor);
         setLoadingMore(false);
@@ -99,5 +125,13 @@ export function usePaged<T>(
     );
   }, [cursor, loadingMore]);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
-  return { items, state, problem, loadingMore, hasMore: cursor !== null, loadMore, reload };
+  const refresh = useCallback(async (keyOf: (item: T) => string) => {
+    const id = run.current;
+    const page = await latest.current(undefined);
+    if (id !== run.current) return;
+    const fresh = new Set(page.items.map(keyOf));
+    setItems((before) => [...page.items, ...before.filter((item) => !fresh.has(keyOf(item)))]);
+    if (pages.current <= 1) setCursor(page.nextCursor);
+  }, []);
+  return { items, state, problem, loadingMore, hasMore: cursor !== null, loadMore, reload, refresh };
 }

@@ -1,13 +1,18 @@
 /**
  * Recover deliveries (docs/behaviour.md#recovery-jobs): choose a time window and statuses,
- * count the matches with a dry run, then start the job and follow it (polling getJob about
- * every second) with "Cancel recovery" while it runs.
+ * count the matches with a dry run (saying how many were left out because they already have a
+ * replay, with a choice to include them), then start the job and follow it (refreshed by itself
+ * on the shared backoff schedule) with "Cancel recovery" while it runs. Starting sends one
+ * `Idempotency-Key` per choice, so a double click or a retry starts one recovery.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { newIdempotencyKey, type ApiProblem } from '../api/client';
 import type { Endpoint, Job, JobStatus } from '../api/contract';
 import type { DEFAULT_RECOVERY_STATUSES, RECOVERABLE_STATUSES } from '../../../lambdas/contract/jobs';
+import { listJobs } from '../api/round-two';
+import { plural } from '../plural';
 import { useSession } from '../session';
+import { useLiveRefresh } from './live-refresh';
 import { asProblem } from './load';
 import { ConfirmDialog } from './confirm-dialog';
 import { Dialog, ProblemView, Time } from './ui';
@@ -23,8 +28,6 @@ const STATUSES = [
 
 /** The API's default when a request names no statuses (DEFAULT_RECOVERY_STATUSES in the contract). */
 const DEFAULT_STATUSES = ['failed_permanent', 'dead_lettered'] as const satisfies typeof DEFAULT_RECOVERY_STATUSES;
-
-const POLL_MS = 1000;
 
 const JOB_TEXT: Record<JobStatus, string> = {
   running: 'Running',
@@ -47,11 +50,17 @@ function toIso(value: string): string | null {
 }
 
 function deliveries(n: number): string {
-  return `${n} ${n === 1 ? 'delivery' : 'deliveries'}`;
+  return plural(n, 'delivery', 'deliveries');
+}
+
+/** Why some matches are left out: each already has a replay (`skippedReplayed`), so recovering them again would send them twice. */
+function skippedText(n: number, atLeast: boolean): string {
+  const they = n === 1 ? 'it already has a replay' : 'they already have a replay';
+  return `(${atLeast ? 'at least ' : ''}${deliveries(n)} left out because ${they}: choose “Include deliveries already replayed” to send ${n === 1 ? 'it' : 'them'} again)`;
 }
 
 /** The recover request for the dialog's fields, or the errors that stop it. */
-function requestOf(from: string, to: string, statuses: readonly Recoverable[]) {
+function requestOf(from: string, to: string, statuses: readonly Recoverable[], includeReplayed: boolean) {
   const since = toIso(from);
   const until = to ? toIso(to) : undefined;
   const errors: { from?: string; to?: string; statuses?: string } = {};
@@ -59,7 +68,10 @@ function requestOf(from: string, to: string, statuses: readonly Recoverable[]) {
   if (until === null) errors.to = 'Enter a valid date and time, or leave it empty for now.';
   if (since && until && since > until) errors.to = 'To must be after From.';
   if (statuses.length === 0) errors.statuses = 'Choose at least one status.';
-  const request = Object.keys(errors).length > 0 || !since ? null : { since, ...(until ? { until } : {}), statuses: [...statuses] };
+  const request =
+    Object.keys(errors).length > 0 || !since
+      ? null
+      : { since, ...(until ? { until } : {}), statuses: [...statuses], ...(includeReplayed ? { includeReplayed: true } : {}) };
   return { request, errors };
 }
 
@@ -101,19 +113,19 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
   const [from, setFrom] = useState(() => toLocalInput(new Date(Date.now() - 24 * 3600_000)));
   const [to, setTo] = useState('');
   const [statuses, setStatuses] = useState<readonly Recoverable[]>(DEFAULT_STATUSES);
+  const [includeReplayed, setIncludeReplayed] = useState(false);
   const [fieldError, setFieldError] = useState<{ from?: string; to?: string; statuses?: string }>({});
   const [count, setCount] = useState<{ matched: number; atLeast: boolean; skippedReplayed: number; body: string } | null>(null);
   const [busy, setBusy] = useState<'count' | 'start' | 'cancel' | null>(null);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [job, setJob] = useState<Job | null>(null);
   const [pollProblem, setPollProblem] = useState<ApiProblem | null>(null);
-  const [pollGeneration, setPollGeneration] = useState(0);
   const attempt = useRef<{ key: string; body: string } | null>(null);
   const progressRef = useRef<HTMLDivElement>(null);
 
   /** The request body for the current fields, or null (with field errors shown) when invalid. */
   const body = () => {
-    const { request, errors } = requestOf(from, to, statuses);
+    const { request, errors } = requestOf(from, to, statuses, includeReplayed);
     setFieldError(errors);
     return request;
   };
@@ -164,15 +176,37 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
     }
   };
 
-  /** Follows a recovery that was already running (its id is in a RecoveryInProgress detail). */
-  const follow = async (jobId: string) => {
+  /**
+   * Follows a recovery that was already running: its id is in the RecoveryInProgress detail, else
+   * it is the endpoint's running job in the list of jobs.
+   */
+  const follow = async (jobId: string | undefined) => {
     setProblem(null);
     try {
-      setJob(await client.call('getJob', { params: { jobId } }));
+      if (jobId) setJob(await client.call('getJob', { params: { jobId } }));
+      else {
+        const running = (await listJobs(client, { status: 'running', limit: 50 })).items.find((j) => j.endpointId === endpoint.endpointId);
+        if (running) setJob(running);
+        else setProblem(asProblem(new Error('The running recovery was not found: it may have just finished. Count again.')));
+      }
     } catch (e) {
       setProblem(asProblem(e));
     }
   };
+
+  /** One refresh of the running job; a failure is shown and the schedule goes on. */
+  const refreshJob = async () => {
+    if (!job) return;
+    try {
+      const next = await client.call('getJob', { params: { jobId: job.jobId } });
+      setPollProblem(null);
+      setJob(next);
+    } catch (e) {
+      setPollProblem(asProblem(e));
+      throw e;
+    }
+  };
+  useLiveRefresh(job?.status === 'running', refreshJob, job && `${job.jobId}|${job.replayed}|${job.skipped}`);
 
   const cancel = async () => {
     if (!job || busy) return;
@@ -186,26 +220,6 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
       setBusy(null);
     }
   };
-
-  // Poll while the job runs.
-  useEffect(() => {
-    if (!job || job.status !== 'running') return;
-    let live = true;
-    const timer = setTimeout(() => {
-      client.call('getJob', { params: { jobId: job.jobId } }).then(
-        (next) => {
-          if (!live) return;
-          setPollProblem(null);
-          setJob(next);
-        },
-        (e: unknown) => live && setPollProblem(asProblem(e)),
-      );
-    }, POLL_MS);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [job, pollGeneration]);
 
   // The button that was focused (Start, then Cancel) goes away: keep focus in the progress.
   const jobShown = job !== null;
@@ -222,9 +236,10 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
       progressRef.current?.focus();
   }, [jobShown, finished]);
 
-  const current = requestOf(from, to, statuses).request;
+  const current = requestOf(from, to, statuses, includeReplayed).request;
   const counted = count !== null && current !== null && count.body === JSON.stringify(current);
-  const runningId = problem?.tag === 'RecoveryInProgress' ? /whj_[0-9A-Za-z]+/.exec(problem.detail)?.[0] : undefined;
+  const inProgressElsewhere = problem?.tag === 'RecoveryInProgress';
+  const runningId = inProgressElsewhere ? /whj_[0-9A-Za-z]+/.exec(problem.detail)?.[0] : undefined;
 
   if (job) {
     const done = job.replayed + job.skipped;
@@ -262,7 +277,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
             {job.status === 'running'
               ? 'Each match is replayed as a new pending delivery. Closing this dialog does not stop the recovery.'
               : job.status === 'completed'
-                ? `Done: ${deliveries(job.replayed)} replayed${job.skipped ? `, ${job.skipped} skipped (they changed meanwhile)` : ''}. The replays appear in the delivery log.`
+                ? `Done: ${deliveries(job.replayed)} replayed${job.skipped ? `, ${plural(job.skipped, 'skipped because it', 'skipped because they')} changed meanwhile` : ''}. The replays appear in the delivery log.`
                 : job.status === 'cancelled'
                   ? `Cancelled after ${deliveries(job.replayed)} replayed. The rest were left as they were.`
                   : 'The recovery stopped: the endpoint was disabled or deleted while it ran.'}
@@ -273,7 +288,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
             problem={pollProblem}
             onRetry={() => {
               setPollProblem(null);
-              setPollGeneration((g) => g + 1);
+              void refreshJob().catch(() => undefined);
             }}
           />
         ) : null}
@@ -298,7 +313,7 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
       describedBy="recover-explain"
       problem={problem}
       afterProblem={
-        runningId ? (
+        inProgressElsewhere ? (
           <p>
             <button type="button" class="button button-small" onClick={() => void follow(runningId)}>
               Show the running recovery
@@ -392,6 +407,21 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
             </div>
           ))}
         </fieldset>
+        <div class="check recover-include">
+          <input
+            id="recover-include-replayed"
+            type="checkbox"
+            checked={includeReplayed}
+            onChange={(e) => setIncludeReplayed(e.currentTarget.checked)}
+            aria-describedby="recover-include-replayed-help"
+          />
+          <span class="check-text">
+            <label for="recover-include-replayed">Include deliveries already replayed</label>
+            <span id="recover-include-replayed-help" class="field-help">
+              Left out by default, so recovering the same window twice never sends a delivery twice. Include them to replay them once more.
+            </span>
+          </span>
+        </div>
         <div class="row">
           <button type="submit" class="button" aria-disabled={busy !== null}>
             Count deliveries
@@ -403,14 +433,10 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
               <>
                 <strong>
                   {count.atLeast
-                    ? `At least ${count.matched.toLocaleString()} deliveries match`
-                    : count.matched === 1
-                      ? '1 delivery matches'
-                      : `${count.matched.toLocaleString()} deliveries match`}
+                    ? `At least ${deliveries(count.matched)} match`
+                    : `${deliveries(count.matched)} ${count.matched === 1 ? 'matches' : 'match'}`}
                 </strong>
-                {count.skippedReplayed > 0
-                  ? ` (${count.skippedReplayed === 1 ? '1 replay' : `${count.skippedReplayed.toLocaleString()} replays`} of earlier deliveries left out: a recovery never replays a replay)`
-                  : ''}
+                {count.skippedReplayed > 0 ? ` ${skippedText(count.skippedReplayed, count.atLeast)}` : ''}
               </>
             ) : count ? (
               'The choice changed: count again.'

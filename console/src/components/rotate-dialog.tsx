@@ -12,6 +12,7 @@ import { asProblem } from './load';
 import { ShownOnceDialog } from './shown-once';
 import { ConfirmDialog } from './confirm-dialog';
 import { Time } from './ui';
+import { plural } from '../plural';
 
 /** The grace window of a replaced secret. */
 const GRACE_HOURS = SECRET_GRACE_HOURS;
@@ -78,9 +79,9 @@ export function RotateDialog({ endpoint, onClose }: { endpoint: Endpoint; onClos
           A new signing secret is created for <span class="mono break">{endpoint.url}</span> and shown to you once.
         </p>
         <p>
-          The current secret keeps verifying for {GRACE_HOURS} hours: until then every delivery is signed with both secrets, so your
-          receiver keeps working while you update it. After {GRACE_HOURS} hours only the new secret signs. Rotating again within the window
-          ends the older secret at once.
+          The current secret keeps verifying for {plural(GRACE_HOURS, 'hour')}: until then every delivery is signed with both secrets, so
+          your receiver keeps working while you update it. After {plural(GRACE_HOURS, 'hour')} only the new secret signs. Rotating again
+          within the window ends the older secret at once.
         </p>
       </div>
     </ConfirmDialog>

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiProblem } from '../api/client';
 import type { DeliveryStatus } from '../api/contract';
+import { plural } from '../plural';
 
 /** The loading state: announced politely to screen readers. */
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -26,10 +27,9 @@ export function Empty({ title, children }: { title: string; children?: Component
 
 /** A wait as a person reads it: seconds up to 90, then minutes up to 90, then hours (rounded up). */
 function waitFor(seconds: number): string {
-  const unit = (n: number, name: string) => `${n} ${name}${n === 1 ? '' : 's'}`;
-  if (seconds < 90) return unit(Math.ceil(seconds), 'second');
+  if (seconds < 90) return plural(Math.ceil(seconds), 'second');
   const minutes = Math.ceil(seconds / 60);
-  return minutes < 90 ? unit(minutes, 'minute') : unit(Math.ceil(seconds / 3600), 'hour');
+  return minutes < 90 ? plural(minutes, 'minute') : plural(Math.ceil(seconds / 3600), 'hour');
 }
 
 /** An API problem as the user sees it: title, detail, what to do, and the trace id for support. */

@@ -12,6 +12,7 @@ import { useSession } from '../session';
 import { asProblem } from './load';
 import { ShownOnceDialog } from './shown-once';
 import { ConfirmDialog } from './confirm-dialog';
+import { plural } from '../plural';
 
 type Bundle = keyof typeof SCOPE_BUNDLES;
 
@@ -212,7 +213,7 @@ export function RevokeTokenDialog({ token, onClose, onRevoked }: { token: ApiTok
         ) : null}
         <p>
           Every client using <span class="mono">{token.tokenId}</span> stops working: REST calls may still be accepted for up to{' '}
-          {AUTHORIZER_CACHE_SECONDS} seconds (the authorizer cache), MCP refuses it at once. This cannot be undone.
+          {plural(AUTHORIZER_CACHE_SECONDS, 'second')} (the authorizer cache), MCP refuses it at once. This cannot be undone.
         </p>
       </div>
     </ConfirmDialog>

@@ -1,5 +1,12 @@
-/** The audit log: who changed what, newest first, as a paged list. */
+/**
+ * The audit log: who changed what, newest first, as a paged list. The actor is named as the
+ * entry recorded it (a token's name, kept even after the token is revoked), else by its id;
+ * endpoints by their label (description, else host) while they exist.
+ */
+import { useMemo } from 'preact/hooks';
 import type { AuditEvent } from '../api/contract';
+import { actorOf } from '../api/round-two';
+import { endpointLabels, useEndpointDirectory } from '../components/delivery-parts';
 import { usePaged } from '../components/load';
 import { PageHeader, Time } from '../components/ui';
 import { PAGE_SIZE, PagedTable, type Column } from '../components/workspace-paged-table';
@@ -15,7 +22,7 @@ function compact(value: unknown): string {
 }
 
 /** The event's target, linked when the console has a page for it (a deleted endpoint has none). */
-function Target({ event }: { event: AuditEvent }) {
+function Target({ event, labels }: { event: AuditEvent; labels: ReadonlyMap<string, string> }) {
   const id = event.targetId;
   if (id.startsWith('whd_')) {
     return (
@@ -25,9 +32,10 @@ function Target({ event }: { event: AuditEvent }) {
     );
   }
   if (id.startsWith('whe_') && event.action !== 'webhook.deleted') {
+    const label = labels.get(id);
     return (
-      <a class="mono" href={href(`endpoints/${id}`)}>
-        {id}
+      <a class={label ? undefined : 'mono'} href={href(`endpoints/${id}`)} title={id}>
+        {label ?? id}
       </a>
     );
   }
@@ -51,34 +59,41 @@ function Detail({ detail }: { detail: AuditEvent['detail'] }) {
   );
 }
 
+/** Who made the change: the token's name (its id beside it), a person's email, or the service itself. */
+function Actor({ event, callerTokenId }: { event: AuditEvent; callerTokenId: string }) {
+  const actor = actorOf(event);
+  if (actor.kind === 'system') return <>System</>;
+  const name = actor.name ?? actor.email;
+  const kind = actor.kind === 'portal_session' ? 'Portal session' : actor.kind === 'staff' ? 'Staff' : null;
+  return (
+    <span class="ws-actor">
+      {name ? <span>{name}</span> : <span class="mono">{actor.id}</span>}
+      {name ? <span class="mono muted ws-actor-id">{actor.id}</span> : null}
+      {kind ? <span class="muted"> ({kind})</span> : null}
+      {actor.id === callerTokenId ? <span class="muted"> (your token)</span> : null}
+    </span>
+  );
+}
+
 /** The audit log page. */
 export function AuditPage() {
   const { client, caller } = useSession();
+  const paged = usePaged((cursor) => client.call('listAuditEvents', { query: { cursor, limit: PAGE_SIZE } }), [client]);
+  const directory = useEndpointDirectory(paged.items.some((e) => e.targetId.startsWith('whe_')));
+  const labels = useMemo(() => endpointLabels(directory.data ?? []), [directory.data]);
   const columns: readonly Column<AuditEvent>[] = [
     { label: 'Time', cell: (event) => <Time iso={event.createdAt} /> },
     { label: 'Action', class: 'mono', cell: (event) => event.action },
-    {
-      label: 'Actor',
-      cell: (event) =>
-        event.actor === 'system' ? (
-          'System'
-        ) : (
-          <>
-            <span class="mono">{event.actor}</span>
-            {event.actor === caller.tokenId ? <span class="muted"> (your token)</span> : null}
-          </>
-        ),
-    },
-    { label: 'Target', cell: (event) => <Target event={event} /> },
+    { label: 'Actor', cell: (event) => <Actor event={event} callerTokenId={caller.tokenId} /> },
+    { label: 'Target', cell: (event) => <Target event={event} labels={labels} /> },
     { label: 'Detail', class: 'wrap', cell: (event) => <Detail detail={event.detail} /> },
   ];
-  const paged = usePaged((cursor) => client.call('listAuditEvents', { query: { cursor, limit: PAGE_SIZE } }), [client]);
   return (
     <section>
       <PageHeader title="Audit log" />
       <p class="muted ws-lead">
-        Every change to endpoints, secrets, tokens and recoveries, newest first. The actor is the API token that made it, or the service
-        itself.
+        Every change to endpoints, secrets, tokens and recoveries, newest first. The actor is the API token that made it (by its name), or
+        the service itself.
       </p>
       <PagedTable
         paged={paged}

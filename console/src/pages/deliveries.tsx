@@ -3,15 +3,24 @@
  * on its page. Both read `GET /workspaces/{slug}/deliveries` (listDeliveries), the endpoint's with
  * `endpointId`, so the filters work the same in both places. Filters live in the page URL.
  */
-import { useMemo, useRef } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import type { ApiClient } from '../api/client';
 import type { QueryOf, ResponseOf } from '../api/contract';
 import { DeliveryFilters, FILTER_KEYS, hasFilters, readFilters, type LogFilters } from '../components/delivery-filters';
-import { DeliveryLink, EndpointLink, NextAttempt, ShortTime, useEndpointDirectory } from '../components/delivery-parts';
+import {
+  DeliveryLink,
+  EndpointLink,
+  endpointLabels,
+  FailureReason,
+  NextAttempt,
+  ShortTime,
+  useEndpointDirectory,
+} from '../components/delivery-parts';
+import { inProgress, useLiveRefresh } from '../components/live-refresh';
 import { useLoad, usePaged } from '../components/load';
 import { Empty, Loading, LoadMore, PageHeader, ProblemView, StatusBadge } from '../components/ui';
 import { parseHash } from '../hash-route';
-import { href, replaceRoute } from '../router';
+import { href, navigate, replaceRoute } from '../router';
 import { useCan, useSession } from '../session';
 import '../styles/deliveries.css';
 
@@ -91,7 +100,15 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
   const log = refreshing ? { ...paged, state: 'ready' as const } : paged;
   const directory = useEndpointDirectory(!fixed);
   const eventTypes = useLoad(() => client.call('listEventTypes'), [client]);
-  const urls = useMemo(() => new Map((directory.data ?? []).map((e) => [e.endpointId, e.url])), [directory.data]);
+  const endpoints = useMemo(() => new Map((directory.data ?? []).map((e) => [e.endpointId, e])), [directory.data]);
+  const labels = useMemo(() => endpointLabels(directory.data ?? []), [directory.data]);
+  // Rows still pending or retrying change by themselves: the log follows them without a click.
+  const moving = log.state === 'ready' && log.items.filter((d) => inProgress(d.status));
+  useLiveRefresh(
+    moving !== false && moving.length > 0,
+    () => paged.refresh((d) => d.deliveryId),
+    moving && moving.map((d) => `${d.deliveryId}:${d.status}:${d.attempts}`).join(','),
+  );
   const filtered = hasFilters({ ...filters, endpointId: fixed ? '' : filters.endpointId });
 
   const change = (next: LogFilters) => writeFilters(next, fixed);
@@ -180,6 +197,7 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
                 </th>
                 <th scope="col">Next attempt</th>
                 <th scope="col">Created</th>
+                <th scope="col">Last error</th>
               </tr>
             </thead>
             <tbody>
@@ -194,7 +212,11 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
                   <td class="mono">{delivery.eventType}</td>
                   {fixed ? null : (
                     <td class="wrap">
-                      <EndpointLink endpointId={delivery.endpointId} url={urls.get(delivery.endpointId)} />
+                      <EndpointLink
+                        endpointId={delivery.endpointId}
+                        endpoint={endpoints.get(delivery.endpointId)}
+                        label={labels.get(delivery.endpointId)}
+                      />
                     </td>
                   )}
                   <td class="num">{delivery.attempts}</td>
@@ -203,6 +225,9 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
                   </td>
                   <td>
                     <ShortTime iso={delivery.createdAt} />
+                  </td>
+                  <td class="delivery-last-error">
+                    <FailureReason reason={delivery.lastError} compact />
                   </td>
                 </tr>
               ))}
@@ -224,7 +249,73 @@ export function DeliveriesPage({ query }: { query: URLSearchParams }) {
       <p class="page-intro muted">
         Every delivery of the workspace, newest first. Filters are kept in the address, so you can share this view.
       </p>
+      <GoToDelivery />
       <DeliveryLog query={query} />
     </>
+  );
+}
+
+/** The exact shape of a delivery id (idPattern('whd') of lambdas/contract/ids.ts; the console imports no server code). */
+const DELIVERY_ID = /^whd_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** "Go to delivery": opens a delivery by its id (as support is given one), saying so when the id is malformed. */
+function GoToDelivery() {
+  const [value, setValue] = useState('');
+  const [error, setError] = useState('');
+  const go = () => {
+    const typed = value.trim();
+    // Ids are Crockford base32, read the same in either case: the API's form is upper case after the prefix.
+    const id = `${typed.slice(0, 4).toLowerCase()}${typed.slice(4).toUpperCase()}`;
+    if (!DELIVERY_ID.test(id)) {
+      setError(
+        typed
+          ? 'That is not a delivery id: it starts with whd_ and 26 letters and digits follow, such as whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB.'
+          : 'Enter a delivery id, such as whd_01JD2Y9P0R6S8T1V3W5X7Y9ZAB.',
+      );
+      return;
+    }
+    setError('');
+    navigate(href(`deliveries/${id}`));
+  };
+  return (
+    <form
+      class="delivery-goto"
+      role="search"
+      aria-label="Go to a delivery"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        go();
+      }}
+    >
+      <label class="field-label" for="delivery-goto-id">
+        Delivery id
+      </label>
+      <div class="row delivery-goto-row">
+        <input
+          id="delivery-goto-id"
+          type="text"
+          class="mono"
+          value={value}
+          autoComplete="off"
+          spellcheck={false}
+          placeholder="whd_…"
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={error ? 'delivery-goto-error' : undefined}
+          onInput={(e) => {
+            setValue(e.currentTarget.value);
+            if (error) setError('');
+          }}
+        />
+        <button type="submit" class="button">
+          Go to delivery
+        </button>
+      </div>
+      {error ? (
+        <p id="delivery-goto-error" class="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </form>
   );
 }

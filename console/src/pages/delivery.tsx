@@ -1,14 +1,26 @@
 /**
- * `#/deliveries/:id`, the delivery page: a delivery's summary, payload and attempt evidence, with
- * "Replay" for a failed one and copy buttons for the ids support asks for.
+ * `#/deliveries/:id`, the delivery page: a delivery's summary, its replays and its source, the
+ * same event's deliveries to the workspace's other endpoints, the attempt evidence and the
+ * payload, with "Replay" for a failed one and copy buttons for the ids support asks for. While
+ * the delivery (or one of its replays) is still in progress the page refreshes by itself.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import { newIdempotencyKey, type ApiProblem } from '../api/client';
 import type { Delivery } from '../api/contract';
+import { eventIdOf, listDeliveriesOfEvent, replaysOf, type ReplayLink } from '../api/round-two';
 import { DeliveryAttempts } from '../components/delivery-attempts';
-import { DeliveryLink, EndpointLink, FailureReason, NextAttempt } from '../components/delivery-parts';
+import {
+  DeliveryLink,
+  EndpointLink,
+  endpointLabels,
+  FailureReason,
+  NextAttempt,
+  ShortTime,
+  useEndpointDirectory,
+} from '../components/delivery-parts';
+import { inProgress, useLiveRefresh } from '../components/live-refresh';
 import { asProblem, useLoad } from '../components/load';
-import { CopyButton, Loading, PageHeader, ProblemView, StatusBadge, Time } from '../components/ui';
+import { CopyButton, Empty, Loading, PageHeader, ProblemView, StatusBadge, Time } from '../components/ui';
 import { href } from '../router';
 import { useCan, useSession } from '../session';
 import '../styles/deliveries.css';
@@ -25,9 +37,17 @@ type ReplayState =
 /** One delivery. */
 export function DeliveryPage({ deliveryId }: { deliveryId: string }) {
   const { client } = useSession();
+  const delivery = useLoad(() => client.call('getWebhookDelivery', { params: { deliveryId } }), [client, deliveryId]);
+  // "Refresh" also reloads the attempts, even when the delivery itself did not change.
   const [generation, setGeneration] = useState(0);
-  const delivery = useLoad(() => client.call('getWebhookDelivery', { params: { deliveryId } }), [client, deliveryId, generation]);
-  const refresh = () => setGeneration((g) => g + 1);
+  const refresh = () => {
+    delivery.reload();
+    setGeneration((g) => g + 1);
+  };
+  const data = delivery.data;
+  const replays = data ? (replaysOf(data) ?? []) : [];
+  const moving = data !== undefined && (inProgress(data.status) || replays.some((r) => inProgress(r.status)));
+  useLiveRefresh(moving, delivery.refresh, data && `${data.status}|${data.attempts}|${replays.map((r) => r.status).join(',')}`);
 
   if (delivery.state === 'loading') {
     return (
@@ -53,20 +73,34 @@ export function DeliveryPage({ deliveryId }: { deliveryId: string }) {
       </div>
     );
   }
-  return <DeliveryView delivery={delivery.data} generation={generation} onRefresh={refresh} />;
+  return <DeliveryView delivery={delivery.data} live={moving} generation={generation} onRefresh={refresh} />;
 }
 
-function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery; generation: number; onRefresh: () => void }) {
+function DeliveryView({
+  delivery,
+  live,
+  generation,
+  onRefresh,
+}: {
+  delivery: Delivery;
+  live: boolean;
+  generation: number;
+  onRefresh: () => void;
+}) {
   const { client } = useSession();
   const canReplay = useCan('webhook:replay');
   const endpoint = useLoad(() => client.call('getWebhook', { params: { endpointId: delivery.endpointId } }), [client, delivery.endpointId]);
   const [replay, setReplay] = useState<ReplayState>({ state: 'idle' });
-  // One key per replay the user means: a retry after a failure sends the same key, a success ends it.
+  // One key per replay the user means on this page: a double click, a retry after a failure and a
+  // click after success all send it again, so the API answers the same replay instead of a new one.
   const replayKey = useRef<string | null>(null);
+  // Set at once on click (state updates only show on the next render, after a fast second click).
+  const inFlight = useRef(false);
 
   const sendReplay = () => void replayNow();
   const replayNow = async () => {
-    if (replay.state === 'sending') return;
+    if (inFlight.current) return;
+    inFlight.current = true;
     replayKey.current ??= newIdempotencyKey();
     setReplay({ state: 'sending' });
     try {
@@ -74,30 +108,33 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
         params: { deliveryId: delivery.deliveryId },
         idempotencyKey: replayKey.current,
       });
-      replayKey.current = null;
       setReplay({ state: 'done', delivery: created });
+      // The source now lists its replay ("Replayed as").
+      onRefresh();
     } catch (e) {
       setReplay({ state: 'error', problem: asProblem(e) });
+    } finally {
+      inFlight.current = false;
     }
   };
 
-  const url = endpoint.data?.url;
   const payload = JSON.stringify(delivery.payload, null, 2) ?? 'null';
+  const replays = replaysOf(delivery);
+  const eventId = eventIdOf(delivery);
+  const sending = replay.state === 'sending';
   return (
     <div class="delivery-page">
       <PageHeader title={`Delivery ${delivery.deliveryId}`}>
+        <span class="muted delivery-live" role="status">
+          {live ? 'Updates by itself while in progress' : ''}
+        </span>
         <button type="button" class="button" onClick={onRefresh}>
           Refresh
         </button>
         {canReplay && REPLAYABLE.has(delivery.status) ? (
-          // Not `disabled` while sending: that would drop keyboard focus; a second click is ignored instead.
-          <button
-            type="button"
-            class="button button-primary"
-            onClick={sendReplay}
-            aria-disabled={replay.state === 'sending' ? 'true' : undefined}
-          >
-            {replay.state === 'sending' ? 'Replaying…' : 'Replay'}
+          // `aria-disabled`, not `disabled`, while sending: `disabled` would drop keyboard focus; the click is ignored instead.
+          <button type="button" class="button button-primary" onClick={sendReplay} aria-disabled={sending ? 'true' : undefined}>
+            {sending ? 'Replaying…' : 'Replay'}
           </button>
         ) : null}
       </PageHeader>
@@ -133,12 +170,21 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
           <dd>
             <code>{delivery.eventType}</code>
           </dd>
+          {eventId ? (
+            <>
+              <dt>Event id</dt>
+              <dd class="delivery-copy">
+                <code>{eventId}</code> <CopyButton text={eventId} label="Copy event id" />
+              </dd>
+            </>
+          ) : null}
           <dt>Endpoint</dt>
           <dd>
-            <EndpointLink endpointId={delivery.endpointId} url={url} />
+            <EndpointLink endpointId={delivery.endpointId} endpoint={endpoint.data} />
             {endpoint.state === 'ready' && !endpoint.data.enabled ? (
               <span class="badge badge-off delivery-inline-badge">Disabled</span>
             ) : null}
+            {endpoint.data ? <span class="delivery-endpoint-url mono muted">{endpoint.data.url}</span> : null}
           </dd>
           <dt>Attempts</dt>
           <dd>{delivery.attempts}</dd>
@@ -152,8 +198,16 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
           <dd>
             <FailureReason reason={delivery.lastError} />
           </dd>
-          <dt>Replayed from</dt>
+          <dt>Replay of</dt>
           <dd>{delivery.replayedFrom ? <DeliveryLink deliveryId={delivery.replayedFrom} /> : <span class="muted">Not a replay</span>}</dd>
+          {replays ? (
+            <>
+              <dt>Replayed as</dt>
+              <dd>
+                <ReplayList replays={replays} />
+              </dd>
+            </>
+          ) : null}
           <dt>Created</dt>
           <dd>
             <Time iso={delivery.createdAt} />
@@ -165,6 +219,10 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
         </dl>
       </section>
 
+      <DeliveryAttempts delivery={delivery} generation={generation} />
+
+      {eventId ? <SameEvent delivery={delivery} eventId={eventId} /> : null}
+
       <section aria-labelledby="delivery-payload-title">
         <div class="delivery-section-head">
           <h2 id="delivery-payload-title">Payload</h2>
@@ -172,9 +230,81 @@ function DeliveryView({ delivery, generation, onRefresh }: { delivery: Delivery;
         </div>
         <pre class="delivery-payload">{payload}</pre>
       </section>
-
-      <DeliveryAttempts delivery={delivery} generation={generation} />
     </div>
+  );
+}
+
+/** "Replayed as": each replay with its status and time, newest first. */
+function ReplayList({ replays }: { replays: readonly ReplayLink[] }) {
+  if (replays.length === 0) return <span class="muted">Not replayed</span>;
+  return (
+    <ul class="delivery-replays">
+      {replays.map((r) => (
+        <li key={r.deliveryId}>
+          <span class="visually-hidden">Replayed as </span>
+          <DeliveryLink deliveryId={r.deliveryId} /> <StatusBadge status={r.status} /> <ShortTime iso={r.createdAt} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The same event's deliveries to the workspace's other endpoints (the log's `eventId` filter). */
+function SameEvent({ delivery, eventId }: { delivery: Delivery; eventId: string }) {
+  const { client } = useSession();
+  const siblings = useLoad(
+    () => listDeliveriesOfEvent(client, eventId).then((all) => all.filter((d) => d.endpointId !== delivery.endpointId)),
+    [client, eventId, delivery.endpointId],
+  );
+  const directory = useEndpointDirectory(siblings.state === 'ready' && siblings.data.length > 0);
+  const labels = useMemo(() => endpointLabels(directory.data ?? []), [directory.data]);
+  const endpoints = useMemo(() => new Map((directory.data ?? []).map((e) => [e.endpointId, e])), [directory.data]);
+  return (
+    <section class="delivery-same-event" aria-labelledby="delivery-same-event-title">
+      <div class="delivery-section-head">
+        <h2 id="delivery-same-event-title">Same event, other endpoints</h2>
+      </div>
+      {siblings.state === 'loading' ? <Loading label="Loading the event’s other deliveries…" /> : null}
+      {siblings.state === 'error' ? <ProblemView problem={siblings.problem} onRetry={() => siblings.reload()} /> : null}
+      {siblings.state === 'ready' && siblings.data.length === 0 ? (
+        <Empty title="No other endpoint received this event">
+          <p>Only this endpoint subscribes to {delivery.eventType}, or the others were disabled or created later.</p>
+        </Empty>
+      ) : null}
+      {siblings.state === 'ready' && siblings.data.length > 0 ? (
+        <div class="table-wrap">
+          <table class="delivery-table">
+            <caption class="visually-hidden">Deliveries of event {eventId} to other endpoints</caption>
+            <thead>
+              <tr>
+                <th scope="col">Delivery</th>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {siblings.data.map((d) => (
+                <tr key={d.deliveryId}>
+                  <th scope="row" class="delivery-id">
+                    <DeliveryLink deliveryId={d.deliveryId} />
+                  </th>
+                  <td class="wrap">
+                    <EndpointLink endpointId={d.endpointId} endpoint={endpoints.get(d.endpointId)} label={labels.get(d.endpointId)} />
+                  </td>
+                  <td>
+                    <StatusBadge status={d.status} />
+                  </td>
+                  <td>
+                    <ShortTime iso={d.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
   );
 }
 

@@ -1,21 +1,80 @@
 /**
- * The endpoint page (#/endpoints/:id): actions, summary, health chart, the endpoint's delivery
- * log, then its settings.
+ * The endpoint page (#/endpoints/:id), titled by the endpoint's description (else its host): its
+ * actions, then three sections a person can jump to from "On this page": overview and health,
+ * the endpoint's delivery log, and its settings. A section named in the address
+ * (`?section=deliveries`) is scrolled to when the page opens.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Endpoint } from '../api/contract';
 import { EndpointActions } from '../components/endpoint-actions';
 import { EndpointForm } from '../components/endpoint-form';
 import { HealthPanel } from '../components/health-chart';
 import { useLoad } from '../components/load';
 import { CopyButton, Empty, Loading, PageHeader, ProblemView, Time, percent } from '../components/ui';
-import { href, navigate } from '../router';
+import { endpointLabel } from '../components/delivery-parts';
+import { href, navigate, replaceRoute } from '../router';
 import { useCan, useSession } from '../session';
 import { DeliveryLog } from './deliveries';
 import { EnabledBadge, noteDeleted, Streak, TypeChips } from './endpoints';
 import { takeJustCreated } from './new-endpoint';
 import { DISABLE_THRESHOLD } from '../../../lambdas/contract/limits';
 import '../styles/endpoints.css';
+
+/** The page's sections, in order: the `section` query value and the heading each link jumps to. */
+const SECTIONS = [
+  { section: 'overview', title: 'Overview and health' },
+  { section: 'deliveries', title: 'Deliveries' },
+  { section: 'settings', title: 'Settings' },
+] as const;
+
+type Section = (typeof SECTIONS)[number]['section'];
+
+/** Scrolls a section's heading to the top and gives it focus, so keyboard and screen reader users land there too. */
+function jumpTo(section: string): void {
+  const heading = document.getElementById(`endpoint-${section}-title`);
+  if (!heading) return;
+  heading.scrollIntoView({ block: 'start' });
+  heading.focus({ preventScroll: true });
+}
+
+/** "On this page": in-page links that keep the address shareable (`?section=…`) without leaving the page. */
+function SectionNav({ endpointId, query }: { endpointId: string; query: URLSearchParams }) {
+  const to = (section: Section) => href(`endpoints/${encodeURIComponent(endpointId)}`, { ...Object.fromEntries(query), section });
+  return (
+    <nav class="section-nav" aria-label="On this page">
+      {/* The nav's name, shown; hidden from screen readers, which hear it as the landmark's name. */}
+      <span class="section-nav-label muted" aria-hidden="true">
+        On this page
+      </span>
+      <ul>
+        {SECTIONS.map(({ section, title }) => (
+          <li key={section}>
+            <a
+              href={to(section)}
+              onClick={(e) => {
+                e.preventDefault();
+                replaceRoute(to(section));
+                jumpTo(section);
+              }}
+            >
+              {title}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/** A section's heading: a jump target (focusable by script, not by Tab). */
+function SectionTitle({ section }: { section: Section }) {
+  const { title } = SECTIONS.find((s) => s.section === section)!;
+  return (
+    <h2 id={`endpoint-${section}-title`} tabIndex={-1}>
+      {title}
+    </h2>
+  );
+}
 
 function Breadcrumb() {
   return (
@@ -35,6 +94,12 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
   const [flash, setFlash] = useState('');
   const [logGeneration, setLogGeneration] = useState(0);
   const endpoint = changed ?? loaded.data;
+  // A shared link to a section opens there, once the page is drawn.
+  const shown = endpoint !== undefined;
+  useEffect(() => {
+    const section = query.get('section');
+    if (shown && section) jumpTo(section);
+  }, [shown]);
 
   if (!endpoint) {
     // A malformed id in the address is as good as an unknown one.
@@ -72,8 +137,9 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
   return (
     <section class="endpoint-page">
       <Breadcrumb />
-      <PageHeader title="Endpoint" />
+      <PageHeader title={endpointLabel(endpoint)} />
       <p class="endpoint-heading-url mono">{endpoint.url}</p>
+      <SectionNav endpointId={endpoint.endpointId} query={query} />
       {created ? (
         <p class="success" role="status">
           Endpoint created. Its signing secret is never shown by itself: use “Rotate secret” to get one your receiver can verify signatures
@@ -105,10 +171,13 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
       <p role="status" class="flash">
         {flash}
       </p>
-      <EndpointSummary endpoint={endpoint} />
-      <HealthPanel endpointId={endpoint.endpointId} />
+      <section class="section" aria-labelledby="endpoint-overview-title">
+        <SectionTitle section="overview" />
+        <EndpointSummary endpoint={endpoint} />
+        <HealthPanel endpointId={endpoint.endpointId} />
+      </section>
       <section class="section" aria-labelledby="endpoint-deliveries-title">
-        <h2 id="endpoint-deliveries-title">Deliveries</h2>
+        <SectionTitle section="deliveries" />
         <DeliveryLog key={`log-${logGeneration}`} endpointId={endpoint.endpointId} query={query} />
       </section>
       <Settings
@@ -124,42 +193,41 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
 
 function EndpointSummary({ endpoint }: { endpoint: Endpoint }) {
   return (
-    <section class="section" aria-labelledby="endpoint-summary-title">
-      <h2 id="endpoint-summary-title">Summary</h2>
-      <div class="card">
-        <dl class="summary">
-          <dt>URL</dt>
-          <dd class="mono">{endpoint.url}</dd>
-          <dt>Endpoint id</dt>
-          <dd>
-            <span class="mono">{endpoint.endpointId}</span> <CopyButton text={endpoint.endpointId} label="Copy endpoint id" />
-          </dd>
-          <dt>State</dt>
-          <dd>
-            <EnabledBadge enabled={endpoint.enabled} />
-          </dd>
-          <dt>Failure streak</dt>
-          <dd>
-            <Streak count={endpoint.consecutiveFailures} />{' '}
-            <span class="muted">(consecutive failed attempts; {DISABLE_THRESHOLD} disable the endpoint)</span>
-          </dd>
-          <dt>Success (24 h)</dt>
-          <dd>{percent(endpoint.health.successRate24h)}</dd>
-          <dt>Last attempt</dt>
-          <dd>
-            <Time iso={endpoint.health.lastAttemptAt} />
-          </dd>
-          <dt>Created</dt>
-          <dd>
-            <Time iso={endpoint.createdAt} />
-          </dd>
-          <dt>Updated</dt>
-          <dd>
-            <Time iso={endpoint.updatedAt} />
-          </dd>
-        </dl>
-      </div>
-    </section>
+    <div class="card">
+      <dl class="summary">
+        <dt>URL</dt>
+        <dd class="mono">{endpoint.url}</dd>
+        <dt>Description</dt>
+        <dd>{endpoint.description ?? <span class="muted">None: the endpoint is named by its host</span>}</dd>
+        <dt>Endpoint id</dt>
+        <dd>
+          <span class="mono">{endpoint.endpointId}</span> <CopyButton text={endpoint.endpointId} label="Copy endpoint id" />
+        </dd>
+        <dt>State</dt>
+        <dd>
+          <EnabledBadge enabled={endpoint.enabled} />
+        </dd>
+        <dt>Failure streak</dt>
+        <dd>
+          <Streak count={endpoint.consecutiveFailures} />{' '}
+          <span class="muted">(consecutive failed attempts; {DISABLE_THRESHOLD} in a row disable the endpoint)</span>
+        </dd>
+        <dt>Success (24 h)</dt>
+        <dd>{percent(endpoint.health.successRate24h)}</dd>
+        <dt>Last attempt</dt>
+        <dd>
+          <Time iso={endpoint.health.lastAttemptAt} />
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <Time iso={endpoint.createdAt} />
+        </dd>
+        <dt>Updated</dt>
+        <dd>
+          <Time iso={endpoint.updatedAt} />
+        </dd>
+      </dl>
+    </div>
   );
 }
 
@@ -168,7 +236,7 @@ function Settings({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (endpoin
   const canWrite = useCan('webhook:write');
   return (
     <section class="section" aria-labelledby="endpoint-settings-title">
-      <h2 id="endpoint-settings-title">Settings</h2>
+      <SectionTitle section="settings" />
       <div class="card">
         {canWrite ? (
           <EndpointForm endpoint={endpoint} onSaved={onSaved} />

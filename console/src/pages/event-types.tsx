@@ -4,6 +4,7 @@ import { useLoad } from '../components/load';
 import { Empty, Loading, PageHeader, ProblemView } from '../components/ui';
 import { PayloadSchema } from '../components/workspace-schema';
 import { useSession } from '../session';
+import { plural } from '../plural';
 import '../styles/workspace.css';
 
 /** The event types page. */
@@ -46,8 +47,8 @@ export function EventTypesPage() {
           </div>
           <p id="event-type-count" class="muted ws-count" role="status">
             {needle
-              ? `${shown.length} of ${load.data.items.length} event types`
-              : `${load.data.items.length} event types: ${load.data.items.length - custom} built in, ${custom} configured`}
+              ? `${shown.length.toLocaleString('en-US')} of ${plural(load.data.items.length, 'event type')}`
+              : `${plural(load.data.items.length, 'event type')}: ${load.data.items.length - custom} built in, ${custom} configured`}
           </p>
         </div>
         {shown.length === 0 ? (

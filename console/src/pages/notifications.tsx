@@ -1,38 +1,107 @@
-/** Workspace notifications (dead letters, disabled endpoints), newest first, as a paged list. */
+/**
+ * Workspace notifications (dead letters, disabled endpoints), newest first, as a paged list: all
+ * of them, or only those not acknowledged yet, or only the acknowledged ones; each can be
+ * acknowledged where it is listed.
+ */
+import { useMemo, useState } from 'preact/hooks';
 import type { Notification } from '../api/contract';
+import { listNotificationsFiltered, type AcknowledgedFilter } from '../api/round-two';
+import { endpointLabels, useEndpointDirectory } from '../components/delivery-parts';
 import { usePaged } from '../components/load';
 import { PageHeader, Time } from '../components/ui';
 import { PAGE_SIZE, PagedTable, type Column } from '../components/workspace-paged-table';
-import { NotificationKind, NotificationLinks } from '../components/workspace-notification';
+import { AckButton, NotificationKind, NotificationLinks } from '../components/workspace-notification';
+import { href, replaceRoute } from '../router';
 import { useSession } from '../session';
 import '../styles/workspace.css';
 
-const COLUMNS: readonly Column<Notification>[] = [
-  { label: 'Time', cell: (n) => <Time iso={n.createdAt} /> },
-  { label: 'Kind', cell: (n) => <NotificationKind kind={n.kind} /> },
-  { label: 'Message', class: 'wrap ws-message', cell: (n) => n.message },
-  { label: 'Where to act', cell: (n) => <NotificationLinks notification={n} /> },
+const FILTERS: readonly { value: AcknowledgedFilter; label: string }[] = [
+  { value: 'all', label: 'All notifications' },
+  { value: 'unacknowledged', label: 'Not acknowledged' },
+  { value: 'acknowledged', label: 'Acknowledged' },
 ];
 
-/** The notifications page. */
-export function NotificationsPage() {
+function readFilter(query: URLSearchParams): AcknowledgedFilter {
+  const value = query.get('acknowledged');
+  return value === 'true' ? 'acknowledged' : value === 'false' ? 'unacknowledged' : 'all';
+}
+
+/** The notifications page; the filter lives in the address (`?acknowledged=true|false`). */
+export function NotificationsPage({ query }: { query: URLSearchParams }) {
   const { client } = useSession();
-  const paged = usePaged((cursor) => client.call('listNotifications', { query: { cursor, limit: PAGE_SIZE } }), [client]);
+  const filter = readFilter(query);
+  const paged = usePaged(
+    (cursor) => listNotificationsFiltered(client, { acknowledged: filter, cursor, limit: PAGE_SIZE }),
+    [client, filter],
+  );
+  // Acknowledged on this page: shown as such at once, without reading the list again.
+  const [acked, setAcked] = useState<ReadonlyMap<string, Notification>>(new Map());
+  const directory = useEndpointDirectory(paged.items.some((n) => n.endpointId));
+  const labels = useMemo(() => endpointLabels(directory.data ?? []), [directory.data]);
+
+  const columns: readonly Column<Notification>[] = [
+    { label: 'Time', cell: (n) => <Time iso={n.createdAt} /> },
+    { label: 'Kind', cell: (n) => <NotificationKind kind={n.kind} /> },
+    { label: 'Message', class: 'wrap ws-message', cell: (n) => n.message },
+    {
+      label: 'Where to act',
+      cell: (n) => <NotificationLinks notification={n} endpointLabel={n.endpointId ? labels.get(n.endpointId) : undefined} />,
+    },
+    {
+      label: 'Acknowledged',
+      cell: (n) => (
+        <AckButton
+          notification={acked.get(n.notificationId) ?? n}
+          onAcknowledged={(answer) => setAcked((before) => new Map(before).set(n.notificationId, answer))}
+        />
+      ),
+    },
+  ];
+
   return (
     <section>
       <PageHeader title="Notifications" />
       <p class="muted ws-lead">
         What the service tells the workspace about: deliveries that stopped retrying (dead-lettered) and endpoints it disabled after
-        repeated failures. Newest first.
+        repeated failures. Newest first. Acknowledge one once it is dealt with: it leaves the overview’s “Needs action”.
       </p>
+      <div class="field ws-filter">
+        <label class="field-label" for="notifications-show">
+          Show
+        </label>
+        <select
+          id="notifications-show"
+          value={filter}
+          onChange={(e) => {
+            const value = e.currentTarget.value as AcknowledgedFilter;
+            replaceRoute(href('notifications', { acknowledged: value === 'all' ? undefined : String(value === 'acknowledged') }));
+          }}
+        >
+          {FILTERS.map((f) => (
+            <option key={f.value} value={f.value}>
+              {f.label}
+            </option>
+          ))}
+        </select>
+      </div>
       <PagedTable
         paged={paged}
         caption="Notifications"
-        columns={COLUMNS}
+        columns={columns}
         rowKey={(n) => n.notificationId}
         loadingLabel="Loading notifications…"
-        emptyTitle="No notifications"
-        emptyNext="Nothing has gone wrong: when a delivery is dead-lettered or an endpoint is disabled, it shows up here."
+        emptyTitle={
+          filter === 'acknowledged'
+            ? 'No acknowledged notifications'
+            : filter === 'unacknowledged'
+              ? 'Nothing left to acknowledge'
+              : 'No notifications'
+        }
+        emptyNext={
+          filter === 'all'
+            ? 'Nothing has gone wrong: when a delivery is dead-lettered or an endpoint is disabled, it shows up here.'
+            : 'Choose “All notifications” to see the others.'
+        }
       />
     </section>
   );

@@ -1,12 +1,17 @@
 /**
- * The workspace at a glance: endpoint counts, the last 24 h of deliveries, and what needs
- * someone to act (dead letters, disabled endpoints) with links to where to act.
+ * The workspace at a glance: endpoint counts, the last 24 h of attempts and deliveries, and what
+ * needs someone to act (dead letters not replayed yet, disabled endpoints) with links to where to
+ * act, and the recent notifications not acknowledged yet.
  */
 import type { ComponentChildren } from 'preact';
+import { useMemo, useState } from 'preact/hooks';
 import type { Notification, Overview } from '../api/contract';
+import { acknowledgedAtOf, deadLettersNeedingAction } from '../api/round-two';
+import { endpointLabels, useEndpointDirectory } from '../components/delivery-parts';
 import { useLoad, type Load } from '../components/load';
+import { plural } from '../plural';
 import { Empty, Loading, PageHeader, ProblemView, Time, percent } from '../components/ui';
-import { ACTION_KINDS, NotificationKind, NotificationLinks } from '../components/workspace-notification';
+import { AckButton, ACTION_KINDS, NotificationKind, NotificationLinks, useCanAck } from '../components/workspace-notification';
 import { href } from '../router';
 import { useCan, useSession } from '../session';
 import '../styles/workspace.css';
@@ -107,7 +112,7 @@ function Counts({ overview }: { overview: Overview }) {
       <ul class="cards ws-cards">
         <Stat label="Endpoints" value={webhooks.total}>
           <a href={href('endpoints')}>
-            {webhooks.enabled} enabled, {webhooks.disabled} disabled
+            {webhooks.enabled.toLocaleString('en-US')} enabled, {webhooks.disabled.toLocaleString('en-US')} disabled
           </a>
         </Stat>
         <Stat label="Members" value={overview.members}>
@@ -123,11 +128,8 @@ function Counts({ overview }: { overview: Overview }) {
           {attempts > 0 ? `${percent(d.delivered / attempts)} of HTTP attempts` : 'No HTTP attempts yet'}
         </Stat>
         <Stat label="Failed attempts" value={d.failed}>
-          {d.failed > 0 ? (
-            <a href={href('deliveries', { status: ['failed', 'failed_permanent'] })}>View failed deliveries</a>
-          ) : (
-            'Retryable and permanent'
-          )}
+          {/* Attempts, not deliveries: a delivery that failed twice and then got through counts two here. */}
+          {attempts > 0 ? `${percent(d.failed / attempts)} of HTTP attempts, retryable and permanent` : 'Retryable and permanent'}
         </Stat>
         <Stat label="Dead-lettered deliveries" value={d.deadLettered}>
           {d.deadLettered > 0 ? (
@@ -141,10 +143,12 @@ function Counts({ overview }: { overview: Overview }) {
   );
 }
 
-/** What needs someone to act: disabled endpoints, dead letters, and the recent notifications about them. */
+/** What needs someone to act: disabled endpoints, dead letters not replayed yet, and the recent notifications about them. */
 function NeedsAction({ overview, notifications }: { overview: Overview; notifications: NotificationsLoad }) {
   const disabled = overview.webhooks.disabled;
-  const dead = overview.deliveries24h.deadLettered;
+  const dead = deadLettersNeedingAction(overview);
+  // Acknowledged here: hidden at once, before the list is read again.
+  const [acked, setAcked] = useState<ReadonlySet<string>>(new Set());
   const since = Date.now() - RECENT_DAYS * 24 * 3600 * 1000;
   const recent =
     notifications.state === 'ready' && notifications.data
@@ -152,8 +156,11 @@ function NeedsAction({ overview, notifications }: { overview: Overview; notifica
           (n) =>
             ACTION_KINDS.has(n.kind) &&
             Date.parse(n.createdAt) >= since &&
-            // With no endpoint disabled any more, "endpoint disabled" has been dealt with.
-            !(n.kind === 'endpoint.disabled' && disabled === 0),
+            acknowledgedAtOf(n) === null &&
+            !acked.has(n.notificationId) &&
+            // With no endpoint disabled any more, "endpoint disabled" has been dealt with; with every dead letter replayed, so has "dead-lettered".
+            !(n.kind === 'endpoint.disabled' && disabled === 0) &&
+            !(n.kind === 'delivery.dead_lettered' && dead === 0),
         )
       : [];
   const nothing = disabled === 0 && dead === 0 && recent.length === 0;
@@ -163,7 +170,8 @@ function NeedsAction({ overview, notifications }: { overview: Overview; notifica
       <h2 id="needs-action">Needs action</h2>
       {nothing && notifications.state !== 'loading' ? (
         <Empty title="Nothing needs action">
-          No endpoint is disabled and no delivery was dead-lettered recently. Past changes are in the <a href={href('audit')}>audit log</a>.
+          No endpoint is disabled and no delivery dead-lettered in the last 24 hours is waiting for a replay. Past changes are in the{' '}
+          <a href={href('audit')}>audit log</a>.
         </Empty>
       ) : (
         <>
@@ -173,7 +181,7 @@ function NeedsAction({ overview, notifications }: { overview: Overview; notifica
                 <li class="card ws-action">
                   <span>
                     <strong>
-                      {disabled} endpoint{disabled === 1 ? ' is' : 's are'} disabled
+                      {plural(disabled, 'endpoint')} {disabled === 1 ? 'is' : 'are'} disabled
                     </strong>{' '}
                     and receive{disabled === 1 ? 's' : ''} nothing. Fix the receiver, enable the endpoint, then recover its failed
                     deliveries.
@@ -185,23 +193,39 @@ function NeedsAction({ overview, notifications }: { overview: Overview; notifica
                 <li class="card ws-action">
                   <span>
                     <strong>
-                      {dead} deliver{dead === 1 ? 'y was' : 'ies were'} dead-lettered
+                      {plural(dead, 'delivery', 'deliveries')} {dead === 1 ? 'was' : 'were'} dead-lettered
                     </strong>{' '}
-                    in the last 24 hours: they stopped retrying. Replay them once the receiver is fixed.
+                    in the last 24 hours and {dead === 1 ? 'has' : 'have'} not been replayed: {dead === 1 ? 'it' : 'they'} stopped retrying.
+                    Replay {dead === 1 ? 'it' : 'them'} once the receiver is fixed.
                   </span>
                   <a href={href('deliveries', { status: ['dead_lettered'] })}>View dead-lettered deliveries</a>
                 </li>
               ) : null}
             </ul>
           ) : null}
-          <RecentNotifications notifications={notifications} recent={recent} />
+          <RecentNotifications
+            notifications={notifications}
+            recent={recent}
+            onAcknowledged={(id) => setAcked((before) => new Set([...before, id]))}
+          />
         </>
       )}
     </section>
   );
 }
 
-function RecentNotifications({ notifications, recent }: { notifications: NotificationsLoad; recent: readonly Notification[] }) {
+function RecentNotifications({
+  notifications,
+  recent,
+  onAcknowledged,
+}: {
+  notifications: NotificationsLoad;
+  recent: readonly Notification[];
+  onAcknowledged: (notificationId: string) => void;
+}) {
+  const canAck = useCanAck();
+  const directory = useEndpointDirectory(recent.some((n) => n.endpointId));
+  const labels = useMemo(() => endpointLabels(directory.data ?? []), [directory.data]);
   if (notifications.state === 'loading') return <Loading label="Loading notifications…" />;
   if (notifications.state === 'error') return <ProblemView problem={notifications.problem} onRetry={() => notifications.reload()} />;
   if (!notifications.data || recent.length === 0) return null;
@@ -215,14 +239,17 @@ function RecentNotifications({ notifications, recent }: { notifications: Notific
               <NotificationKind kind={n.kind} /> <Time iso={n.createdAt} />
             </p>
             <p class="ws-message">{n.message}</p>
-            <NotificationLinks notification={n} />
+            <div class="ws-notification-foot">
+              <NotificationLinks notification={n} endpointLabel={n.endpointId ? labels.get(n.endpointId) : undefined} />
+              {canAck ? <AckButton notification={n} onAcknowledged={() => onAcknowledged(n.notificationId)} /> : null}
+            </div>
           </li>
         ))}
       </ul>
       <p>
         <a href={href('notifications')}>
           {recent.length > SHOWN
-            ? `All notifications (${recent.length - SHOWN} more from the last ${RECENT_DAYS} days)`
+            ? `All notifications (${recent.length - SHOWN} more not acknowledged from the last ${RECENT_DAYS} days)`
             : 'All notifications'}
         </a>
       </p>
