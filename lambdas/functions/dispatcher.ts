@@ -4,7 +4,15 @@
  * (docs/behaviour.md#delivery-lanes); `slow-dispatcher.ts` is the slow lane's. Its batches and
  * their settlement are lambdas/pipeline/sqs-settlement.ts (docs/architecture.md#retries-and-visibility).
  */
-import { adapterTimeScale, defaultRuntime, delayerFromEnv, invocationMetrics, logger, queueFromEnv, secretSealerFromEnv } from '../composition/runtime';
+import {
+  adapterTimeScale,
+  defaultRuntime,
+  delayerFromEnv,
+  invocationMetrics,
+  logger,
+  queueFromEnv,
+  secretSealerFromEnv,
+} from '../composition/runtime';
 import { ENV } from '../contract/deployment';
 import type { LaneRole } from '../domain/delivery-lanes';
 import { systemResolver, type DispatchDeps } from '../pipeline/dispatcher';
