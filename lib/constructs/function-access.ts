@@ -76,6 +76,8 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   getJob: access([GET]),
   // Cancelling a running job finishes it: its record updated, its slot deleted, an audit entry.
   cancelJob: access([GET, PUT, UPDATE, DELETE]),
+  // A filter evaluated against the payload sent: nothing read or written.
+  testWebhookFilter: access([]),
 };
 
 /** The idempotency record an `idempotent` operation claims (Put), reads (Get), completes (Update) or releases (Delete). */
