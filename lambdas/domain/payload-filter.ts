@@ -455,7 +455,8 @@ function run(node: Node, payload: unknown): { ok: boolean; why: () => string } {
     }
     case 'not': {
       const r = run(node.of, payload);
-      return { ok: !r.ok, why: () => (r.ok ? `${r.why()} (excluded by $not)` : `not (${r.why()})`) };
+      // Held: what its filter found is excluded. Failed: why its filter failed is why it holds.
+      return { ok: !r.ok, why: () => (r.ok ? `${r.why()} (excluded by $not)` : r.why()) };
     }
   }
 }
