@@ -149,6 +149,9 @@ describe('tools', () => {
       expect(await ok('get_job', { jobId: job.jobId })).toMatchObject({ jobId: job.jobId, kind: 'recover' });
       // Nothing matched, so the job may already be completed: cancel answers it either way.
       expect(['cancelled', 'completed']).toContain((await ok('cancel_job', { jobId: job.jobId })).status);
+      expect(await ok('test_webhook_filter', { filter: { 'data.id': { $prefix: 'o-' } }, payload: { data: { id: 'o-1' } } })).toEqual({
+        matches: true,
+      });
       await ok('delete_webhook', { endpointId: created.endpointId });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
       expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());
