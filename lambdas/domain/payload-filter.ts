@@ -21,7 +21,7 @@ import {
 } from '../contract/filter-limits';
 
 /** A JSON scalar a filter compares with. */
-export type FilterScalar = string | number | boolean | null;
+type FilterScalar = string | number | boolean | null;
 
 /** The numeric comparisons. */
 type Comparison = '$gt' | '$gte' | '$lt' | '$lte';
@@ -49,7 +49,7 @@ export interface PayloadFilter {
 }
 
 /** One problem of a filter: where in the filter document (keys and list indexes from its root) and what. */
-export interface FilterIssue {
+interface FilterIssue {
   readonly path: readonly (string | number)[];
   readonly message: string;
 }
