@@ -70,10 +70,21 @@ const routes: Route[] = (OPERATIONS as readonly OperationDef[])
     return { def, pattern: new RegExp(`^${source}/?$`), names };
   })
   // As API Gateway: a literal segment wins over a `{param}` sibling (`/webhooks/deliveries/…` vs `/webhooks/{endpointId}`).
-  .sort((a, b) => literalSegments(b.def.path) - literalSegments(a.def.path));
+  .sort((a, b) => bySpecificity(a.def.path, b.def.path));
 
-function literalSegments(path: string): number {
-  return path.split('/').filter((seg) => seg && !seg.startsWith('{')).length;
+/**
+ * Resource paths as API Gateway prefers them for a request: segment by segment, a literal before a
+ * `{param}` (paths of different lengths never match one request; they are ordered by length).
+ */
+function bySpecificity(a: string, b: string): number {
+  const as = a.split('/');
+  const bs = b.split('/');
+  if (as.length !== bs.length) return as.length - bs.length;
+  for (let i = 0; i < as.length; i++) {
+    const aLiteral = !as[i]!.startsWith('{');
+    if (aLiteral !== !bs[i]!.startsWith('{')) return aLiteral ? -1 : 1;
+  }
+  return 0;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
@@ -281,14 +292,13 @@ async function handle(req: IncomingMessage, requestId: string, options: HttpFron
     if (result) return asDelivered(result, requestId);
   }
   const method = (req.method ?? 'GET').toUpperCase();
+  // As API Gateway: the path alone picks the resource, then the method must be one of its own
+  // (`GET /webhooks/filter-test` is no route, never `GET /webhooks/{endpointId}`).
   let match: { route: Route; values: string[] } | undefined;
-  for (const route of routes) {
-    const m = route.pattern.exec(url.pathname);
-    if (m && route.def.method === method) {
-      match = { route, values: m.slice(1) };
-      break;
-    }
-  }
+  const resource = routes.find((route) => route.pattern.test(url.pathname));
+  const chosen = routes.find((r) => r.def.path === resource?.def.path && r.def.method === method);
+  const m = chosen?.pattern.exec(url.pathname);
+  if (chosen && m) match = { route: chosen, values: m.slice(1) };
   if (!match) return problemResponse(new AppError('RouteNotFound', `No route ${method} ${url.pathname}`), requestId);
 
   // The TOKEN authorizer, as API Gateway runs it: no header → 401 without a call.

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ErrorTag } from './errors';
+import { FILTER_TEST_DESCRIPTION, FilterTestBodySchema, FilterTestResultSchema } from './filter-schemas';
 import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
 import { JobIdSchema, JobListQuerySchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
 import { RECOVERY_COUNT_CAP } from './jobs';
@@ -599,6 +600,23 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'ack_notification',
     readOnly: false,
+  }),
+  op({
+    operationId: 'testWebhookFilter',
+    method: 'POST',
+    path: '/workspaces/{slug}/webhooks/filter-test',
+    summary: 'Test a payload filter',
+    description: FILTER_TEST_DESCRIPTION,
+    tag: 'Webhooks',
+    params: Slug,
+    body: FilterTestBodySchema,
+    response: FilterTestResultSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'PayloadTooLarge'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'test_webhook_filter',
+    readOnly: true,
   }),
 ] as const satisfies readonly OperationDef[];
 

@@ -784,6 +784,23 @@ export const OPERATION_ROUTES = [
       },
     },
   },
+  {
+    operationId: "testWebhookFilter",
+    method: "POST",
+    path: "/workspaces/{slug}/webhooks/filter-test",
+    successStatus: 200,
+    permission: "webhook:read",
+    rateLimit: "rest_read",
+    mcpTool: "test_webhook_filter",
+    readOnly: true,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+      body: { t: "object", shape: { filter: { t: "unknown" }, payload: { t: "unknown" } }, strict: true },
+    },
+  },
 ] as const satisfies readonly OperationRoute[];
 
 /** The `Idempotency-Key` header's rule (lambdas/contract/idempotency.ts IdempotencyKeySchema). */

@@ -966,4 +966,42 @@ export const MCP_TOOLS: readonly Tool[] = [
     },
     execution: { taskSupport: "forbidden" },
   },
+  {
+    name: "test_webhook_filter",
+    title: "Test a payload filter",
+    description: "Answers whether `payload` matches `filter` and, when it does not, `reason`: the first condition that failed, in words. Changes nothing. An invalid filter is 400 `ValidationError` whose `issues` name each problem's place in the filter (`body.filter.$and[0][\"data.order.id\"].$in`); a payload over 261656 bytes of JSON is 413 `PayloadTooLarge`, one nested over 64 levels 400, as for a published event. The language, its bounds and its semantics are in the `WebhookFilter` schema and docs/behaviour.md#payload-filters. Requires permission `webhook:read`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        slug: {
+          type: "string",
+          pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$",
+          description: "Workspace slug",
+          example: "acme",
+        },
+        filter: { $ref: "#/definitions/WebhookFilter" },
+        payload: {
+          description: "The payload to test, as an event would carry it: at most 261656 bytes of JSON and 64 levels of nesting.",
+        },
+      },
+      required: ["slug", "filter", "payload"],
+      additionalProperties: false,
+      definitions: {
+        WebhookFilter: {
+          type: "object",
+          description: "A payload filter: a JSON object whose keys are dotted paths into the payload (`data.order.warehouse`; a segment of digits indexes a list: `items.0.sku`) or `$and`, `$or` (non-empty lists of filters) and `$not` (one filter); all its keys must hold. A path is compared with a JSON scalar (equality: same type and value) or an operator object of `$in` (list of scalars), `$exists` (boolean), `$gt`, `$gte`, `$lt`, `$lte` (numbers) and `$prefix` (string). A missing path, or a value of another type than the test expects, is no match. Paths reach own properties only. Objects and lists are never compared whole. Bounds: 4096 bytes of JSON, 8 levels of nesting, 64 conditions, paths of 256 characters and 16 segments, 100 values per `$in`.",
+          examples: [
+            { "data.order.warehouse": { $in: ["ams-1", "fra-1"] }, "data.order.total": { $gte: 100 } },
+            {
+              $or: [{ type: "order.shipped" }, { "data.order.priority": { $exists: true } }],
+              $not: { "data.test": true },
+            },
+          ],
+        },
+      },
+    },
+    annotations: { title: "Test a payload filter", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  },
 ];

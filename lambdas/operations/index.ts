@@ -16,6 +16,7 @@ import {
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from './webhooks';
 import { listDeliveries } from './delivery-log';
 import { getWebhookHealth } from './health';
+import { testWebhookFilter } from './payload-filter';
 import { cancelJob, getJob, recoverWebhookDeliveries } from './recovery';
 import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, listNotifications } from './workspace';
 import { listJobs } from './jobs';
@@ -49,4 +50,5 @@ export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } 
   cancelJob,
   listJobs,
   ackNotification,
+  testWebhookFilter,
 };

@@ -84,6 +84,8 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   listJobs: access([GET], ['table']),
   // The notification read, then set acknowledged with its audit entry in one transaction.
   ackNotification: access([GET, PUT, UPDATE]),
+  // A filter evaluated against the payload sent: nothing read or written.
+  testWebhookFilter: access([]),
 };
 
 /** The idempotency record an `idempotent` operation claims (Put), reads (Get), completes (Update) or releases (Delete). */

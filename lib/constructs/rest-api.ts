@@ -27,6 +27,7 @@ import type { Quota, RateLimitBucket } from '#lambdas/contract/rate-limits';
 import type { WorkspaceLimits } from '#lambdas/contract/limits';
 import { ConsoleEndpoint } from './console-endpoint';
 import { DocsEndpoint } from './docs-endpoint';
+import { operationsTableAccess } from './function-access';
 import { bindOperationResources, grantOperationTableAccess, operationEnvironment, type OperationResources } from './operation-resources';
 import { addProblemGatewayResponses } from './problem-responses';
 import { DEFAULT_CONFIG } from '../config';
@@ -155,6 +156,9 @@ export class ServiceApi extends Construct {
       // Least privilege: the item actions and indexes the operation's code uses
       // (lib/constructs/function-access.ts); a read bumps only its own bucket's counters.
       grantOperationTableAccess(props.table, fn.role, [def], def.rateLimit);
+      // A request other than GET re-checks its caller by the token's hash (docs/architecture.md#authorizer):
+      // an operation that reads no item of its own gets that lookup alone.
+      if (def.method !== 'GET' && !operationsTableAccess([def]).actions.includes('dynamodb:GetItem')) props.table.grantTokenLookup(fn.role);
       functions.set(def.operationId, fn);
       methods.set(def.operationId, this.addOperationMethod(def, fn));
     }

@@ -122,6 +122,7 @@ describe('IAM, call by call', () => {
       replayWebhookDelivery: {},
       createApiToken: { name: 'iam-2', scopes: ['read'] },
       recoverWebhookDeliveries: { since, dryRun: true },
+      testWebhookFilter: { filter: { orderId: { $prefix: 'iam-' } }, payload: { orderId: 'iam-1' } },
     };
     const last = new Set(['deleteWebhook', 'revokeApiToken']);
     const ordered = [...(OPERATIONS as readonly OperationDef[])].sort(

@@ -159,6 +159,9 @@ describe('tools', () => {
       expect((await ok('list_notifications', { acknowledged: 'true' })).items).toEqual([
         expect.objectContaining({ notificationId: note.notificationId }),
       ]);
+      expect(await ok('test_webhook_filter', { filter: { 'data.id': { $prefix: 'o-' } }, payload: { data: { id: 'o-1' } } })).toEqual({
+        matches: true,
+      });
       await ok('delete_webhook', { endpointId: created.endpointId });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
       expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());

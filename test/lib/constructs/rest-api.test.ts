@@ -137,7 +137,7 @@ describe('the REST API', () => {
     }
   });
 
-  it('puts the static /webhooks/deliveries beside the /webhooks/{endpointId} parameter', () => {
+  it('puts the static /webhooks/deliveries and /webhooks/filter-test beside the /webhooks/{endpointId} parameter', () => {
     const webhooks = api.api.root.getResource('workspaces')?.getResource('{slug}')?.getResource('webhooks');
     const deliveries = webhooks?.getResource('deliveries');
     expect(webhooks?.getResource('{endpointId}')).toBeDefined();
@@ -145,7 +145,13 @@ describe('the REST API', () => {
     const children = ofType(template, 'AWS::ApiGateway::Resource').filter(
       ([, r]) => JSON.stringify(r.Properties.ParentId) === JSON.stringify({ Ref: logicalId(webhooks!) }),
     );
-    expect(children.map(([, r]) => r.Properties.PathPart).sort()).toEqual(['deliveries', '{endpointId}']);
+    expect(children.map(([, r]) => r.Properties.PathPart).sort()).toEqual(['deliveries', 'filter-test', '{endpointId}']);
+    // API Gateway picks the static `filter-test` by path alone: another method on it is its 404, never an endpoint route.
+    const filterTest = webhooks!.getResource('filter-test')!;
+    const methods = ofType(template, 'AWS::ApiGateway::Method').filter(
+      ([, r]) => JSON.stringify(r.Properties.ResourceId) === JSON.stringify({ Ref: logicalId(filterTest) }),
+    );
+    expect(methods.map(([, r]) => r.Properties.HttpMethod)).toEqual(['POST']);
   });
 
   it('serves /openapi.json, /reference and /reference/{asset} with no authorizer', () => {
