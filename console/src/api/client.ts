@@ -128,12 +128,8 @@ export class ApiClient {
     })) as ResponseOf<K>;
   }
 
-  /**
-   * The raw request path under {@link call}: method and path template (with `{slug}` and other
-   * parameters) unchecked against the contract. Only for calls the contract does not declare yet
-   * (console/src/api/round-two.ts).
-   */
-  async request(method: string, template: string, input: RawInput = {}): Promise<unknown> {
+  /** The request under {@link call}: method and path template (with `{slug}` and other parameters) from the route table. */
+  private async request(method: string, template: string, input: RawInput = {}): Promise<unknown> {
     const path = expandPath(template, { ...input.params, slug: this.slug });
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json, application/problem+json' };
     if (input.body !== undefined) headers['content-type'] = 'application/json';

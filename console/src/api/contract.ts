@@ -44,6 +44,11 @@ export type ParamsOf<K extends OperationId> = Omit<Input<OpDef<K>['params']>, 's
 /** One entry of a paged list answer. */
 export type ItemOf<K extends OperationId> = ResponseOf<K> extends { items: readonly (infer I)[] } ? I : never;
 
+/** A delivery as its own GET shows it: the summary, its `eventId` and its newest `replays`. */
+export type DeliveryDetail = ResponseOf<'getWebhookDelivery'>;
+/** One replay of a delivery, as its source lists it (`replays`, newest first). */
+export type DeliveryReplay = DeliveryDetail['replays'][number];
+
 /** Method and path of every operation, checked against the contract. */
 export const ROUTES = {
   listWebhooks: { method: 'GET', path: '/workspaces/{slug}/webhooks' },
@@ -70,4 +75,6 @@ export const ROUTES = {
   recoverWebhookDeliveries: { method: 'POST', path: '/workspaces/{slug}/webhooks/{endpointId}/recover' },
   getJob: { method: 'GET', path: '/workspaces/{slug}/jobs/{jobId}' },
   cancelJob: { method: 'POST', path: '/workspaces/{slug}/jobs/{jobId}/cancel' },
+  listJobs: { method: 'GET', path: '/workspaces/{slug}/jobs' },
+  ackNotification: { method: 'POST', path: '/workspaces/{slug}/notifications/{notificationId}/ack' },
 } as const satisfies { readonly [K in OperationId]: { readonly method: OpDef<K>['method']; readonly path: OpDef<K>['path'] } };

@@ -9,7 +9,6 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { newIdempotencyKey, type ApiProblem } from '../api/client';
 import type { Endpoint, Job, JobStatus } from '../api/contract';
 import type { DEFAULT_RECOVERY_STATUSES, RECOVERABLE_STATUSES } from '../../../lambdas/contract/jobs';
-import { listJobs } from '../api/round-two';
 import { plural } from '../plural';
 import { useSession } from '../session';
 import { useLiveRefresh } from './live-refresh';
@@ -185,7 +184,9 @@ export function RecoverDialog({ endpoint, onClose }: { endpoint: Endpoint; onClo
     try {
       if (jobId) setJob(await client.call('getJob', { params: { jobId } }));
       else {
-        const running = (await listJobs(client, { status: 'running', limit: 50 })).items.find((j) => j.endpointId === endpoint.endpointId);
+        const running = (await client.call('listJobs', { query: { status: 'running', limit: 50 } })).items.find(
+          (j) => j.endpointId === endpoint.endpointId,
+        );
         if (running) setJob(running);
         else setProblem(asProblem(new Error('The running recovery was not found: it may have just finished. Count again.')));
       }

@@ -6,20 +6,14 @@
  */
 import { useState } from 'preact/hooks';
 import type { ApiProblem } from '../api/client';
-import type { Notification, Permission } from '../api/contract';
-import { ackNotification, acknowledgedAtOf } from '../api/round-two';
+import type { Notification } from '../api/contract';
 import { href } from '../router';
-import { useSession } from '../session';
+import { useCan, useSession } from '../session';
 import { asProblem } from './load';
 import { ShortTime } from './delivery-parts';
 
 /** The kinds that ask someone to act: replay a dead letter, fix and re-enable an endpoint. */
 export const ACTION_KINDS: ReadonlySet<string> = new Set(['delivery.dead_lettered', 'endpoint.disabled']);
-
-/** Whether the token may acknowledge notifications (`notification:ack`, in the write bundle; not known to every API yet). */
-export function useCanAck(): boolean {
-  return useSession().permissions.has('notification:ack' as Permission);
-}
 
 const KIND_TEXT: Record<string, { text: string; badge: string }> = {
   'delivery.dead_lettered': { text: 'Delivery dead-lettered', badge: 'badge-dead_lettered' },
@@ -72,9 +66,9 @@ export function NotificationLinks({ notification, endpointLabel }: { notificatio
  */
 export function AckButton({ notification, onAcknowledged }: { notification: Notification; onAcknowledged: (n: Notification) => void }) {
   const { client } = useSession();
-  const canAck = useCanAck();
+  const canAck = useCan('notification:ack');
   const [state, setState] = useState<{ busy: boolean; problem: ApiProblem | null }>({ busy: false, problem: null });
-  const acknowledgedAt = acknowledgedAtOf(notification);
+  const { acknowledgedAt } = notification;
   if (acknowledgedAt) {
     return (
       <span class="muted ws-acked">
@@ -87,9 +81,9 @@ export function AckButton({ notification, onAcknowledged }: { notification: Noti
     if (state.busy) return;
     setState({ busy: true, problem: null });
     try {
-      const answered = await ackNotification(client, notification.notificationId);
+      const answered = await client.call('ackNotification', { params: { notificationId: notification.notificationId } });
       setState({ busy: false, problem: null });
-      onAcknowledged(answered ?? notification);
+      onAcknowledged(answered);
     } catch (e) {
       setState({ busy: false, problem: asProblem(e) });
     }

@@ -5,7 +5,6 @@
  */
 import { useMemo } from 'preact/hooks';
 import type { AuditEvent } from '../api/contract';
-import { actorOf } from '../api/round-two';
 import { endpointLabels, useEndpointDirectory } from '../components/delivery-parts';
 import { usePaged } from '../components/load';
 import { PageHeader, Time } from '../components/ui';
@@ -61,7 +60,7 @@ function Detail({ detail }: { detail: AuditEvent['detail'] }) {
 
 /** Who made the change: the token's name (its id beside it), a person's email, or the service itself. */
 function Actor({ event, callerTokenId }: { event: AuditEvent; callerTokenId: string }) {
-  const actor = actorOf(event);
+  const { actor } = event;
   if (actor.kind === 'system') return <>System</>;
   const name = actor.name ?? actor.email;
   const kind = actor.kind === 'portal_session' ? 'Portal session' : actor.kind === 'staff' ? 'Staff' : null;

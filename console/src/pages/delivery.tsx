@@ -6,8 +6,7 @@
  */
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { newIdempotencyKey, type ApiProblem } from '../api/client';
-import type { Delivery } from '../api/contract';
-import { eventIdOf, listDeliveriesOfEvent, replaysOf, type ReplayLink } from '../api/round-two';
+import type { Delivery, DeliveryDetail, DeliveryReplay } from '../api/contract';
 import { DeliveryAttempts } from '../components/delivery-attempts';
 import {
   DeliveryLink,
@@ -45,7 +44,7 @@ export function DeliveryPage({ deliveryId }: { deliveryId: string }) {
     setGeneration((g) => g + 1);
   };
   const data = delivery.data;
-  const replays = data ? (replaysOf(data) ?? []) : [];
+  const replays = data?.replays ?? [];
   const moving = data !== undefined && (inProgress(data.status) || replays.some((r) => inProgress(r.status)));
   useLiveRefresh(moving, delivery.refresh, data && `${data.status}|${data.attempts}|${replays.map((r) => r.status).join(',')}`);
 
@@ -82,7 +81,7 @@ function DeliveryView({
   generation,
   onRefresh,
 }: {
-  delivery: Delivery;
+  delivery: DeliveryDetail;
   live: boolean;
   generation: number;
   onRefresh: () => void;
@@ -119,8 +118,7 @@ function DeliveryView({
   };
 
   const payload = JSON.stringify(delivery.payload, null, 2) ?? 'null';
-  const replays = replaysOf(delivery);
-  const eventId = eventIdOf(delivery);
+  const { replays, eventId } = delivery;
   const sending = replay.state === 'sending';
   return (
     <div class="delivery-page">
@@ -200,14 +198,10 @@ function DeliveryView({
           </dd>
           <dt>Replay of</dt>
           <dd>{delivery.replayedFrom ? <DeliveryLink deliveryId={delivery.replayedFrom} /> : <span class="muted">Not a replay</span>}</dd>
-          {replays ? (
-            <>
-              <dt>Replayed as</dt>
-              <dd>
-                <ReplayList replays={replays} />
-              </dd>
-            </>
-          ) : null}
+          <dt>Replayed as</dt>
+          <dd>
+            <ReplayList replays={replays} />
+          </dd>
           <dt>Created</dt>
           <dd>
             <Time iso={delivery.createdAt} />
@@ -235,7 +229,7 @@ function DeliveryView({
 }
 
 /** "Replayed as": each replay with its status and time, newest first. */
-function ReplayList({ replays }: { replays: readonly ReplayLink[] }) {
+function ReplayList({ replays }: { replays: readonly DeliveryReplay[] }) {
   if (replays.length === 0) return <span class="muted">Not replayed</span>;
   return (
     <ul class="delivery-replays">
@@ -253,7 +247,10 @@ function ReplayList({ replays }: { replays: readonly ReplayLink[] }) {
 function SameEvent({ delivery, eventId }: { delivery: Delivery; eventId: string }) {
   const { client } = useSession();
   const siblings = useLoad(
-    () => listDeliveriesOfEvent(client, eventId).then((all) => all.filter((d) => d.endpointId !== delivery.endpointId)),
+    () =>
+      client
+        .call('listDeliveries', { query: { eventId, limit: 50 } })
+        .then((page) => page.items.filter((d) => d.endpointId !== delivery.endpointId)),
     [client, eventId, delivery.endpointId],
   );
   const directory = useEndpointDirectory(siblings.state === 'ready' && siblings.data.length > 0);

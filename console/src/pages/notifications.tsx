@@ -5,7 +5,6 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import type { Notification } from '../api/contract';
-import { listNotificationsFiltered, type AcknowledgedFilter } from '../api/round-two';
 import { endpointLabels, useEndpointDirectory } from '../components/delivery-parts';
 import { usePaged } from '../components/load';
 import { PageHeader, Time } from '../components/ui';
@@ -14,6 +13,14 @@ import { AckButton, NotificationKind, NotificationLinks } from '../components/wo
 import { href, replaceRoute } from '../router';
 import { useSession } from '../session';
 import '../styles/workspace.css';
+
+/** Which notifications the page lists: all, only acknowledged, or only not acknowledged. */
+type AcknowledgedFilter = 'all' | 'acknowledged' | 'unacknowledged';
+
+/** The API's `acknowledged` query value for a filter (absent for all). */
+function acknowledgedQuery(filter: AcknowledgedFilter): 'true' | 'false' | undefined {
+  return filter === 'all' ? undefined : filter === 'acknowledged' ? 'true' : 'false';
+}
 
 const FILTERS: readonly { value: AcknowledgedFilter; label: string }[] = [
   { value: 'all', label: 'All notifications' },
@@ -31,7 +38,7 @@ export function NotificationsPage({ query }: { query: URLSearchParams }) {
   const { client } = useSession();
   const filter = readFilter(query);
   const paged = usePaged(
-    (cursor) => listNotificationsFiltered(client, { acknowledged: filter, cursor, limit: PAGE_SIZE }),
+    (cursor) => client.call('listNotifications', { query: { acknowledged: acknowledgedQuery(filter), cursor, limit: PAGE_SIZE } }),
     [client, filter],
   );
   // Acknowledged on this page: shown as such at once, without reading the list again.
@@ -74,7 +81,7 @@ export function NotificationsPage({ query }: { query: URLSearchParams }) {
           value={filter}
           onChange={(e) => {
             const value = e.currentTarget.value as AcknowledgedFilter;
-            replaceRoute(href('notifications', { acknowledged: value === 'all' ? undefined : String(value === 'acknowledged') }));
+            replaceRoute(href('notifications', { acknowledged: acknowledgedQuery(value) }));
           }}
         >
           {FILTERS.map((f) => (

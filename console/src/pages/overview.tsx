@@ -6,12 +6,11 @@
 import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import type { Notification, Overview } from '../api/contract';
-import { acknowledgedAtOf, deadLettersNeedingAction } from '../api/round-two';
 import { endpointLabels, useEndpointDirectory } from '../components/delivery-parts';
 import { useLoad, type Load } from '../components/load';
 import { plural } from '../plural';
 import { Empty, Loading, PageHeader, ProblemView, Time, percent } from '../components/ui';
-import { AckButton, ACTION_KINDS, NotificationKind, NotificationLinks, useCanAck } from '../components/workspace-notification';
+import { AckButton, ACTION_KINDS, NotificationKind, NotificationLinks } from '../components/workspace-notification';
 import { href } from '../router';
 import { useCan, useSession } from '../session';
 import '../styles/workspace.css';
@@ -21,7 +20,7 @@ const RECENT_DAYS = 7;
 /** At most this many notifications are listed under "Needs action". */
 const SHOWN = 5;
 
-/** The recent notifications, or null when the token may not list them. */
+/** The recent notifications not acknowledged yet, or null when the token may not list them. */
 type NotificationsLoad = Load<readonly Notification[] | null> & { reload(): void };
 
 /** The overview page. */
@@ -31,7 +30,10 @@ export function OverviewPage() {
   // Fresh numbers on every visit (the session's copy is from sign-in).
   const overview = useLoad(() => client.call('getWorkspaceOverview'), [client]);
   const notifications = useLoad(
-    () => (canList ? client.call('listNotifications', { query: { limit: 50 } }).then((page) => page.items) : Promise.resolve(null)),
+    () =>
+      canList
+        ? client.call('listNotifications', { query: { acknowledged: 'false', limit: 50 } }).then((page) => page.items)
+        : Promise.resolve(null),
     [client, canList],
   );
 
@@ -146,7 +148,7 @@ function Counts({ overview }: { overview: Overview }) {
 /** What needs someone to act: disabled endpoints, dead letters not replayed yet, and the recent notifications about them. */
 function NeedsAction({ overview, notifications }: { overview: Overview; notifications: NotificationsLoad }) {
   const disabled = overview.webhooks.disabled;
-  const dead = deadLettersNeedingAction(overview);
+  const dead = overview.deadLetteredUnreplayed24h;
   // Acknowledged here: hidden at once, before the list is read again.
   const [acked, setAcked] = useState<ReadonlySet<string>>(new Set());
   const since = Date.now() - RECENT_DAYS * 24 * 3600 * 1000;
@@ -156,7 +158,6 @@ function NeedsAction({ overview, notifications }: { overview: Overview; notifica
           (n) =>
             ACTION_KINDS.has(n.kind) &&
             Date.parse(n.createdAt) >= since &&
-            acknowledgedAtOf(n) === null &&
             !acked.has(n.notificationId) &&
             // With no endpoint disabled any more, "endpoint disabled" has been dealt with; with every dead letter replayed, so has "dead-lettered".
             !(n.kind === 'endpoint.disabled' && disabled === 0) &&
@@ -223,7 +224,7 @@ function RecentNotifications({
   recent: readonly Notification[];
   onAcknowledged: (notificationId: string) => void;
 }) {
-  const canAck = useCanAck();
+  const canAck = useCan('notification:ack');
   const directory = useEndpointDirectory(recent.some((n) => n.endpointId));
   const labels = useMemo(() => endpointLabels(directory.data ?? []), [directory.data]);
   if (notifications.state === 'loading') return <Loading label="Loading notifications…" />;
