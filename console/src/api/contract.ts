@@ -77,4 +77,5 @@ export const ROUTES = {
   cancelJob: { method: 'POST', path: '/workspaces/{slug}/jobs/{jobId}/cancel' },
   listJobs: { method: 'GET', path: '/workspaces/{slug}/jobs' },
   ackNotification: { method: 'POST', path: '/workspaces/{slug}/notifications/{notificationId}/ack' },
+  testWebhookFilter: { method: 'POST', path: '/workspaces/{slug}/webhooks/filter-test' },
 } as const satisfies { readonly [K in OperationId]: { readonly method: OpDef<K>['method']; readonly path: OpDef<K>['path'] } };
