@@ -1,6 +1,6 @@
 /**
- * The console's operator round two against the API that carries it (DESIGN §7c "Operator round
- * 2"), in Chromium on the real local stack with real loopback receivers: a double-clicked
+ * The console's operator round two against the API that carries it (replay links, event ids,
+ * acknowledgement, audit actor names: docs/behaviour.md), in Chromium on the real local stack with real loopback receivers: a double-clicked
  * "Replay" makes one replay and the two deliveries link to each other; a delivery lists the same
  * event's deliveries to the workspace's other endpoints; "Needs action" clears once the dead
  * letters are recovered, and a second recovery of the same window replays nothing; a

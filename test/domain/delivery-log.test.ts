@@ -43,6 +43,7 @@ describe('deliveryLogFilter', () => {
       statuses: ['dead_lettered', 'failed'],
       eventType: { prefix: 'order.' },
       endpointId: 'whe_1',
+      eventId: null,
       sinceMs: AT,
       untilMs: AT + 3_600_000,
     });
