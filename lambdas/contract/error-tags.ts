@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   ValidationError: 400,
   InvalidWebhookUrl: 400,
   UnknownEventType: 400,
+  InvalidFilter: 400,
   Unauthorized: 401,
   Forbidden: 403,
   WorkspaceNotFound: 404,

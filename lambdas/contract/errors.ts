@@ -14,6 +14,7 @@ const TITLES: Record<ErrorTag, string> = {
   ValidationError: 'The request is not valid',
   InvalidWebhookUrl: 'The webhook URL is not allowed',
   UnknownEventType: 'Unknown event type',
+  InvalidFilter: 'The payload filter is not valid',
   Unauthorized: 'Missing or unknown API token',
   Forbidden: 'The token lacks the permission this operation needs',
   WorkspaceNotFound: 'Workspace not found',

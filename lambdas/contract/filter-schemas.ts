@@ -57,7 +57,7 @@ export const FILTER_TEST_EXAMPLES = [
 ] as const;
 
 /** The filter test's description in the reference and its MCP tool. */
-export const FILTER_TEST_DESCRIPTION = `Answers whether \`payload\` matches \`filter\` and, when it does not, \`reason\`: the first condition that failed, in words. Changes nothing. An invalid filter is 400 \`ValidationError\` whose \`issues\` name each problem's place in the filter (\`body.filter.$and[0]["data.order.id"].$in\`); a payload over ${MAX_PAYLOAD_BYTES} bytes of JSON is 413 \`PayloadTooLarge\`, one nested over ${MAX_PAYLOAD_DEPTH} levels 400, as for a published event. The language, its bounds and its semantics are in the \`WebhookFilter\` schema and docs/behaviour.md#payload-filters.`;
+export const FILTER_TEST_DESCRIPTION = `Answers whether \`payload\` matches \`filter\` and, when it does not, \`reason\`: the first condition that failed, in words. Changes nothing. An invalid filter is 400 \`InvalidFilter\` whose \`issues\` name each problem's place in the filter (\`body.filter.$and[0]["data.order.id"].$in\`); a payload over ${MAX_PAYLOAD_BYTES} bytes of JSON is 413 \`PayloadTooLarge\`, one nested over ${MAX_PAYLOAD_DEPTH} levels 400, as for a published event. The language, its bounds and its semantics are in the \`WebhookFilter\` schema and docs/behaviour.md#payload-filters.`;
 
 /** Body of the filter test. */
 export const FilterTestBodySchema = z

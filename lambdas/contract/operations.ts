@@ -612,7 +612,7 @@ export const OPERATIONS = [
     body: FilterTestBodySchema,
     response: FilterTestResultSchema,
     successStatus: 200,
-    errors: ['ValidationError', 'PayloadTooLarge'],
+    errors: ['ValidationError', 'InvalidFilter', 'PayloadTooLarge'],
     permission: 'webhook:read',
     rateLimit: 'rest_read',
     mcpTool: 'test_webhook_filter',

@@ -328,14 +328,14 @@ export function filterIssuePath(where: string, path: readonly (string | number)[
 }
 
 /**
- * The filter `raw` validated, or a 400 `ValidationError` whose `issues` name each problem's place
+ * The filter `raw` validated, or a 400 `InvalidFilter` whose `issues` name each problem's place
  * under `where` (the filter's own place in the request, e.g. `body.filter`).
  */
 export function requirePayloadFilter(raw: unknown, where: string): PayloadFilter {
   const parsed = parsePayloadFilter(raw);
   if (parsed.ok) return parsed.filter;
   const issues = parsed.issues.map((i) => ({ path: filterIssuePath(where, i.path), message: i.message }));
-  throw new AppError('ValidationError', `Invalid filter: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  throw new AppError('InvalidFilter', `Invalid filter: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
 }
 
 /** The value at a path: through own data properties of objects and in-range indexes of lists only. */

@@ -969,7 +969,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "test_webhook_filter",
     title: "Test a payload filter",
-    description: "Answers whether `payload` matches `filter` and, when it does not, `reason`: the first condition that failed, in words. Changes nothing. An invalid filter is 400 `ValidationError` whose `issues` name each problem's place in the filter (`body.filter.$and[0][\"data.order.id\"].$in`); a payload over 261656 bytes of JSON is 413 `PayloadTooLarge`, one nested over 64 levels 400, as for a published event. The language, its bounds and its semantics are in the `WebhookFilter` schema and docs/behaviour.md#payload-filters. Requires permission `webhook:read`.",
+    description: "Answers whether `payload` matches `filter` and, when it does not, `reason`: the first condition that failed, in words. Changes nothing. An invalid filter is 400 `InvalidFilter` whose `issues` name each problem's place in the filter (`body.filter.$and[0][\"data.order.id\"].$in`); a payload over 261656 bytes of JSON is 413 `PayloadTooLarge`, one nested over 64 levels 400, as for a published event. The language, its bounds and its semantics are in the `WebhookFilter` schema and docs/behaviour.md#payload-filters. Requires permission `webhook:read`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",

@@ -104,6 +104,10 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
     extensions: { issues: [{ path: 'body.url', message: 'Invalid input: expected string, received undefined' }] },
   },
   InvalidWebhookUrl: { detail: 'host localhost is a localhost name, not a public host' },
+  InvalidFilter: {
+    detail: 'Invalid filter: body.filter["data.total"].$gt: $gt takes a number',
+    extensions: { issues: [{ path: 'body.filter["data.total"].$gt', message: '$gt takes a number' }] },
+  },
   UnknownEventType: { detail: 'Unknown event type: order.cancelled. GET /workspaces/{slug}/event-types lists the catalogue.' },
   Unauthorized: { detail: 'Send a workspace API token as `Authorization: Bearer <token>`' },
   Forbidden: { detail: "This operation needs the permission webhook:write, which the token's scopes do not grant" },

@@ -397,7 +397,7 @@ describe('an invalid filter is refused, each issue naming its place in the filte
     ]);
   });
 
-  it('as a 400 ValidationError whose issues and detail name the places', () => {
+  it('as a 400 InvalidFilter whose issues and detail name the places', () => {
     let thrown: unknown;
     try {
       requirePayloadFilter({ 'data.order.warehouse': { $in: 'ams-1' } }, 'body.filter');
@@ -406,7 +406,7 @@ describe('an invalid filter is refused, each issue naming its place in the filte
     }
     expect(isAppError(thrown)).toBe(true);
     const error = thrown as { tag: string; status: number; detail: string; extensions: { issues: unknown } };
-    expect(error).toMatchObject({ tag: 'ValidationError', status: 400 });
+    expect(error).toMatchObject({ tag: 'InvalidFilter', status: 400 });
     expect(error.extensions.issues).toEqual([
       {
         path: 'body.filter["data.order.warehouse"].$in',

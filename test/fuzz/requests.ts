@@ -779,8 +779,11 @@ export function routeOf(method: string, target: string): OperationDef | undefine
   } catch {
     return undefined;
   }
-  // Methods are case-sensitive (RFC 9110): `patch` is not PATCH.
-  return ROUTES.find((r) => r.def.method === method && r.pattern.test(pathname))?.def;
+  // The path alone picks the resource (a literal segment before a `{param}`), then its methods
+  // (case-sensitive, RFC 9110: `patch` is not PATCH): DELETE on /webhooks/filter-test is no route,
+  // never deleteWebhook.
+  const resource = ROUTES.find((r) => r.pattern.test(pathname))?.def.path;
+  return ROUTES.find((r) => r.def.path === resource && r.def.method === method)?.def;
 }
 
 /** What the contract says the request must get, beyond "declared": exactly these tags, or a success among them. */

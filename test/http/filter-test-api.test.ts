@@ -61,13 +61,13 @@ describe('POST …/webhooks/filter-test', () => {
     expect(own.body).toEqual({ matches: true });
   });
 
-  it('refuses an invalid filter: 400 ValidationError whose issues name each place in the filter', async () => {
+  it('refuses an invalid filter: 400 InvalidFilter whose issues name each place in the filter', async () => {
     const token = await tokenWith('read');
     const res = await api.call('POST', path(), {
       token,
       body: { filter: { $or: [{ 'data.order.warehouse': { $in: 'ams-1' } }, { 'data.order': { id: 'o-1' } }], $regex: 'x' }, payload: {} },
     });
-    expectProblem(res, 400, 'ValidationError');
+    expectProblem(res, 400, 'InvalidFilter');
     expect(res.body.issues).toEqual([
       {
         path: 'body.filter.$or[0]["data.order.warehouse"].$in',
@@ -80,7 +80,7 @@ describe('POST …/webhooks/filter-test', () => {
       { path: 'body.filter.$regex', message: expect.stringContaining('Unknown operator $regex') as string },
     ]);
     expect(res.body.detail).toContain('body.filter.$or[0]["data.order.warehouse"].$in');
-    // A body without its fields, or with another, is refused as every body is.
+    // A body without its fields, or with another, is refused as every body is (its schema: ValidationError).
     const missing = await api.call('POST', path(), { token, body: { payload: {} } });
     expectProblem(missing, 400, 'ValidationError');
     expect(missing.body.issues).toEqual([{ path: 'body.filter', message: 'Invalid input: expected nonoptional, received undefined' }]);

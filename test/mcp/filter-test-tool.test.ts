@@ -64,7 +64,7 @@ describe('test_webhook_filter', () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({
       status: 400,
-      tag: 'ValidationError',
+      tag: 'InvalidFilter',
       instance: 'test_webhook_filter',
       issues: [{ path: 'body.filter.$and[0].total.$gt', message: '$gt takes a finite number, not a string' }],
     });
