@@ -270,7 +270,12 @@ function HealthChart({ health }: { health: EndpointHealth }) {
               {b.delivered > 0 ? <rect class="bar-delivered" x={x} y={dTop} width={barW} height={y(0) - dTop} /> : null}
               {b.failed > 0 ? <rect class="bar-failed" x={x} y={fTop} width={barW} height={dTop - fTop} /> : null}
               {showLabel ? (
-                <text x={x + barW / 2} y={H - PAD.bottom + 14} text-anchor="middle">
+                // The newest bucket's label ends at its bar, so a narrow chart never cuts it off.
+                <text
+                  x={i === series.length - 1 ? x + barW : x + barW / 2}
+                  y={H - PAD.bottom + 14}
+                  text-anchor={i === series.length - 1 ? 'end' : 'middle'}
+                >
                   {label}
                 </text>
               ) : null}
