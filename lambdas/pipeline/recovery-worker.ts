@@ -19,6 +19,19 @@ import type { TableContext } from '../store/client';
 import { getEndpointRecord } from '../store/endpoints';
 import { claimSlice, finishJob, getJobRecord, getStoredJob, matchesAfter, moveCursor, replayForJob } from '../store/recovery-jobs';
 import {
+  advanceErasure,
+  claimErasureSlice,
+  completeErasure,
+  countCommit,
+  ERASURE_ITEMS_PER_SLICE,
+  ERASURE_PHASES,
+  ErasureMoved,
+  eraseStep,
+  failErasure,
+  getErasureRecord,
+  type ErasureRecord,
+} from '../store/workspace-erasure';
+import {
   advancePurgeJob,
   deleteDeliveries,
   deleteEndpointHealth,
@@ -57,7 +70,11 @@ const SYSTEM_ACTOR = 'system';
  */
 export async function runRecoverySlice(deps: RecoveryWorkerDeps, jobId: string): Promise<SliceOutcome> {
   const stored = await getStoredJob(deps.table, jobId);
-  if (!stored) return { kind: 'ignored', reason: 'not_found' };
+  if (!stored) {
+    // Not a recovery or purge job: an erasure's, kept in the platform partition, or none.
+    const erasure = await getErasureRecord(deps.table, jobId);
+    return erasure ? runErasureSlice(deps, erasure) : { kind: 'ignored', reason: 'not_found' };
+  }
   if (stored.kind === 'purge_endpoint') return runPurgeSlice(deps, stored.job);
   const read = stored.job;
   if (read.status !== 'running') return { kind: 'ignored', reason: 'not_running' };
@@ -157,6 +174,50 @@ async function runPurgeSlice(deps: RecoveryWorkerDeps, read: PurgeJob): Promise<
   return { kind: 'continued', replayed: 0, delaySeconds };
 }
 
+/**
+ * One slice of a workspace's erasure (docs/behaviour.md#erasing-a-workspace): claimed at the job's
+ * version, then steps of its phases, in order, until {@link ERASURE_ITEMS_PER_SLICE} items are
+ * deleted or a phase has more left; then the job is enqueued again for the next slice, paced like
+ * a recovery's so the table's other traffic goes first. A slice that reaches the end deletes the
+ * workspace item and completes the job.
+ */
+async function runErasureSlice(deps: RecoveryWorkerDeps, read: ErasureRecord): Promise<SliceOutcome> {
+  if (read.status !== 'running') return { kind: 'ignored', reason: 'not_running' };
+  const wait = sliceWaitMs(read, deps.now());
+  if (wait > 0) await deps.sleep(Math.min(wait, SLICE_INTERVAL_MS));
+  const job = await claimErasureSlice(deps.table, read, deps.now());
+  if (!job) return { kind: 'ignored', reason: 'moved' };
+  const commit = countCommit(deps.table, job, deps.now);
+  let phase = job.phase;
+  let cursor = job.cursor;
+  let deleted = 0;
+  try {
+    for (;;) {
+      const step = await eraseStep(deps.table, { ...job, phase, cursor }, ERASURE_ITEMS_PER_SLICE - deleted, commit);
+      deleted += step.deleted;
+      cursor = step.cursor;
+      if (!step.done) break;
+      if (phase === 'finish') {
+        const completed = await completeErasure(deps.table, job, deps.now());
+        return completed ? { kind: 'finished', status: 'completed', replayed: 0 } : { kind: 'ignored', reason: 'moved' };
+      }
+      phase = ERASURE_PHASES[ERASURE_PHASES.indexOf(phase) + 1]!;
+      cursor = null;
+      if (deleted >= ERASURE_ITEMS_PER_SLICE) break;
+    }
+  } catch (e) {
+    // A duplicate message's worker claimed the job under this slice: that chain goes on; the deletes done here were counted.
+    if (e instanceof ErasureMoved) return { kind: 'ignored', reason: 'moved' };
+    throw e;
+  }
+  const now = deps.now();
+  const nextSliceAt = new Date(now.getTime() + SLICE_INTERVAL_MS);
+  if (!(await advanceErasure(deps.table, job, { phase, cursor, nextSliceAt }, now))) return { kind: 'ignored', reason: 'moved' };
+  const delaySeconds = Math.ceil(sliceWaitMs({ nextSliceAt: nextSliceAt.toISOString() }, deps.now()) / 1000);
+  await deps.jobQueue.send({ jobId: job.jobId }, delaySeconds);
+  return { kind: 'continued', replayed: 0, delaySeconds };
+}
+
 /** Queues the replays of a slice; a failure leaves them pending for the stuck-pending repair. */
 async function sendReplays(deps: RecoveryWorkerDeps, deliveryIds: string[]): Promise<void> {
   if (deliveryIds.length === 0) return;
@@ -169,11 +230,14 @@ async function sendReplays(deps: RecoveryWorkerDeps, deliveryIds: string[]): Pro
 
 /**
  * Ends a job whose slices keep failing (the message's last receive): `failed`,
- * its lock released, so the endpoint can be recovered again. False when it was no longer running.
+ * its lock released, so the endpoint can be recovered again (an erasure: its workspace stays
+ * reserved). False when it was no longer running.
  */
 async function failJob(deps: Pick<RecoveryWorkerDeps, 'table' | 'now'>, jobId: string, reason: string): Promise<boolean> {
   const job = await getJobRecord(deps.table, jobId);
-  if (!job || job.status !== 'running') return false;
+  // Not a recovery job: an erasure's (its workspace then stays reserved until a new DELETE resumes it), or none.
+  if (!job) return failErasure(deps.table, jobId, reason, deps.now());
+  if (job.status !== 'running') return false;
   return (await finishJob(deps.table, job, 'failed', SYSTEM_ACTOR, deps.now(), { reason })) !== null;
 }
 

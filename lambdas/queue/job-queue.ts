@@ -2,6 +2,8 @@
  * The jobs queue port (docs/architecture.md#recovery-jobs): each message names
  * one job (`{jobId}`) and runs one paced slice of it; the slice re-enqueues the
  * job with a delay until it is done. SQS in the cloud, an in-process queue locally.
+ * A job of any kind (a recovery, an endpoint's purge, a workspace's erasure) is
+ * named by its id alone: the worker finds its kind from its item.
  */
 import { idPattern } from '../contract/ids';
 

@@ -74,6 +74,9 @@ export const SK_PREFIX = {
 
 const DELIVERY_PK = 'DLV#';
 
+/** The platform's own partition: records kept outside every workspace. */
+const PLATFORM_PK = 'PLATFORM';
+
 /**
  * Shards of the repair index (docs/architecture.md#hot-keys). A delivery a replay, test send or
  * recovery queues writes it twice (added at creation, removed at its first evidence): at 10,000
@@ -189,6 +192,13 @@ export const keys = {
   job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'META' }),
   /** A recovery job's entry in its workspace's partition (id and status), so the workspace's jobs are listed by one Query. */
   workspaceJob: (slug: string, jobId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.job}${jobId}` }),
+  /**
+   * A workspace erasure job (docs/architecture.md#what-a-workspace-holds-and-where), in the
+   * platform's own partition: outside every workspace, so it outlives the workspace it erases.
+   */
+  erasureJob: (jobId: string) => ({ pk: PLATFORM_PK, sk: `ERASURE#${jobId}` }),
+  /** An entry of the platform's own audit log, beside the erasure jobs: who erased which workspace, when, and what was erased. */
+  platformAudit: (auditEventId: string) => ({ pk: PLATFORM_PK, sk: `AUDIT#${auditEventId}` }),
   /** The one running recovery of an endpoint: present while a job runs, so a second one is refused. */
   recoveryLock: (endpointId: string) => ({ pk: `RECOVERY#${endpointId}`, sk: 'LOCK' }),
   /** A job's marker that it replayed one source, so no source is replayed twice in one job. */
