@@ -494,6 +494,9 @@ async function erasePartitions(table: TableContext, pks: readonly string[], budg
   return { deleted, done, cursor: null };
 }
 
+/** Delivery partitions read at once. */
+const DELIVERY_READS_AT_ONCE = 25;
+
 /** Items of one delivery's partition read at most (its attempts and replay links are bounded far below). */
 const DELIVERY_ITEMS_MAX = 10_000;
 
@@ -504,8 +507,10 @@ const DELIVERY_ITEMS_MAX = 10_000;
  */
 async function eraseDeliveries(table: TableContext, ids: readonly string[], budget: number, commit: CountCommit): Promise<number> {
   let deleted = 0;
-  for (let i = 0; i < ids.length && deleted < budget; i += 8) {
-    const reads = await Promise.all(ids.slice(i, i + 8).map((id) => readPartition(table, keys.delivery(id).pk, DELIVERY_ITEMS_MAX)));
+  for (let i = 0; i < ids.length && deleted < budget; i += DELIVERY_READS_AT_ONCE) {
+    const reads = await Promise.all(
+      ids.slice(i, i + DELIVERY_READS_AT_ONCE).map((id) => readPartition(table, keys.delivery(id).pk, DELIVERY_ITEMS_MAX)),
+    );
     const items = reads.flatMap((r) => r.items);
     const isSummary = (item: Item) => item[TABLE.sortKey] === keys.delivery('').sk;
     deleted += await deleteRead(table, [...items.filter((item) => !isSummary(item)), ...items.filter(isSummary)], commit);
