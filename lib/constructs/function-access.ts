@@ -108,8 +108,11 @@ const FUNCTION_TABLE_ACCESS: Readonly<Record<string, TableAccess>> = {
   publisher: access([GET, PUT], ['table']),
   // A slice replays the window's failed deliveries, each on the condition its endpoint is unchanged;
   // a purge slice removes a deleted endpoint's deliveries (their index entries, gsi1 and gsi2, then
-  // each delivery's partition, and its health counters) in batches.
-  'recovery-worker': access([GET, BATCH_GET, PUT, UPDATE, DELETE, CONDITION_CHECK, BATCH_WRITE], ['table', 'gsi1', 'gsi2']),
+  // each delivery's partition, and its health counters) in batches; an erasure slice reads a
+  // workspace's partitions, its delivery log (deliveryLog) and its endpoints' deliveries (gsi1,
+  // gsi2), deletes what it read in batches, and ends with the workspace item's delete, the job's
+  // update and the platform audit entry's put in one transaction.
+  'recovery-worker': access([GET, BATCH_GET, PUT, UPDATE, DELETE, CONDITION_CHECK, BATCH_WRITE], ['table', 'gsi1', 'gsi2', 'deliveryLog']),
   // Expired log entries and partitions removed in batches; workspaces from the registry (gsi1); its cursor.
   retention: access([GET, PUT, BATCH_WRITE], ['table', 'gsi1', 'deliveryLog']),
   // Endpoints whose previous secret's grace ended (gsi1): the secret dropped, the grace entry deleted.

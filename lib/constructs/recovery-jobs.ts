@@ -1,9 +1,9 @@
 /**
  * Recovery jobs, deployed (docs/architecture.md#recovery-jobs): the jobs queue
  * (encrypted, TLS only) with its dead-letter queue, and the job worker it
- * feeds. The worker reads and writes table items, sends each replay's message
- * to the delivery queue and re-enqueues its job on the jobs queue: exactly
- * those grants. The operations that start jobs get the jobs queue's send
+ * feeds (recoveries, endpoint purges and workspace erasures alike). The worker
+ * reads and writes table items, sends each replay's message to the delivery
+ * queue and re-enqueues its job on the jobs queue: exactly those grants. The operations that start jobs get the jobs queue's send
  * grant from the contract (`uses: ['jobQueue']`, lib/constructs/operation-resources.ts).
  */
 import { Duration, Validations } from 'aws-cdk-lib';
@@ -64,7 +64,7 @@ export class RecoveryJobs extends Construct {
 
     this.worker = new ServiceFunction(this, 'Worker', {
       entry: functionEntry('recovery-worker'),
-      description: 'Runs recovery jobs: one paced slice of replays per jobs-queue message',
+      description: 'Runs background jobs (recoveries, endpoint purges, workspace erasures): one paced slice per jobs-queue message',
       environment: {
         [ENV.TABLE_NAME]: props.table.table.tableName,
         [ENV.DELIVERY_QUEUE_URL]: props.deliveryQueue.queueUrl,

@@ -104,7 +104,8 @@ describe('recovery jobs', () => {
 
   it('lets the worker do exactly its work: table items, send to both queues, consume the jobs queue', () => {
     // Replays on the condition their endpoint is unchanged; the window's failed deliveries by their endpoint's shards;
-    // a purge slice finds a deleted endpoint's deliveries by both its indexes and removes their partitions in batches.
+    // a purge slice finds a deleted endpoint's deliveries by both its indexes and removes their partitions in batches;
+    // an erasure slice also finds a workspace's deliveries by its delivery log.
     expect(tableGrantOf(template, recovery.worker)).toEqual({
       items: [
         'dynamodb:BatchGetItem',
@@ -115,7 +116,7 @@ describe('recovery jobs', () => {
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
       ],
-      queries: ['index/gsi1', 'index/gsi2', 'table'],
+      queries: ['index/deliveryLog', 'index/gsi1', 'index/gsi2', 'table'],
       leadingKeys: [],
     });
     const queueStatements = statementsOf(template, recovery.worker).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
