@@ -34,7 +34,7 @@ export const ERASED_KINDS = [
 export type ErasedKind = (typeof ERASED_KINDS)[number];
 
 /** The statuses of an erasure job. */
-export const ERASURE_STATUSES = ['running', 'completed', 'failed'] as const;
+const ERASURE_STATUSES = ['running', 'completed', 'failed'] as const;
 
 const EXAMPLE = { created: '2026-11-25T12:00:00.000Z', updated: '2026-11-25T12:03:10.000Z' } as const;
 

@@ -1,10 +1,12 @@
 /**
- * Lambda entry of the recovery job worker (the jobs queue's event source,
+ * Lambda entry of the job worker (the jobs queue's event source,
  * ReportBatchItemFailures, one message per invocation): each message runs one
- * paced slice of its job (docs/architecture.md#recovery-jobs) within the
- * invocation's remaining time. A slice that throws or runs out of time is
- * received again; on its last receive the job is marked failed, so its
- * endpoint's lock is released, and the message goes to the jobs DLQ.
+ * paced slice of its job (a recovery, an endpoint's purge or a workspace's
+ * erasure: docs/architecture.md#recovery-jobs) within the invocation's
+ * remaining time. A slice that throws or runs out of time is received again;
+ * on its last receive the job is marked failed (a recovery's endpoint lock
+ * released; an erasure's workspace kept reserved), and the message goes to
+ * the jobs DLQ.
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger, recoveryWorkerFromEnv } from '../composition/runtime';

@@ -206,7 +206,7 @@ async function runErasureSlice(deps: RecoveryWorkerDeps, read: ErasureRecord): P
       if (deleted >= ERASURE_ITEMS_PER_SLICE) break;
     }
   } catch (e) {
-    // A duplicate message's worker claimed the job under this slice: that chain goes on; the deletes done here were counted.
+    // A duplicate message's worker claimed the job under this slice: that chain goes on (every batch deleted here was counted but the last, which neither chain counts).
     if (e instanceof ErasureMoved) return { kind: 'ignored', reason: 'moved' };
     throw e;
   }

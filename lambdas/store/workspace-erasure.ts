@@ -85,7 +85,7 @@ export interface ErasureRecord {
  * the start answers. The worker's first phase then looks for any item carrying a `hash`, whatever
  * its prefix. A kind of credential added later adds its prefix here.
  */
-export const CREDENTIAL_SK_PREFIXES: readonly string[] = [SK_PREFIX.token];
+const CREDENTIAL_SK_PREFIXES: readonly string[] = [SK_PREFIX.token];
 
 /** The kind an item is counted as, by its `type` (docs/behaviour.md#erasing-a-workspace). */
 const KIND_OF_TYPE: Readonly<Record<string, ErasedKind>> = {

@@ -11,6 +11,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultRuntime } from '#lambdas/composition/runtime';
+import { ErasureJobSchema } from '../../lambdas/contract/erasure-schemas';
 import { hashApiToken } from '../../lambdas/domain/api-tokens';
 import { ensureWorkspace, issueToken, seedMember } from '../../lambdas/operations/admin';
 import { resolveCaller } from '../../lambdas/operations/access';
@@ -196,6 +197,8 @@ describe('erasing a workspace (local stack)', () => {
     const { deps } = defaultRuntime();
     const started = await startWorkspaceErasure(deps, 'erase-me', PLATFORM_PRINCIPAL);
     expect(started).toMatchObject({ kind: 'erase', workspace: 'erase-me', status: 'running', finishedAt: null });
+    // The wire form is what the contract's schema says (the platform API answers it as is).
+    expect(ErasureJobSchema.parse(started)).toEqual(started);
     // From the moment the start answers, no token of the workspace resolves.
     expect(await findTokenByHash(api.table, hashApiToken(erased.token))).toBeNull();
     expect(await resolveCaller(api.table, `Bearer ${erased.token}`)).toBeNull();
@@ -210,6 +213,7 @@ describe('erasing a workspace (local stack)', () => {
       return job!;
     }, EVENTUALLY);
     expect(done.finishedAt).not.toBeNull();
+    expect(ErasureJobSchema.parse(done)).toEqual(done);
     expect(done.erased).toMatchObject({ endpoints: 2, secrets: 3, tokens: 2, members: 1, subscriptions: 3, jobs: 1, notifications: 2 });
     // The report counts what was there: every delivery and attempt seeded.
     expect(done.erased.deliveries).toBe(mine.items.filter((i) => i.type === 'delivery').length);
@@ -240,7 +244,7 @@ describe('erasing a workspace (local stack)', () => {
     expect(await createWorkspace(api.table, { slug: 'erase-me', name: 'again' }, new Date())).toBe(true);
     // A workspace that does not exist cannot be erased.
     await expect(startWorkspaceErasure(deps, 'never-was', PLATFORM_PRINCIPAL)).rejects.toMatchObject({ tag: 'WorkspaceNotFound' });
-  });
+  }, 120_000);
 
   it('drops a message already in the delivery queue whose delivery was erased', async () => {
     const r = await scriptedReceiver((_req, res) => res.writeHead(200).end('ok'));
