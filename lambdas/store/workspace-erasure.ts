@@ -612,11 +612,14 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
     }
     case 'workspace':
     case 'finish': {
-      // Every other item of the partition, whatever its kind, but the workspace item, which goes last.
+      // Every other item of the partition, whatever its kind, but the workspace item, which goes last;
+      // a credential written since the first phases (a token minted meanwhile) with its hash item first,
+      // so no hash item outlives its workspace to resolve in a new workspace of the same slug.
       let deleted = 0;
       let done = true;
       for (const sk of [{ below: 'META' }, { after: 'META' }] as const) {
         const page = await readItems(table, wsPk, { sk, limit: Math.max(1, budget - deleted) });
+        deleted += await deleteRead(table, await existing(table, hashKeysOf(page.items)), commit);
         deleted += await deleteRead(table, page.items, commit);
         if (page.last) done = false;
       }
