@@ -455,6 +455,12 @@ async function deleteRead(table: TableContext, items: readonly Item[], commit: C
 export const ERASURE_ITEMS_PER_SLICE = 1000;
 export const ERASURE_DELIVERIES_PER_SLICE = 200;
 
+/**
+ * Items of a workspace's partition the credentials phase looks through in one slice at most (it
+ * reads them, keys and hash only, and deletes the few hash items they name).
+ */
+const CREDENTIAL_PASS_PER_SLICE = 5 * ERASURE_ITEMS_PER_SLICE;
+
 /** What one step did. */
 export interface StepResult {
   /** Items deleted. */
@@ -546,9 +552,16 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
   switch (job.phase) {
     case 'credentials': {
       // Any item of the partition carrying a credential's hash, whatever its prefix: its hash item goes.
-      const page = await readItems(table, wsPk, { limit: budget, start: decodeCursor(job.cursor), filter: 'attribute_exists(#eh)' });
-      const deleted = await deleteRead(table, await existing(table, hashKeysOf(page.items)), commit);
-      return { deleted, done: !page.last, cursor: encodeCursor(page.last) };
+      // Few items hold one, so a slice looks through several pages of the partition.
+      let deleted = 0;
+      let start = decodeCursor(job.cursor);
+      for (let looked = 0; looked < CREDENTIAL_PASS_PER_SLICE && deleted < budget; looked += budget) {
+        const page = await readItems(table, wsPk, { limit: budget, start, filter: 'attribute_exists(#eh)' });
+        deleted += await deleteRead(table, await existing(table, hashKeysOf(page.items)), commit);
+        start = page.last;
+        if (!start) return { deleted, done: true, cursor: null };
+      }
+      return { deleted, done: false, cursor: encodeCursor(start) };
     }
     case 'subscriptions': {
       const page = await readItems(table, wsPk, { sk: { prefix: keys.subscriptionPrefix() }, limit: budget });
