@@ -81,11 +81,24 @@ export interface ErasureRecord {
 
 /**
  * Sort-key prefixes, in a workspace's partition, of the items that hold a credential (the hash of
- * a Bearer token, whose hash item resolves it): read at the erasure's start so access ends before
- * the start answers. The worker's first phase then looks for any item carrying a `hash`, whatever
- * its prefix. A kind of credential added later adds its prefix here.
+ * a Bearer token, whose hash item resolves it; a portal link's code): read at the erasure's start
+ * so access ends before the start answers. The worker's first phase then looks for any item
+ * carrying one of {@link CREDENTIAL_ATTRIBUTES}, whatever its prefix. A kind of credential added
+ * later adds its prefix here. `PORTAL#` is the portal sessions' (lambdas/store/portal-sessions.ts).
  */
-const CREDENTIAL_SK_PREFIXES: readonly string[] = [SK_PREFIX.token];
+const CREDENTIAL_SK_PREFIXES: readonly string[] = [SK_PREFIX.token, 'PORTAL#'];
+
+/**
+ * The attributes by which an item of a workspace's partition names a credential's item outside
+ * it, and that item's key: an API token's `hash` and an opened portal session's `tokenHash` (their
+ * `TOKENHASH#` items, which the authorizer resolves), and a portal link's `codeHash` (its
+ * `PORTALCODE#` item, lambdas/store/portal-sessions.ts, until the link is opened or expires).
+ */
+const CREDENTIAL_ATTRIBUTES: Readonly<Record<string, (hash: string) => { pk: string; sk: string }>> = {
+  hash: keys.tokenHash,
+  tokenHash: keys.tokenHash,
+  codeHash: (codeHash) => ({ pk: `PORTALCODE#${codeHash}`, sk: 'META' }),
+};
 
 /** The kind an item is counted as, by its `type` (docs/behaviour.md#erasing-a-workspace). */
 const KIND_OF_TYPE: Readonly<Record<string, ErasedKind>> = {
@@ -348,18 +361,36 @@ export async function endWorkspaceAccess(table: TableContext, slug: string): Pro
   }
 }
 
-/** The hash items of the credentials among `items` (those carrying a `hash`). */
+/** The items of the credentials `items` name (by {@link CREDENTIAL_ATTRIBUTES}). */
 function hashKeysOf(items: readonly Item[]): { pk: string; sk: string }[] {
-  return items.flatMap((i) => (typeof i.hash === 'string' ? [keys.tokenHash(i.hash)] : []));
+  return items.flatMap((item) =>
+    Object.entries(CREDENTIAL_ATTRIBUTES).flatMap(([name, key]) => {
+      const value = item[name];
+      return typeof value === 'string' ? [key(value)] : [];
+    }),
+  );
 }
 
 // ---- reads and deletes
 
-/** Attributes a step reads of an item: its keys, its type, a credential's hash, an endpoint's secrets (to count them). */
+/** Attributes a step reads of an item: its keys, its type, an endpoint's secrets (to count them), the credentials it names. */
 const PROJECTION = {
-  expression: '#ek, #es, #et, #eh, #esec',
-  names: { '#ek': TABLE.partitionKey, '#es': TABLE.sortKey, '#et': 'type', '#eh': 'hash', '#esec': 'secrets' },
+  expression: `#ek, #es, #et, #esec, ${Object.keys(CREDENTIAL_ATTRIBUTES)
+    .map((_, i) => `#ec${i}`)
+    .join(', ')}`,
+  names: {
+    '#ek': TABLE.partitionKey,
+    '#es': TABLE.sortKey,
+    '#et': 'type',
+    '#esec': 'secrets',
+    ...Object.fromEntries(Object.keys(CREDENTIAL_ATTRIBUTES).map((name, i) => [`#ec${i}`, name])),
+  },
 };
+
+/** The filter of the items that name a credential. */
+const NAMES_A_CREDENTIAL = Object.keys(CREDENTIAL_ATTRIBUTES)
+  .map((_, i) => `attribute_exists(#ec${i})`)
+  .join(' OR ');
 
 /** One page of a partition of the table, strongly consistent: at most `limit` items, and where it stopped. */
 async function readItems(
@@ -556,7 +587,7 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
       let deleted = 0;
       let start = decodeCursor(job.cursor);
       for (let looked = 0; looked < CREDENTIAL_PASS_PER_SLICE && deleted < budget; looked += budget) {
-        const page = await readItems(table, wsPk, { limit: budget, start, filter: 'attribute_exists(#eh)' });
+        const page = await readItems(table, wsPk, { limit: budget, start, filter: NAMES_A_CREDENTIAL });
         deleted += await deleteRead(table, await existing(table, hashKeysOf(page.items)), commit);
         start = page.last;
         if (!start) return { deleted, done: true, cursor: null };

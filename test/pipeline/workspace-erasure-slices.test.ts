@@ -4,7 +4,7 @@
  * chains, a slice that fails mid-way is retried without counting an item twice, and a job whose
  * slices keep failing is failed (the slug stays reserved) and resumed by a new start.
  */
-import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPendingDelivery } from '../../lambdas/domain/delivery-lifecycle';
 import { issueToken } from '../../lambdas/operations/admin';
@@ -213,6 +213,33 @@ describe('erasure slices', () => {
     expect(await findTokenByHash(table, hashApiToken(late.token))).toBeNull();
     // Both token items (the step skips ahead of the token phase, so the seeded one is still there), each counted once.
     expect(counted.reduce((n, c) => n + (c.tokens ?? 0), 0)).toBe(2);
+  });
+
+  it("ends a portal session's access at the start (its token's hash and its link's code) and erases the session", async () => {
+    const { clock, jobQueue, deps, worker } = setup();
+    await seedLarge('portal-ws', 1, clock.now());
+    // A session as the portal sessions' store keeps it (lambdas/store/portal-sessions.ts): the session
+    // in the workspace's partition naming its token's hash item and its link's code item.
+    const tokenHash = 'a'.repeat(64);
+    const codeHash = 'b'.repeat(64);
+    await batchWriteAll(
+      table,
+      [
+        { pk: 'WS#portal-ws', sk: 'PORTAL#wps_1', type: 'portal-session', sessionId: 'wps_1', tokenHash, codeHash },
+        { pk: `TOKENHASH#${tokenHash}`, sk: 'META', type: 'session-hash', tokenId: 'wps_1', workspace: 'portal-ws', scopes: [] },
+        { pk: `PORTALCODE#${codeHash}`, sk: 'META', type: 'portal-code', workspace: 'portal-ws', sessionId: 'wps_1' },
+      ].map((Item) => ({ PutRequest: { Item } })),
+    );
+    expect(await findTokenByHash(table, tokenHash)).not.toBeNull();
+    const job = await startWorkspaceErasure(deps, 'portal-ws', PRINCIPAL);
+    expect(await findTokenByHash(table, tokenHash), 'the session no longer resolves').toBeNull();
+    const codeItem = await table.doc.send(
+      new GetCommand({ TableName: table.tableName, Key: { pk: `PORTALCODE#${codeHash}`, sk: 'META' } }),
+    );
+    expect(codeItem.Item, "the link's code is gone").toBeUndefined();
+    await drain(worker(), jobQueue);
+    expect((await getErasureJob(deps, job.jobId))!.erased).toMatchObject({ sessions: 1, tokens: 1 });
+    expect(await leftOf('portal-ws', [tokenHash, codeHash, 'wps_1'])).toEqual([]);
   });
 
   it('fails a job whose slices keep failing, keeps its slug reserved, and resumes it on a new start', async () => {
