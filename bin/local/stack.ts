@@ -41,6 +41,7 @@ import {
   SLOW_LANE_CONSUMER,
 } from '#lambdas/contract/deployment';
 import { AppError } from '#lambdas/contract/errors';
+import { frameAncestorsFrom } from '#lambdas/contract/frame-ancestors';
 import { EVENTBRIDGE_ENTRY_BYTES, putEventsEntryBytes } from '#lambdas/contract/aws-limits';
 import { payloadDepthRefusal } from '#lambdas/contract/input-validation';
 import { MAX_PAYLOAD_BYTES } from '#lambdas/contract/limits';
@@ -75,6 +76,12 @@ export interface LocalStackOptions {
    * `WORKSPACE_LIMITS` from the environment as on Lambda, and without it the defaults apply.
    */
   readonly workspaceLimits?: string;
+  /**
+   * Origins whose pages may frame the console, as the stage setting `consoleFrameAncestors`
+   * (loopback ones such as `http://localhost:5173` for a page on this machine); unset, the
+   * `CONSOLE_FRAME_ANCESTORS` environment variable (a JSON array) as set around `npm start`, else none.
+   */
+  readonly consoleFrameAncestors?: readonly string[];
   /** Records per batch of the delivery queue's dispatcher, as the stage setting `dispatcherBatchSize` (over 10: a 1 s batching window). @default 25 */
   readonly dispatcherBatchSize?: number;
   /** Batches of the delivery queue at once, as the stage setting `dispatcherMaxConcurrency`. @default 4 */
@@ -176,6 +183,17 @@ function consoleRoute(dir: string): ExtraRoute {
       requestContext: { requestId },
     } as unknown as APIGatewayProxyEvent);
   };
+}
+
+/** The origins that may frame the local console ({@link LocalStackOptions.consoleFrameAncestors}); a list with a word that is not one fails the start. */
+function localFrameAncestors(given: readonly string[] | undefined): readonly string[] {
+  const raw = given ? JSON.stringify(given) : process.env[ENV.CONSOLE_FRAME_ANCESTORS];
+  const list = frameAncestorsFrom(raw);
+  if (raw && list.length === 0 && raw.trim() !== '[]')
+    throw new Error(
+      `${ENV.CONSOLE_FRAME_ANCESTORS} must be a JSON array of origins such as ["http://localhost:5173"] (https://host[:port], or http:// for a loopback host), got ${raw}`,
+    );
+  return list;
 }
 
 /**
@@ -409,6 +427,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.ALLOW_LOOPBACK_TARGETS]: 'true',
       [ENV.DOCS_DIR]: join(dataDir, 'docs'),
       [ENV.CONSOLE_DIR]: join(dataDir, 'console'),
+      [ENV.CONSOLE_FRAME_ANCESTORS]: JSON.stringify(localFrameAncestors(options.consoleFrameAncestors)),
       [ENV.POWERTOOLS_SERVICE_NAME]: SERVICE_NAME,
       [ENV.POWERTOOLS_LOG_LEVEL]: process.env[ENV.POWERTOOLS_LOG_LEVEL] ?? 'WARN',
       AWS_REGION: process.env.AWS_REGION ?? 'local',

@@ -52,6 +52,11 @@ export const ENV = {
   DOCS_DIR: 'DOCS_DIR',
   /** The folder of the console bundle; unset, `console` next to the function's code. */
   CONSOLE_DIR: 'CONSOLE_DIR',
+  /**
+   * The origins allowed to frame the console, JSON of the `consoleFrameAncestors` stage setting
+   * (lambdas/contract/frame-ancestors.ts); unset or `[]`, none: the console cannot be framed.
+   */
+  CONSOLE_FRAME_ANCESTORS: 'CONSOLE_FRAME_ANCESTORS',
   /** The DynamoDB endpoint override. Local stack only: no deployed function may carry it. */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
   /**
