@@ -17,7 +17,7 @@ import {
   type Session,
   type StoredSession,
 } from './session';
-import { EmbeddedHeader, LinkUnusablePage, SessionExpiredPage, useAccentStyle } from './embedded';
+import { EmbeddedHeader, LinkUnusablePage, SessionExpiredPage, accentStyle } from './embedded';
 import { SignInPage } from './pages/sign-in';
 import { OverviewPage } from './pages/overview';
 import { EndpointsPage } from './pages/endpoints';
@@ -155,7 +155,7 @@ export function App() {
 
   if (boot.state === 'signed-out') return <SignInPage reason={boot.reason} onSignIn={signIn} />;
   if (boot.state === 'link-unusable') return <LinkUnusablePage />;
-  if (boot.state === 'expired') return <SessionExpiredPage returnUrl={boot.portal.returnUrl} />;
+  if (boot.state === 'expired') return <SessionExpiredPage portal={boot.portal} />;
   if (boot.state === 'exchanging') {
     return (
       <main class="boot-main" id="main">
@@ -197,7 +197,7 @@ export function App() {
 function Shell({ session }: { session: Session }) {
   const route = useRoute();
   const section = route.segments[0] ?? 'overview';
-  const accent = useAccentStyle(session.portal);
+  const accent = accentStyle(session.portal);
   const nav = NAV.filter((item) => !item.needs || session.permissions.has(item.needs));
   return (
     <div class={session.portal ? 'shell shell-embedded' : 'shell'} style={accent}>

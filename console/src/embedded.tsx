@@ -24,7 +24,7 @@ function returnTarget(returnUrl: string | null): { href: string; host: string } 
  * the CSSOM, which the page's CSP allows; the stylesheet derives the darker and softer shades
  * from it). A value the browser does not take as a colour is ignored.
  */
-export function useAccentStyle(portal: PortalSession | null): Record<string, string> | undefined {
+export function accentStyle(portal: PortalSession | null): Record<string, string> | undefined {
   const accent = portal?.branding.accentColor;
   if (!accent || typeof CSS === 'undefined' || !CSS.supports('color', accent)) return undefined;
   return { '--accent': accent };
@@ -57,11 +57,11 @@ export function LinkUnusablePage() {
   );
 }
 
-/** A portal session that ended (its time is up, or it was revoked): the way back, when the platform gave one. */
-export function SessionExpiredPage({ returnUrl }: { returnUrl: string | null }) {
-  const target = returnTarget(returnUrl);
+/** A portal session that ended (its time is up, or it was revoked): the way back, when the platform gave one, in its colours. */
+export function SessionExpiredPage({ portal }: { portal: PortalSession }) {
+  const target = returnTarget(portal.returnUrl);
   return (
-    <main class="sign-in" id="main">
+    <main class="sign-in shell-embedded" id="main" style={accentStyle(portal)}>
       <section class="card sign-in-card" aria-labelledby="expired-title">
         <h1 id="expired-title">Your session has expired</h1>
         <p>For your security, this view of the webhooks settings is open only for a limited time.</p>

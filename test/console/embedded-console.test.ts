@@ -73,7 +73,11 @@ interface LinkOptions {
   readonly branding?: { displayName?: string; accentColor?: string };
 }
 
-/** The parent page: the platform's settings page framing the console at `src`. */
+/**
+ * The parent page: the platform's settings page framing the console at `src`, with the frame
+ * attributes the README advises (a sandbox that keeps the console working, clipboard for its
+ * copy buttons), so the advice is what these tests run.
+ */
 function parentPage(src: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -93,7 +97,8 @@ function parentPage(src: string): string {
   <div class="bar">Acme Cloud</div>
   <main>
     <h1>Settings · Webhooks</h1>
-    <iframe title="Webhooks" src="${src.replaceAll('"', '&quot;')}"></iframe>
+    <iframe title="Webhooks" src="${src.replaceAll('"', '&quot;')}" allow="clipboard-write" referrerpolicy="no-referrer"
+      sandbox="allow-scripts allow-same-origin allow-forms allow-popups allow-top-navigation-by-user-activation"></iframe>
   </main>
 </body>
 </html>`;
@@ -201,7 +206,7 @@ describe.skipIf(!hasChromium)(`the console embedded in the platform's product${N
       readOnly: options.readOnly ?? false,
       eventTypes: options.eventTypes ?? null,
       returnUrl: options.returnUrl === undefined ? `${parent.origin}/settings/webhooks` : options.returnUrl,
-      branding: options.branding ?? { displayName: 'Acme Cloud webhooks', accentColor: '#6b2fb3' },
+      branding: options.branding ?? { displayName: 'Globex Corporation', accentColor: '#6b2fb3' },
     });
     return { url: `${front.origin}/console/#portal=${code}`, token, tokenId };
   }
@@ -235,7 +240,7 @@ describe.skipIf(!hasChromium)(`the console embedded in the platform's product${N
     const { page, frame } = await openFramed(url);
     await frame.getByRole('heading', { level: 1 }).first().waitFor();
     await frame.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Endpoints' }).waitFor();
-    expect(await frame.getByRole('banner').textContent()).toContain('Acme Cloud webhooks');
+    expect(await frame.getByRole('banner').textContent()).toContain('Globex Corporation');
     expect(await frame.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     expect(await frame.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
     // A portal session never sees the platform's tokens or members.
@@ -345,6 +350,7 @@ describe.skipIf(!hasChromium)(`the console embedded in the platform's product${N
     await first.frame.getByRole('navigation', { name: 'Console' }).waitFor();
     const { page, frame } = await openFramed(url);
     await frame.getByRole('heading', { name: 'This link has expired or was already used' }).waitFor();
+    await saveScreenshot(page, 'console-embedded-link-used');
     expect(await frame.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
     expect(await frame.getByRole('navigation', { name: 'Console' }).count()).toBe(0);
     expect(await consoleFrame(page).evaluate<number>('sessionStorage.length')).toBe(0);
@@ -363,6 +369,7 @@ describe.skipIf(!hasChromium)(`the console embedded in the platform's product${N
     expect(await back.getAttribute('href')).toBe(`${parent.origin}/settings/webhooks`);
     // The platform's page opens in the whole window, not inside its own frame.
     expect(await back.getAttribute('target')).toBe('_top');
+    await saveScreenshot(page, 'console-embedded-expired');
     expect(await frame.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
     expect(await consoleFrame(page).evaluate<number>('sessionStorage.length')).toBe(0);
     expect(await axeInFrame(page)).toEqual([]);
