@@ -343,6 +343,16 @@ describe.skipIf(!hasChromium)(`the console embedded in the platform's product${N
     await frame.getByRole('checkbox', { name: 'webhook.test_event' }).waitFor();
     expect(await frame.locator('input[name="eventTypes"]').count()).toBe(1);
     expect(await frame.getByRole('checkbox', { name: 'order.shipped' }).count()).toBe(0);
+    // An endpoint subscribed to another type is read-only to the session.
+    const foreign = await api.call('POST', `/workspaces/${api.workspace}/webhooks`, {
+      body: { url: receiver.url, eventTypes: ['order.shipped'], description: 'Orders of another team' },
+    });
+    expect(foreign.status).toBe(201);
+    await consoleFrame(page).evaluate(`location.hash = '#/endpoints/${foreign.body.endpointId as string}'`);
+    await frame.getByRole('heading', { level: 2, name: 'Settings' }).waitFor();
+    await frame.getByText('These settings can be viewed here but not changed.').waitFor();
+    for (const name of ['Send test event', 'Rotate secret', 'Delete endpoint', 'Disable endpoint', 'Save changes'])
+      expect(await frame.getByRole('button', { name }).count(), name).toBe(0);
   });
 
   it('refuses a link used twice with a clear page and no session, and never a sign-in form', async () => {
