@@ -11,7 +11,7 @@
  * data:` is for favicons and icons inlined in stylesheets; style props set through the CSSOM
  * (Preact's, Swagger UI's) are not governed by `style-src`.
  */
-export function pageCsp(frameAncestors: readonly string[] = []): string {
+function pageCsp(frameAncestors: readonly string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'self'",

@@ -14,7 +14,7 @@ const EXCHANGE_PATH = '/portal-sessions/exchange';
 const CODE_PARAM = 'portal';
 
 /** How the platform dresses the workspace's console. */
-export interface PortalBranding {
+interface PortalBranding {
   readonly displayName?: string;
   /** A CSS colour, checked by the API for contrast against the console's background. */
   readonly accentColor?: string;
