@@ -256,6 +256,11 @@ describe.skipIf(!hasChromium)(`the console embedded in the platform's product${N
       '#6b2fb3',
     );
     expect(await axeInFrame(page)).toEqual([]);
+    // A reload inside the frame keeps the session, still embedded.
+    await inside.evaluate('location.reload()');
+    await frame.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Endpoints' }).waitFor();
+    expect(await frame.getByRole('banner').textContent()).toContain('Globex Corporation');
+    expect(await frame.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
   });
 
   it('is refused in a frame of any other origin: Chromium blocks it by the CSP and the console never runs', async () => {
