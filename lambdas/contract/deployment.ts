@@ -52,6 +52,16 @@ export const ENV = {
   DOCS_DIR: 'DOCS_DIR',
   /** The folder of the console bundle; unset, `console` next to the function's code. */
   CONSOLE_DIR: 'CONSOLE_DIR',
+  /**
+   * The console's address (`https://<api>/<stage>/console/`; locally the local stack's `/console/`):
+   * a portal link is this address with its code in the fragment (docs/behaviour.md#portal-sessions).
+   */
+  CONSOLE_URL: 'CONSOLE_URL',
+  /**
+   * The `consoleFrameAncestors` stage setting, JSON (an array of origins): the origins a portal
+   * session's `returnUrl` may lead to (docs/behaviour.md#portal-sessions). Unset: none.
+   */
+  CONSOLE_FRAME_ANCESTORS: 'CONSOLE_FRAME_ANCESTORS',
   /** The DynamoDB endpoint override. Local stack only: no deployed function may carry it. */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
   /**

@@ -13,6 +13,16 @@ import { DEFAULT_WORKSPACE_LIMITS, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_L
 import type { Permission } from './permissions';
 import { WORKSPACE_COUNTED, WORKSPACE_QUOTA_BUCKET, WORKSPACE_QUOTA_NOUNS, type RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './page-schemas';
+import {
+  BrandingSchema,
+  CreatePortalSessionBodySchema,
+  CreatedPortalSessionSchema,
+  PORTAL_CODE_TTL_SECONDS,
+  PORTAL_SESSION_LIFETIME,
+  PortalSessionIdSchema,
+  PortalSessionSchema,
+  SetBrandingBodySchema,
+} from './portal-schemas';
 import { DELIVERY_REPLAYS_SHOWN } from './delivery-links';
 import { DELIVERY_LOG_DESCRIPTION } from './delivery-log';
 import { DeliveryLogQuerySchema } from './delivery-log-query';
@@ -40,7 +50,7 @@ import {
 } from './schemas';
 
 /** HTTP methods the contract uses. */
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One operation of the contract. */
 export interface OperationDef {
@@ -617,6 +627,93 @@ export const OPERATIONS = [
     rateLimit: 'rest_read',
     mcpTool: 'test_webhook_filter',
     readOnly: true,
+  }),
+  // Portal sessions and branding (docs/behaviour.md#portal-sessions).
+  op({
+    operationId: 'createPortalSession',
+    method: 'POST',
+    path: '/workspaces/{slug}/portal-sessions',
+    summary: 'Create a portal session',
+    description: `Mints a link that opens the console on this workspace for a customer's people, signed in: \`url\` is the console's address with a single-use code in its fragment, to open once within ${PORTAL_CODE_TTL_SECONDS / 60} minutes (\`POST /portal-sessions/exchange\` turns it into a \`whs_\` session token). The session lasts \`expiresIn\` seconds from now (${PORTAL_SESSION_LIFETIME.minSeconds} to ${PORTAL_SESSION_LIFETIME.maxSeconds}, default ${PORTAL_SESSION_LIFETIME.defaultSeconds}). Its permissions: the \`read\` bundle when \`readOnly\`, else the \`write\` bundle, never \`token:*\`, \`member:list\` or \`portal:write\`; they must be within the calling token's (else 403). \`eventTypes\` limits the types it sees and may subscribe to; endpoints subscribed to others are read-only to it. \`returnUrl\`'s origin must be one of the stage's \`consoleFrameAncestors\` (else 400). Writes audit \`portal_session.created\`.`,
+    tag: 'Portal',
+    params: Slug,
+    body: CreatePortalSessionBodySchema,
+    response: CreatedPortalSessionSchema,
+    successStatus: 201,
+    errors: ['ValidationError', 'UnknownEventType'],
+    permission: 'portal:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'create_portal_session',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'listPortalSessions',
+    method: 'GET',
+    path: '/workspaces/{slug}/portal-sessions',
+    summary: 'List portal sessions',
+    description:
+      'Pages through the workspace portal sessions that have not expired, newest first (a page may hold fewer than `limit` with a `nextCursor`). Never shows a code or a token.',
+    tag: 'Portal',
+    params: Slug,
+    query: PageQuerySchema,
+    response: pageOf(PortalSessionSchema, 'PortalSessionPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'portal:write',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_portal_sessions',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'revokePortalSession',
+    method: 'DELETE',
+    path: '/workspaces/{slug}/portal-sessions/{sessionId}',
+    summary: 'Revoke a portal session',
+    description:
+      "Ends a portal session: its link can no longer be opened, its token's changes are refused at once, and its reads once the authorizer cache (at most its TTL) expires. Writes audit `portal_session.revoked`.",
+    tag: 'Portal',
+    params: z.object({ slug: SlugSchema, sessionId: PortalSessionIdSchema }),
+    successStatus: 204,
+    errors: ['ValidationError', 'PortalSessionNotFound'],
+    permission: 'portal:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'revoke_portal_session',
+    readOnly: false,
+    destructive: true,
+  }),
+  op({
+    operationId: 'getBranding',
+    method: 'GET',
+    path: '/workspaces/{slug}/branding',
+    summary: 'Get branding',
+    description: "The workspace's branding in the console: its display name and accent colour (each absent when not set).",
+    tag: 'Portal',
+    params: Slug,
+    response: BrandingSchema,
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'get_branding',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'setBranding',
+    method: 'PUT',
+    path: '/workspaces/{slug}/branding',
+    summary: 'Set branding',
+    description:
+      "Replaces the workspace's branding (a field left out is cleared). `displayName`: at most 64 characters, not blank, no control characters or bidirectional overrides. `accentColor`: `#rrggbb` with a contrast of at least 4.5:1 (WCAG AA) against the console's background and with its buttons' white text; otherwise 400 naming the ratio found and needed. Writes audit `branding.updated`.",
+    tag: 'Portal',
+    params: Slug,
+    body: SetBrandingBodySchema,
+    response: BrandingSchema,
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'portal:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'set_branding',
+    readOnly: false,
   }),
 ] as const satisfies readonly OperationDef[];
 

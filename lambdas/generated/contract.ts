@@ -416,6 +416,7 @@ export const OPERATION_ROUTES = [
                 "webhook:rotate-secret",
                 "webhook:test",
                 "webhook:replay",
+                "portal:write",
               ],
             },
             checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 20 }],
@@ -799,6 +800,135 @@ export const OPERATION_ROUTES = [
         shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
       },
       body: { t: "object", shape: { filter: { t: "unknown" }, payload: { t: "unknown" } }, strict: true },
+    },
+  },
+  {
+    operationId: "createPortalSession",
+    method: "POST",
+    path: "/workspaces/{slug}/portal-sessions",
+    successStatus: 201,
+    permission: "portal:write",
+    rateLimit: "rest_write",
+    mcpTool: "create_portal_session",
+    readOnly: false,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+      body: {
+        t: "object",
+        shape: {
+          expiresIn: {
+            t: "optional",
+            inner: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 300 }, { k: "lte", n: 604800 }] },
+          },
+          readOnly: { t: "optional", inner: { t: "boolean" } },
+          eventTypes: {
+            t: "optional",
+            inner: {
+              t: "array",
+              element: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 128 }] },
+              checks: [
+                { k: "min_length", n: 1 },
+                { k: "max_length", n: 100 },
+                { k: "refine", fn: distinctItems, message: "event types must not repeat" },
+              ],
+            },
+          },
+          returnUrl: {
+            t: "optional",
+            inner: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 2048 }] },
+          },
+        },
+        strict: true,
+      },
+    },
+  },
+  {
+    operationId: "listPortalSessions",
+    method: "GET",
+    path: "/workspaces/{slug}/portal-sessions",
+    successStatus: 200,
+    permission: "portal:write",
+    rateLimit: "rest_read",
+    mcpTool: "list_portal_sessions",
+    readOnly: true,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+      query: {
+        t: "object",
+        shape: {
+          limit: {
+            t: "optional",
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
+          },
+          cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
+        },
+      },
+    },
+  },
+  {
+    operationId: "revokePortalSession",
+    method: "DELETE",
+    path: "/workspaces/{slug}/portal-sessions/{sessionId}",
+    successStatus: 204,
+    permission: "portal:write",
+    rateLimit: "rest_write",
+    mcpTool: "revoke_portal_session",
+    readOnly: false,
+    destructive: true,
+    input: {
+      params: {
+        t: "object",
+        shape: {
+          slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] },
+          sessionId: { t: "string", checks: [{ k: "regex", re: /^wps_[0-9A-HJKMNP-TV-Z]{26}$/ }] },
+        },
+      },
+    },
+  },
+  {
+    operationId: "getBranding",
+    method: "GET",
+    path: "/workspaces/{slug}/branding",
+    successStatus: 200,
+    permission: "webhook:read",
+    rateLimit: "rest_read",
+    mcpTool: "get_branding",
+    readOnly: true,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+    },
+  },
+  {
+    operationId: "setBranding",
+    method: "PUT",
+    path: "/workspaces/{slug}/branding",
+    successStatus: 200,
+    permission: "portal:write",
+    rateLimit: "rest_write",
+    mcpTool: "set_branding",
+    readOnly: false,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+      body: {
+        t: "object",
+        shape: {
+          displayName: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 200 }] } },
+          accentColor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 16 }] } },
+        },
+        strict: true,
+      },
     },
   },
 ] as const satisfies readonly OperationRoute[];

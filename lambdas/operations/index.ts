@@ -21,6 +21,7 @@ import { cancelJob, getJob, recoverWebhookDeliveries } from './recovery';
 import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, listNotifications } from './workspace';
 import { listJobs } from './jobs';
 import { ackNotification } from './notifications';
+import { createPortalSession, getBranding, listPortalSessions, revokePortalSession, setBranding } from './portal-sessions';
 
 /** The implementation of every operation. */
 export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } = {
@@ -51,4 +52,9 @@ export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } 
   listJobs,
   ackNotification,
   testWebhookFilter,
+  createPortalSession,
+  listPortalSessions,
+  revokePortalSession,
+  getBranding,
+  setBranding,
 };

@@ -117,6 +117,10 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
   TokenNotFound: { detail: 'No API token tok_01JD2YA1B2C3D4E5F6G7H8J9KM in workspace acme' },
   JobNotFound: { detail: 'No job whj_01JD2YC5D6E7F8G9H0J1K2M3NP in workspace acme' },
   NotificationNotFound: { detail: 'No notification ntf_01JD2YD5E6F7G8H9J0K1M2N3PQ in workspace acme' },
+  PortalSessionNotFound: { detail: 'No portal session wps_01JD2YE6F7G8H9J0K1M2N3P4QR in workspace acme' },
+  PortalLinkInvalid: {
+    detail: 'This portal link cannot be opened: links work once, for ten minutes. Ask for a new one where you found it.',
+  },
   RouteNotFound: { detail: 'No route GET /workspaces/acme/nope' },
   MethodNotAllowed: { detail: 'Method PUT is not allowed here' },
   EndpointDisabled: { detail: 'Endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC is disabled; re-enable it (PATCH enabled: true) before replaying' },
@@ -578,6 +582,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       { name: 'Events', description: 'The event-type catalogue.' },
       { name: 'Workspace', description: 'Workspace overview, members, audit trail, notifications.' },
       { name: 'API tokens', description: 'Workspace API tokens.' },
+      { name: 'Portal', description: "Portal sessions (links that open the console for a customer's people) and the console's branding." },
     ],
   });
   declareUrlRule(doc, options.loopbackHttp ?? false);
