@@ -162,6 +162,16 @@ describe('tools', () => {
       expect(await ok('test_webhook_filter', { filter: { 'data.id': { $prefix: 'o-' } }, payload: { data: { id: 'o-1' } } })).toEqual({
         matches: true,
       });
+      const session = await ok('create_portal_session', { readOnly: true, expiresIn: 600 });
+      expect(session.url).toMatch(/#portal=[A-Za-z0-9_-]{43}$/);
+      expect((await ok('list_portal_sessions', {})).items.map((s: { sessionId: string }) => s.sessionId)).toContain(session.sessionId);
+      await ok('revoke_portal_session', { sessionId: session.sessionId });
+      expect((await api.call('GET', `/workspaces/${slug}/portal-sessions`)).body.items).toEqual([]);
+      expect(await ok('set_branding', { displayName: 'Via MCP', accentColor: '#174A96' })).toEqual({
+        displayName: 'Via MCP',
+        accentColor: '#174a96',
+      });
+      expect(await ok('get_branding', {})).toEqual({ displayName: 'Via MCP', accentColor: '#174a96' });
       await ok('delete_webhook', { endpointId: created.endpointId });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
       expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());
