@@ -52,6 +52,14 @@ import {
 /** HTTP methods the contract uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * How a route is authenticated (docs/architecture.md#route-kinds): `token`, a workspace Bearer token
+ * checked by the TOKEN authorizer (an MCP tool too); `iam`, a SigV4-signed request of an allowed IAM
+ * principal (API Gateway `AWS_IAM`, the platform API under `/platform`); `public`, no credential
+ * (rate-limited by the client's address).
+ */
+export type RouteKind = 'token' | 'iam' | 'public';
+
 /** One operation of the contract. */
 export interface OperationDef {
   /** Unique id; also names the Lambda and its entry file (kebab-case). */
@@ -62,7 +70,9 @@ export interface OperationDef {
   readonly summary: string;
   readonly description: string;
   readonly tag: string;
-  /** Path parameters (always includes `slug`). */
+  /** How the route is authenticated. @default 'token' */
+  readonly auth?: RouteKind;
+  /** Path parameters (a token route's always include `slug`). */
   readonly params: z.ZodObject;
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
@@ -76,8 +86,8 @@ export interface OperationDef {
   /** Permission the token needs; null: any token of the workspace may call it. */
   readonly permission: Permission | null;
   readonly rateLimit: RateLimitBucket;
-  /** MCP tool name (snake_case). */
-  readonly mcpTool: string;
+  /** MCP tool name (snake_case): every token route has one; other kinds are no tool. */
+  readonly mcpTool?: string;
   /** True for reads (MCP `readOnlyHint`). */
   readonly readOnly: boolean;
   /** True for deletes (MCP `destructiveHint`). */
@@ -120,8 +130,12 @@ const NotificationQuerySchema = PageQuerySchema.extend({
     .meta({ description: '`true`: only acknowledged notifications; `false`: only those not acknowledged yet. Absent: all.' }),
 });
 
-/** Errors every workspace route can answer with. */
-const COMMON_ERRORS: readonly ErrorTag[] = ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'];
+/** Errors every route of a kind can answer with: an `iam` route refuses a missing, bad or not-allowed signature with 403, as API Gateway does. */
+const COMMON_ERRORS: Readonly<Record<RouteKind, readonly ErrorTag[]>> = {
+  token: ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'],
+  iam: ['Forbidden', 'RateLimited', 'InternalError'],
+  public: ['RateLimited', 'InternalError'],
+};
 
 /** The sentence a description gets about the operation's workspace limit, with its default. */
 function workspaceLimitNote(limit: keyof WorkspaceLimits, rateLimit: RateLimitBucket): string {
@@ -720,6 +734,25 @@ export const OPERATIONS = [
 /** An operation id of the contract. */
 export type OperationId = (typeof OPERATIONS)[number]['operationId'];
 
+type AnyOperation = (typeof OPERATIONS)[number];
+
+/** The id of a token route (the default kind): the operations MCP serves as tools. */
+export type TokenOperationId = Exclude<AnyOperation, { auth: 'iam' | 'public' }>['operationId'];
+
+/** The id of an `iam` route (the platform API). */
+export type PlatformOperationId = Extract<AnyOperation, { auth: 'iam' }>['operationId'];
+
+/** The id of a `public` route. */
+export type PublicOperationId = Extract<AnyOperation, { auth: 'public' }>['operationId'];
+
+/** The kind of a route, its default filled in. */
+export function routeKind(def: Pick<OperationDef, 'auth'>): RouteKind {
+  return def.auth ?? 'token';
+}
+
+/** The token routes, in the contract's order: the MCP tools. */
+export const TOKEN_OPERATIONS: readonly OperationDef[] = (OPERATIONS as readonly OperationDef[]).filter((d) => routeKind(d) === 'token');
+
 /** Looks an operation up by id. */
 export function operationById(id: string): OperationDef | undefined {
   return OPERATIONS.find((o) => o.operationId === id);
@@ -732,7 +765,7 @@ const IDEMPOTENCY_ERRORS: readonly ErrorTag[] = ['ValidationError', 'Idempotency
 export function declaredErrors(def: OperationDef): ErrorTag[] {
   return [
     ...new Set<ErrorTag>([
-      ...COMMON_ERRORS,
+      ...COMMON_ERRORS[routeKind(def)],
       ...(def.permission ? (['Forbidden'] as const) : []),
       // A body that is not JSON, sent with a type that is not JSON either (lambdas/http/rest-handler.ts).
       ...(def.body ? (['UnsupportedMediaType'] as const) : []),

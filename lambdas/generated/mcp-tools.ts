@@ -2,7 +2,7 @@
 // test/contract/generated-code.test.ts fails and synth stops when this file is stale.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
-/** One tool per operation, in the contract's order: its input is the operation's path, query and body fields, flat (JSON Schema draft 7). */
+/** One tool per token route, in the contract's order: its input is the operation's path, query and body fields, flat (JSON Schema draft 7). */
 export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "list_webhooks",
