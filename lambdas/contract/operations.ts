@@ -13,12 +13,13 @@ import { DEFAULT_WORKSPACE_LIMITS, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_L
 import type { Permission } from './permissions';
 import { WORKSPACE_COUNTED, WORKSPACE_QUOTA_BUCKET, WORKSPACE_QUOTA_NOUNS, type RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './page-schemas';
+import { PORTAL_CODE_TTL_SECONDS, PORTAL_SESSION_LIFETIME } from './portal';
 import {
   BrandingSchema,
   CreatePortalSessionBodySchema,
   CreatedPortalSessionSchema,
-  PORTAL_CODE_TTL_SECONDS,
-  PORTAL_SESSION_LIFETIME,
+  PortalExchangeBodySchema,
+  PortalExchangeResultSchema,
   PortalSessionIdSchema,
   PortalSessionSchema,
   SetBrandingBodySchema,
@@ -694,6 +695,23 @@ export const OPERATIONS = [
     mcpTool: 'revoke_portal_session',
     readOnly: false,
     destructive: true,
+  }),
+  op({
+    operationId: 'exchangePortalSession',
+    method: 'POST',
+    path: '/portal-sessions/exchange',
+    auth: 'public',
+    summary: 'Open a portal link',
+    description: `Exchanges the code of a portal link (the part after \`#portal=\`) for its session: the \`whs_\` token to send as \`Authorization: Bearer <token>\` until \`expiresAt\`, the workspace, the session's limits, its \`returnUrl\` and the workspace's branding. No token needed; rate-limited by the client's address. A code opens once, within ${PORTAL_CODE_TTL_SECONDS / 60} minutes: of two opens racing with one code exactly one succeeds. A code already used, expired, revoked or never minted is 410 \`PortalLinkInvalid\`, the same answer for each.`,
+    tag: 'Portal',
+    params: z.object({}),
+    body: PortalExchangeBodySchema,
+    response: PortalExchangeResultSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'PortalLinkInvalid'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
   }),
   op({
     operationId: 'getBranding',

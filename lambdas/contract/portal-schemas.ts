@@ -5,13 +5,8 @@
 import { z } from 'zod';
 import { EVENT_TYPE_MAX_CHARS } from './events';
 import { distinctItems } from './input-rules';
+import { PORTAL_SESSION_LIFETIME } from './portal';
 import { AuditEventSchema, idSchema } from './schemas';
-
-/** A portal session's lifetime bounds and default, in seconds, counted from its creation. */
-export const PORTAL_SESSION_LIFETIME = { minSeconds: 300, maxSeconds: 604_800, defaultSeconds: 3600 } as const;
-
-/** How long a portal link's code can be opened, in seconds (once). */
-export const PORTAL_CODE_TTL_SECONDS = 600;
 
 const timestamp = z.string().meta({ example: '2026-11-25T13:00:00.000Z', format: 'date-time' });
 

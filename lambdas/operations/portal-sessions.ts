@@ -7,13 +7,15 @@
 import { AppError } from '../contract/errors';
 import { clampLimit } from '../contract/pagination';
 import { excessPermissions, portalSessionPermissions } from '../contract/permissions';
-import { PORTAL_CODE_TTL_SECONDS, PORTAL_SESSION_LIFETIME, type PortalExchangeResult } from '../contract/portal-schemas';
+import { PORTAL_CODE_TTL_SECONDS, PORTAL_SESSION_LIFETIME } from '../contract/portal';
+import type { PortalExchangeResult } from '../contract/portal-schemas';
 import { hashApiToken, mintPortalCode, mintSessionToken } from '../domain/api-tokens';
 import { brandingIssues } from '../domain/branding';
 import { newId } from '../domain/ids';
 import { getBranding as readBranding, putBranding } from '../store/branding';
 import { deletePortalSession, listPortalSessions as readSessions, openPortalSession, putPortalSession } from '../store/portal-sessions';
 import { callerActor, type OperationDeps, type OperationImpl } from './context';
+import type { PublicOperationImpl } from './platform-context';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -155,9 +157,8 @@ function linkInvalid(): AppError {
 }
 
 /**
- * POST /portal-sessions/exchange (public): opens a link. Its code is consumed (one of two racing
- * opens wins) and answered with the session's token and what the console shows; anything else is
- * {@link linkInvalid}.
+ * Opens a link: its code is consumed (one of two racing opens wins) and answered with the session's
+ * token and what the console shows; anything else is {@link linkInvalid}.
  */
 export async function exchangePortalCode(deps: OperationDeps, body: { readonly code: string }): Promise<PortalExchangeResult> {
   if (!CODE_SHAPE.test(body.code)) throw linkInvalid();
@@ -175,3 +176,7 @@ export async function exchangePortalCode(deps: OperationDeps, body: { readonly c
     branding: await readBranding(deps.table, session.workspace),
   };
 }
+
+/** POST /portal-sessions/exchange (public, rate-limited by the client's address). */
+export const exchangePortalSession: PublicOperationImpl<'exchangePortalSession'> = (deps, _caller, { body }) =>
+  exchangePortalCode(deps, body);

@@ -92,6 +92,9 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   listPortalSessions: access([], ['table']),
   // The session read, then deleted with its code, its token's hash and the audit entry in one transaction.
   revokePortalSession: access([GET, PUT, DELETE]),
+  // The code and its session read; the code deleted, the session updated and the token's hash put in
+  // one transaction; the branding read for the answer.
+  exchangePortalSession: access([GET, PUT, UPDATE, DELETE]),
   getBranding: access([GET]),
   // The branding item replaced with its audit entry in one transaction.
   setBranding: access([PUT]),

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError, toProblem } from '../../lambdas/contract/errors';
-import type { OperationId } from '../../lambdas/contract/operations';
+import type { TokenOperationId } from '../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
 import { allowPolicy } from '../../lambdas/http/authorizer';
@@ -177,6 +177,30 @@ describe('a portal link', () => {
   });
 });
 
+describe('POST /portal-sessions/exchange', () => {
+  it('needs no token, answers no-store, opens a link once and refuses a used or forged code alike', async () => {
+    const created = await createSession();
+    const code = new URL(created.url).hash.slice('#portal='.length);
+    const first = await api.call('POST', '/portal-sessions/exchange', { token: null, body: { code } });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(first.body).toMatchObject({ sessionId: created.sessionId, workspace: api.workspace, token: expect.stringMatching(/^whs_/) });
+    expect((await api.call('GET', `${ws()}/webhooks`, { token: first.body.token })).status).toBe(200);
+
+    const again = await api.call('POST', '/portal-sessions/exchange', { token: null, body: { code } });
+    const forged = await api.call('POST', '/portal-sessions/exchange', { token: null, body: { code: 'B'.repeat(43) } });
+    for (const refused of [again, forged]) {
+      expect(refused.status).toBe(410);
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }
+    const strip = ({ traceId: _t, instance: _i, ...rest }: Record<string, unknown>) => rest;
+    expect(strip(again.body)).toEqual(strip(forged.body));
+    expect(again.body).toMatchObject({ tag: 'PortalLinkInvalid', status: 410 });
+    expect((await api.call('POST', '/portal-sessions/exchange', { token: null, body: {} })).status).toBe(400);
+  });
+});
+
 describe("a session's permissions", () => {
   it('a read-only session reads but every write is 403', async () => {
     const { token } = await openSession({ readOnly: true });
@@ -334,8 +358,8 @@ describe('a session whose authorizer decision is cached', () => {
   const context = { functionName: 'f', awsRequestId: 'r', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
   let clock = new Date();
   const runtime = (): SurfaceRuntime => ({ deps: depsAt(() => clock), rateLimiter: memoryRateLimiter(DEFAULT_QUOTAS) });
-  const handlerOf = (id: OperationId) =>
-    restHandler(id, IMPLEMENTATIONS[id] as OperationImpl<OperationId>, { runtime: () => runtime(), logger });
+  const handlerOf = (id: TokenOperationId) =>
+    restHandler(id, IMPLEMENTATIONS[id] as OperationImpl<TokenOperationId>, { runtime: () => runtime(), logger });
   const request = (method: string, path: string, token: string, authorizer: Record<string, unknown>, body?: unknown) =>
     ({
       path,
