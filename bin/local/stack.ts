@@ -548,6 +548,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const mcpUrl = `${apiUrl}/mcp`;
+    // Portal links lead to this stack's console, whose address is known only now.
+    process.env[ENV.CONSOLE_URL] = `${apiUrl}/console/`;
     if (options.writeStackFile ?? true)
       writeFileSync(stackFile, JSON.stringify({ apiUrl, mcpUrl, workspace: slug, token, dynamoDbEndpoint: endpoint, tableName }, null, 2));
 
