@@ -82,7 +82,7 @@ async function callTool(
     await authorize(runtime, def, caller, (raw.params as { slug?: string }).slug);
     const parsed = parseOperationInput({ input: { ...def.input, body: def.input.body ?? NO_BODY } }, raw);
     const input = def.input.body ? parsed : { ...parsed, body: undefined };
-    const impl = IMPLEMENTATIONS[def.operationId] as OperationImpl<TokenOperationId>;
+    const impl = IMPLEMENTATIONS[def.operationId as TokenOperationId] as OperationImpl<TokenOperationId>;
     const result = (await impl(runtime.deps, caller, input as never)) as unknown;
     const structured =
       result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { done: true };
