@@ -25,6 +25,7 @@ import { AppError, GATEWAY_DETAILS } from '#lambdas/contract/errors';
 import { kebab, OPERATIONS, routeKind, type OperationDef } from '#lambdas/contract/operations';
 import { problemResponse } from '#lambdas/composition/tools';
 import { lambdaContext, loadHandler } from './lambda-loader';
+import type { ReceivedRequest } from './sigv4-verifier';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -244,20 +245,11 @@ function refuseTunnel(req: IncomingMessage, socket: Duplex): void {
   refuseOnSocket(socket, new AppError('RouteNotFound', `No route ${req.method ?? ''} ${req.url ?? ''}`));
 }
 
-/** A request of an `iam` route as the front received it: what a SigV4 signature covers. */
-export interface SignedRequest {
-  readonly method: string;
-  /** The request target: path and query, as sent. */
-  readonly target: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly body: Buffer;
-}
-
 /**
  * API Gateway's `AWS_IAM` check with the resource policy, for an `iam` route: the verified
  * principal's ARN, or the refusal's detail (403).
  */
-export type PlatformAuthenticator = (request: SignedRequest) => { readonly principalArn: string } | { readonly refused: string };
+export type PlatformAuthenticator = (request: ReceivedRequest) => { readonly principalArn: string } | { readonly refused: string };
 
 /** Options of {@link createHttpFront}. */
 export interface HttpFrontOptions {

@@ -27,6 +27,7 @@ import { ensureOutboxTable, ensureTable } from './create-table';
 import { dynamoDbQueueStore, ensureQueueTable, memoryQueueStore } from './durable-queue-store';
 import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpFront, type ExtraRoute } from './http-front';
+import { localPlatformAccess, localPlatformAuthenticator, type LocalPlatformAccess } from './sigv4-credentials';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import {
@@ -135,6 +136,8 @@ export interface LocalStack {
   readonly dynamoDbEndpoint: string;
   /** PID of DynamoDB Local when this stack started it. */
   readonly dynamoDbPid: number | null;
+  /** The platform API's key pairs (docs/api.md#platform-api): one allowed, one valid but not allowed. */
+  readonly platform: LocalPlatformAccess;
   /**
    * The delivery queue, the slow lane's, their dead-letter queue, the jobs queue, and the outbox
    * relay's on-failure queue (in-process, SQS semantics; the last has no consumer: an operator reads it).
@@ -460,8 +463,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const created = await ensureWorkspace(table, slug, 'Demo workspace');
     if (created) await seedMember(table, slug, 'owner@example.com', 'owner');
     let token: string | undefined;
+    let savedStack: Record<string, unknown> | undefined;
     if (existsSync(stackFile)) {
       const saved = JSON.parse(readFileSync(stackFile, 'utf8')) as { token?: string; workspace?: string };
+      savedStack = saved;
       if (saved.token && saved.workspace === slug && (await resolveCaller(table, `Bearer ${saved.token}`))?.workspace === slug)
         token = saved.token;
     }
@@ -536,7 +541,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             report,
           );
 
+    const platform = localPlatformAccess(savedStack);
     const server = createHttpFront({
+      platformAuth: localPlatformAuthenticator(platform),
       extraRoutes: [docsRoute(), consoleRoute(join(dataDir, 'console')), localEventsRoute()],
       // The MCP function, as its function URL invokes it (payload format 2.0, the URL's own limits).
       functionUrls: [{ path: '/mcp', function: 'mcp' }],
@@ -551,7 +558,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Portal links lead to this stack's console, whose address is known only now.
     process.env[ENV.CONSOLE_URL] = `${apiUrl}/console/`;
     if (options.writeStackFile ?? true)
-      writeFileSync(stackFile, JSON.stringify({ apiUrl, mcpUrl, workspace: slug, token, dynamoDbEndpoint: endpoint, tableName }, null, 2));
+      writeFileSync(
+        stackFile,
+        JSON.stringify(
+          {
+            apiUrl,
+            mcpUrl,
+            workspace: slug,
+            token,
+            dynamoDbEndpoint: endpoint,
+            tableName,
+            platformCredentials: platform.platformCredentials,
+            otherCredentials: platform.otherCredentials,
+          },
+          null,
+          2,
+        ),
+      );
 
     return {
       apiUrl,
@@ -561,6 +584,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       table,
       dynamoDbEndpoint: endpoint,
       dynamoDbPid: dynamo?.pid ?? null,
+      platform,
       queues: { deliveries, slowDeliveries, deadLetters, jobs, outboxFailures },
       outboxTableName,
       outboxCaughtUp: (timeoutMs) => outboxStream.caughtUp(timeoutMs),

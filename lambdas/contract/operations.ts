@@ -7,6 +7,14 @@ import { z } from 'zod';
 import type { ErrorTag } from './errors';
 import { FILTER_TEST_DESCRIPTION, FilterTestBodySchema, FilterTestResultSchema } from './filter-schemas';
 import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
+import { ErasureJobSchema } from './erasure-schemas';
+import {
+  CreateWorkspaceBodySchema,
+  PlatformCreateApiTokenBodySchema,
+  UpdateWorkspaceBodySchema,
+  WorkspacePageSchema,
+  WorkspaceSchema,
+} from './platform-schemas';
 import { JobIdSchema, JobListQuerySchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
 import { RECOVERY_COUNT_CAP } from './jobs';
 import { DEFAULT_WORKSPACE_LIMITS, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, type WorkspaceLimits } from './limits';
@@ -122,6 +130,11 @@ const Slug = z.object({ slug: SlugSchema });
 const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
 const SlugToken = z.object({ slug: SlugSchema, tokenId: TokenIdSchema });
 const SlugDelivery = z.object({ slug: SlugSchema, deliveryId: DeliveryIdSchema });
+const NoParams = z.object({});
+const JobParams = z.object({ jobId: JobIdSchema });
+
+/** The OpenAPI tag of the platform API's routes. */
+const PLATFORM = 'Platform';
 
 /** Query of the notification list: the page query and the acknowledged filter. */
 const NotificationQuerySchema = PageQuerySchema.extend({
@@ -746,6 +759,129 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'set_branding',
     readOnly: false,
+  }),
+  // The platform API (docs/api.md#platform-api): `iam` routes, for the platform's own backend; no MCP tool.
+  op({
+    operationId: 'platformCreateWorkspace',
+    auth: 'iam',
+    method: 'POST',
+    path: '/platform/workspaces',
+    summary: 'Create a workspace',
+    description:
+      'Creates a workspace and its owner member (role `owner`) in one transaction, audited in the workspace as `workspace.created` by the Platform API. A slug that exists, or whose workspace is being erased, is 409 `Conflict`.',
+    tag: PLATFORM,
+    params: NoParams,
+    body: CreateWorkspaceBodySchema,
+    response: WorkspaceSchema,
+    successStatus: 201,
+    errors: ['ValidationError', 'Conflict'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'platformListWorkspaces',
+    auth: 'iam',
+    method: 'GET',
+    path: '/platform/workspaces',
+    summary: 'List workspaces',
+    description: 'Pages through every workspace, in slug order, those being erased included (`status: erasing`).',
+    tag: PLATFORM,
+    params: NoParams,
+    query: PageQuerySchema,
+    response: WorkspacePageSchema,
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: null,
+    rateLimit: 'rest_read',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'platformGetWorkspace',
+    auth: 'iam',
+    method: 'GET',
+    path: '/platform/workspaces/{slug}',
+    summary: 'Get a workspace',
+    description: 'One workspace, with its status.',
+    tag: PLATFORM,
+    params: Slug,
+    response: WorkspaceSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'WorkspaceNotFound'],
+    permission: null,
+    rateLimit: 'rest_read',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'platformUpdateWorkspace',
+    auth: 'iam',
+    method: 'PATCH',
+    path: '/platform/workspaces/{slug}',
+    summary: 'Rename a workspace',
+    description: 'Renames a workspace, audited as `workspace.renamed`. A workspace being erased is 409 `Conflict`.',
+    tag: PLATFORM,
+    params: Slug,
+    body: UpdateWorkspaceBodySchema,
+    response: WorkspaceSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'WorkspaceNotFound', 'Conflict'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'platformDeleteWorkspace',
+    auth: 'iam',
+    method: 'DELETE',
+    path: '/platform/workspaces/{slug}',
+    summary: 'Erase a workspace',
+    description:
+      'Starts erasing everything the workspace holds, as a paced job (202, its progress at `GET /platform/jobs/{jobId}`); while it runs the workspace reads `status: erasing` and its slug cannot be created again. A repeated DELETE answers the job already running.',
+    tag: PLATFORM,
+    params: Slug,
+    response: ErasureJobSchema,
+    successStatus: 202,
+    errors: ['ValidationError', 'WorkspaceNotFound'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+    destructive: true,
+  }),
+  op({
+    operationId: 'platformGetJob',
+    auth: 'iam',
+    method: 'GET',
+    path: '/platform/jobs/{jobId}',
+    summary: 'Get an erasure job',
+    description:
+      'An erasure job: what it has deleted so far by kind and, once finished, its final report (the record is kept after the workspace is gone).',
+    tag: PLATFORM,
+    params: JobParams,
+    response: ErasureJobSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'JobNotFound'],
+    permission: null,
+    rateLimit: 'rest_read',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'platformCreateApiToken',
+    auth: 'iam',
+    method: 'POST',
+    path: '/platform/workspaces/{slug}/api-tokens',
+    summary: "Mint a workspace's API token",
+    description:
+      'Mints an API token of the workspace with any scopes, audited as `api_token.created` by the Platform API. The raw token is in this answer only; only its hash is stored.',
+    tag: PLATFORM,
+    params: Slug,
+    body: PlatformCreateApiTokenBodySchema,
+    response: CreatedApiTokenSchema,
+    successStatus: 201,
+    errors: ['ValidationError', 'WorkspaceNotFound', 'Conflict'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+    workspaceLimit: 'apiTokens',
   }),
 ] as const satisfies readonly OperationDef[];
 

@@ -981,6 +981,196 @@ export const OPERATION_ROUTES = [
       },
     },
   },
+  {
+    operationId: "platformCreateWorkspace",
+    method: "POST",
+    path: "/platform/workspaces",
+    auth: "iam",
+    successStatus: 201,
+    permission: null,
+    rateLimit: "rest_write",
+    readOnly: false,
+    input: {
+      params: { t: "object", shape: {} },
+      body: {
+        t: "object",
+        shape: {
+          slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] },
+          name: {
+            t: "string",
+            checks: [
+              { k: "min_length", n: 1 },
+              { k: "max_length", n: 100 },
+              { k: "regex", re: /\S/, message: "must not be blank" },
+            ],
+          },
+          owner: {
+            t: "object",
+            shape: {
+              email: {
+                t: "string",
+                checks: [{ k: "max_length", n: 254 }, { k: "regex", re: /^[^\s@]+@[^\s@]+\.[^\s@]+$/ }],
+              },
+            },
+            strict: true,
+          },
+        },
+        strict: true,
+      },
+    },
+  },
+  {
+    operationId: "platformListWorkspaces",
+    method: "GET",
+    path: "/platform/workspaces",
+    auth: "iam",
+    successStatus: 200,
+    permission: null,
+    rateLimit: "rest_read",
+    readOnly: true,
+    input: {
+      params: { t: "object", shape: {} },
+      query: {
+        t: "object",
+        shape: {
+          limit: {
+            t: "optional",
+            inner: { t: "pipe", in: { t: "transform", fn: clampLimit }, out: { t: "number" } },
+          },
+          cursor: { t: "optional", inner: { t: "string", checks: [{ k: "max_length", n: 2048 }] } },
+        },
+      },
+    },
+  },
+  {
+    operationId: "platformGetWorkspace",
+    method: "GET",
+    path: "/platform/workspaces/{slug}",
+    auth: "iam",
+    successStatus: 200,
+    permission: null,
+    rateLimit: "rest_read",
+    readOnly: true,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+    },
+  },
+  {
+    operationId: "platformUpdateWorkspace",
+    method: "PATCH",
+    path: "/platform/workspaces/{slug}",
+    auth: "iam",
+    successStatus: 200,
+    permission: null,
+    rateLimit: "rest_write",
+    readOnly: false,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+      body: {
+        t: "object",
+        shape: {
+          name: {
+            t: "string",
+            checks: [
+              { k: "min_length", n: 1 },
+              { k: "max_length", n: 100 },
+              { k: "regex", re: /\S/, message: "must not be blank" },
+            ],
+          },
+        },
+        strict: true,
+      },
+    },
+  },
+  {
+    operationId: "platformDeleteWorkspace",
+    method: "DELETE",
+    path: "/platform/workspaces/{slug}",
+    auth: "iam",
+    successStatus: 202,
+    permission: null,
+    rateLimit: "rest_write",
+    readOnly: false,
+    destructive: true,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+    },
+  },
+  {
+    operationId: "platformGetJob",
+    method: "GET",
+    path: "/platform/jobs/{jobId}",
+    auth: "iam",
+    successStatus: 200,
+    permission: null,
+    rateLimit: "rest_read",
+    readOnly: true,
+    input: {
+      params: {
+        t: "object",
+        shape: { jobId: { t: "string", checks: [{ k: "regex", re: /^whj_[0-9A-HJKMNP-TV-Z]{26}$/ }] } },
+      },
+    },
+  },
+  {
+    operationId: "platformCreateApiToken",
+    method: "POST",
+    path: "/platform/workspaces/{slug}/api-tokens",
+    auth: "iam",
+    successStatus: 201,
+    permission: null,
+    rateLimit: "rest_write",
+    readOnly: false,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+      body: {
+        t: "object",
+        shape: {
+          name: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 100 }] },
+          scopes: {
+            t: "array",
+            element: {
+              t: "enum",
+              values: [
+                "read",
+                "write",
+                "admin",
+                "member:list",
+                "token:list",
+                "token:write",
+                "audit:list",
+                "notification:list",
+                "event-type:list",
+                "webhook:read",
+                "webhook:list",
+                "notification:ack",
+                "webhook:write",
+                "webhook:delete",
+                "webhook:rotate-secret",
+                "webhook:test",
+                "webhook:replay",
+                "portal:write",
+              ],
+            },
+            checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 20 }],
+          },
+        },
+        strict: true,
+      },
+    },
+  },
 ] as const satisfies readonly OperationRoute[];
 
 /** The `Idempotency-Key` header's rule (lambdas/contract/idempotency.ts IdempotencyKeySchema). */

@@ -50,6 +50,13 @@ const MEASURED_KIB: Readonly<Record<string, number>> = {
   'list-webhooks': 318,
   mcp: 787,
   'outbox-relay': 310,
+  'platform-create-api-token': 316,
+  'platform-create-workspace': 313,
+  'platform-delete-workspace': 308,
+  'platform-get-job': 308,
+  'platform-get-workspace': 308,
+  'platform-list-workspaces': 310,
+  'platform-update-workspace': 313,
   'pending-repair': 317,
   publisher: 326,
   'recover-webhook-deliveries': 361,
@@ -73,7 +80,7 @@ const budgetOf = (name: string) => Math.round(MEASURED_KIB[name]! * KIB * 1.1);
 
 /** Contract modules that build zod schemas: build-time only (OpenAPI, tests, generation). */
 const ZOD_CONTRACT =
-  /lambdas\/contract\/(schemas|operations|problem|event-schemas|page-schemas|health-schemas|job-schemas|filter-schemas|delivery-log-query|idempotency)\.ts$/;
+  /lambdas\/contract\/(schemas|operations|problem|event-schemas|page-schemas|health-schemas|job-schemas|filter-schemas|delivery-log-query|idempotency|platform-schemas|erasure-schemas)\.ts$/;
 
 const names = readdirSync(FUNCTIONS)
   .filter((f) => f.endsWith('.ts'))
