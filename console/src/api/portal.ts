@@ -6,38 +6,17 @@
  * returnUrl, branding}`; this file is the console's one view of it.
  */
 import { ApiProblem, apiBase, toProblem } from './client';
-
-/** The public route that trades a portal link's code for a session. */
-const EXCHANGE_PATH = '/portal-sessions/exchange';
+import { ROUTES, type ResponseOf } from './contract';
 
 /** The fragment parameter that carries a portal link's code. */
 const CODE_PARAM = 'portal';
 
-/** How the platform dresses the workspace's console. */
-interface PortalBranding {
-  readonly displayName?: string;
-  /** A CSS colour, checked by the API for contrast against the console's background. */
-  readonly accentColor?: string;
-}
-
-/** What the exchange answers: the session and how the console is to show it. */
-export interface PortalExchange {
-  /** The portal session token (`whs_…`), sent as a Bearer header like an API token. */
-  readonly token: string;
-  /** `wps_…`: the session, as the workspace's audit log names it. */
-  readonly sessionId: string;
-  /** The workspace slug. */
-  readonly workspace: string;
-  /** When the session ends (ISO 8601). */
-  readonly expiresAt: string;
-  /** True: the session may read only. */
-  readonly readOnly: boolean;
-  /** The event types the session may subscribe to and sees; null: every type. */
-  readonly eventTypes: readonly string[] | null;
-  /** Where "Return to …" leads once the session has ended; null: nowhere. */
-  readonly returnUrl: string | null;
-  readonly branding: PortalBranding;
-}
+/**
+ * What the exchange answers: the session token (`whs_…`, sent as a Bearer header like an API
+ * token), the workspace, when the session ends, its `readOnly` and `eventTypes` limits (null:
+ * every type), its `returnUrl` (null: none) and the workspace's branding.
+ */
+export type PortalExchange = ResponseOf<'exchangePortalSession'>;
 
 /**
  * The portal code of the current address (`#portal=<code>`), removed from the address bar and
@@ -59,7 +38,7 @@ export function takePortalCode(): string | null {
 export async function exchangePortalCode(code: string): Promise<PortalExchange> {
   let response: Response;
   try {
-    response = await fetch(`${apiBase()}${EXCHANGE_PATH}`, {
+    response = await fetch(`${apiBase()}${ROUTES.exchangePortalSession.path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, application/problem+json' },
       body: JSON.stringify({ code }),
