@@ -8,8 +8,10 @@
  *
  * Everything runs against the real local stack and a real loopback receiver, behind a small
  * front that answers the exchange route itself (from codes the test hands out for tokens it
- * issued) and passes every other request through: the API's exchange is not part of this
- * stack yet, and the console cannot tell the difference.
+ * issued) and passes every other request through: so a session can last seconds (the API's
+ * shortest is five minutes) or say `readOnly` over a token that may write, which shows the
+ * console decides from the answer. embedded-journey.test.ts plays the same with the API's own
+ * portal sessions.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
