@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DISPATCHER_CONSUMER, DISPATCHER_SETTING_BOUNDS, ENV } from '#lambdas/contract/deployment';
+import { demoPortalLink } from './local/portal-link';
 import { startLocalStack } from './local/stack';
 import { endProcess, stopOnSignals } from './local/stop-on-signals';
 
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     ...(values['dynamodb-port'] ? { dynamoDbPort: Number(values['dynamodb-port']) } : {}),
     ...(process.env[ENV.RATE_LIMITS] ? { rateLimits: process.env[ENV.RATE_LIMITS] } : {}),
   });
+  const portalLink = await demoPortalLink(stack);
   console.log(`
 Webhook delivery service: local stack ready
   API         ${stack.apiUrl}
@@ -68,6 +70,8 @@ Webhook delivery service: local stack ready
   DynamoDB    ${stack.dynamoDbEndpoint} (pid ${stack.dynamoDbPid}, data in ${values['data-dir']}/dynamodb)
   Workspace   ${stack.workspace}
   Token       ${stack.token}   (admin scope; also in ${values['data-dir']}/stack.json)
+  Portal      ${portalLink}
+              (the console signed in as ${stack.workspace}'s customer for a day; opens once, within 10 minutes)
 
   Pipeline    in-process queues (SQS semantics, DLQ after 7 receives, kept in ${values['data-dir']}/dynamodb${stack.restoredMessages ? `: ${stack.restoredMessages} messages taken up from the last run` : ''}), dispatcher (batches of ${dispatcherBatchSize ?? DISPATCHER_CONSUMER.batchSize}, ${dispatcherMaxConcurrency ?? DISPATCHER_CONSUMER.maxConcurrency} at once) and slow lane, schedules${timeScale > 1 ? `, time ×${timeScale}` : ''}
   Events      POST ${stack.apiUrl}/local/events  {"workspace","type","payload"}  (stands in for EventBridge)

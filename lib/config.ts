@@ -27,6 +27,7 @@ import {
   RECOVERY_RATE_BOUNDS,
   RESERVED_CONCURRENCY_BOUNDS,
 } from '#lambdas/contract/deployment';
+import { isFrameAncestorOrigin, MAX_FRAME_ANCESTORS } from '#lambdas/contract/frame-ancestors';
 import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE, RECOVERY_JOBS_PER_WORKSPACE_BOUNDS } from '#lambdas/contract/jobs';
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
 import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '#lambdas/contract/limits';
@@ -104,6 +105,16 @@ export interface WebhooksConfig {
    * @default [] (MCP_CORS.defaultAllowedOrigins of lambdas/contract/deployment.ts)
    */
   readonly mcpAllowedOrigins: readonly string[];
+  /**
+   * Origins whose pages may show the console in a frame (docs/behaviour.md#the-embedded-console):
+   * the console's `Content-Security-Policy: frame-ancestors`, handed to the console function as
+   * `CONSOLE_FRAME_ANCESTORS`; a portal session's `returnUrl` must be one of them. Each is
+   * `https://host[:port]` (or `http://` for a loopback host such as `http://localhost:5173`), at
+   * most 50; no path, trailing slash or wildcard. `[]`: no frame, the console stays
+   * `frame-ancestors 'none'`. On the command line, a JSON array or a comma-separated list.
+   * @default []
+   */
+  readonly consoleFrameAncestors: readonly string[];
   /**
    * Reserved concurrency of the MCP function, an integer from 1 to 1000: the most MCP requests
    * that run at once, so a flood on the public URL is throttled (HTTP 429 from Lambda) instead of
@@ -231,6 +242,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   removalPolicy: 'retain',
   alarmEmail: null,
   mcpAllowedOrigins: MCP_CORS.defaultAllowedOrigins,
+  consoleFrameAncestors: [],
   mcpReservedConcurrency: DEFAULT_MCP_RESERVED_CONCURRENCY,
   publisherReservedConcurrency: DEFAULT_PUBLISHER_RESERVED_CONCURRENCY,
   deadLetterMaxConcurrency: DEAD_LETTER_CONSUMER.maxConcurrency,
@@ -402,6 +414,23 @@ function parseAllowedOrigins(value: unknown, problems: string[]): readonly strin
   return [...new Set(list)];
 }
 
+function parseFrameAncestors(value: unknown, problems: string[]): readonly string[] {
+  const list = toList(value);
+  if (!Array.isArray(list) || !list.every((item): item is string => typeof item === 'string')) {
+    problems.push('consoleFrameAncestors must be a list of origins such as ["https://app.example.com"], or [] for none');
+    return DEFAULT_CONFIG.consoleFrameAncestors;
+  }
+  if (list.length > MAX_FRAME_ANCESTORS)
+    problems.push(`consoleFrameAncestors takes at most ${MAX_FRAME_ANCESTORS} origins (got ${list.length})`);
+  for (const origin of list) {
+    if (!isFrameAncestorOrigin(origin))
+      problems.push(
+        `consoleFrameAncestors: ${JSON.stringify(origin)} is not an origin that may frame the console (https://host[:port] in lower case, or http:// for a loopback host; no path, trailing slash or wildcard)`,
+      );
+  }
+  return [...new Set(list)];
+}
+
 /**
  * Validates raw context values (any subset of the keys) into a configuration.
  * @throws ConfigError listing every invalid value
@@ -475,6 +504,9 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   const mcpAllowedOrigins = given('mcpAllowedOrigins')
     ? parseAllowedOrigins(raw.mcpAllowedOrigins, problems)
     : DEFAULT_CONFIG.mcpAllowedOrigins;
+  const consoleFrameAncestors = given('consoleFrameAncestors')
+    ? parseFrameAncestors(raw.consoleFrameAncestors, problems)
+    : DEFAULT_CONFIG.consoleFrameAncestors;
   // Unlike the other keys, null here is a value (unreserved), not "use the default".
   const reservation = (key: 'mcpReservedConcurrency' | 'publisherReservedConcurrency'): number | null => {
     const value = raw[key];
@@ -517,6 +549,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     removalPolicy: removalPolicy as WebhooksConfig['removalPolicy'],
     alarmEmail: alarmEmail as string | null,
     mcpAllowedOrigins,
+    consoleFrameAncestors,
     mcpReservedConcurrency,
     publisherReservedConcurrency,
     deadLetterMaxConcurrency,

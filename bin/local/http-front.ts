@@ -22,9 +22,10 @@ import {
   LAMBDA_SYNC_PAYLOAD_BYTES,
 } from '#lambdas/contract/aws-limits';
 import { AppError, GATEWAY_DETAILS } from '#lambdas/contract/errors';
-import { kebab, OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import { kebab, OPERATIONS, routeKind, type OperationDef } from '#lambdas/contract/operations';
 import { problemResponse } from '#lambdas/composition/tools';
 import { lambdaContext, loadHandler } from './lambda-loader';
+import type { ReceivedRequest } from './sigv4-verifier';
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -244,14 +245,74 @@ function refuseTunnel(req: IncomingMessage, socket: Duplex): void {
   refuseOnSocket(socket, new AppError('RouteNotFound', `No route ${req.method ?? ''} ${req.url ?? ''}`));
 }
 
+/**
+ * API Gateway's `AWS_IAM` check with the resource policy, for an `iam` route: the verified
+ * principal's ARN, or the refusal's detail (403).
+ */
+export type PlatformAuthenticator = (request: ReceivedRequest) => { readonly principalArn: string } | { readonly refused: string };
+
 /** Options of {@link createHttpFront}. */
 export interface HttpFrontOptions {
+  /** The `iam` routes' check (bin/local/sigv4-verifier.ts). @default every `iam` request refused (403) */
+  readonly platformAuth?: PlatformAuthenticator;
   /** Routes served before the REST operations, behind the same API Gateway limits. */
   readonly extraRoutes?: readonly ExtraRoute[];
   /** Functions behind their own function URL, with the URL's limits instead of API Gateway's. */
   readonly functionUrls?: readonly FunctionUrlRoute[];
   /** How long a REST function may take before API Gateway's 504 (tests shorten it). @default INTEGRATION_TIMEOUT_MS */
   readonly integrationTimeoutMs?: number;
+}
+
+/** What API Gateway puts in `requestContext` about the caller, by the route's kind. */
+interface CallerContext {
+  readonly authorizer?: Record<string, unknown>;
+  readonly identity: { readonly sourceIp: string; readonly userArn: string | null };
+}
+
+/**
+ * The caller of a request as API Gateway establishes it before the function runs, or its refusal:
+ * a token route's TOKEN authorizer (no header → 401 without a call), an `iam` route's signature
+ * and allowed principal (403), nothing for a `public` route.
+ */
+async function callerIdentity(
+  def: OperationDef,
+  req: IncomingMessage,
+  body: Buffer,
+  path: string,
+  options: HttpFrontOptions,
+  method: string,
+): Promise<CallerContext | AppError> {
+  const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
+  const kind = routeKind(def);
+  if (kind === 'public') return { identity: { sourceIp, userArn: null } };
+  if (kind === 'iam') {
+    const verdict = options.platformAuth?.({ method, target: req.url ?? '/', headers: req.headers, body }) ?? {
+      refused: 'No IAM principal is allowed to call the platform API here',
+    };
+    if ('refused' in verdict) return new AppError('Forbidden', verdict.refused);
+    return { identity: { sourceIp, userArn: verdict.principalArn } };
+  }
+  const authorization = req.headers.authorization;
+  if (!authorization) return new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`');
+  const authorizer = await loadHandler<AuthorizerHandler>('authorizer');
+  let policy: APIGatewayAuthorizerResult;
+  try {
+    policy = await authorizer({
+      type: 'TOKEN',
+      authorizationToken: authorization,
+      methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`,
+    });
+  } catch (e) {
+    if ((e as Error).message === 'Unauthorized') return new AppError('Unauthorized', 'Unknown or revoked API token');
+    throw e;
+  }
+  if (policy.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
+    return new AppError('Forbidden', 'The token is not allowed to call this API');
+  }
+  return {
+    authorizer: { ...(policy.context ?? {}), principalId: policy.principalId },
+    identity: { sourceIp, userArn: null },
+  };
 }
 
 /** Creates the local API server. */
@@ -301,26 +362,8 @@ async function handle(req: IncomingMessage, requestId: string, options: HttpFron
   if (chosen && m) match = { route: chosen, values: m.slice(1) };
   if (!match) return problemResponse(new AppError('RouteNotFound', `No route ${method} ${url.pathname}`), requestId);
 
-  // The TOKEN authorizer, as API Gateway runs it: no header → 401 without a call.
-  const authorization = req.headers.authorization;
-  if (!authorization)
-    return problemResponse(new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`'), requestId);
-  const authorizer = await loadHandler<AuthorizerHandler>('authorizer');
-  let policy: APIGatewayAuthorizerResult;
-  try {
-    policy = await authorizer({
-      type: 'TOKEN',
-      authorizationToken: authorization,
-      methodArn: `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`,
-    });
-  } catch (e) {
-    if ((e as Error).message === 'Unauthorized')
-      return problemResponse(new AppError('Unauthorized', 'Unknown or revoked API token'), requestId);
-    throw e;
-  }
-  if (policy.policyDocument.Statement.some((s) => s.Effect === 'Deny')) {
-    return problemResponse(new AppError('Forbidden', 'The token is not allowed to call this API'), requestId);
-  }
+  const identity = await callerIdentity(match.route.def, req, body, url.pathname, options, method);
+  if (identity instanceof AppError) return problemResponse(identity, requestId);
 
   const { route, values } = match;
   const pathParameters: Record<string, string> = {};
@@ -349,7 +392,7 @@ async function handle(req: IncomingMessage, requestId: string, options: HttpFron
     isBase64Encoded: false,
     requestContext: {
       requestId,
-      authorizer: { ...(policy.context ?? {}), principalId: policy.principalId },
+      ...identity,
       httpMethod: method,
       path: url.pathname,
       resourcePath: route.def.path,

@@ -27,6 +27,7 @@ import { ensureOutboxTable, ensureTable } from './create-table';
 import { dynamoDbQueueStore, ensureQueueTable, memoryQueueStore } from './durable-queue-store';
 import { assertPortFree, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createHttpFront, type ExtraRoute } from './http-front';
+import { localPlatformAccess, localPlatformAuthenticator, type LocalPlatformAccess } from './sigv4-credentials';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import {
@@ -41,6 +42,7 @@ import {
   SLOW_LANE_CONSUMER,
 } from '#lambdas/contract/deployment';
 import { AppError } from '#lambdas/contract/errors';
+import { frameAncestorsFrom } from '#lambdas/contract/frame-ancestors';
 import { EVENTBRIDGE_ENTRY_BYTES, putEventsEntryBytes } from '#lambdas/contract/aws-limits';
 import { payloadDepthRefusal } from '#lambdas/contract/input-validation';
 import { MAX_PAYLOAD_BYTES } from '#lambdas/contract/limits';
@@ -75,6 +77,12 @@ export interface LocalStackOptions {
    * `WORKSPACE_LIMITS` from the environment as on Lambda, and without it the defaults apply.
    */
   readonly workspaceLimits?: string;
+  /**
+   * Origins whose pages may frame the console, as the stage setting `consoleFrameAncestors`
+   * (loopback ones such as `http://localhost:5173` for a page on this machine); unset, the
+   * `CONSOLE_FRAME_ANCESTORS` environment variable (a JSON array) as set around `npm start`, else none.
+   */
+  readonly consoleFrameAncestors?: readonly string[];
   /** Records per batch of the delivery queue's dispatcher, as the stage setting `dispatcherBatchSize` (over 10: a 1 s batching window). @default 25 */
   readonly dispatcherBatchSize?: number;
   /** Batches of the delivery queue at once, as the stage setting `dispatcherMaxConcurrency`. @default 4 */
@@ -128,6 +136,8 @@ export interface LocalStack {
   readonly dynamoDbEndpoint: string;
   /** PID of DynamoDB Local when this stack started it. */
   readonly dynamoDbPid: number | null;
+  /** The platform API's key pairs (docs/api.md#platform-api): one allowed, one valid but not allowed. */
+  readonly platform: LocalPlatformAccess;
   /**
    * The delivery queue, the slow lane's, their dead-letter queue, the jobs queue, and the outbox
    * relay's on-failure queue (in-process, SQS semantics; the last has no consumer: an operator reads it).
@@ -176,6 +186,17 @@ function consoleRoute(dir: string): ExtraRoute {
       requestContext: { requestId },
     } as unknown as APIGatewayProxyEvent);
   };
+}
+
+/** The origins that may frame the local console ({@link LocalStackOptions.consoleFrameAncestors}); a list with a word that is not one fails the start. */
+function localFrameAncestors(given: readonly string[] | undefined): readonly string[] {
+  const raw = given ? JSON.stringify(given) : process.env[ENV.CONSOLE_FRAME_ANCESTORS];
+  const list = frameAncestorsFrom(raw);
+  if (raw && list.length === 0 && raw.trim() !== '[]')
+    throw new Error(
+      `${ENV.CONSOLE_FRAME_ANCESTORS} must be a JSON array of origins such as ["http://localhost:5173"] (https://host[:port], or http:// for a loopback host), got ${raw}`,
+    );
+  return list;
 }
 
 /**
@@ -409,6 +430,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.ALLOW_LOOPBACK_TARGETS]: 'true',
       [ENV.DOCS_DIR]: join(dataDir, 'docs'),
       [ENV.CONSOLE_DIR]: join(dataDir, 'console'),
+      [ENV.CONSOLE_FRAME_ANCESTORS]: JSON.stringify(localFrameAncestors(options.consoleFrameAncestors)),
       [ENV.POWERTOOLS_SERVICE_NAME]: SERVICE_NAME,
       [ENV.POWERTOOLS_LOG_LEVEL]: process.env[ENV.POWERTOOLS_LOG_LEVEL] ?? 'WARN',
       AWS_REGION: process.env.AWS_REGION ?? 'local',
@@ -441,8 +463,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const created = await ensureWorkspace(table, slug, 'Demo workspace');
     if (created) await seedMember(table, slug, 'owner@example.com', 'owner');
     let token: string | undefined;
+    let savedStack: Record<string, unknown> | undefined;
     if (existsSync(stackFile)) {
       const saved = JSON.parse(readFileSync(stackFile, 'utf8')) as { token?: string; workspace?: string };
+      savedStack = saved;
       if (saved.token && saved.workspace === slug && (await resolveCaller(table, `Bearer ${saved.token}`))?.workspace === slug)
         token = saved.token;
     }
@@ -517,7 +541,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             report,
           );
 
+    const platform = localPlatformAccess(savedStack);
     const server = createHttpFront({
+      platformAuth: localPlatformAuthenticator(platform),
       extraRoutes: [docsRoute(), consoleRoute(join(dataDir, 'console')), localEventsRoute()],
       // The MCP function, as its function URL invokes it (payload format 2.0, the URL's own limits).
       functionUrls: [{ path: '/mcp', function: 'mcp' }],
@@ -529,8 +555,26 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const mcpUrl = `${apiUrl}/mcp`;
+    // Portal links lead to this stack's console, whose address is known only now.
+    process.env[ENV.CONSOLE_URL] = `${apiUrl}/console/`;
     if (options.writeStackFile ?? true)
-      writeFileSync(stackFile, JSON.stringify({ apiUrl, mcpUrl, workspace: slug, token, dynamoDbEndpoint: endpoint, tableName }, null, 2));
+      writeFileSync(
+        stackFile,
+        JSON.stringify(
+          {
+            apiUrl,
+            mcpUrl,
+            workspace: slug,
+            token,
+            dynamoDbEndpoint: endpoint,
+            tableName,
+            platformCredentials: platform.platformCredentials,
+            otherCredentials: platform.otherCredentials,
+          },
+          null,
+          2,
+        ),
+      );
 
     return {
       apiUrl,
@@ -540,6 +584,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       table,
       dynamoDbEndpoint: endpoint,
       dynamoDbPid: dynamo?.pid ?? null,
+      platform,
       queues: { deliveries, slowDeliveries, deadLetters, jobs, outboxFailures },
       outboxTableName,
       outboxCaughtUp: (timeoutMs) => outboxStream.caughtUp(timeoutMs),

@@ -1,12 +1,23 @@
-/** The console shell: sign-in, then the navigation and the page the URL names. */
+/** The console shell: sign-in (or a portal link's exchange), then the navigation and the page the URL names. */
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiClient, type ApiProblem } from './api/client';
-import type { Overview } from './api/contract';
+import type { Overview, Permission } from './api/contract';
+import { exchangePortalCode, takePortalCode } from './api/portal';
 import { asProblem } from './components/load';
 import { Loading, ProblemView } from './components/ui';
 import type { Route } from './hash-route';
 import { href, useRoute } from './router';
-import { clearSession, loadSession, saveSession, SessionContext, type Session, type StoredSession } from './session';
+import {
+  clearSession,
+  consolePermissions,
+  loadSession,
+  saveSession,
+  SessionContext,
+  type PortalSession,
+  type Session,
+  type StoredSession,
+} from './session';
+import { EmbeddedHeader, LinkUnusablePage, SessionExpiredPage, accentStyle } from './embedded';
 import { SignInPage } from './pages/sign-in';
 import { OverviewPage } from './pages/overview';
 import { EndpointsPage } from './pages/endpoints';
@@ -20,26 +31,39 @@ import { AuditPage } from './pages/audit';
 import { NotificationsPage } from './pages/notifications';
 import { MembersPage } from './pages/members';
 
-/** The navigation's links, in order: their labels are their accessible names, which people's automation relies on. */
-const NAV = [
+/**
+ * The navigation's links, in order: their labels are their accessible names, which people's
+ * automation relies on. A link whose page needs a permission the session lacks is left out (a
+ * portal session never lists tokens or members).
+ */
+const NAV: readonly { label: string; path: string; needs?: Permission }[] = [
   { label: 'Overview', path: 'overview' },
   { label: 'Endpoints', path: 'endpoints' },
   { label: 'Deliveries', path: 'deliveries' },
   { label: 'Event types', path: 'event-types' },
-  { label: 'API tokens', path: 'tokens' },
-  { label: 'Audit log', path: 'audit' },
-  { label: 'Notifications', path: 'notifications' },
-  { label: 'Members', path: 'members' },
-] as const;
+  { label: 'API tokens', path: 'tokens', needs: 'token:list' },
+  { label: 'Audit log', path: 'audit', needs: 'audit:list' },
+  { label: 'Notifications', path: 'notifications', needs: 'notification:list' },
+  { label: 'Members', path: 'members', needs: 'member:list' },
+];
 
 type Boot =
   | { state: 'signed-out'; reason?: string }
+  | { state: 'exchanging'; code: string; problem?: ApiProblem }
+  | { state: 'link-unusable' }
+  | { state: 'expired'; portal: PortalSession }
   | { state: 'checking'; stored: StoredSession }
   | { state: 'signed-in'; stored: StoredSession; overview: Overview };
+
+/** A failure worth another try as it is: no answer, rate limited, or a server error. */
+const retryable = (problem: ApiProblem) => problem.status === 0 || problem.status === 429 || problem.status >= 500;
 
 /** The whole console. */
 export function App() {
   const [boot, setBoot] = useState<Boot>(() => {
+    // A portal link's code wins over a stored session: the platform opened a new one.
+    const code = takePortalCode();
+    if (code) return { state: 'exchanging', code };
     const stored = loadSession();
     return stored ? { state: 'checking', stored } : { state: 'signed-out' };
   });
@@ -50,13 +74,39 @@ export function App() {
     setBoot({ state: 'signed-out', reason });
   }, []);
 
-  const onUnauthorized = useCallback((problem: ApiProblem) => signOut(`Your session ended: ${problem.detail}`), [signOut]);
+  /** A portal session ends on its own: the embedded console never shows the operators' sign-in. */
+  const expire = useCallback((portal: PortalSession) => {
+    clearSession();
+    setBoot({ state: 'expired', portal });
+  }, []);
 
+  const stored = boot.state === 'checking' || boot.state === 'signed-in' ? boot.stored : null;
   const client = useMemo(
-    () => (boot.state === 'signed-out' ? null : new ApiClient(boot.stored.slug, boot.stored.token, onUnauthorized)),
+    () =>
+      stored
+        ? new ApiClient(stored.slug, stored.token, (problem) =>
+            stored.portal ? expire(stored.portal) : signOut(`Your session ended: ${problem.detail}`),
+          )
+        : null,
     // A new client only when the credentials change.
-    [boot.state === 'signed-out' ? null : boot.stored],
+    [stored],
   );
+
+  useEffect(() => {
+    if (boot.state !== 'exchanging' || boot.problem) return;
+    exchangePortalCode(boot.code).then(
+      (answer) => {
+        const { token, workspace, ...portal } = answer;
+        const session: StoredSession = { slug: workspace, token, portal };
+        saveSession(session);
+        setBoot({ state: 'checking', stored: session });
+      },
+      (e: unknown) => {
+        const problem = asProblem(e);
+        setBoot(retryable(problem) ? { state: 'exchanging', code: boot.code, problem } : { state: 'link-unusable' });
+      },
+    );
+  }, [boot]);
 
   useEffect(() => {
     if (boot.state !== 'checking' || !client) return;
@@ -65,7 +115,8 @@ export function App() {
       (overview) => setBoot({ state: 'signed-in', stored: boot.stored, overview }),
       (e: unknown) => {
         const problem = asProblem(e);
-        if (problem.status === 401 || problem.status === 404)
+        if (boot.stored.portal && (problem.status === 401 || problem.status === 404)) expire(boot.stored.portal);
+        else if (problem.status === 401 || problem.status === 404)
           signOut(
             problem.status === 404
               ? `Workspace “${boot.stored.slug}” was not found for this token.`
@@ -74,14 +125,28 @@ export function App() {
         else setBootProblem(problem);
       },
     );
-  }, [boot, client, signOut]);
+  }, [boot, client, signOut, expire]);
 
-  const signIn = useCallback(async (stored: StoredSession): Promise<ApiProblem | null> => {
-    const probe = new ApiClient(stored.slug, stored.token);
+  // A portal session also ends when its time is up, whether or not the page calls the API then.
+  const portal = stored?.portal;
+  useEffect(() => {
+    if (!portal) return;
+    const left = Date.parse(portal.expiresAt) - Date.now();
+    if (!(left > 0)) {
+      expire(portal);
+      return;
+    }
+    // setTimeout takes at most 2^31-1 ms (about 24.8 days); sessions are far shorter.
+    const timer = setTimeout(() => expire(portal), Math.min(left, 2 ** 31 - 1));
+    return () => clearTimeout(timer);
+  }, [portal, expire]);
+
+  const signIn = useCallback(async (candidate: StoredSession): Promise<ApiProblem | null> => {
+    const probe = new ApiClient(candidate.slug, candidate.token);
     try {
       const overview = await probe.call('getWorkspaceOverview');
-      saveSession(stored);
-      setBoot({ state: 'signed-in', stored, overview });
+      saveSession(candidate);
+      setBoot({ state: 'signed-in', stored: candidate, overview });
       return null;
     } catch (e) {
       return asProblem(e);
@@ -89,19 +154,37 @@ export function App() {
   }, []);
 
   if (boot.state === 'signed-out') return <SignInPage reason={boot.reason} onSignIn={signIn} />;
+  if (boot.state === 'link-unusable') return <LinkUnusablePage />;
+  if (boot.state === 'expired') return <SessionExpiredPage portal={boot.portal} />;
+  if (boot.state === 'exchanging') {
+    return (
+      <main class="boot-main" id="main">
+        {boot.problem ? (
+          <ProblemView problem={boot.problem} onRetry={() => setBoot({ state: 'exchanging', code: boot.code })} />
+        ) : (
+          <Loading label="Opening the console…" />
+        )}
+      </main>
+    );
+  }
   if (boot.state === 'checking' || !client) {
     return (
       <main class="boot-main" id="main">
-        {bootProblem ? <ProblemView problem={bootProblem} onRetry={() => setBoot({ ...boot })} /> : <Loading label="Signing in…" />}
+        {bootProblem ? (
+          <ProblemView problem={bootProblem} onRetry={() => setBoot({ ...boot })} />
+        ) : (
+          <Loading label={boot.stored.portal ? 'Opening the console…' : 'Signing in…'} />
+        )}
       </main>
     );
   }
   const session: Session = {
     slug: boot.stored.slug,
     client,
-    permissions: new Set(boot.overview.caller.permissions),
+    permissions: consolePermissions(boot.overview.caller.permissions, boot.stored.portal),
     caller: boot.overview.caller,
     workspaceName: boot.overview.workspace.name,
+    portal: boot.stored.portal ?? null,
     signOut,
   };
   return (
@@ -114,8 +197,10 @@ export function App() {
 function Shell({ session }: { session: Session }) {
   const route = useRoute();
   const section = route.segments[0] ?? 'overview';
+  const accent = accentStyle(session.portal);
+  const nav = NAV.filter((item) => !item.needs || session.permissions.has(item.needs));
   return (
-    <div class="shell">
+    <div class={session.portal ? 'shell shell-embedded' : 'shell'} style={accent}>
       <a
         class="skip-link"
         href="#main"
@@ -126,18 +211,22 @@ function Shell({ session }: { session: Session }) {
       >
         Skip to content
       </a>
-      <header class="topbar">
-        <span class="brand">Webhooks</span>
-        <span class="workspace" title={session.slug}>
-          {session.workspaceName} <span class="muted">({session.slug})</span>
-        </span>
-        <button type="button" class="button button-quiet" onClick={() => session.signOut()}>
-          Sign out
-        </button>
-      </header>
+      {session.portal ? (
+        <EmbeddedHeader portal={session.portal} slug={session.slug} />
+      ) : (
+        <header class="topbar">
+          <span class="brand">Webhooks</span>
+          <span class="workspace" title={session.slug}>
+            {session.workspaceName} <span class="muted">({session.slug})</span>
+          </span>
+          <button type="button" class="button button-quiet" onClick={() => session.signOut()}>
+            Sign out
+          </button>
+        </header>
+      )}
       <nav class="sidenav" aria-label="Console">
         <ul>
-          {NAV.map((item) => (
+          {nav.map((item) => (
             <li key={item.path}>
               <a href={href(item.path)} aria-current={section === item.path ? 'page' : undefined}>
                 {item.label}
@@ -147,15 +236,18 @@ function Shell({ session }: { session: Session }) {
         </ul>
       </nav>
       <main class="content" id="main" tabIndex={-1}>
-        <Page route={route} />
+        <Page route={route} permissions={session.permissions} />
       </main>
     </div>
   );
 }
 
-function Page({ route }: { route: Route }) {
+function Page({ route, permissions }: { route: Route; permissions: ReadonlySet<Permission> }) {
   if (route.malformed) return <PageNotFound />;
   const [section = 'overview', id] = route.segments;
+  // A page the session may not open is not there for it, as its link is not.
+  const needs = NAV.find((item) => item.path === section)?.needs;
+  if (needs && !permissions.has(needs)) return <PageNotFound />;
   switch (section) {
     case 'overview':
       return <OverviewPage />;

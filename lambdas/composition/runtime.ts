@@ -14,7 +14,7 @@ import { resolveWorkspaceLimits, type WorkspaceLimits } from '../contract/limits
 import type { MetricDimensionValues, MetricKey, MetricsRecorder } from '../contract/metrics';
 import { deploymentCatalogue } from '../domain/configured-event-types';
 import type { SecretSealer } from '../domain/secrets';
-import type { SurfaceRuntime } from '../operations/context';
+import type { PortalSettings, SurfaceRuntime } from '../operations/context';
 import { countingRefusals, rateLimiterFor } from '../operations/rate-limiter';
 import type { DeliveryQueue, MessageDelayer } from '../queue/delivery-queue';
 import { eventBridgeBus, type DomainEventBus } from '../queue/domain-events';
@@ -190,8 +190,27 @@ function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
       secretSealer: secretSealerFromEnv(env),
       workspaceLimits: workspaceLimitsFromEnv(env),
       metrics: surfaceMetrics,
+      portal: portalSettingsFromEnv(env),
     },
     rateLimiter: countingRefusals(rateLimiterFor(rateTable, env[ENV.RATE_LIMITS]), surfaceMetrics),
+  };
+}
+
+/** Where portal links lead: `CONSOLE_URL`, and `CONSOLE_FRAME_ANCESTORS` (a JSON array of origins; unreadable or unset: none). */
+function portalSettingsFromEnv(env: NodeJS.ProcessEnv): PortalSettings {
+  let ancestors: unknown;
+  try {
+    ancestors = JSON.parse(env[ENV.CONSOLE_FRAME_ANCESTORS] ?? '[]');
+  } catch {
+    ancestors = [];
+  }
+  const frameAncestors = Array.isArray(ancestors) ? ancestors.filter((a): a is string => typeof a === 'string') : [];
+  return {
+    // Read on use: the local stack learns its own address (so the console's) only once it listens.
+    get consoleUrl() {
+      return env[ENV.CONSOLE_URL] || null;
+    },
+    frameAncestors,
   };
 }
 

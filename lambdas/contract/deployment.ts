@@ -52,6 +52,17 @@ export const ENV = {
   DOCS_DIR: 'DOCS_DIR',
   /** The folder of the console bundle; unset, `console` next to the function's code. */
   CONSOLE_DIR: 'CONSOLE_DIR',
+  /**
+   * The console's address (`https://<api>/<stage>/console/`; locally the local stack's `/console/`):
+   * a portal link is this address with its code in the fragment (docs/behaviour.md#portal-sessions).
+   */
+  CONSOLE_URL: 'CONSOLE_URL',
+  /**
+   * The `consoleFrameAncestors` stage setting, JSON (an array of origins; lambdas/contract/frame-ancestors.ts):
+   * the origins allowed to frame the console, and those a portal session's `returnUrl` may lead to
+   * (docs/behaviour.md#the-embedded-console). Unset or `[]`: none, the console cannot be framed.
+   */
+  CONSOLE_FRAME_ANCESTORS: 'CONSOLE_FRAME_ANCESTORS',
   /** The DynamoDB endpoint override. Local stack only: no deployed function may carry it. */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
   /**

@@ -7,12 +7,31 @@ import { z } from 'zod';
 import type { ErrorTag } from './errors';
 import { FILTER_TEST_DESCRIPTION, FilterTestBodySchema, FilterTestResultSchema } from './filter-schemas';
 import { EndpointHealthSchema, HealthQuerySchema } from './health-schemas';
+import { ErasureJobSchema } from './erasure-schemas';
+import {
+  CreateWorkspaceBodySchema,
+  PlatformCreateApiTokenBodySchema,
+  UpdateWorkspaceBodySchema,
+  WorkspacePageSchema,
+  WorkspaceSchema,
+} from './platform-schemas';
 import { JobIdSchema, JobListQuerySchema, JobSchema, RecoverBodySchema, RecoveryCountSchema } from './job-schemas';
 import { RECOVERY_COUNT_CAP } from './jobs';
 import { DEFAULT_WORKSPACE_LIMITS, MAX_PAYLOAD_BYTES, SECRET_GRACE_HOURS, SEND_LIMITS, type WorkspaceLimits } from './limits';
 import type { Permission } from './permissions';
 import { WORKSPACE_COUNTED, WORKSPACE_QUOTA_BUCKET, WORKSPACE_QUOTA_NOUNS, type RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './page-schemas';
+import { PORTAL_CODE_TTL_SECONDS, PORTAL_SESSION_LIFETIME } from './portal';
+import {
+  BrandingSchema,
+  CreatePortalSessionBodySchema,
+  CreatedPortalSessionSchema,
+  PortalExchangeBodySchema,
+  PortalExchangeResultSchema,
+  PortalSessionIdSchema,
+  PortalSessionSchema,
+  SetBrandingBodySchema,
+} from './portal-schemas';
 import { DELIVERY_REPLAYS_SHOWN } from './delivery-links';
 import { DELIVERY_LOG_DESCRIPTION } from './delivery-log';
 import { DeliveryLogQuerySchema } from './delivery-log-query';
@@ -40,7 +59,15 @@ import {
 } from './schemas';
 
 /** HTTP methods the contract uses. */
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * How a route is authenticated (docs/architecture.md#route-kinds): `token`, a workspace Bearer token
+ * checked by the TOKEN authorizer (an MCP tool too); `iam`, a SigV4-signed request of an allowed IAM
+ * principal (API Gateway `AWS_IAM`, the platform API under `/platform`); `public`, no credential
+ * (rate-limited by the client's address).
+ */
+export type RouteKind = 'token' | 'iam' | 'public';
 
 /** One operation of the contract. */
 export interface OperationDef {
@@ -52,7 +79,9 @@ export interface OperationDef {
   readonly summary: string;
   readonly description: string;
   readonly tag: string;
-  /** Path parameters (always includes `slug`). */
+  /** How the route is authenticated. @default 'token' */
+  readonly auth?: RouteKind;
+  /** Path parameters (a token route's always include `slug`). */
   readonly params: z.ZodObject;
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
@@ -66,8 +95,8 @@ export interface OperationDef {
   /** Permission the token needs; null: any token of the workspace may call it. */
   readonly permission: Permission | null;
   readonly rateLimit: RateLimitBucket;
-  /** MCP tool name (snake_case). */
-  readonly mcpTool: string;
+  /** MCP tool name (snake_case): every token route has one; other kinds are no tool. */
+  readonly mcpTool?: string;
   /** True for reads (MCP `readOnlyHint`). */
   readonly readOnly: boolean;
   /** True for deletes (MCP `destructiveHint`). */
@@ -101,6 +130,11 @@ const Slug = z.object({ slug: SlugSchema });
 const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
 const SlugToken = z.object({ slug: SlugSchema, tokenId: TokenIdSchema });
 const SlugDelivery = z.object({ slug: SlugSchema, deliveryId: DeliveryIdSchema });
+const NoParams = z.object({});
+const JobParams = z.object({ jobId: JobIdSchema });
+
+/** The OpenAPI tag of the platform API's routes. */
+const PLATFORM = 'Platform';
 
 /** Query of the notification list: the page query and the acknowledged filter. */
 const NotificationQuerySchema = PageQuerySchema.extend({
@@ -110,8 +144,12 @@ const NotificationQuerySchema = PageQuerySchema.extend({
     .meta({ description: '`true`: only acknowledged notifications; `false`: only those not acknowledged yet. Absent: all.' }),
 });
 
-/** Errors every workspace route can answer with. */
-const COMMON_ERRORS: readonly ErrorTag[] = ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'];
+/** Errors every route of a kind can answer with: an `iam` route refuses a missing, bad or not-allowed signature with 403, as API Gateway does. */
+const COMMON_ERRORS: Readonly<Record<RouteKind, readonly ErrorTag[]>> = {
+  token: ['Unauthorized', 'WorkspaceNotFound', 'RateLimited', 'InternalError'],
+  iam: ['Forbidden', 'RateLimited', 'InternalError'],
+  public: ['RateLimited', 'InternalError'],
+};
 
 /** The sentence a description gets about the operation's workspace limit, with its default. */
 function workspaceLimitNote(limit: keyof WorkspaceLimits, rateLimit: RateLimitBucket): string {
@@ -618,10 +656,256 @@ export const OPERATIONS = [
     mcpTool: 'test_webhook_filter',
     readOnly: true,
   }),
+  // Portal sessions and branding (docs/behaviour.md#portal-sessions).
+  op({
+    operationId: 'createPortalSession',
+    method: 'POST',
+    path: '/workspaces/{slug}/portal-sessions',
+    summary: 'Create a portal session',
+    description: `Mints a link that opens the console on this workspace for a customer's people, signed in: \`url\` is the console's address with a single-use code in its fragment, to open once within ${PORTAL_CODE_TTL_SECONDS / 60} minutes (\`POST /portal-sessions/exchange\` turns it into a \`whs_\` session token). The session lasts \`expiresIn\` seconds from now (${PORTAL_SESSION_LIFETIME.minSeconds} to ${PORTAL_SESSION_LIFETIME.maxSeconds}, default ${PORTAL_SESSION_LIFETIME.defaultSeconds}). Its permissions: the \`read\` bundle when \`readOnly\`, else the \`write\` bundle, never \`token:*\`, \`member:list\` or \`portal:write\`; they must be within the calling token's (else 403). \`eventTypes\` limits the types it sees and may subscribe to; endpoints subscribed to others are read-only to it. \`returnUrl\`'s origin must be one of the stage's \`consoleFrameAncestors\` (else 400). Writes audit \`portal_session.created\`.`,
+    tag: 'Portal',
+    params: Slug,
+    body: CreatePortalSessionBodySchema,
+    response: CreatedPortalSessionSchema,
+    successStatus: 201,
+    errors: ['ValidationError', 'UnknownEventType'],
+    permission: 'portal:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'create_portal_session',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'listPortalSessions',
+    method: 'GET',
+    path: '/workspaces/{slug}/portal-sessions',
+    summary: 'List portal sessions',
+    description:
+      'Pages through the workspace portal sessions that have not expired, newest first (a page may hold fewer than `limit` with a `nextCursor`). Never shows a code or a token.',
+    tag: 'Portal',
+    params: Slug,
+    query: PageQuerySchema,
+    response: pageOf(PortalSessionSchema, 'PortalSessionPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'portal:write',
+    rateLimit: 'rest_read',
+    mcpTool: 'list_portal_sessions',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'revokePortalSession',
+    method: 'DELETE',
+    path: '/workspaces/{slug}/portal-sessions/{sessionId}',
+    summary: 'Revoke a portal session',
+    description:
+      "Ends a portal session: its link can no longer be opened, its token's changes are refused at once, and its reads once the authorizer cache (at most its TTL) expires. Writes audit `portal_session.revoked`.",
+    tag: 'Portal',
+    params: z.object({ slug: SlugSchema, sessionId: PortalSessionIdSchema }),
+    successStatus: 204,
+    errors: ['ValidationError', 'PortalSessionNotFound'],
+    permission: 'portal:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'revoke_portal_session',
+    readOnly: false,
+    destructive: true,
+  }),
+  op({
+    operationId: 'exchangePortalSession',
+    method: 'POST',
+    path: '/portal-sessions/exchange',
+    auth: 'public',
+    summary: 'Open a portal link',
+    description: `Exchanges the code of a portal link (the part after \`#portal=\`) for its session: the \`whs_\` token to send as \`Authorization: Bearer <token>\` until \`expiresAt\`, the workspace, the session's limits, its \`returnUrl\` and the workspace's branding. No token needed; rate-limited by the client's address. A code opens once, within ${PORTAL_CODE_TTL_SECONDS / 60} minutes: of two opens racing with one code exactly one succeeds. A code already used, expired, revoked or never minted is 410 \`PortalLinkInvalid\`, the same answer for each.`,
+    tag: 'Portal',
+    params: z.object({}),
+    body: PortalExchangeBodySchema,
+    response: PortalExchangeResultSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'PortalLinkInvalid'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'getBranding',
+    method: 'GET',
+    path: '/workspaces/{slug}/branding',
+    summary: 'Get branding',
+    description: "The workspace's branding in the console: its display name and accent colour (each absent when not set).",
+    tag: 'Portal',
+    params: Slug,
+    response: BrandingSchema,
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'webhook:read',
+    rateLimit: 'rest_read',
+    mcpTool: 'get_branding',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'setBranding',
+    method: 'PUT',
+    path: '/workspaces/{slug}/branding',
+    summary: 'Set branding',
+    description:
+      "Replaces the workspace's branding (a field left out is cleared). `displayName`: at most 64 characters, not blank, no control characters or bidirectional overrides. `accentColor`: `#rrggbb` with a contrast of at least 4.5:1 (WCAG AA) against the console's background and with its buttons' white text; otherwise 400 naming the ratio found and needed. Writes audit `branding.updated`.",
+    tag: 'Portal',
+    params: Slug,
+    body: SetBrandingBodySchema,
+    response: BrandingSchema,
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: 'portal:write',
+    rateLimit: 'rest_write',
+    mcpTool: 'set_branding',
+    readOnly: false,
+  }),
+  // The platform API (docs/api.md#platform-api): `iam` routes, for the platform's own backend; no MCP tool.
+  op({
+    operationId: 'platformCreateWorkspace',
+    auth: 'iam',
+    method: 'POST',
+    path: '/platform/workspaces',
+    summary: 'Create a workspace',
+    description:
+      'Creates a workspace and its owner member (role `owner`) in one transaction, audited in the workspace as `workspace.created` by the Platform API. A slug that exists, or whose workspace is being erased, is 409 `Conflict`.',
+    tag: PLATFORM,
+    params: NoParams,
+    body: CreateWorkspaceBodySchema,
+    response: WorkspaceSchema,
+    successStatus: 201,
+    errors: ['ValidationError', 'Conflict'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'platformListWorkspaces',
+    auth: 'iam',
+    method: 'GET',
+    path: '/platform/workspaces',
+    summary: 'List workspaces',
+    description: 'Pages through every workspace, in slug order, those being erased included (`status: erasing`).',
+    tag: PLATFORM,
+    params: NoParams,
+    query: PageQuerySchema,
+    response: WorkspacePageSchema,
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: null,
+    rateLimit: 'rest_read',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'platformGetWorkspace',
+    auth: 'iam',
+    method: 'GET',
+    path: '/platform/workspaces/{slug}',
+    summary: 'Get a workspace',
+    description: 'One workspace, with its status.',
+    tag: PLATFORM,
+    params: Slug,
+    response: WorkspaceSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'WorkspaceNotFound'],
+    permission: null,
+    rateLimit: 'rest_read',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'platformUpdateWorkspace',
+    auth: 'iam',
+    method: 'PATCH',
+    path: '/platform/workspaces/{slug}',
+    summary: 'Rename a workspace',
+    description: 'Renames a workspace, audited as `workspace.renamed`. A workspace being erased is 409 `Conflict`.',
+    tag: PLATFORM,
+    params: Slug,
+    body: UpdateWorkspaceBodySchema,
+    response: WorkspaceSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'WorkspaceNotFound', 'Conflict'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+  }),
+  op({
+    operationId: 'platformDeleteWorkspace',
+    auth: 'iam',
+    method: 'DELETE',
+    path: '/platform/workspaces/{slug}',
+    summary: 'Erase a workspace',
+    description:
+      'Starts erasing everything the workspace holds, as a paced job (202, its progress at `GET /platform/jobs/{jobId}`); while it runs the workspace reads `status: erasing` and its slug cannot be created again. A repeated DELETE answers the job already running.',
+    tag: PLATFORM,
+    params: Slug,
+    response: ErasureJobSchema,
+    successStatus: 202,
+    errors: ['ValidationError', 'WorkspaceNotFound'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+    destructive: true,
+  }),
+  op({
+    operationId: 'platformGetJob',
+    auth: 'iam',
+    method: 'GET',
+    path: '/platform/jobs/{jobId}',
+    summary: 'Get an erasure job',
+    description:
+      'An erasure job: what it has deleted so far by kind and, once finished, its final report (the record is kept after the workspace is gone).',
+    tag: PLATFORM,
+    params: JobParams,
+    response: ErasureJobSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'JobNotFound'],
+    permission: null,
+    rateLimit: 'rest_read',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'platformCreateApiToken',
+    auth: 'iam',
+    method: 'POST',
+    path: '/platform/workspaces/{slug}/api-tokens',
+    summary: "Mint a workspace's API token",
+    description:
+      'Mints an API token of the workspace with any scopes, audited as `api_token.created` by the Platform API. The raw token is in this answer only; only its hash is stored.',
+    tag: PLATFORM,
+    params: Slug,
+    body: PlatformCreateApiTokenBodySchema,
+    response: CreatedApiTokenSchema,
+    successStatus: 201,
+    errors: ['ValidationError', 'WorkspaceNotFound', 'Conflict'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+    workspaceLimit: 'apiTokens',
+  }),
 ] as const satisfies readonly OperationDef[];
 
 /** An operation id of the contract. */
 export type OperationId = (typeof OPERATIONS)[number]['operationId'];
+
+type AnyOperation = (typeof OPERATIONS)[number];
+
+/** The id of a token route (the default kind): the operations MCP serves as tools. */
+export type TokenOperationId = Exclude<AnyOperation, { auth: 'iam' | 'public' }>['operationId'];
+
+/** The id of an `iam` route (the platform API). */
+export type PlatformOperationId = Extract<AnyOperation, { auth: 'iam' }>['operationId'];
+
+/** The id of a `public` route. */
+export type PublicOperationId = Extract<AnyOperation, { auth: 'public' }>['operationId'];
+
+/** The kind of a route, its default filled in. */
+export function routeKind(def: Pick<OperationDef, 'auth'>): RouteKind {
+  return def.auth ?? 'token';
+}
+
+/** The token routes, in the contract's order: the MCP tools. */
+export const TOKEN_OPERATIONS: readonly OperationDef[] = (OPERATIONS as readonly OperationDef[]).filter((d) => routeKind(d) === 'token');
 
 /** Looks an operation up by id. */
 export function operationById(id: string): OperationDef | undefined {
@@ -635,7 +919,7 @@ const IDEMPOTENCY_ERRORS: readonly ErrorTag[] = ['ValidationError', 'Idempotency
 export function declaredErrors(def: OperationDef): ErrorTag[] {
   return [
     ...new Set<ErrorTag>([
-      ...COMMON_ERRORS,
+      ...COMMON_ERRORS[routeKind(def)],
       ...(def.permission ? (['Forbidden'] as const) : []),
       // A body that is not JSON, sent with a type that is not JSON either (lambdas/http/rest-handler.ts).
       ...(def.body ? (['UnsupportedMediaType'] as const) : []),

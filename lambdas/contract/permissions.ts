@@ -22,6 +22,7 @@ export const PERMISSIONS = [
   'webhook:rotate-secret',
   'webhook:test',
   'webhook:replay',
+  'portal:write',
 ] as const;
 
 /** One permission. */
@@ -45,7 +46,7 @@ const WRITE: readonly Permission[] = [
   'webhook:test',
   'webhook:replay',
 ];
-const ADMIN: readonly Permission[] = [...WRITE, 'token:write'];
+const ADMIN: readonly Permission[] = [...WRITE, 'token:write', 'portal:write'];
 
 /** Scope bundles: `read` grants every list/get permission, `webhook:list` included. */
 export const SCOPE_BUNDLES = { read: READ, write: WRITE, admin: ADMIN } as const;
@@ -75,4 +76,19 @@ export function permissionsOf(scopes: readonly string[]): Set<Permission> {
 export function excessPermissions(caller: readonly string[], requested: readonly string[]): Permission[] {
   const held = permissionsOf(caller);
   return [...permissionsOf(requested)].filter((p) => !held.has(p));
+}
+
+/**
+ * What a portal session may never hold (docs/behaviour.md#portal-sessions): the platform's tokens
+ * and members are not its customer's to see, and a session cannot open another.
+ */
+const NEVER_IN_A_SESSION: ReadonlySet<Permission> = new Set<Permission>(['token:list', 'token:write', 'member:list', 'portal:write']);
+
+/**
+ * The permissions of a portal session (docs/behaviour.md#portal-sessions): the `read` bundle when
+ * `readOnly`, else the `write` bundle, without {@link NEVER_IN_A_SESSION}. The customer's own audit
+ * log stays readable.
+ */
+export function portalSessionPermissions(readOnly: boolean): Permission[] {
+  return (readOnly ? READ : WRITE).filter((p) => !NEVER_IN_A_SESSION.has(p));
 }

@@ -3,7 +3,7 @@
  * as plain data (its prose and MCP tool are in lambdas/generated/mcp-tools.ts, for the MCP function only). Generated from the contract's {@link OperationDef}s (lambdas/generated/contract.ts,
  * by lib/generate/contract-code.ts), so the contract stays the one source.
  */
-import type { HttpMethod, OperationDef, OperationId } from './operations';
+import type { HttpMethod, OperationDef, OperationId, RouteKind } from './operations';
 import type { InputNode } from './input-validation';
 
 /** One operation as functions see it. */
@@ -11,12 +11,15 @@ export interface OperationRoute {
   readonly operationId: OperationId;
   readonly method: HttpMethod;
   readonly path: string;
+  /** How the route is authenticated (its default filled in). */
+  readonly auth: RouteKind;
   readonly successStatus: OperationDef['successStatus'];
   /** The status of a dry run (`dryRun: true` in the body), for an operation that has one. */
   readonly dryRunStatus?: 200;
   readonly permission: OperationDef['permission'];
   readonly rateLimit: OperationDef['rateLimit'];
-  readonly mcpTool: string;
+  /** The MCP tool of a token route; absent for the other kinds. */
+  readonly mcpTool?: string;
   readonly readOnly: boolean;
   readonly destructive?: boolean;
   readonly idempotent?: boolean;

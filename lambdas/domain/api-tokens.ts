@@ -1,15 +1,31 @@
-/** API tokens: minted once, stored as SHA-256 hashes (docs/architecture.md#api-tokens). */
+/** API tokens and portal session tokens: minted once, stored as SHA-256 hashes (docs/architecture.md#api-tokens). */
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Prefix of raw tokens, so leaked ones are recognisable by secret scanners. */
+/** Prefix of raw API tokens, so leaked ones are recognisable by secret scanners. */
 export const TOKEN_PREFIX = 'whk_';
+
+/** Prefix of raw portal session tokens (docs/behaviour.md#portal-sessions), recognisable as {@link TOKEN_PREFIX}. */
+export const SESSION_TOKEN_PREFIX = 'whs_';
+
+/** Random bytes of every minted token and portal code: 256 bits, 43 characters of unpadded base64url. */
+const TOKEN_BYTES = 32;
 
 /** A new raw token (shown once). */
 export function mintApiToken(): string {
-  return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return `${TOKEN_PREFIX}${randomBytes(TOKEN_BYTES).toString('base64url')}`;
 }
 
-/** The stored form of a raw token. */
+/** A new raw portal session token (answered once, by the exchange of its link's code). */
+export function mintSessionToken(): string {
+  return `${SESSION_TOKEN_PREFIX}${randomBytes(TOKEN_BYTES).toString('base64url')}`;
+}
+
+/** A new portal link code: 256 random bits, carried in the link's fragment only. */
+export function mintPortalCode(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** The stored form of a raw token (or a portal code). */
 export function hashApiToken(raw: string): string {
   return createHash('sha256').update(raw, 'utf8').digest('hex');
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ENV } from '../contract/deployment';
 import { AppError } from '../contract/errors';
+import { frameAncestorsFrom } from '../contract/frame-ancestors';
 import { consoleResponse } from '../http/console';
 import { problemResponse } from '../http/responses';
 
@@ -20,10 +21,10 @@ function read(name: string): Buffer | undefined {
   return cache.get(path);
 }
 
-/** Answers a console path, or a RouteNotFound problem. */
+/** Answers a console path, or a RouteNotFound problem. The framing origins are read per call, as the folder is. */
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   return (
-    consoleResponse(event.path, read) ??
+    consoleResponse(event.path, read, frameAncestorsFrom(process.env[ENV.CONSOLE_FRAME_ANCESTORS])) ??
     problemResponse(new AppError('RouteNotFound', `No console file at ${event.path}`), event.requestContext?.requestId ?? 'unknown')
   );
 }

@@ -2,7 +2,7 @@
 // test/contract/generated-code.test.ts fails and synth stops when this file is stale.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
-/** One tool per operation, in the contract's order: its input is the operation's path, query and body fields, flat (JSON Schema draft 7). */
+/** One tool per token route, in the contract's order: its input is the operation's path, query and body fields, flat (JSON Schema draft 7). */
 export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "list_webhooks",
@@ -546,6 +546,7 @@ export const MCP_TOOLS: readonly Tool[] = [
             "webhook:rotate-secret",
             "webhook:test",
             "webhook:replay",
+            "portal:write",
           ],
         },
       },
@@ -1002,6 +1003,173 @@ export const MCP_TOOLS: readonly Tool[] = [
       },
     },
     annotations: { title: "Test a payload filter", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "create_portal_session",
+    title: "Create a portal session",
+    description: "Mints a link that opens the console on this workspace for a customer's people, signed in: `url` is the console's address with a single-use code in its fragment, to open once within 10 minutes (`POST /portal-sessions/exchange` turns it into a `whs_` session token). The session lasts `expiresIn` seconds from now (300 to 604800, default 3600). Its permissions: the `read` bundle when `readOnly`, else the `write` bundle, never `token:*`, `member:list` or `portal:write`; they must be within the calling token's (else 403). `eventTypes` limits the types it sees and may subscribe to; endpoints subscribed to others are read-only to it. `returnUrl`'s origin must be one of the stage's `consoleFrameAncestors` (else 400). Writes audit `portal_session.created`. Requires permission `portal:write`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        slug: {
+          type: "string",
+          pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$",
+          description: "Workspace slug",
+          example: "acme",
+        },
+        expiresIn: {
+          description: "Seconds the session lasts, counted from its creation (default 3600).",
+          type: "integer",
+          minimum: 300,
+          maximum: 604800,
+        },
+        readOnly: {
+          description: "A session that can only read (default false: it may also change endpoints, as a `write` token).",
+          type: "boolean",
+        },
+        eventTypes: {
+          description: "When given, the only catalogue types the session sees and may subscribe endpoints to; endpoints subscribed to any other type are read-only to it. Each must be in the catalogue.",
+          minItems: 1,
+          maxItems: 100,
+          type: "array",
+          items: { type: "string", minLength: 1, maxLength: 128 },
+        },
+        returnUrl: {
+          description: "Where the console offers to go back to when the session has expired: an https URL (http on loopback, locally) whose origin is one of the stage's `consoleFrameAncestors`.",
+          type: "string",
+          minLength: 1,
+          maxLength: 2048,
+        },
+      },
+      required: ["slug"],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: "Create a portal session",
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+    },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "list_portal_sessions",
+    title: "List portal sessions",
+    description: "Pages through the workspace portal sessions that have not expired, newest first (a page may hold fewer than `limit` with a `nextCursor`). Never shows a code or a token. Requires permission `portal:write`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        slug: {
+          type: "string",
+          pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$",
+          description: "Workspace slug",
+          example: "acme",
+        },
+        limit: {
+          description: "Page size; defaults to 50. Any integer is accepted and clamped into [1, 200]: below 1 reads as 1, above 200 as 200 (never an error).",
+          example: 50,
+          param: { schema: { type: "integer", default: 50 } },
+          type: "number",
+        },
+        cursor: {
+          description: "Opaque keyset position from a previous page; a cursor that does not decode gives an empty page.",
+          type: "string",
+          maxLength: 2048,
+        },
+      },
+      required: ["slug"],
+      additionalProperties: false,
+    },
+    annotations: { title: "List portal sessions", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "revoke_portal_session",
+    title: "Revoke a portal session",
+    description: "Ends a portal session: its link can no longer be opened, its token's changes are refused at once, and its reads once the authorizer cache (at most its TTL) expires. Writes audit `portal_session.revoked`. Requires permission `portal:write`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        slug: {
+          type: "string",
+          pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$",
+          description: "Workspace slug",
+          example: "acme",
+        },
+        sessionId: {
+          type: "string",
+          pattern: "^wps_[0-9A-HJKMNP-TV-Z]{26}$",
+          example: "wps_01JD2YE6F7G8H9J0K1M2N3P4QR",
+          description: "Portal session id",
+        },
+      },
+      required: ["slug", "sessionId"],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: "Revoke a portal session",
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: false,
+    },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "get_branding",
+    title: "Get branding",
+    description: "The workspace's branding in the console: its display name and accent colour (each absent when not set). Requires permission `webhook:read`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        slug: {
+          type: "string",
+          pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$",
+          description: "Workspace slug",
+          example: "acme",
+        },
+      },
+      required: ["slug"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Get branding", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "set_branding",
+    title: "Set branding",
+    description: "Replaces the workspace's branding (a field left out is cleared). `displayName`: at most 64 characters, not blank, no control characters or bidirectional overrides. `accentColor`: `#rrggbb` with a contrast of at least 4.5:1 (WCAG AA) against the console's background and with its buttons' white text; otherwise 400 naming the ratio found and needed. Writes audit `branding.updated`. Requires permission `portal:write`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        slug: {
+          type: "string",
+          pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$",
+          description: "Workspace slug",
+          example: "acme",
+        },
+        displayName: {
+          description: "At most 64 characters, not blank, no control characters or bidirectional overrides.",
+          example: "Acme Webhooks",
+          type: "string",
+          maxLength: 200,
+        },
+        accentColor: {
+          description: "`#rrggbb` whose contrast against the console's background and with the white text of its buttons is at least 4.5:1 (WCAG AA).",
+          example: "#1f5fbf",
+          type: "string",
+          maxLength: 16,
+        },
+      },
+      required: ["slug"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Set branding", readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     execution: { taskSupport: "forbidden" },
   },
 ];

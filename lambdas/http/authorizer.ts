@@ -14,6 +14,12 @@ interface AuthorizerContext {
   scopes: string;
   /** The token's name (for the audit entries of the request); absent when the token has none. */
   tokenName?: string;
+  /** `portal_session` for a portal session's token; absent for an API token. */
+  kind?: 'portal_session';
+  /** A portal session's event types, space-separated (type names hold no spaces); absent when unrestricted. */
+  eventTypes?: string;
+  /** When a portal session ends (ISO 8601): the handler compares it on every request, cached or not. */
+  expiresAt?: string;
 }
 
 /** Encodes a caller as authorizer context. */
@@ -23,6 +29,9 @@ function toAuthorizerContext(caller: Caller): AuthorizerContext {
     tokenId: caller.tokenId,
     scopes: caller.scopes.join(' '),
     ...(caller.tokenName ? { tokenName: caller.tokenName } : {}),
+    ...(caller.kind === 'portal_session' ? { kind: caller.kind } : {}),
+    ...(caller.eventTypes ? { eventTypes: caller.eventTypes.join(' ') } : {}),
+    ...(caller.expiresAt ? { expiresAt: caller.expiresAt } : {}),
   };
 }
 
@@ -35,6 +44,9 @@ export function fromAuthorizerContext(context: Record<string, unknown> | null | 
     tokenId: context.tokenId,
     scopes,
     ...(typeof context.tokenName === 'string' && context.tokenName !== '' ? { tokenName: context.tokenName } : {}),
+    ...(context.kind === 'portal_session' ? { kind: 'portal_session' as const } : {}),
+    ...(typeof context.eventTypes === 'string' ? { eventTypes: context.eventTypes.split(' ').filter(Boolean) } : {}),
+    ...(typeof context.expiresAt === 'string' && context.expiresAt !== '' ? { expiresAt: context.expiresAt } : {}),
   };
 }
 

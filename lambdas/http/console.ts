@@ -1,13 +1,14 @@
 /**
  * `/console` and `/console/{asset}` (docs/architecture.md#console): the web console, built at
  * synth into content-hashed files. The page is public (it holds no data); everything it shows
- * comes from the REST API with the user's token.
+ * comes from the REST API with the user's token. Only the origins of the stage's
+ * `consoleFrameAncestors` may frame it (docs/behaviour.md#the-embedded-console).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { CONSOLE_INDEX } from '../contract/deployment';
-import { PAGE_CSP, PAGE_SECURITY_HEADERS } from './page-security';
+import { framedPageHeaders, PAGE_CSP, PAGE_SECURITY_HEADERS } from './page-security';
 
-/** The console's Content-Security-Policy: the pages' one policy. */
+/** The console's Content-Security-Policy when no origin may frame it: the pages' one policy. */
 export const CONSOLE_CSP = PAGE_CSP;
 
 const ASSET = /^\/console\/(console-[A-Za-z0-9]+\.(js|css))$/;
@@ -21,8 +22,13 @@ const securityHeaders = PAGE_SECURITY_HEADERS;
 /**
  * Serves a console path, or null when the path is not one. The page is never cached (it names
  * the current assets); hashed assets are cached for a year, since a new build has new names.
+ * `frameAncestors` are the origins that may frame the page (none by default).
  */
-export function consoleResponse(path: string, read: ConsoleFileReader): APIGatewayProxyResult | null {
+export function consoleResponse(
+  path: string,
+  read: ConsoleFileReader,
+  frameAncestors: readonly string[] = [],
+): APIGatewayProxyResult | null {
   if (path === '/console' || path === '/console/') {
     const page = read(CONSOLE_INDEX);
     if (!page) return null;
@@ -33,8 +39,7 @@ export function consoleResponse(path: string, read: ConsoleFileReader): APIGatew
       headers: {
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-cache',
-        'content-security-policy': CONSOLE_CSP,
-        ...securityHeaders,
+        ...framedPageHeaders(frameAncestors),
       },
       body: html,
     };

@@ -1,7 +1,9 @@
 /**
  * The REST handler of an operation: middy middlewares (error → problem+json,
  * caller and workspace check, rate limit, permission, input parsing) around one
- * operation call. Every REST function is `restHandler(id, impl)`; nothing else.
+ * operation call. Every REST function is `restHandler(id, impl)`; nothing else. The caller
+ * depends on the route's kind (docs/architecture.md#route-kinds): a token route's workspace
+ * token, an `iam` route's verified IAM principal, a `public` route's client address.
  */
 import middy from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -12,7 +14,9 @@ import type { OperationId } from '../contract/operations';
 import type { OperationRoute } from '../contract/routes';
 import { OPERATION_ROUTES } from '../generated/contract';
 import { authorize, confirmCaller, parseOperationInput } from '../operations/access';
-import type { Caller, OperationImpl, SurfaceRuntime } from '../operations/context';
+import type { Caller, SurfaceRuntime } from '../operations/context';
+import type { AnyCaller, AnyOperationImpl, PlatformCaller, PublicCaller } from '../operations/platform-context';
+import { chargeRateLimit } from '../operations/rate-limiter';
 import { fromAuthorizerContext } from './authorizer';
 import { idempotency, type IdempotencyRequestContext } from './idempotency';
 import { operationResponse, problemResponse } from './responses';
@@ -21,6 +25,8 @@ type RestRequest = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Er
 
 interface RestContext extends Context, IdempotencyRequestContext {
   caller?: Caller;
+  /** The caller of an `iam` or `public` route (never idempotent: the idempotency middleware keys on a token). */
+  routeCaller?: PlatformCaller | PublicCaller;
   input?: { params: unknown; query: unknown; body: unknown };
 }
 
@@ -60,10 +66,40 @@ function problemErrors(logger: Logger): middy.MiddlewareObj<APIGatewayProxyEvent
   };
 }
 
+/** What API Gateway tells of the caller of an `iam` or `public` route (the local front fills in the same). */
+interface RequestIdentity {
+  readonly userArn?: string | null;
+  readonly sourceIp?: string | null;
+}
+
+function identityOf(event: APIGatewayProxyEvent): RequestIdentity {
+  return event.requestContext?.identity ?? {};
+}
+
 /**
- * Middleware: caller from the authorizer (re-checked uncached for a mutating route, so a revoked
- * token never changes anything: docs/architecture.md#authorizer), slug ↔ token workspace (404,
- * no oracle), rate limit, permission.
+ * The caller of an `iam` route: the principal API Gateway verified (`AWS_IAM`), charged in the
+ * route's bucket by its ARN. No permission or workspace check: the stage's resource policy already
+ * allowed the principal (docs/architecture.md#route-kinds).
+ */
+async function platformCaller(def: OperationRoute, runtime: SurfaceRuntime, event: APIGatewayProxyEvent): Promise<PlatformCaller> {
+  const principalArn = identityOf(event).userArn;
+  if (!principalArn) throw new AppError('Forbidden', 'Sign the request with AWS Signature Version 4 (service execute-api)');
+  await chargeRateLimit(runtime.rateLimiter, def.rateLimit, principalArn);
+  return { principalArn };
+}
+
+/** The caller of a `public` route: its address, the key of its rate-limit bucket. */
+async function publicCaller(def: OperationRoute, runtime: SurfaceRuntime, event: APIGatewayProxyEvent): Promise<PublicCaller> {
+  const clientAddress = identityOf(event).sourceIp ?? 'unknown';
+  await chargeRateLimit(runtime.rateLimiter, def.rateLimit, `ip:${clientAddress}`);
+  return { clientAddress };
+}
+
+/**
+ * Middleware: the caller as the route's kind has it. A token route's comes from the authorizer
+ * (re-checked uncached for a mutating route, so a revoked token never changes anything:
+ * docs/architecture.md#authorizer), then slug ↔ token workspace (404, no oracle), rate limit,
+ * permission.
  */
 function guard(
   def: OperationRoute,
@@ -71,6 +107,14 @@ function guard(
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, RestContext> {
   return {
     before: async (request: RestRequest) => {
+      if (def.auth === 'iam') {
+        request.context.routeCaller = await platformCaller(def, runtime(), request.event);
+        return;
+      }
+      if (def.auth === 'public') {
+        request.context.routeCaller = await publicCaller(def, runtime(), request.event);
+        return;
+      }
       let caller = fromAuthorizerContext(request.event.requestContext?.authorizer);
       if (!caller) throw new AppError('Unauthorized', 'Send a workspace API token as `Authorization: Bearer <token>`');
       // Reads keep the authorizer's cache window; every other method pays one consistent read.
@@ -105,7 +149,7 @@ export interface RestHandlerOptions {
 }
 
 /** The Lambda handler of one contract operation. */
-export function restHandler<K extends OperationId>(operationId: K, impl: OperationImpl<K>, options: RestHandlerOptions) {
+export function restHandler<K extends OperationId>(operationId: K, impl: AnyOperationImpl<K>, options: RestHandlerOptions) {
   const def: OperationRoute | undefined = OPERATION_ROUTES.find((o) => o.operationId === operationId);
   if (!def) throw new Error(`Unknown operation ${operationId}`);
   const { runtime, logger } = options;
@@ -118,10 +162,12 @@ export function restHandler<K extends OperationId>(operationId: K, impl: Operati
       // After the checks and the parsing: a refused or invalid request never claims a key.
       .use(idempotency(def, runtime, logger))
       .handler(async (event, context) => {
-        const { caller, input } = context;
+        const { input } = context;
+        const caller = context.routeCaller ?? context.caller;
         if (!caller || !input) throw new AppError('InternalError', 'request was not prepared');
-        // The parsed input matches operation K's schemas by construction.
-        const result = await impl(runtime().deps, caller, input as Parameters<OperationImpl<K>>[2]);
+        // The parsed input matches operation K's schemas, and the caller its route kind, by construction.
+        const run = impl as (deps: unknown, caller: AnyCaller, input: unknown) => Promise<unknown>;
+        const result = await run(runtime().deps, caller, input);
         // A dry run (docs/behaviour.md#recovery-jobs) answers its own status: nothing was changed.
         const status =
           def.dryRunStatus && (input.body as { dryRun?: unknown } | undefined)?.dryRun === true ? def.dryRunStatus : def.successStatus;

@@ -9,7 +9,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, isAppError, toProblem } from '../contract/errors';
-import type { OperationId } from '../contract/operations';
+import type { TokenOperationId } from '../contract/operations';
 import { NO_BODY } from '../contract/input-validation';
 import { fitPage } from '../contract/pagination';
 import type { OperationRoute } from '../contract/routes';
@@ -82,7 +82,7 @@ async function callTool(
     await authorize(runtime, def, caller, (raw.params as { slug?: string }).slug);
     const parsed = parseOperationInput({ input: { ...def.input, body: def.input.body ?? NO_BODY } }, raw);
     const input = def.input.body ? parsed : { ...parsed, body: undefined };
-    const impl = IMPLEMENTATIONS[def.operationId] as OperationImpl<OperationId>;
+    const impl = IMPLEMENTATIONS[def.operationId as TokenOperationId] as OperationImpl<TokenOperationId>;
     const result = (await impl(runtime.deps, caller, input as never)) as unknown;
     const structured =
       result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { done: true };
@@ -92,7 +92,7 @@ async function callTool(
     const appError = isAppError(error)
       ? error
       : new AppError('InternalError', `Something went wrong on our side. Quote trace id ${traceId} to support.`);
-    const problem = toProblem(appError, traceId, def.mcpTool);
+    const problem = toProblem(appError, traceId, def.mcpTool ?? def.operationId);
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }], structuredContent: problem };
   }
 }
@@ -100,7 +100,12 @@ async function callTool(
 /** A server with every tool, for one authenticated caller (stateless: one per request). */
 export function createMcpServer(runtime: SurfaceRuntime, caller: Caller, traceId: string): Server {
   const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
-  const byTool = new Map((OPERATION_ROUTES as readonly OperationRoute[]).map((def) => [def.mcpTool, def]));
+  // Only token routes are tools (docs/architecture.md#route-kinds): the platform API and public routes are not.
+  const byTool = new Map(
+    (OPERATION_ROUTES as readonly OperationRoute[]).flatMap((def) =>
+      def.auth === 'token' && def.mcpTool ? [[def.mcpTool, def] as const] : [],
+    ),
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...MCP_TOOLS] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const def = byTool.get(request.params.name);

@@ -1,6 +1,7 @@
 /**
  * The checks every surface applies before an operation, in one place: the
- * bearer token must be known (401), then {@link authorize}: the slug must be the
+ * bearer token (an API token or a portal session's) must be known and, for a session, unexpired
+ * (401), then {@link authorize}: the session still unexpired (401), the slug must be the
  * token's workspace (404, no existence oracle), the token's rate limit (429) and
  * the operation's permission (403). REST and MCP both call these.
  */
@@ -11,17 +12,38 @@ import { permissionsOf } from '../contract/permissions';
 import { bearerToken, hashApiToken } from '../domain/api-tokens';
 import { findTokenByHash } from '../store/api-tokens';
 import type { TableContext } from '../store/client';
-import type { Caller, SurfaceRuntime } from './context';
+import type { Caller, OperationDeps, SurfaceRuntime } from './context';
 import { chargeRateLimit } from './rate-limiter';
 
-/** Resolves an `Authorization` header to its caller by the token's hash, or null (401). */
-export async function resolveCaller(table: TableContext, authorization: string | undefined | null): Promise<Caller | null> {
+/** True when a caller's session has ended at `now` (an API token never does). */
+export function callerExpired(caller: Pick<Caller, 'expiresAt'>, now: Date): boolean {
+  return caller.expiresAt !== undefined && !(Date.parse(caller.expiresAt) > now.getTime());
+}
+
+/**
+ * Resolves an `Authorization` header to its caller by the token's hash (an API token or a portal
+ * session's), or null (401): unknown, revoked, or a session that has ended at `now`.
+ */
+export async function resolveCaller(
+  table: TableContext,
+  authorization: string | undefined | null,
+  now: Date = new Date(),
+): Promise<Caller | null> {
   const token = bearerToken(authorization);
   if (!token) return null;
   const identity = await findTokenByHash(table, hashApiToken(token));
   if (!identity) return null;
-  const { workspace, tokenId, scopes, name } = identity;
-  return { workspace, tokenId, scopes, ...(name === null ? {} : { tokenName: name }) };
+  const { workspace, tokenId, scopes, name, kind, eventTypes, expiresAt } = identity;
+  const caller: Caller = {
+    workspace,
+    tokenId,
+    scopes,
+    ...(name === null ? {} : { tokenName: name }),
+    ...(kind === 'token' ? {} : { kind }),
+    ...(eventTypes === null ? {} : { eventTypes }),
+    ...(expiresAt === null ? {} : { expiresAt }),
+  };
+  return callerExpired(caller, now) ? null : caller;
 }
 
 /**
@@ -31,25 +53,32 @@ export async function resolveCaller(table: TableContext, authorization: string |
  * lookup, uncached) gives the current caller; null (401) when the token is gone or resolves to
  * another identity than the cached one.
  */
-export async function confirmCaller(table: TableContext, authorization: string | undefined | null, cached: Caller): Promise<Caller | null> {
-  const current = await resolveCaller(table, authorization);
+export async function confirmCaller(
+  table: TableContext,
+  authorization: string | undefined | null,
+  cached: Caller,
+  now: Date = new Date(),
+): Promise<Caller | null> {
+  const current = await resolveCaller(table, authorization, now);
   if (!current || current.tokenId !== cached.tokenId || current.workspace !== cached.workspace) return null;
   return current;
 }
 
 /**
  * Lets `caller` run operation `def` on workspace `slug`, or throws, in the order of
- * docs/behaviour.md#check-order: WorkspaceNotFound (404) unless `slug` is the caller's workspace
+ * docs/behaviour.md#check-order: Unauthorized (401) when the caller is a portal session that has
+ * ended (an authorizer decision cached before its end must not outlive it), then WorkspaceNotFound (404) unless `slug` is the caller's workspace
  * (unknown and foreign look alike), then one hit in the operation's rate-limit bucket (429
  * RateLimited, charged even when the permission then refuses), then Forbidden (403) unless the
  * caller's scopes grant the operation's permission.
  */
 export async function authorize(
-  runtime: Pick<SurfaceRuntime, 'rateLimiter'>,
+  runtime: Pick<SurfaceRuntime, 'rateLimiter'> & { readonly deps?: Pick<OperationDeps, 'now'> },
   def: Pick<OperationRoute, 'permission' | 'rateLimit'>,
   caller: Caller,
   slug: string | undefined,
 ): Promise<void> {
+  if (callerExpired(caller, runtime.deps?.now() ?? new Date())) throw new AppError('Unauthorized', 'This portal session has expired');
   if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);
   await chargeRateLimit(runtime.rateLimiter, def.rateLimit, caller.tokenId);
   if (def.permission && !permissionsOf(caller.scopes).has(def.permission)) {

@@ -48,6 +48,20 @@ export interface OperationDeps {
    * refusals. @default none recorded
    */
   readonly metrics?: MetricsRecorder;
+  /**
+   * Where portal links lead (docs/behaviour.md#portal-sessions): the console's address and the
+   * stage's `consoleFrameAncestors`, the origins a session's `returnUrl` may lead to.
+   * @default none: creating a portal session then fails (a deployment fault)
+   */
+  readonly portal?: PortalSettings;
+}
+
+/** Where portal links lead: from `CONSOLE_URL` and `CONSOLE_FRAME_ANCESTORS`. */
+export interface PortalSettings {
+  /** The console's address; a link is it with `#portal=<code>`. */
+  readonly consoleUrl: string | null;
+  /** Origins a `returnUrl` may have (loopback ones too where `urlPolicy.allowLoopback`). */
+  readonly frameAncestors: readonly string[];
 }
 
 /** What a request surface (a REST function, the MCP function) runs with: the operations' adapters and the rate limiter. */
@@ -59,14 +73,26 @@ export interface SurfaceRuntime {
 /** The authenticated caller, from the authorizer's context. */
 export interface Caller {
   readonly workspace: string;
+  /** The API token's id, or the portal session's (`wps_…`): what rate limits and idempotency keys are counted against. */
   readonly tokenId: string;
+  /** The token's scopes; a portal session's permissions. */
   readonly scopes: readonly string[];
   /** The token's name, as its hash item holds it: kept on the audit entries the caller makes. */
   readonly tokenName?: string;
+  /** `portal_session` for a portal session's token (docs/behaviour.md#portal-sessions). @default 'token' */
+  readonly kind?: 'token' | 'portal_session';
+  /**
+   * A portal session's event types: the only ones it sees in the catalogue and may subscribe to;
+   * endpoints subscribed to others are read-only to it. Absent: unrestricted.
+   */
+  readonly eventTypes?: readonly string[];
+  /** When a portal session ends (ISO 8601): checked on every request, whatever the authorizer cached. Absent: never. */
+  readonly expiresAt?: string;
 }
 
-/** The caller as the actor of an audited change: its token, with the token's name when known. */
+/** The caller as the actor of an audited change: its token (with the token's name when known), or its portal session. */
 export function callerActor(caller: Caller): AuditActor {
+  if (caller.kind === 'portal_session') return { kind: 'portal_session', id: caller.tokenId };
   return { kind: 'token', id: caller.tokenId, ...(caller.tokenName ? { name: caller.tokenName } : {}) };
 }
 

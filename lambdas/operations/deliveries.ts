@@ -11,6 +11,7 @@ import { listDeliveriesOfEndpoint } from '../store/delivery-log';
 import { getEndpointRecord, liveEndpointIds, type EndpointRecord } from '../store/endpoints';
 import type { AuditInput } from '../store/audit';
 import { chargeWorkspaceQuota } from './rate-limiter';
+import { assertMayChangeEndpoint } from './portal-scope';
 
 async function endpointOf(deps: OperationDeps, caller: Caller, endpointId: string): Promise<EndpointRecord> {
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, endpointId);
@@ -100,6 +101,7 @@ export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = asy
   }
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, source.endpointId);
   if (!endpoint) throw new AppError('EndpointNotFound', `The endpoint ${source.endpointId} of this delivery no longer exists`);
+  assertMayChangeEndpoint(caller, endpoint);
   if (!endpoint.enabled)
     throw new AppError(
       'EndpointDisabled',
@@ -118,6 +120,7 @@ export const replayWebhookDelivery: OperationImpl<'replayWebhookDelivery'> = asy
 /** POST .../webhooks/{endpointId}/test-event: a synthetic `webhook.test_event` to this endpoint only, within the workspace's test-send quota (docs/behaviour.md#rate-limits). */
 export const sendWebhookTestEvent: OperationImpl<'sendWebhookTestEvent'> = async (deps, caller, { params }) => {
   const endpoint = await endpointOf(deps, caller, params.endpointId);
+  assertMayChangeEndpoint(caller, endpoint);
   if (!endpoint.enabled)
     throw new AppError('EndpointDisabled', `Endpoint ${endpoint.endpointId} is disabled; re-enable it before sending a test event`);
   await chargeWorkspaceQuota(deps, 'workspace_test_send', caller.workspace);

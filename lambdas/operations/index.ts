@@ -3,7 +3,7 @@
  * makes a contract operation without an implementation a compile error; the
  * MCP server (one function) uses the whole map, REST functions import one each.
  */
-import type { OperationId } from '../contract/operations';
+import type { TokenOperationId } from '../contract/operations';
 import type { OperationImpl } from './context';
 import { createApiToken, listApiTokens, revokeApiToken } from './api-tokens';
 import {
@@ -21,9 +21,10 @@ import { cancelJob, getJob, recoverWebhookDeliveries } from './recovery';
 import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, listNotifications } from './workspace';
 import { listJobs } from './jobs';
 import { ackNotification } from './notifications';
+import { createPortalSession, getBranding, listPortalSessions, revokePortalSession, setBranding } from './portal-sessions';
 
-/** The implementation of every operation. */
-export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } = {
+/** The implementation of every token route (the other kinds' functions import theirs: they are no MCP tool). */
+export const IMPLEMENTATIONS: { readonly [K in TokenOperationId]: OperationImpl<K> } = {
   listWebhooks,
   createWebhook,
   getWebhook,
@@ -51,4 +52,9 @@ export const IMPLEMENTATIONS: { readonly [K in OperationId]: OperationImpl<K> } 
   listJobs,
   ackNotification,
   testWebhookFilter,
+  createPortalSession,
+  listPortalSessions,
+  revokePortalSession,
+  getBranding,
+  setBranding,
 };

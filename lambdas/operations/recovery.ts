@@ -11,6 +11,7 @@ import { callerActor } from './context';
 import { getEndpointRecord } from '../store/endpoints';
 import { countMatches, createRecoveryJob, finishJob, getJobRecord, runningRecoveryOf, toJobWire } from '../store/recovery-jobs';
 import type { JobRecord } from '../domain/recovery';
+import { assertMayChangeEndpoint } from './portal-scope';
 
 async function jobOf(deps: OperationDeps, workspace: string, jobId: string): Promise<JobRecord> {
   const job = await getJobRecord(deps.table, jobId);
@@ -32,6 +33,7 @@ function jobsPerWorkspace(deps: OperationDeps): number {
 export const recoverWebhookDeliveries: OperationImpl<'recoverWebhookDeliveries'> = async (deps, caller, { params, body }) => {
   const endpoint = await getEndpointRecord(deps.table, caller.workspace, params.endpointId);
   if (!endpoint) throw new AppError('EndpointNotFound', `No webhook endpoint ${params.endpointId} in workspace ${caller.workspace}`);
+  assertMayChangeEndpoint(caller, endpoint);
   if (!endpoint.enabled)
     throw new AppError(
       'EndpointDisabled',

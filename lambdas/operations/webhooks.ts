@@ -26,6 +26,7 @@ import {
 import type { Caller, OperationDeps, OperationImpl } from './context';
 import { callerActor } from './context';
 import { NO_HEALTH, withHealth } from './health';
+import { assertMayChangeEndpoint, assertMaySubscribe } from './portal-scope';
 import { workspaceLimitsOf } from './rate-limiter';
 
 /** The endpoint as this caller may see it: the full URL needs write scope, anyone else sees it redacted. */
@@ -73,6 +74,7 @@ export const listWebhooks: OperationImpl<'listWebhooks'> = async (deps, caller, 
 export const createWebhook: OperationImpl<'createWebhook'> = async (deps, caller, { body }) => {
   const url = validUrl(deps, body.url);
   const eventTypes = knownEventTypes(deps, body.eventTypes);
+  assertMaySubscribe(caller, eventTypes);
   const now = deps.now();
   const record: EndpointRecord = {
     endpointId: newId('whe', now),
@@ -117,9 +119,13 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
   if (body.eventTypes !== undefined) changes.eventTypes = knownEventTypes(deps, body.eventTypes);
   if (body.description !== undefined) changes.description = body.description;
   if (body.enabled !== undefined) changes.enabled = body.enabled;
+  // A portal session limited to some types changes only endpoints within them, and keeps them there.
+  const existing = caller.eventTypes || changes.url === undefined ? await mustGet(deps, caller.workspace, params.endpointId) : null;
+  if (existing) assertMayChangeEndpoint(caller, existing);
+  if (changes.eventTypes) assertMaySubscribe(caller, changes.eventTypes);
   const now = deps.now();
   // The event names the endpoint's URL as it is after the change: the one sent, else the stored one.
-  const url = changes.url ?? (await mustGet(deps, caller.workspace, params.endpointId)).url;
+  const url = changes.url ?? existing!.url;
   const updated = await updateEndpoint(deps.table, caller.workspace, params.endpointId, changes, now, {
     action: 'webhook.updated',
     actor: callerActor(caller),
@@ -137,6 +143,7 @@ export const updateWebhook: OperationImpl<'updateWebhook'> = async (deps, caller
  */
 export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller, { params }) => {
   const existing = await getEndpointRecord(deps.table, caller.workspace, params.endpointId);
+  if (existing) assertMayChangeEndpoint(caller, existing);
   const now = deps.now();
   const purge = { jobId: newId('whj', now) };
   const deleted = await deleteEndpoint(
@@ -163,6 +170,7 @@ export const deleteWebhook: OperationImpl<'deleteWebhook'> = async (deps, caller
 /** POST .../rotate-secret: the new secret, shown once. */
 export const rotateWebhookSecret: OperationImpl<'rotateWebhookSecret'> = async (deps, caller, { params }) => {
   const record = await mustGet(deps, caller.workspace, params.endpointId);
+  assertMayChangeEndpoint(caller, record);
   const now = deps.now();
   const secret = mintSecret();
   const rotated = rotateSecrets(record.secrets, await deps.secretSealer.seal(secret), now);

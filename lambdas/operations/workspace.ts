@@ -11,6 +11,7 @@ import { listNotifications as readNotifications } from '../store/notifications';
 import { countMembers, getWorkspace, listMembers as readMembers } from '../store/workspaces';
 import type { OperationImpl } from './context';
 import { deliveries24h } from './health';
+import { visibleEventTypes } from './portal-scope';
 
 /** GET /workspaces/{slug}/overview */
 export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async (deps, caller) => {
@@ -55,4 +56,6 @@ export const listNotifications: OperationImpl<'listNotifications'> = (deps, call
   );
 
 /** GET /workspaces/{slug}/event-types */
-export const listEventTypes: OperationImpl<'listEventTypes'> = async (deps) => ({ items: [...deps.eventTypes.types] });
+export const listEventTypes: OperationImpl<'listEventTypes'> = async (deps, caller) => ({
+  items: visibleEventTypes(caller, deps.eventTypes.types),
+});

@@ -1,6 +1,7 @@
 /**
  * API tokens: a hash item (the authorizer's lookup, strongly consistent on the
- * table) and a listing item under the workspace, written and deleted together.
+ * table) and a listing item under the workspace, written and deleted together. A portal session's
+ * token has a hash item of the same key (lambdas/store/portal-sessions.ts), so one lookup resolves both.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiToken } from '../contract/schemas';
@@ -21,6 +22,12 @@ export interface TokenIdentity {
   readonly scopes: string[];
   /** The token's name (audit entries keep it beside the token id); null for a token whose hash item carries none. */
   readonly name: string | null;
+  /** `portal_session` for a portal session's token (lambdas/store/portal-sessions.ts), else an API token. */
+  readonly kind: 'token' | 'portal_session';
+  /** A portal session's event types; null when unrestricted (and for API tokens). */
+  readonly eventTypes: string[] | null;
+  /** When a portal session's token stops working; null for API tokens, which do not expire. */
+  readonly expiresAt: string | null;
 }
 
 /**
@@ -67,7 +74,16 @@ export async function putApiToken(
 
 /** A token-hash item as the identity it resolves to, each attribute checked (absent scopes: none; absent name: null). */
 function tokenIdentityFromItem(item: Item): TokenIdentity {
-  return { tokenId: str(item, 'tokenId'), workspace: str(item, 'workspace'), scopes: strList(item, 'scopes'), name: optStr(item, 'name') };
+  const session = item.kind === 'portal_session';
+  return {
+    tokenId: str(item, 'tokenId'),
+    workspace: str(item, 'workspace'),
+    scopes: strList(item, 'scopes'),
+    name: optStr(item, 'name'),
+    kind: session ? 'portal_session' : 'token',
+    eventTypes: session && item.eventTypes !== null && item.eventTypes !== undefined ? strList(item, 'eventTypes') : null,
+    expiresAt: session ? str(item, 'expiresAt') : null,
+  };
 }
 
 /** A token item as its wire form (the hash left out), each attribute checked. */

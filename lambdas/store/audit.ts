@@ -35,7 +35,7 @@ export interface AuditInput {
 const SYSTEM = 'system';
 
 /** The kinds of actor the service writes today. */
-const WRITTEN_ACTOR_KINDS = ['token', 'system'] as const satisfies readonly AuditActor['kind'][];
+const WRITTEN_ACTOR_KINDS = ['token', 'portal_session', 'system'] as const satisfies readonly AuditActor['kind'][];
 
 /** An actor as items keep it: given by its id alone, `system` or a token id (its name unknown); else as it is. */
 export function auditActor(actor: AuditActor | string): AuditActor {

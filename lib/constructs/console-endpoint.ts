@@ -3,6 +3,7 @@
  * at synth into content-hashed files plus `index.html` (lib/console/console-bundle.ts), shipped
  * inside the console function's bundle (`$LAMBDA_TASK_ROOT/console/`). No authorizer: the page
  * holds no data; everything it shows comes from the authorized REST routes with the user's token.
+ * The function is told which origins may frame the page (docs/behaviour.md#the-embedded-console).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,9 @@ import { join } from 'node:path';
 import { Stack, Validations } from 'aws-cdk-lib';
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import { ENV } from '#lambdas/contract/deployment';
 import { writeConsoleBundle, type ConsoleBundle } from '../console/console-bundle';
+import { DEFAULT_CONFIG } from '../config';
 import { functionEntry, ServiceFunction, type LogProps } from './service-function';
 
 /** The public paths served by the console function. */
@@ -26,6 +29,11 @@ const OPERATION_NAMES: Readonly<Record<(typeof CONSOLE_PATHS)[number], string>> 
 export interface ConsoleEndpointProps extends LogProps {
   /** The API the routes are added to (the console is same-origin with it). */
   readonly api: RestApi;
+  /**
+   * Origins whose pages may frame the console (the stage setting `consoleFrameAncestors`), handed
+   * to the function as `CONSOLE_FRAME_ANCESTORS`. @default DEFAULT_CONFIG.consoleFrameAncestors (none)
+   */
+  readonly frameAncestors?: readonly string[];
 }
 
 /** The console function and its two unauthenticated GET routes. */
@@ -47,12 +55,15 @@ export class ConsoleEndpoint extends Construct {
     // As in DocsEndpoint: NodejsFunction bundles synchronously while it is constructed,
     // so the built folder is only needed until then. When bundling is skipped nothing would
     // copy it, so the console is not built (the template is the same either way).
+    const frameAncestors = props.frameAncestors ?? DEFAULT_CONFIG.consoleFrameAncestors;
     const consoleDir = mkdtempSync(join(tmpdir(), 'webhooks-console-'));
     try {
       if (Stack.of(this).bundlingRequired) this.bundle = writeConsoleBundle(consoleDir);
       this.handler = new ServiceFunction(this, 'Function', {
         entry: functionEntry('serve-console'),
         description: 'Serves the web console at /console and its hashed assets',
+        // Unset when none: the function then answers frame-ancestors 'none'.
+        ...(frameAncestors.length > 0 ? { environment: { [ENV.CONSOLE_FRAME_ANCESTORS]: JSON.stringify(frameAncestors) } } : {}),
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
         // mkdtemp makes the folder private (0700); Lambda's runtime user must be able to read it.

@@ -86,6 +86,31 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   ackNotification: access([GET, PUT, UPDATE]),
   // A filter evaluated against the payload sent: nothing read or written.
   testWebhookFilter: access([]),
+  // The session and its link's code put with the audit entry in one transaction.
+  createPortalSession: access([PUT]),
+  // The workspace's sessions (a Query of its partition), the expired ones filtered out.
+  listPortalSessions: access([], ['table']),
+  // The session read, then deleted with its code, its token's hash and the audit entry in one transaction.
+  revokePortalSession: access([GET, PUT, DELETE]),
+  // The code and its session read; the code deleted, the session updated and the token's hash put in
+  // one transaction; the branding read for the answer.
+  exchangePortalSession: access([GET, PUT, UPDATE, DELETE]),
+  getBranding: access([GET]),
+  // The branding item replaced with its audit entry in one transaction.
+  setBranding: access([PUT]),
+  // The platform API (docs/api.md#platform-api). The workspace, its owner and its audit entry in one
+  // transaction; on a taken slug, the workspace read to say why.
+  platformCreateWorkspace: access([GET, PUT]),
+  // The workspace registry (gsi1 projects whole workspace items).
+  platformListWorkspaces: access([], ['gsi1']),
+  platformGetWorkspace: access([GET]),
+  // The conditional rename, then its audit entry; on a refused condition, the workspace read to say why.
+  platformUpdateWorkspace: access([GET, PUT, UPDATE]),
+  // The erasure's start (lambdas/operations/workspace-erasure.ts): the workspace marked, the job record written.
+  platformDeleteWorkspace: access([GET, PUT, UPDATE]),
+  platformGetJob: access([GET]),
+  // As createApiToken: the token, its hash item and the workspace's token count (counted by a Query when missing).
+  platformCreateApiToken: access([GET, PUT, UPDATE], ['table']),
 };
 
 /** The idempotency record an `idempotent` operation claims (Put), reads (Get), completes (Update) or releases (Delete). */

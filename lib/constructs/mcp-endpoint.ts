@@ -14,7 +14,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, HttpMethod, InvokeMode, type CfnFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import { TOKEN_OPERATIONS } from '#lambdas/contract/operations';
 import { MCP_CORS } from '#lambdas/contract/deployment';
 import type { Quota, RateLimitBucket } from '#lambdas/contract/rate-limits';
 import type { WorkspaceLimits } from '#lambdas/contract/limits';
@@ -74,7 +74,8 @@ export class McpEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: McpEndpointProps) {
     super(scope, id);
-    const operations = OPERATIONS as readonly OperationDef[];
+    // Only token routes are tools (docs/architecture.md#route-kinds).
+    const operations = TOKEN_OPERATIONS;
 
     // Every tool runs an operation: the union of what they use, from the contract.
     const resources = bindOperationResources(resourcesUsedBy(operations), props, 'An MCP tool', 'McpEndpoint');

@@ -22,7 +22,7 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '#lambdas/contract/deployment';
-import { kebab, OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import { kebab, OPERATIONS, routeKind, type OperationDef } from '#lambdas/contract/operations';
 import type { Quota, RateLimitBucket } from '#lambdas/contract/rate-limits';
 import type { WorkspaceLimits } from '#lambdas/contract/limits';
 import { ConsoleEndpoint } from './console-endpoint';
@@ -156,9 +156,10 @@ export class ServiceApi extends Construct {
       // Least privilege: the item actions and indexes the operation's code uses
       // (lib/constructs/function-access.ts); a read bumps only its own bucket's counters.
       grantOperationTableAccess(props.table, fn.role, [def], def.rateLimit);
-      // A request other than GET re-checks its caller by the token's hash (docs/architecture.md#authorizer):
-      // an operation that reads no item of its own gets that lookup alone.
-      if (def.method !== 'GET' && !operationsTableAccess([def]).actions.includes('dynamodb:GetItem')) props.table.grantTokenLookup(fn.role);
+      // A token route's request other than GET re-checks its caller by the token's hash (docs/architecture.md#authorizer):
+      // an operation that reads no item of its own gets that lookup alone. Other kinds carry no token.
+      if (routeKind(def) === 'token' && def.method !== 'GET' && !operationsTableAccess([def]).actions.includes('dynamodb:GetItem'))
+        props.table.grantTokenLookup(fn.role);
       functions.set(def.operationId, fn);
       methods.set(def.operationId, this.addOperationMethod(def, fn));
     }
@@ -195,11 +196,17 @@ export class ServiceApi extends Construct {
   }
 
   private addOperationMethod(def: OperationDef, fn: ServiceFunction): Method {
+    // By the route's kind (docs/architecture.md#route-kinds): the TOKEN authorizer, API Gateway's own
+    // SigV4 check (the resource policy then names who may call), or nothing.
+    const kind = routeKind(def);
+    const auth =
+      kind === 'token'
+        ? { authorizationType: AuthorizationType.CUSTOM, authorizer: this.authorizer }
+        : { authorizationType: kind === 'iam' ? AuthorizationType.IAM : AuthorizationType.NONE };
     // allowTestInvoke false: the console's test-invoke skips the authorizer; no permission for it.
     return this.api.root.resourceForPath(def.path).addMethod(def.method, new LambdaIntegration(fn.function, { allowTestInvoke: false }), {
       operationName: def.operationId,
-      authorizationType: AuthorizationType.CUSTOM,
-      authorizer: this.authorizer,
+      ...auth,
     });
   }
 }

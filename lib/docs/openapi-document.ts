@@ -28,7 +28,7 @@ import { PAGE_LIMIT } from '#lambdas/contract/pagination';
 import { MAX_RETRIES, RETRY_DELAY_SECONDS, retryDelaySeconds } from '#lambdas/domain/backoff';
 import { signatureHeader } from '#lambdas/domain/signing';
 import { type EventTypeInfo } from '#lambdas/contract/events';
-import { OPERATIONS, declaredErrors, type OperationDef } from '#lambdas/contract/operations';
+import { OPERATIONS, declaredErrors, routeKind, type OperationDef } from '#lambdas/contract/operations';
 import { workspaceLimitRefusal } from '#lambdas/contract/rate-limits';
 import { DeliveryIdSchema } from '#lambdas/contract/schemas';
 import {
@@ -54,7 +54,23 @@ export interface OpenApiOptions {
 }
 
 /** Names of the security schemes the document defines. */
-const SECURITY_SCHEMES = { bearer: 'bearerAuth', webhookSignature: 'webhookSignature' } as const;
+const SECURITY_SCHEMES = { bearer: 'bearerAuth', sigv4: 'sigv4', webhookSignature: 'webhookSignature' } as const;
+
+/** The tag of the platform API's (`iam`) routes: the OpenAPI tag they are listed under. */
+const PLATFORM_TAG = 'Platform';
+
+/** What an operation's description ends with: who may call it, its bucket, its MCP tool. */
+function callerNote(def: OperationDef): string {
+  const bucket = `Rate-limit bucket \`${def.rateLimit}\``;
+  switch (routeKind(def)) {
+    case 'iam':
+      return `Platform API: a request signed with AWS Signature Version 4 (service \`execute-api\`) by an IAM principal the stage allows (\`platformPrincipals\`); any other is 403. ${bucket}, per principal. Not an MCP tool.`;
+    case 'public':
+      return `Public: no credential. ${bucket}, per client address. Not an MCP tool.`;
+    default:
+      return `${def.permission ? `Requires permission \`${def.permission}\`.` : 'Any token of the workspace may call it.'} ${bucket}. MCP tool \`${def.mcpTool ?? ''}\`.`;
+  }
+}
 
 /**
  * The values the webhook examples are signed with, so a receiver can check its
@@ -117,6 +133,10 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
   TokenNotFound: { detail: 'No API token tok_01JD2YA1B2C3D4E5F6G7H8J9KM in workspace acme' },
   JobNotFound: { detail: 'No job whj_01JD2YC5D6E7F8G9H0J1K2M3NP in workspace acme' },
   NotificationNotFound: { detail: 'No notification ntf_01JD2YD5E6F7G8H9J0K1M2N3PQ in workspace acme' },
+  PortalSessionNotFound: { detail: 'No portal session wps_01JD2YE6F7G8H9J0K1M2N3P4QR in workspace acme' },
+  PortalLinkInvalid: {
+    detail: 'This portal link cannot be opened: links work once, for ten minutes. Ask for a new one where you found it.',
+  },
   RouteNotFound: { detail: 'No route GET /workspaces/acme/nope' },
   MethodNotAllowed: { detail: 'Method PUT is not allowed here' },
   EndpointDisabled: { detail: 'Endpoint whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC is disabled; re-enable it (PATCH enabled: true) before replaying' },
@@ -491,6 +511,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
     scheme: 'bearer',
     description: 'A workspace API token: `Authorization: Bearer <token>`. Cookies are not accepted.',
   });
+  const sigv4 = registry.registerComponent('securitySchemes', SECURITY_SCHEMES.sigv4, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description:
+      "AWS Signature Version 4 (service `execute-api`, the stack's region), as the AWS SDK signs (`@smithy/signature-v4`): the platform API, for the platform's own backend. Only the IAM principals of the stage setting `platformPrincipals` are allowed; the signature covers the body (`x-amz-content-sha256`, never `UNSIGNED-PAYLOAD`) and is valid for 15 minutes.",
+  });
   registry.registerComponent('securitySchemes', SECURITY_SCHEMES.webhookSignature, {
     type: 'apiKey',
     in: 'header',
@@ -522,11 +549,9 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       method: def.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete',
       path: def.path,
       summary: def.summary,
-      description: def.permission
-        ? `${def.description}\n\nRequires permission \`${def.permission}\`. Rate-limit bucket \`${def.rateLimit}\`. MCP tool \`${def.mcpTool}\`.`
-        : `${def.description}\n\nAny token of the workspace may call it. Rate-limit bucket \`${def.rateLimit}\`. MCP tool \`${def.mcpTool}\`.`,
+      description: `${def.description}\n\n${callerNote(def)}`,
       tags: [def.tag],
-      security: [{ [bearer.name]: [] }],
+      security: { token: [{ [bearer.name]: [] }], iam: [{ [sigv4.name]: [] }], public: [] }[routeKind(def)],
       request: {
         params: def.params,
         ...(def.query ? { query: def.query } : {}),
@@ -578,6 +603,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenAPIObject {
       { name: 'Events', description: 'The event-type catalogue.' },
       { name: 'Workspace', description: 'Workspace overview, members, audit trail, notifications.' },
       { name: 'API tokens', description: 'Workspace API tokens.' },
+      { name: 'Portal', description: "Portal sessions (links that open the console for a customer's people) and the console's branding." },
+      ...((OPERATIONS as readonly OperationDef[]).some((d) => d.tag === PLATFORM_TAG)
+        ? [
+            {
+              name: PLATFORM_TAG,
+              description: "The platform API: the workspace lifecycle, for the platform's own backend, on AWS IAM (SigV4).",
+            },
+          ]
+        : []),
     ],
   });
   declareUrlRule(doc, options.loopbackHttp ?? false);

@@ -22,7 +22,7 @@ import {
 } from '#lambdas/contract/idempotency';
 import * as inputRules from '#lambdas/contract/input-rules';
 import type { InputCheck, InputNode } from '#lambdas/contract/input-validation';
-import { OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
+import { OPERATIONS, routeKind, TOKEN_OPERATIONS, type OperationDef } from '#lambdas/contract/operations';
 import * as pagination from '#lambdas/contract/pagination';
 import { parseEventTypesConfig } from '#lambdas/domain/event-catalogue';
 
@@ -234,6 +234,7 @@ function routeOf(def: OperationDef): Record<string, unknown> {
     operationId: def.operationId,
     method: def.method,
     path: def.path,
+    auth: routeKind(def),
     successStatus: def.successStatus,
     dryRunStatus: def.dryRun?.successStatus,
     permission: def.permission,
@@ -252,6 +253,7 @@ function routeOf(def: OperationDef): Record<string, unknown> {
 
 /** The MCP tool of an operation, as `tools/list` shows it (what the SDK's McpServer listed). */
 function toolOf(def: OperationDef): Record<string, unknown> {
+  if (!def.mcpTool) throw new Error(`${def.operationId}: a token route needs its mcpTool`);
   return {
     name: def.mcpTool,
     title: def.summary,
@@ -263,14 +265,14 @@ function toolOf(def: OperationDef): Record<string, unknown> {
   };
 }
 
-/** Source of lambdas/generated/mcp-tools.ts: the MCP tool list, one tool per operation. */
+/** Source of lambdas/generated/mcp-tools.ts: the MCP tool list, one tool per token route (other kinds are no tool). */
 function renderMcpToolsModule(): string {
   const refs = new Set<FnRef>();
-  const tools = source((OPERATIONS as readonly OperationDef[]).map(toolOf), refs);
+  const tools = source(TOKEN_OPERATIONS.map(toolOf), refs);
   return [
     HEADER('lambdas/contract/operations.ts'),
     `import type { Tool } from '@modelcontextprotocol/sdk/types.js';\n`,
-    `\n/** One tool per operation, in the contract's order: its input is the operation's path, query and body fields, flat (JSON Schema draft 7). */\n`,
+    `\n/** One tool per token route, in the contract's order: its input is the operation's path, query and body fields, flat (JSON Schema draft 7). */\n`,
     `export const MCP_TOOLS: readonly Tool[] = ${tools};\n`,
   ].join('');
 }

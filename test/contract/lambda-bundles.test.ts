@@ -25,10 +25,13 @@ const MEASURED_KIB: Readonly<Record<string, number>> = {
   authorizer: 268,
   'cancel-job': 308,
   'create-api-token': 309,
+  'create-portal-session': 316,
   'create-webhook': 398,
   'dead-letter': 340,
   'delete-webhook': 368,
   dispatcher: 441,
+  'exchange-portal-session': 314,
+  'get-branding': 309,
   'get-job': 303,
   'get-webhook': 317,
   'get-webhook-delivery': 306,
@@ -41,11 +44,19 @@ const MEASURED_KIB: Readonly<Record<string, number>> = {
   'list-jobs': 308,
   'list-members': 303,
   'list-notifications': 303,
+  'list-portal-sessions': 312,
   'list-webhook-deliveries': 312,
   'list-webhook-delivery-attempts': 308,
   'list-webhooks': 318,
   mcp: 787,
   'outbox-relay': 310,
+  'platform-create-api-token': 316,
+  'platform-create-workspace': 313,
+  'platform-delete-workspace': 308,
+  'platform-get-job': 308,
+  'platform-get-workspace': 308,
+  'platform-list-workspaces': 310,
+  'platform-update-workspace': 313,
   'pending-repair': 317,
   publisher: 326,
   'recover-webhook-deliveries': 361,
@@ -53,11 +64,13 @@ const MEASURED_KIB: Readonly<Record<string, number>> = {
   'replay-webhook-delivery': 359,
   retention: 275,
   'revoke-api-token': 308,
+  'revoke-portal-session': 315,
   'rotate-webhook-secret': 391,
   'secret-expiry': 273,
   'send-webhook-test-event': 354,
-  'serve-console': 6,
-  'serve-docs': 7,
+  'serve-console': 7,
+  'serve-docs': 8,
+  'set-branding': 315,
   'slow-dispatcher': 441,
   'test-webhook-filter': 310,
   'update-webhook': 329,
@@ -67,7 +80,7 @@ const budgetOf = (name: string) => Math.round(MEASURED_KIB[name]! * KIB * 1.1);
 
 /** Contract modules that build zod schemas: build-time only (OpenAPI, tests, generation). */
 const ZOD_CONTRACT =
-  /lambdas\/contract\/(schemas|operations|problem|event-schemas|page-schemas|health-schemas|job-schemas|filter-schemas|delivery-log-query|idempotency)\.ts$/;
+  /lambdas\/contract\/(schemas|operations|problem|event-schemas|page-schemas|health-schemas|job-schemas|filter-schemas|delivery-log-query|idempotency|platform-schemas|erasure-schemas)\.ts$/;
 
 const names = readdirSync(FUNCTIONS)
   .filter((f) => f.endsWith('.ts'))

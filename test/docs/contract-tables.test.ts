@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DELIVERY_STATUSES } from '../../lambdas/contract/delivery-statuses';
 import { ERROR_STATUS } from '../../lambdas/contract/error-tags';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../lambdas/contract/limits';
-import { OPERATIONS } from '../../lambdas/contract/operations';
+import { OPERATIONS, TOKEN_OPERATIONS } from '../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS, RATE_LIMIT_BUCKETS } from '../../lambdas/contract/rate-limits';
 import { isReplayable, isTerminal } from '../../lambdas/domain/delivery-lifecycle';
 import { MCP_TOOLS } from '../../lambdas/generated/mcp-tools';
@@ -34,6 +34,8 @@ function records(table: Table): Record<string, string>[] {
 
 /** A permission as a cell shows it. */
 const permissionCell = (permission: string | null) => permission ?? ANY_TOKEN;
+/** The permission cell of a route that takes no workspace token (docs/api.md#platform-api). */
+const KIND_CELL = { iam: 'IAM (platform)', public: 'none (public)' } as const;
 
 /**
  * The differences between the documented rows and the code's, by key: rows the table lacks, rows
@@ -75,7 +77,7 @@ describe('docs/api.md, Routes', () => {
       operation: op.operationId,
       method: op.method,
       path: op.path,
-      permission: permissionCell(op.permission),
+      permission: 'auth' in op ? KIND_CELL[op.auth] : permissionCell(op.permission),
       bucket: op.rateLimit,
       success: [op.successStatus, ...('dryRun' in op ? [op.dryRun.successStatus] : [])].sort(),
     }));
@@ -87,11 +89,11 @@ describe('docs/mcp.md, Tools', () => {
   it('lists every tool the server serves with its operation, permission and kind', () => {
     const documented = records(tableUnder('docs/mcp.md', '## Tools', 'tool'));
     const served = MCP_TOOLS.map((tool) => {
-      const op = OPERATIONS.find((o) => o.mcpTool === tool.name);
+      const op = TOKEN_OPERATIONS.find((o) => o.mcpTool === tool.name);
       const kind = tool.annotations?.readOnlyHint ? 'reads' : tool.annotations?.destructiveHint ? 'deletes' : 'writes';
       return { tool: tool.name, operation: op?.operationId ?? '(no operation)', permission: permissionCell(op?.permission ?? null), kind };
     });
-    expect(served.length).toBe(OPERATIONS.length);
+    expect(served.length).toBe(TOKEN_OPERATIONS.length);
     expect(compare(documented, served, 'tool')).toEqual(NO_DIFFERENCE);
   });
 });

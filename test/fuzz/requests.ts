@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import type { ErrorTag } from '../../lambdas/contract/errors';
 import { IdempotencyKeySchema } from '../../lambdas/contract/idempotency';
-import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { OPERATIONS, routeKind, type OperationDef } from '../../lambdas/contract/operations';
 import { permissionsOf } from '../../lambdas/contract/permissions';
 import { hostileString, instantString, jsonSchemaOf, mutatedObjectArbitrary, validArbitrary, type Hints } from './schema-arbitrary';
 
@@ -793,6 +793,23 @@ export interface Expectation {
   readonly why: string;
 }
 
+/** The refusal a token route's Authorization, workspace and permission imply (check order); undefined: none is sure; null: none. */
+function tokenRefusal(c: FuzzCase, def: OperationDef, env: FuzzEnv, logical: ReturnType<typeof logicalOf>): Expectation | undefined | null {
+  if (c.auth.kind === 'none' || c.auth.kind === 'literal') return { tags: ['Unauthorized'], successAllowed: false, why: 'no usable token' };
+  if (c.auth.kind === 'duplicate') return undefined;
+  if (!AUTH_FORMS[c.auth.form]!.accepted)
+    return { tags: ['Unauthorized'], successAllowed: false, why: `Authorization spelled "${AUTH_FORMS[c.auth.form]!.make('<token>')}"` };
+  const token: TokenRef = c.auth.token;
+  if (token === 'revoked') return { tags: ['Unauthorized'], successAllowed: false, why: 'revoked token' };
+  if (token === 'minted') return undefined; // the fuzz may have revoked it meanwhile
+  if (!logical) return undefined;
+  if (logical.params.slug !== env.slug) return { tags: ['WorkspaceNotFound'], successAllowed: false, why: 'another workspace' };
+  const scopes = token === 'admin' ? ['admin'] : token === 'read' ? ['read'] : ['webhook:list'];
+  if (def.permission && !permissionsOf(scopes).has(def.permission))
+    return { tags: ['Forbidden'], successAllowed: false, why: `${token} token lacks ${def.permission}` };
+  return null;
+}
+
 /** The answer the contract implies for a case, where it implies one (check order: docs/behaviour.md#check-order). */
 export function expectationOf(c: FuzzCase, wire: WireRequest, env: FuzzEnv, def: OperationDef | undefined): Expectation | undefined {
   if (!def) {
@@ -825,21 +842,16 @@ export function expectationOf(c: FuzzCase, wire: WireRequest, env: FuzzEnv, def:
   }
   if (wire.body && wire.body.length > 10 * 1024 * 1024)
     return { tags: ['PayloadTooLarge'], successAllowed: false, why: 'body over 10 MiB' };
-  // Authorization.
-  let token: TokenRef | null = null;
-  if (c.auth.kind === 'none' || c.auth.kind === 'literal') return { tags: ['Unauthorized'], successAllowed: false, why: 'no usable token' };
-  if (c.auth.kind === 'duplicate') return undefined;
-  if (!AUTH_FORMS[c.auth.form]!.accepted)
-    return { tags: ['Unauthorized'], successAllowed: false, why: `Authorization spelled "${AUTH_FORMS[c.auth.form]!.make('<token>')}"` };
-  token = c.auth.token;
-  if (token === 'revoked') return { tags: ['Unauthorized'], successAllowed: false, why: 'revoked token' };
-  if (token === 'minted') return undefined; // the fuzz may have revoked it meanwhile
+  const kind = routeKind(def);
+  // A platform route (`iam`): the fuzz holds no SigV4 credential, so every request is API Gateway's 403 before anything else.
+  if (kind === 'iam') return { tags: ['Forbidden'], successAllowed: false, why: 'platform route without a valid SigV4 signature' };
   const logical = logicalOf(def, wire);
+  // A public route takes no token: its input decides.
+  if (kind === 'token') {
+    const refused = tokenRefusal(c, def, env, logical);
+    if (refused !== null) return refused;
+  }
   if (!logical) return undefined;
-  if (logical.params.slug !== env.slug) return { tags: ['WorkspaceNotFound'], successAllowed: false, why: 'another workspace' };
-  const scopes = token === 'admin' ? ['admin'] : token === 'read' ? ['read'] : ['webhook:list'];
-  if (def.permission && !permissionsOf(scopes).has(def.permission))
-    return { tags: ['Forbidden'], successAllowed: false, why: `${token} token lacks ${def.permission}` };
   // Input, as the contract's own schemas parse it. Path, query and body are one step of the
   // check order ("input parsing: 400, 415"): a body refused as not JSON may come before a bad path.
   let body: { tag: ErrorTag; why: string } | null = null;

@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_INDEX } from '../../lambdas/contract/deployment';
+import { frameAncestorsFrom, isFrameAncestorOrigin } from '../../lambdas/contract/frame-ancestors';
 import { CONSOLE_CSP, consoleResponse, type ConsoleFileReader } from '../../lambdas/http/console';
+import { REFERENCE_CSP } from '../../lambdas/http/docs';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
 /** The policy, written out: a change to it is a decision this test makes visible. */
@@ -96,6 +98,62 @@ describe('consoleResponse', () => {
     for (const name of asked) expect([CONSOLE_INDEX, SCRIPT, STYLESHEET]).toContain(name);
   });
 
+  it('lets the listed origins frame the page, and only them: frame-ancestors names them and X-Frame-Options DENY is gone', () => {
+    const ancestors = ['https://app.example.com', 'http://localhost:5173'];
+    for (const path of ['/console', '/console/']) {
+      const headers = consoleResponse(path, folder().read, ancestors)?.headers ?? {};
+      expect(headers['content-security-policy'], path).toBe(
+        EXPECTED_CSP.replace("frame-ancestors 'none'", 'frame-ancestors https://app.example.com http://localhost:5173'),
+      );
+      // A browser that sees DENY refuses every frame, whatever the CSP allows.
+      expect(headers, path).not.toHaveProperty('x-frame-options');
+      expect(headers, path).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    }
+    // The reference stays unframeable whatever the console allows.
+    expect(REFERENCE_CSP).toContain("frame-ancestors 'none'");
+  });
+
+  it("keeps frame-ancestors 'none' and X-Frame-Options DENY when no origin is listed", () => {
+    const headers = consoleResponse('/console', folder().read, [])?.headers ?? {};
+    expect(headers['content-security-policy']).toBe(EXPECTED_CSP);
+    expect(headers['x-frame-options']).toBe('DENY');
+  });
+
+  it.each([
+    ['https://app.example.com', true],
+    ['https://app.example.com:8443', true],
+    ['http://localhost:5173', true],
+    ['http://127.0.0.1:4000', true],
+    ['http://[::1]:4000', true],
+    ['http://app.example.com', false],
+    ['https://app.example.com/', false],
+    ['https://app.example.com/settings', false],
+    ['https://*.example.com', false],
+    ['HTTPS://APP.EXAMPLE.COM', false],
+    ['https://app.example.com:0', false],
+    ['https://app.example.com:70000', false],
+    ["'self'", false],
+    ['*', false],
+    ['https://a.example.com; script-src *', false],
+    ['javascript:alert(1)', false],
+  ])('takes %j as an origin that may frame the console: %s', (origin, ok) => {
+    expect(isFrameAncestorOrigin(origin)).toBe(ok);
+  });
+
+  it('reads CONSOLE_FRAME_ANCESTORS as a JSON array of origins, and anything else as none', () => {
+    expect(frameAncestorsFrom(undefined)).toEqual([]);
+    expect(frameAncestorsFrom('')).toEqual([]);
+    expect(frameAncestorsFrom('[]')).toEqual([]);
+    expect(frameAncestorsFrom('["https://a.example","https://a.example","http://localhost:3001"]')).toEqual([
+      'https://a.example',
+      'http://localhost:3001',
+    ]);
+    // One word that is not an origin, or not a list at all: the console stays unframeable.
+    expect(frameAncestorsFrom('["https://a.example","https://b.example; script-src *"]')).toEqual([]);
+    expect(frameAncestorsFrom('https://a.example')).toEqual([]);
+    expect(frameAncestorsFrom('{"a":1}')).toEqual([]);
+  });
+
   it('answers null for a well-formed asset name the bundle does not have, and for /console with no page', () => {
     expect(consoleResponse('/console/console-ZZ99ZZ99.js', folder().read)).toBeNull();
     expect(consoleResponse('/console', folder({}).read)).toBeNull();
@@ -171,5 +229,29 @@ describe('the console on the local stack', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.body).toMatchObject({ tag: 'RouteNotFound' });
+  });
+});
+
+describe('the console on a local stack whose consoleFrameAncestors list an origin', () => {
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startTestApi({ schedules: false, consoleFrameAncestors: ['http://localhost:5173'] });
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('lets that origin frame /console, while /reference and /openapi.json stay unframeable', async () => {
+    const page = await fetch(`${api.apiUrl}/console`);
+    expect(page.headers.get('content-security-policy')).toContain('frame-ancestors http://localhost:5173');
+    expect(page.headers.get('x-frame-options')).toBeNull();
+    const reference = await fetch(`${api.apiUrl}/reference`);
+    expect(reference.status).toBe(200);
+    expect(reference.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(reference.headers.get('x-frame-options')).toBe('DENY');
+    const openapi = await fetch(`${api.apiUrl}/openapi.json`);
+    expect(openapi.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(openapi.headers.get('x-frame-options')).toBe('DENY');
   });
 });

@@ -8,7 +8,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS, type OperationDef, type OperationId } from '../../lambdas/contract/operations';
+import { TOKEN_OPERATIONS, type TokenOperationId } from '../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../lambdas/contract/rate-limits';
 import { createEventCatalogue } from '../../lambdas/domain/event-catalogue';
 import { allowPolicy } from '../../lambdas/http/authorizer';
@@ -56,8 +56,8 @@ async function authorizerContext(token: string): Promise<Record<string, unknown>
   return { ...allowPolicy(caller, 'arn:aws:execute-api:eu-west-1:123456789012:api/prod/GET/x').context, principalId: caller.tokenId };
 }
 
-function handlerOf(id: OperationId) {
-  return restHandler(id, IMPLEMENTATIONS[id] as OperationImpl<OperationId>, { runtime: () => runtime, logger });
+function handlerOf(id: TokenOperationId) {
+  return restHandler(id, IMPLEMENTATIONS[id] as OperationImpl<TokenOperationId>, { runtime: () => runtime, logger });
 }
 
 /** A request as API Gateway hands it to the function: the header still there, the authorizer's (cached) context. */
@@ -105,10 +105,10 @@ describe('a revoked token on REST, answered from a cached authorizer decision', 
     expect(revoked.statusCode).toBe(204);
     const before = await listEndpoints(table, SLUG, 200);
 
-    const mutating = (OPERATIONS as readonly OperationDef[]).filter((op) => op.method !== 'GET');
+    const mutating = TOKEN_OPERATIONS.filter((op) => op.method !== 'GET');
     expect(mutating.length).toBeGreaterThanOrEqual(8);
     for (const op of mutating) {
-      const res = await handlerOf(op.operationId as OperationId)(
+      const res = await handlerOf(op.operationId as TokenOperationId)(
         request(op.method, op.path, doomed.token, cached, op.body ? createBody : undefined),
         context,
       );

@@ -198,7 +198,7 @@ describe('IAM, call by call', () => {
         ...(bodies[def.operationId] as object | undefined),
         ...Object.fromEntries(def.path.match(/\{\w+\}/g)?.map((p) => [p.slice(1, -1), mcpIds[p.slice(1, -1)]]) ?? []),
       };
-      const result = await mcp.callTool({ name: def.mcpTool, arguments: args });
+      const result = await mcp.callTool({ name: def.mcpTool!, arguments: args });
       const tag = (result.structuredContent as { tag?: string } | undefined)?.tag;
       if (result.isError && (tag === undefined || tag === 'InternalError'))
         mcpFailures.push(`${def.mcpTool}: ${JSON.stringify(result.content)}`);

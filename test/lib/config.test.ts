@@ -29,6 +29,7 @@ describe('parseConfig', () => {
       removalPolicy: 'retain',
       alarmEmail: null,
       mcpAllowedOrigins: [],
+      consoleFrameAncestors: [],
       mcpReservedConcurrency: 10,
       publisherReservedConcurrency: 50,
       deadLetterMaxConcurrency: 2,
@@ -62,6 +63,7 @@ describe('parseConfig', () => {
       rateLimits: '{"rest_write":{"limit":10},"mcp":{"windowSeconds":30}}',
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'https://app.example.com, http://localhost:6274',
+      consoleFrameAncestors: 'https://app.example.com,http://localhost:5173',
       mcpReservedConcurrency: '25',
       publisherReservedConcurrency: '100',
       deadLetterMaxConcurrency: '5',
@@ -78,6 +80,7 @@ describe('parseConfig', () => {
     expect(config).toEqual({
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: ['https://app.example.com', 'http://localhost:6274'],
+      consoleFrameAncestors: ['https://app.example.com', 'http://localhost:5173'],
       mcpReservedConcurrency: 25,
       publisherReservedConcurrency: 100,
       deadLetterMaxConcurrency: 5,
@@ -120,6 +123,7 @@ describe('parseConfig', () => {
         rateLimits: { rest_reed: { limit: 1 }, rest_write: { limit: -1, burst: 3 } },
         alarmEmail: 'ops at example',
         mcpAllowedOrigins: ['https://app.example.com/'],
+        consoleFrameAncestors: ['http://app.example.com'],
         mcpReservedConcurrency: 0,
         publisherReservedConcurrency: 1001,
         deadLetterMaxConcurrency: 1,
@@ -146,6 +150,7 @@ describe('parseConfig', () => {
       'removalPolicy',
       'alarmEmail',
       'mcpAllowedOrigins',
+      'consoleFrameAncestors',
       'mcpReservedConcurrency',
       'publisherReservedConcurrency',
       'deadLetterMaxConcurrency',
@@ -286,6 +291,38 @@ describe('parseConfig', () => {
     }
     expect(() => parseConfig({ mcpAllowedOrigins: Array.from({ length: 101 }, (_, i) => `https://a${i}.example`) })).toThrow(
       /at most 100 origins/,
+    );
+  });
+
+  it('lets no origin frame the console by default or from an empty list (-c consoleFrameAncestors=)', () => {
+    expect(parseConfig({}).consoleFrameAncestors).toEqual([]);
+    expect(parseConfig({ consoleFrameAncestors: [] }).consoleFrameAncestors).toEqual([]);
+    expect(parseConfig({ consoleFrameAncestors: '' }).consoleFrameAncestors).toEqual([]);
+    expect(parseConfig({ consoleFrameAncestors: '[]' }).consoleFrameAncestors).toEqual([]);
+  });
+
+  it('takes consoleFrameAncestors as a list, a JSON array or a comma-separated string of https origins (http for loopback only)', () => {
+    expect(parseConfig({ consoleFrameAncestors: ['https://app.example.com'] }).consoleFrameAncestors).toEqual(['https://app.example.com']);
+    expect(
+      parseConfig({ consoleFrameAncestors: '["https://app.example.com:8443","http://127.0.0.1:4000"]' }).consoleFrameAncestors,
+    ).toEqual(['https://app.example.com:8443', 'http://127.0.0.1:4000']);
+    expect(parseConfig({ consoleFrameAncestors: 'https://a.example,https://a.example' }).consoleFrameAncestors).toEqual([
+      'https://a.example',
+    ]);
+    expect(() => parseConfig({ consoleFrameAncestors: [42] })).toThrow(/consoleFrameAncestors must be a list of origins/);
+    expect(() => parseConfig({ consoleFrameAncestors: '[not json' })).toThrow(/consoleFrameAncestors must be a list of origins/);
+    for (const bad of [
+      '*',
+      'https://*.example.com',
+      'http://app.example.com',
+      'https://app.example.com/',
+      "'self'",
+      'https://A.example.com',
+    ]) {
+      expect(() => parseConfig({ consoleFrameAncestors: [bad] }), bad).toThrow(/is not an origin that may frame the console/);
+    }
+    expect(() => parseConfig({ consoleFrameAncestors: Array.from({ length: 51 }, (_, i) => `https://a${i}.example`) })).toThrow(
+      /at most 50 origins/,
     );
   });
 

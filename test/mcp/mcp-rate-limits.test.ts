@@ -16,7 +16,7 @@ import { issueToken } from '../../lambdas/operations/admin';
 import { keys } from '../../lambdas/store/table-schema';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
-const tool = (name: string) => (OPERATIONS as readonly OperationDef[]).find((o) => o.mcpTool === name)!;
+const tool = (name: string) => ({ ...(OPERATIONS as readonly OperationDef[]).find((o) => o.mcpTool === name)!, mcpTool: name });
 const READ_TOOL = tool('list_event_types');
 const WRITE_TOOL = tool('update_webhook');
 const CREATE_TOOL = tool('create_webhook');

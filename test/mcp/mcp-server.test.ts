@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../lambdas/contract/operations';
+import { TOKEN_OPERATIONS } from '../../lambdas/contract/operations';
 import { issueToken } from '../../lambdas/operations/admin';
 import { putNotification } from '../../lambdas/store/notifications';
 import { startTestApi, type TestApi } from '../helpers/local-api';
@@ -40,15 +40,14 @@ const call = async (name: string, args: Record<string, unknown>, c = client) => 
 describe('tools', () => {
   it('lists one tool per contract operation, with hints, descriptions and input schemas from the contract', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());
-    for (const op of OPERATIONS) {
+    expect(tools.map((t) => t.name).sort()).toEqual(TOKEN_OPERATIONS.map((o) => o.mcpTool).sort());
+    for (const op of TOKEN_OPERATIONS) {
       const tool = tools.find((t) => t.name === op.mcpTool)!;
       expect(tool.description).toContain(op.description.slice(0, 40));
       expect(tool.annotations?.readOnlyHint).toBe(op.readOnly);
       expect(tool.annotations?.destructiveHint ?? false).toBe('destructive' in op ? op.destructive : false);
       expect(Object.keys(tool.inputSchema.properties ?? {})).toContain('slug');
-      if ('query' in op)
-        expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(Object.keys(op.query.shape)));
+      if (op.query) expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(Object.keys(op.query.shape)));
     }
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_webhook_deliveries', 'list_webhook_delivery_attempts']));
   });
@@ -162,9 +161,19 @@ describe('tools', () => {
       expect(await ok('test_webhook_filter', { filter: { 'data.id': { $prefix: 'o-' } }, payload: { data: { id: 'o-1' } } })).toEqual({
         matches: true,
       });
+      const session = await ok('create_portal_session', { readOnly: true, expiresIn: 600 });
+      expect(session.url).toMatch(/#portal=[A-Za-z0-9_-]{43}$/);
+      expect((await ok('list_portal_sessions', {})).items.map((s: { sessionId: string }) => s.sessionId)).toContain(session.sessionId);
+      await ok('revoke_portal_session', { sessionId: session.sessionId });
+      expect((await api.call('GET', `/workspaces/${slug}/portal-sessions`)).body.items).toEqual([]);
+      expect(await ok('set_branding', { displayName: 'Via MCP', accentColor: '#174A96' })).toEqual({
+        displayName: 'Via MCP',
+        accentColor: '#174a96',
+      });
+      expect(await ok('get_branding', {})).toEqual({ displayName: 'Via MCP', accentColor: '#174a96' });
       await ok('delete_webhook', { endpointId: created.endpointId });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
-      expect([...called].sort()).toEqual(OPERATIONS.map((o) => o.mcpTool).sort());
+      expect([...called].sort()).toEqual(TOKEN_OPERATIONS.map((o) => o.mcpTool).sort());
     } finally {
       await r.stop();
     }

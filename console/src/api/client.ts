@@ -86,7 +86,7 @@ interface RawInput {
 export type UnauthorizedListener = (problem: ApiProblem) => void;
 
 /** The base path of the API: the console is served at `<base>/console`, so a stage prefix is kept. */
-function apiBase(pathname: string = location.pathname): string {
+export function apiBase(pathname: string = location.pathname): string {
   return pathname.replace(/\/console\/?$/, '');
 }
 
@@ -171,7 +171,8 @@ export class ApiClient {
   }
 }
 
-function toProblem(response: Response, json: unknown): ApiProblem {
+/** A failed answer as an {@link ApiProblem}: its problem+json, or what the status says. */
+export function toProblem(response: Response, json: unknown): ApiProblem {
   const body = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
   const retryAfter = Number(response.headers.get('retry-after'));
   const str = (v: unknown) => (typeof v === 'string' ? v : null);

@@ -37,11 +37,11 @@ export interface EndpointActionsProps {
 export function EndpointActions({ endpoint, onChanged, onDeleted, onDeliveries }: EndpointActionsProps) {
   const { client } = useSession();
   const can = {
-    rotate: useCan('webhook:rotate-secret'),
-    test: useCan('webhook:test'),
-    write: useCan('webhook:write'),
-    delete: useCan('webhook:delete'),
-    replay: useCan('webhook:replay'),
+    rotate: useCan('webhook:rotate-secret', endpoint),
+    test: useCan('webhook:test', endpoint),
+    write: useCan('webhook:write', endpoint),
+    delete: useCan('webhook:delete', endpoint),
+    replay: useCan('webhook:replay', endpoint),
   };
   const [open, setOpen] = useState<Open>(null);
   const [testing, setTesting] = useState(false);

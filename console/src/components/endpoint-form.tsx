@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { newIdempotencyKey, type ApiProblem } from '../api/client';
 import type { Endpoint, ItemOf } from '../api/contract';
-import { useSession } from '../session';
+import { useOfferedEventTypes, useSession } from '../session';
 import { asProblem, useLoad } from './load';
 import { Loading, ProblemView } from './ui';
 
@@ -70,6 +70,7 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
   const { client } = useSession();
   const editing = endpoint !== undefined;
   const catalogue = useLoad(() => client.call('listEventTypes'), [client]);
+  const offer = useOfferedEventTypes();
 
   const [url, setUrl] = useState(endpoint?.url ?? '');
   const [description, setDescription] = useState(endpoint?.description ?? '');
@@ -100,7 +101,8 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
 
   /** Every type the form offers: the catalogue, then any subscribed type no longer in it. */
   const offered = useMemo<readonly EventType[]>(() => {
-    const items = catalogue.state === 'ready' ? catalogue.data.items : [];
+    // A portal session limited to some event types is offered only those.
+    const items = catalogue.state === 'ready' ? offer(catalogue.data.items) : [];
     const extra = (endpoint?.eventTypes ?? []).filter((name) => !items.some((t) => t.name === name));
     return [
       ...items,

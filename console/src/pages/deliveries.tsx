@@ -21,7 +21,7 @@ import { useLoad, usePaged } from '../components/load';
 import { Empty, Loading, LoadMore, PageHeader, ProblemView, StatusBadge } from '../components/ui';
 import { parseHash } from '../hash-route';
 import { href, navigate, replaceRoute } from '../router';
-import { useCan, useSession } from '../session';
+import { useCan, useOfferedEventTypes, useSession } from '../session';
 import '../styles/deliveries.css';
 
 /** Deliveries per page. */
@@ -100,6 +100,7 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
   const log = refreshing ? { ...paged, state: 'ready' as const } : paged;
   const directory = useEndpointDirectory(!fixed);
   const eventTypes = useLoad(() => client.call('listEventTypes'), [client]);
+  const offer = useOfferedEventTypes();
   const endpoints = useMemo(() => new Map((directory.data ?? []).map((e) => [e.endpointId, e])), [directory.data]);
   const labels = useMemo(() => endpointLabels(directory.data ?? []), [directory.data]);
   // Rows still pending or retrying change by themselves: the log follows them without a click.
@@ -126,7 +127,7 @@ export function DeliveryLog({ endpointId, query }: { endpointId?: string; query:
         endpoints={fixed ? undefined : (directory.data ?? [])}
         endpointsFailed={directory.state === 'error'}
         showClear={!stateClears}
-        eventTypes={eventTypes.data?.items.map((t) => t.name) ?? []}
+        eventTypes={offer(eventTypes.data?.items ?? []).map((t) => t.name)}
         actions={
           <>
             <button type="button" class="button button-small" onClick={() => log.reload()}>

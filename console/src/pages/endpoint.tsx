@@ -233,7 +233,8 @@ function EndpointSummary({ endpoint }: { endpoint: Endpoint }) {
 
 /** The settings form with webhook:write; the values, read-only, without. */
 function Settings({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (endpoint: Endpoint) => void }) {
-  const canWrite = useCan('webhook:write');
+  const canWrite = useCan('webhook:write', endpoint);
+  const embedded = useSession().portal !== null;
   return (
     <section class="section" aria-labelledby="endpoint-settings-title">
       <SectionTitle section="settings" />
@@ -255,7 +256,9 @@ function Settings({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (endpoin
               <dd>{endpoint.enabled ? 'Yes' : 'No'}</dd>
             </dl>
             <p class="field-help">
-              This token can read the settings but not change them: that needs the webhook:write permission (write scope).
+              {embedded
+                ? 'These settings can be viewed here but not changed.'
+                : 'This token can read the settings but not change them: that needs the webhook:write permission (write scope).'}
             </p>
           </>
         )}

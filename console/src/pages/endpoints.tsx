@@ -45,7 +45,7 @@ export function Streak({ count }: { count: number }) {
 
 /** The workspace's webhook endpoints. */
 export function EndpointsPage() {
-  const { client } = useSession();
+  const { client, portal } = useSession();
   const canWrite = useCan('webhook:write');
   const [deleted] = useState(() => {
     const url = deletedUrl;
@@ -80,7 +80,7 @@ export function EndpointsPage() {
               Create an endpoint for your receiver's URL to start receiving events. <a href={href('endpoints/new')}>Create an endpoint</a>
             </p>
           ) : (
-            <p>This workspace has no endpoints. Creating one needs a token with the write scope.</p>
+            <p>This workspace has no endpoints.{portal ? '' : ' Creating one needs a token with the write scope.'}</p>
           )}
         </Empty>
       ) : null}

@@ -3,7 +3,7 @@ import { useRef, useState } from 'preact/hooks';
 import { useLoad } from '../components/load';
 import { Empty, Loading, PageHeader, ProblemView } from '../components/ui';
 import { PayloadSchema } from '../components/workspace-schema';
-import { useSession } from '../session';
+import { useOfferedEventTypes, useSession } from '../session';
 import { plural } from '../plural';
 import '../styles/workspace.css';
 
@@ -11,13 +11,16 @@ import '../styles/workspace.css';
 export function EventTypesPage() {
   const { client } = useSession();
   const load = useLoad(() => client.call('listEventTypes'), [client]);
+  const offered = useOfferedEventTypes();
   const [filter, setFilter] = useState('');
   const filterRef = useRef<HTMLInputElement>(null);
 
+  // A portal session limited to some event types sees only those.
+  const items = load.state === 'ready' ? offered(load.data.items) : [];
   let body;
   if (load.state === 'loading') body = <Loading label="Loading event types…" />;
   else if (load.state === 'error') body = <ProblemView problem={load.problem} onRetry={() => load.reload()} />;
-  else if (load.data.items.length === 0) {
+  else if (items.length === 0) {
     body = (
       <Empty title="The catalogue is empty">
         An operator adds event types in <span class="mono">config/event-types.json</span>.
@@ -25,10 +28,8 @@ export function EventTypesPage() {
     );
   } else {
     const needle = filter.trim().toLowerCase();
-    const shown = load.data.items.filter(
-      (t) => !needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle),
-    );
-    const custom = load.data.items.filter((t) => !t.builtIn).length;
+    const shown = items.filter((t) => !needle || t.name.toLowerCase().includes(needle) || t.description.toLowerCase().includes(needle));
+    const custom = items.filter((t) => !t.builtIn).length;
     body = (
       <>
         <div class="filters">
@@ -47,8 +48,8 @@ export function EventTypesPage() {
           </div>
           <p id="event-type-count" class="muted ws-count" role="status">
             {needle
-              ? `${shown.length.toLocaleString('en-US')} of ${plural(load.data.items.length, 'event type')}`
-              : `${plural(load.data.items.length, 'event type')}: ${load.data.items.length - custom} built in, ${custom} configured`}
+              ? `${shown.length.toLocaleString('en-US')} of ${plural(items.length, 'event type')}`
+              : `${plural(items.length, 'event type')}: ${items.length - custom} built in, ${custom} configured`}
           </p>
         </div>
         {shown.length === 0 ? (

@@ -2,7 +2,7 @@
 import { EndpointForm } from '../components/endpoint-form';
 import { Empty, PageHeader } from '../components/ui';
 import { href, navigate } from '../router';
-import { useCan } from '../session';
+import { useCan, useSession } from '../session';
 import '../styles/endpoints.css';
 
 // The endpoint this tab just created: its page says so once (not kept in the URL, so a reload
@@ -19,6 +19,7 @@ export function takeJustCreated(endpointId: string): boolean {
 /** Creates an endpoint. */
 export function NewEndpointPage() {
   const canWrite = useCan('webhook:write');
+  const embedded = useSession().portal !== null;
   return (
     <section>
       <nav class="breadcrumb" aria-label="Breadcrumb">
@@ -35,9 +36,10 @@ export function NewEndpointPage() {
           />
         </div>
       ) : (
-        <Empty title="This token may not create endpoints">
+        <Empty title={embedded ? 'Endpoints cannot be created here' : 'This token may not create endpoints'}>
           <p>
-            Creating an endpoint needs the webhook:write permission (write scope). <a href={href('endpoints')}>Back to the endpoints</a>
+            {embedded ? 'This view is read-only.' : 'Creating an endpoint needs the webhook:write permission (write scope).'}{' '}
+            <a href={href('endpoints')}>Back to the endpoints</a>
           </p>
         </Empty>
       )}

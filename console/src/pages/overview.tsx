@@ -74,6 +74,7 @@ export function OverviewPage() {
 /** No endpoint yet: what an endpoint is and how to create the first one. */
 function FirstRun() {
   const canWrite = useCan('webhook:write');
+  const embedded = useSession().portal !== null;
   return (
     <div class="card ws-first-run">
       <h2>Add your first endpoint</h2>
@@ -88,7 +89,11 @@ function FirstRun() {
           </a>
         </p>
       ) : (
-        <p class="muted">Your API token may not create endpoints: ask a workspace admin for a token with the write scope.</p>
+        <p class="muted">
+          {embedded
+            ? 'Endpoints can be viewed here but not created.'
+            : 'Your API token may not create endpoints: ask a workspace admin for a token with the write scope.'}
+        </p>
       )}
     </div>
   );

@@ -17,7 +17,8 @@ import type { ConsoleBundle } from '../../../lib/console/console-bundle';
 import { CONSOLE_PATHS, ConsoleEndpoint } from '../../../lib/constructs/console-endpoint';
 import { SERVICE_RUNTIME } from '../../../lib/constructs/service-function';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
-import { logicalId, ofType, propertiesOf, type Resource } from '../template';
+import { ENV } from '../../../lambdas/contract/deployment';
+import { logicalId, ofType, propertiesOf, variablesOf, type Resource } from '../template';
 
 type Handler = (event: Partial<APIGatewayProxyEvent>) => Promise<APIGatewayProxyResult>;
 
@@ -173,6 +174,22 @@ describe('the console function', () => {
     const missing = await get('/console/console-NOPE1234.js');
     expect(missing.statusCode).toBe(404);
     expect(JSON.parse(missing.body)).toMatchObject({ tag: 'RouteNotFound', traceId: 'req-1' });
+  });
+
+  it("tells the function no framing origin by default, and the stage's consoleFrameAncestors as JSON when there are some", () => {
+    expect(variablesOf(template, endpoint.handler)).not.toHaveProperty(ENV.CONSOLE_FRAME_ANCESTORS);
+    const bare = buildTestStack();
+    try {
+      const framed = new ConsoleEndpoint(bare.stack, 'Console', {
+        api: new RestApi(bare.stack, 'Api'),
+        frameAncestors: ['https://app.example.com', 'http://localhost:5173'],
+      });
+      expect(variablesOf(Template.fromStack(bare.stack), framed.handler)).toMatchObject({
+        [ENV.CONSOLE_FRAME_ANCESTORS]: '["https://app.example.com","http://localhost:5173"]',
+      });
+    } finally {
+      removeTestOutput(bare.app);
+    }
   });
 
   it('is not built when the stack skips bundling (nothing would copy it), with the same routes', () => {

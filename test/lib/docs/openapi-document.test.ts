@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_STATUS, ProblemSchema } from '../../../lambdas/contract/errors';
 import { builtInCatalogue } from '../../../lambdas/contract/events';
 import { SIGNATURE_EXAMPLE, buildOpenApiDocument, payloadComponentName, problemExample } from '../../../lib/docs/openapi-document';
-import { declaredErrors, OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
+import { declaredErrors, OPERATIONS, routeKind, TOKEN_OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { workspaceLimitRefusal } from '../../../lambdas/contract/rate-limits';
 import { createEventCatalogue } from '../../../lambdas/domain/event-catalogue';
 import { deploymentCatalogue } from '../../../lambdas/domain/configured-event-types';
@@ -43,7 +43,10 @@ describe('the OpenAPI document generated from the contract', () => {
     expect(entry.summary).toBe(op.summary);
     expect(entry.description).toContain(op.description);
     expect(entry.tags).toEqual([op.tag]);
-    expect(entry.security).toEqual([{ bearerAuth: [] }]);
+    // Per route kind (docs/architecture.md#route-kinds): a workspace token, a SigV4 signature, or nothing.
+    const kind = routeKind(op as OperationDef);
+    expect(entry.security).toEqual({ token: [{ bearerAuth: [] }], iam: [{ sigv4: [] }], public: [] }[kind]);
+    if (kind === 'iam') expect(entry.tags).toEqual(['Platform']);
     expect(Object.keys(entry.responses)).toContain(String(op.successStatus));
     for (const tag of declaredErrors(op)) {
       expect(entry.responses[String(ERROR_STATUS[tag])].content['application/problem+json'].schema.$ref).toBe(
@@ -170,7 +173,10 @@ describe('the OpenAPI document generated from the contract', () => {
 
   it('has unique operation ids and MCP tool names', () => {
     expect(new Set(OPERATIONS.map((o) => o.operationId)).size).toBe(OPERATIONS.length);
-    expect(new Set(OPERATIONS.map((o) => o.mcpTool)).size).toBe(OPERATIONS.length);
+    expect(new Set(TOKEN_OPERATIONS.map((o) => o.mcpTool)).size).toBe(TOKEN_OPERATIONS.length);
+    // Only token routes are MCP tools (docs/architecture.md#route-kinds).
+    expect(TOKEN_OPERATIONS.every((o) => o.mcpTool)).toBe(true);
+    expect((OPERATIONS as readonly OperationDef[]).filter((o) => o.auth && o.auth !== 'token' && o.mcpTool)).toEqual([]);
   });
 });
 
