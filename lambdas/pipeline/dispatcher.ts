@@ -354,11 +354,13 @@ async function sendAttempt(deps: DispatchDeps, prepared: PreparedAttempt, lane: 
       spentMs: address.spentMs + (token?.durationMs ?? 0),
     });
     result = lane === 'only' ? await send : await markedIfSlow(deps, endpoint, send, () => (markedWhileSending = true));
-    if (token) {
-      if (result.kind === 'response' && result.status === 401) (deps.tokens ?? containerTokenCache).drop(endpoint.endpointId, auth!);
-      result = { ...result, durationMs: result.durationMs + token.durationMs };
-    }
+    if (token) result = { ...result, durationMs: result.durationMs + token.durationMs };
     classified = classify(result);
+    if (token && result.kind === 'response' && result.status === 401) {
+      // The token may have expired or been revoked early: forget it, and retry (with a new one) rather than give up.
+      (deps.tokens ?? containerTokenCache).drop(endpoint.endpointId, auth!);
+      classified = { ...classified, status: 'failed' };
+    }
     if (result.kind === 'error' && isServiceFault(result.reason)) {
       deps.log?.warn('Delivery attempt failed on our side; it is retried, its endpoint streak unchanged', {
         ...about(delivery),
