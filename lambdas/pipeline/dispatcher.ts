@@ -95,9 +95,13 @@ export interface DispatchDeps {
   readonly rate?: RateGate;
 }
 
-/** A dispatch's share of its endpoint's rate budget: whether it may send, and until when (epoch ms, on {@link DispatchDeps.now}'s clock). */
+/**
+ * A dispatch's share of its endpoint's rate budget: whether it may send, and in which window (epoch
+ * ms, on {@link DispatchDeps.now}'s clock): from `sendAfter`, before `sendBy`.
+ */
 export interface RateShare {
   readonly granted: boolean;
+  readonly sendAfter: number;
   readonly sendBy: number;
 }
 
@@ -140,8 +144,8 @@ interface PreparedAttempt {
   /** The signed request, custom headers included (its headers, secret values redacted, are the attempt's evidence). */
   readonly request: { readonly headers: Record<string, string>; readonly body: string };
   readonly address: AddressCheck;
-  /** When the rate budget's second ends for this attempt: not sent after it. Absent: no rate. */
-  readonly sendBy?: number;
+  /** The rate budget's window of this attempt: it is sent in it, or not at all. Absent: no rate. */
+  readonly window?: { readonly sendAfter: number; readonly sendBy: number };
 }
 
 /**
@@ -258,7 +262,7 @@ async function prepareDispatch(deps: DispatchDeps, deliveryId: string, lane: Lan
     startedAt: now,
     request: { headers, body },
     address,
-    ...(share ? { sendBy: share.sendBy } : {}),
+    ...(share ? { window: { sendAfter: share.sendAfter, sendBy: share.sendBy } } : {}),
   };
 }
 
@@ -342,8 +346,12 @@ async function sendAttempt(deps: DispatchDeps, prepared: PreparedAttempt, lane: 
     result = { kind: 'error', reason, durationMs: address.spentMs + token.durationMs };
     classified = classify(result);
   } else {
-    // The rate budget's second is over (a slow read or token request): not sent, it comes back unspent.
-    if (prepared.sendBy !== undefined && deps.now().getTime() >= prepared.sendBy) return { kind: 'over_rate', delivery };
+    if (prepared.window) {
+      // The rate budget's second: wait for it to start; past its end (a slow read or token request), not sent, back unspent.
+      const early = prepared.window.sendAfter - deps.now().getTime();
+      if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+      if (deps.now().getTime() >= prepared.window.sendBy) return { kind: 'over_rate', delivery };
+    }
     if (token) sentHeaders = { ...request.headers, authorization: `Bearer ${token.token}` };
     // Resolution (and the token request) is part of the attempt's deadline: the POST gets what is left of it.
     const send = deps.sender({

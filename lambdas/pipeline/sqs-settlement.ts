@@ -160,10 +160,9 @@ interface BatchPlan {
 }
 
 /**
- * How long before its second ends a send granted in it must have started: a claim this close to a
- * second's end waits for the next one, and a send not started by then comes back
- * (docs/behaviour.md#delivery-rate-per-endpoint), so a receiver near the dispatcher never sees a
- * second's sends spill into the next.
+ * How long before its second ends a send granted in it must have started: a send not started by
+ * then comes back (docs/behaviour.md#delivery-rate-per-endpoint), so a receiver near the
+ * dispatcher never sees a second's sends spill into the next.
  */
 export const RATE_SEND_MARGIN_MS = 100;
 
@@ -231,23 +230,23 @@ export function dispatcherBatch(lane: LaneRole, adapters: DispatcherBatchAdapter
       )
     ).flat();
     if (limited.length === 0) return shares;
-    const { second, sendBy } = await rateSecond();
+    const { second, sendAfter, sendBy } = rateSecond();
     await Promise.all(
       limited.map(async ({ ids, endpointId, limit }) => {
         const granted = await claimed(endpointId, limit, ids.length, second);
-        ids.forEach((id, i) => shares.set(id, { granted: i < granted, sendBy }));
+        ids.forEach((id, i) => shares.set(id, { granted: i < granted, sendAfter, sendBy }));
       }),
     );
     return shares;
   }
 
-  /** The second to claim in (waiting for the next when this one is nearly over) and when its sends must have started. */
-  async function rateSecond(): Promise<{ second: number; sendBy: number }> {
-    const now = () => adapters.dispatch().now().getTime();
-    const intoSecond = now() % 1000;
-    if (intoSecond > 1000 - 2 * RATE_SEND_MARGIN_MS) await new Promise((resolve) => setTimeout(resolve, 1000 - intoSecond));
-    const second = Math.floor(now() / 1000);
-    return { second, sendBy: (second + 1) * 1000 - RATE_SEND_MARGIN_MS };
+  /**
+   * The second to claim in: the next one, so the batch's reads (and a token request) run while it
+   * comes, and its sends all start within it, from its start to {@link RATE_SEND_MARGIN_MS} before its end.
+   */
+  function rateSecond(): { second: number; sendAfter: number; sendBy: number } {
+    const second = Math.floor(adapters.dispatch().now().getTime() / 1000) + 1;
+    return { second, sendAfter: second * 1000, sendBy: (second + 1) * 1000 - RATE_SEND_MARGIN_MS };
   }
 
   /** Sends granted of `wanted`; none when the claim fails (they come back, and the next receive claims again). */
@@ -269,8 +268,8 @@ export function dispatcherBatch(lane: LaneRole, adapters: DispatcherBatchAdapter
       if (share) return share;
       const limit = ep.options?.rateLimitPerSecond;
       if (limit === undefined) return null;
-      const { second, sendBy } = await rateSecond();
-      return { granted: (await claimed(ep.endpointId, limit, 1, second)) === 1, sendBy };
+      const { second, sendAfter, sendBy } = rateSecond();
+      return { granted: (await claimed(ep.endpointId, limit, 1, second)) === 1, sendAfter, sendBy };
     };
   }
 
