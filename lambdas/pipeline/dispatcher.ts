@@ -106,7 +106,7 @@ export interface RateShare {
 }
 
 /** Answers a dispatch's share of `endpoint`'s rate budget; null when the endpoint has no rate. */
-export type RateGate = (endpoint: EndpointRecord) => Promise<RateShare | null>;
+type RateGate = (endpoint: EndpointRecord) => Promise<RateShare | null>;
 
 /**
  * An endpoint reader for one batch (docs/architecture.md#dispatcher): each endpoint is read once,

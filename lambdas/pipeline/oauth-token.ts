@@ -19,7 +19,7 @@ import { checkWebhookUrl, isPublicAddress, type UrlCheckOptions } from '../domai
 import { createHttpSender, type PinnedAddress, type Sender } from './http-sender';
 
 /** What a token request needs of the dispatcher: its resolver, URL rules and sealer (to open the client secret). */
-export interface TokenRequestDeps {
+interface TokenRequestDeps {
   readonly resolve: (hostname: string) => Promise<PinnedAddress[]>;
   readonly urlPolicy: UrlCheckOptions;
   readonly secrets: SecretSealer;
@@ -29,7 +29,7 @@ export interface TokenRequestDeps {
  * A token, or why there is none: `reason` is a service fault (retried, streak unchanged) when the
  * container itself failed, else the token endpoint's failure; `status` its HTTP status when it answered.
  */
-export type TokenOutcome =
+type TokenOutcome =
   | { readonly ok: true; readonly token: string; readonly durationMs: number }
   | {
       readonly ok: false;

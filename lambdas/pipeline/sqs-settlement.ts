@@ -164,7 +164,7 @@ interface BatchPlan {
  * then comes back (docs/behaviour.md#delivery-rate-per-endpoint), so a receiver near the
  * dispatcher never sees a second's sends spill into the next.
  */
-export const RATE_SEND_MARGIN_MS = 100;
+const RATE_SEND_MARGIN_MS = 100;
 
 /**
  * The batches of the dispatcher of `lane` (docs/architecture.md#dispatcher): each batch reads each
