@@ -103,3 +103,23 @@ export function resolveWorkspaceLimits(overrides: unknown): WorkspaceLimits {
   }
   return out;
 }
+
+/**
+ * Custom headers of an endpoint (docs/behaviour.md#custom-headers): at most this many, and at most
+ * this many bytes of names and values together (UTF-8), so a request's header block stays small.
+ */
+export const CUSTOM_HEADER_LIMITS = { maxHeaders: 20, maxTotalBytes: 8192 } as const;
+
+/** The bounds of an endpoint's `rateLimitPerSecond` (docs/behaviour.md#delivery-rate-per-endpoint), an integer; unset: no limit. */
+export const RATE_LIMIT_PER_SECOND_BOUNDS = { min: 1, max: 1000 } as const;
+
+/**
+ * The token request of OAuth 2.0 client credentials (docs/behaviour.md#oauth-20-client-credentials):
+ * its own deadline inside the attempt's {@link SEND_LIMITS} `deadlineMs` (name resolution included),
+ * the response read as at most `bodyCapBytes`, and a token dropped `refreshBeforeExpirySeconds`
+ * before its `expires_in` runs out.
+ */
+export const OAUTH_TOKEN_LIMITS = { deadlineMs: 3_000, bodyCapBytes: 16_384, refreshBeforeExpirySeconds: 30 } as const;
+
+/** What is shown instead of a secret value: a secret header's, in reads and in an attempt's recorded request headers. */
+export const REDACTED = '<redacted>';

@@ -44,7 +44,9 @@ export type HaltedDispatch =
   | { readonly kind: 'awaits_dead_letter'; readonly delivery: DeliveryRecord }
   | { readonly kind: 'endpoint_gone'; readonly delivery: DeliveryRecord }
   /** A fast-lane delivery whose endpoint is in the slow lane, seen at `now`. */
-  | { readonly kind: 'slow_endpoint'; readonly delivery: DeliveryRecord; readonly now: Date };
+  | { readonly kind: 'slow_endpoint'; readonly delivery: DeliveryRecord; readonly now: Date }
+  /** Over its endpoint's delivery rate (docs/behaviour.md#delivery-rate-per-endpoint): nothing sent, nothing recorded. */
+  | { readonly kind: 'over_rate'; readonly delivery: DeliveryRecord };
 
 /** What a dispatch observed, the decision's only input. */
 export type DispatchObservation =
@@ -71,6 +73,12 @@ export type DispatchObservation =
    * receive is still applying its attempt, at `now`.
    */
   | { readonly kind: 'duplicate'; readonly current: DeliveryRecord | null; readonly stillApplying: boolean; readonly now: Date };
+
+/**
+ * How long a delivery over its endpoint's rate waits in its queue: SQS's smallest delay, so it
+ * comes back for the next seconds' budgets (docs/behaviour.md#delivery-rate-per-endpoint).
+ */
+export const OVER_RATE_DELAY_SECONDS = 1;
 
 /**
  * The queue delay, in whole seconds (SQS's unit), that makes a message due at `at` (ISO 8601), at
@@ -106,6 +114,9 @@ export function decideDispatch(observed: DispatchObservation, timeScale = 1): Di
         delaySeconds: secondsUntil(observed.delivery.nextAttemptAt, observed.now, timeScale),
         delivery: observed.delivery,
       };
+    case 'over_rate':
+      // Back in a second, in the same lane: no attempt spent, no evidence.
+      return { kind: 'retry', delaySeconds: OVER_RATE_DELAY_SECONDS, delivery: observed.delivery };
     case 'endpoint_disabled': {
       const { recorded } = observed;
       // Bookkeeping moves no streak: it never disables.

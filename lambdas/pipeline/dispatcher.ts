@@ -24,7 +24,9 @@ import {
   type Classified,
   type DeliveryRecord,
 } from '../domain/delivery-lifecycle';
-import { USER_AGENT } from '../contract/limits';
+import { AUTH_FAILED } from '../contract/delivery-statuses';
+import { SEND_LIMITS, USER_AGENT } from '../contract/limits';
+import { openHeaders, redactRequestHeaders } from '../domain/endpoint-options';
 import { activeSecrets, openSecrets, type SecretSealer } from '../domain/secrets';
 import { signatureHeader } from '../domain/signing';
 import { redactUrl } from '../domain/url-redaction';
@@ -38,6 +40,7 @@ import { healthObservation } from './batch-health';
 import { decideDispatch, type DispatchObservation, type DispatchResult, type HaltedDispatch } from './delivery-decision';
 import type { PinnedAddress, Sender, SendResult } from './http-sender';
 import { createDnsResolver, DnsLookupError } from './dns-resolver';
+import { containerTokenCache, type TokenCache } from './oauth-token';
 
 /**
  * Resolves a host name to its addresses; a failure is a {@link DnsLookupError} naming whose fault
@@ -83,7 +86,27 @@ export interface DispatchDeps {
    * recorded `nextAttemptAt` turns back into a queue delay multiplied by it. @default 1 (deployed)
    */
   readonly timeScale?: number;
+  /** OAuth 2.0 tokens of the endpoints that use it (docs/behaviour.md#oauth-20-client-credentials). @default the container's */
+  readonly tokens?: TokenCache;
+  /**
+   * The share of a rate-limited endpoint's budget this dispatch may use
+   * (docs/behaviour.md#delivery-rate-per-endpoint), asked before anything is sent. @default no rate limit
+   */
+  readonly rate?: RateGate;
 }
+
+/**
+ * A dispatch's share of its endpoint's rate budget: whether it may send, and in which window (epoch
+ * ms, on {@link DispatchDeps.now}'s clock): from `sendAfter`, before `sendBy`.
+ */
+export interface RateShare {
+  readonly granted: boolean;
+  readonly sendAfter: number;
+  readonly sendBy: number;
+}
+
+/** Answers a dispatch's share of `endpoint`'s rate budget; null when the endpoint has no rate. */
+type RateGate = (endpoint: EndpointRecord) => Promise<RateShare | null>;
 
 /**
  * An endpoint reader for one batch (docs/architecture.md#dispatcher): each endpoint is read once,
@@ -118,9 +141,11 @@ interface PreparedAttempt {
   readonly endpoint: EndpointRecord;
   /** When the attempt starts: its evidence's timestamp and its signature's. */
   readonly startedAt: Date;
-  /** The signed request (its headers are the attempt's evidence). */
+  /** The signed request, custom headers included (its headers, secret values redacted, are the attempt's evidence). */
   readonly request: { readonly headers: Record<string, string>; readonly body: string };
   readonly address: AddressCheck;
+  /** The rate budget's window of this attempt: it is sent in it, or not at all. Absent: no rate. */
+  readonly window?: { readonly sendAfter: number; readonly sendBy: number };
 }
 
 /**
@@ -139,12 +164,18 @@ type PreparedDispatch =
   | { readonly kind: 'endpoint_disabled'; readonly delivery: DeliveryRecord; readonly endpoint: EndpointRecord; readonly now: Date }
   | PreparedAttempt;
 
+/** The send phase's verdict that the rate budget's second ended before the POST: nothing sent, nothing recorded. */
+type OverRate = Extract<HaltedDispatch, { kind: 'over_rate' }>;
+
 /** The send phase's result: the prepared attempt, what the POST (or the refusal) gave, and how it classifies. */
 interface SentAttempt {
+  readonly kind: 'sent';
   readonly prepared: PreparedAttempt;
   readonly result: SendResult;
   readonly classified: Classified;
   readonly finishedAt: Date;
+  /** The headers the POST carried (the bearer token included), for the evidence. */
+  readonly sentHeaders: Record<string, string>;
   /**
    * Whether the endpoint was marked slow while the POST ran; read when the recording is done, as a
    * mark started near the deadline may land after the POST.
@@ -164,8 +195,10 @@ export async function dispatchDelivery(deps: DispatchDeps, deliveryId: string, l
 /** The send and record phases of what was prepared: what the decision is made of. */
 async function observeDispatch(deps: DispatchDeps, prepared: PreparedDispatch, lane: LaneRole): Promise<DispatchObservation> {
   switch (prepared.kind) {
-    case 'attempt':
-      return recordAttempt(deps, await sendAttempt(deps, prepared, lane), lane);
+    case 'attempt': {
+      const sent = await sendAttempt(deps, prepared, lane);
+      return sent.kind === 'over_rate' ? sent : recordAttempt(deps, sent, lane);
+    }
     case 'roll_forward':
       return rollForward(deps, prepared);
     case 'endpoint_disabled':
@@ -197,6 +230,9 @@ async function prepareDispatch(deps: DispatchDeps, deliveryId: string, lane: Lan
   if (!endpoint.enabled) return { kind: 'endpoint_disabled', delivery, endpoint, now };
   // A failing or slow endpoint's delivery waits in the slow lane, not in a fast batch.
   if (lane === 'fast' && laneOf(endpoint, now) === 'slow') return { kind: 'slow_endpoint', delivery, now };
+  // Over its endpoint's rate: it waits in its queue, nothing recorded.
+  const share = deps.rate ? await deps.rate(endpoint) : null;
+  if (share && !share.granted) return { kind: 'over_rate', delivery };
 
   // Dispatch-time URL check: the endpoint rules again, then every resolved address.
   const check = checkWebhookUrl(endpoint.url, deps.urlPolicy);
@@ -206,9 +242,12 @@ async function prepareDispatch(deps: DispatchDeps, deliveryId: string, lane: Lan
 
   // Before any attempt is recorded: a secret that cannot be opened is the service's fault, and the message comes back.
   const signingSecrets = await openSecrets(activeSecrets(endpoint.secrets, now), deps.secrets);
+  const custom = await openHeaders(endpoint.options?.headers, deps.secrets);
   const timestamp = Math.floor(now.getTime() / 1000);
   const body = JSON.stringify({ deliveryId: delivery.deliveryId, eventType: delivery.eventType, payload: delivery.payload });
+  // The service's own headers last: no custom header can replace one (their names are refused anyway).
   const headers: Record<string, string> = {
+    ...custom,
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     'webhook-id': delivery.deliveryId,
@@ -216,7 +255,15 @@ async function prepareDispatch(deps: DispatchDeps, deliveryId: string, lane: Lan
     'webhook-signature': signatureHeader(signingSecrets, delivery.deliveryId, timestamp, body),
     'x-trace-id': (deps.traceId ?? randomUUID)(),
   };
-  return { kind: 'attempt', delivery, endpoint, startedAt: now, request: { headers, body }, address };
+  return {
+    kind: 'attempt',
+    delivery,
+    endpoint,
+    startedAt: now,
+    request: { headers, body },
+    address,
+    ...(share ? { window: { sendAfter: share.sendAfter, sendBy: share.sendBy } } : {}),
+  };
 }
 
 /**
@@ -271,26 +318,57 @@ function about(delivery: DeliveryRecord): Record<string, string> {
  * nothing), marking the endpoint slow while a POST outlasts {@link SLOW_LANE.slowAttemptMs} where
  * there are lanes, and classifies the outcome.
  */
-async function sendAttempt(deps: DispatchDeps, prepared: PreparedAttempt, lane: LaneRole): Promise<SentAttempt> {
+async function sendAttempt(deps: DispatchDeps, prepared: PreparedAttempt, lane: LaneRole): Promise<SentAttempt | OverRate> {
   const { delivery, endpoint, request, address } = prepared;
   let markedWhileSending = false;
   let result: SendResult;
   let classified: Classified;
+  let sentHeaders = request.headers;
+  const auth = endpoint.options?.auth;
+  const token =
+    address.ok && auth
+      ? await (deps.tokens ?? containerTokenCache).token(endpoint.endpointId, auth, deps, SEND_LIMITS.deadlineMs - address.spentMs)
+      : null;
   if (!address.ok) {
     // A refusal sent nothing (duration 0, docs/behaviour.md#status-transitions); a failed resolution took its time.
     result = { kind: 'error', reason: address.reason, durationMs: address.permanent ? 0 : address.spentMs };
     classified = address.permanent ? refusedAtDispatch(address.reason) : classify(result);
+  } else if (token && !token.ok) {
+    // No token, no POST: the token endpoint's failure is the attempt's (its body is never kept).
+    const reason = token.serviceFault ?? AUTH_FAILED;
+    deps.log?.warn('No OAuth 2.0 token for a delivery; the attempt fails and is retried', {
+      ...about(delivery),
+      reason,
+      tokenStatus: token.status,
+      why: token.why,
+      tokenMs: token.durationMs,
+    });
+    result = { kind: 'error', reason, durationMs: address.spentMs + token.durationMs };
+    classified = classify(result);
   } else {
-    // Resolution is part of the attempt's deadline: the POST gets what is left of it.
+    if (prepared.window) {
+      // The rate budget's second: wait for it to start; past its end (a slow read or token request), not sent, back unspent.
+      const early = prepared.window.sendAfter - deps.now().getTime();
+      if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+      if (deps.now().getTime() >= prepared.window.sendBy) return { kind: 'over_rate', delivery };
+    }
+    if (token) sentHeaders = { ...request.headers, authorization: `Bearer ${token.token}` };
+    // Resolution (and the token request) is part of the attempt's deadline: the POST gets what is left of it.
     const send = deps.sender({
       url: address.url,
-      headers: request.headers,
+      headers: sentHeaders,
       body: request.body,
       pinned: address.pinned,
-      spentMs: address.spentMs,
+      spentMs: address.spentMs + (token?.durationMs ?? 0),
     });
     result = lane === 'only' ? await send : await markedIfSlow(deps, endpoint, send, () => (markedWhileSending = true));
+    if (token) result = { ...result, durationMs: result.durationMs + token.durationMs };
     classified = classify(result);
+    if (token && result.kind === 'response' && result.status === 401) {
+      // The token may have expired or been revoked early: forget it, and retry (with a new one) rather than give up.
+      (deps.tokens ?? containerTokenCache).drop(endpoint.endpointId, auth!);
+      classified = { ...classified, status: 'failed' };
+    }
     if (result.kind === 'error' && isServiceFault(result.reason)) {
       deps.log?.warn('Delivery attempt failed on our side; it is retried, its endpoint streak unchanged', {
         ...about(delivery),
@@ -298,7 +376,7 @@ async function sendAttempt(deps: DispatchDeps, prepared: PreparedAttempt, lane: 
       });
     }
   }
-  return { prepared, result, classified, finishedAt: deps.now(), markedWhileSending: () => markedWhileSending };
+  return { kind: 'sent', prepared, result, classified, finishedAt: deps.now(), sentHeaders, markedWhileSending: () => markedWhileSending };
 }
 
 /**
@@ -349,7 +427,7 @@ async function markSlow(deps: DispatchDeps, endpoint: EndpointRecord, durationMs
  * endpoint and announces an auto-disable.
  */
 async function recordAttempt(deps: DispatchDeps, sent: SentAttempt, lane: LaneRole): Promise<DispatchObservation> {
-  const { prepared, result, classified, finishedAt } = sent;
+  const { prepared, result, classified, finishedAt, sentHeaders } = sent;
   const { delivery, endpoint } = prepared;
   const attempts = delivery.attempts + 1;
   const exhausted = classified.status === 'failed' && retriesExhausted(attempts);
@@ -358,7 +436,8 @@ async function recordAttempt(deps: DispatchDeps, sent: SentAttempt, lane: LaneRo
     timestamp: prepared.startedAt.toISOString(),
     durationMs: result.durationMs,
     failureReason: classified.reason,
-    requestHeaders: prepared.request.headers,
+    // Every header sent, by name; secret values (custom ones, the bearer token) never stored.
+    requestHeaders: redactRequestHeaders(sentHeaders),
     responseStatus: result.kind === 'response' ? result.status : null,
     responseBody: result.kind === 'response' ? result.body : null,
   };

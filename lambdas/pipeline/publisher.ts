@@ -1,7 +1,8 @@
 /**
  * The publisher (docs/architecture.md#publisher, docs/behaviour.md#event-publishing): validates a domain event against the
- * catalogue, writes one `pending` row per enabled subscribed endpoint (and a
- * held row, never queued, per disabled one: docs/behaviour.md#held-deliveries), then
+ * catalogue, writes one `pending` row per enabled subscribed endpoint whose payload filter (if
+ * any) matches it (and a held row, never queued, per disabled one: docs/behaviour.md#held-deliveries;
+ * nothing at all for an endpoint whose filter does not match: docs/behaviour.md#payload-filters), then
  * enqueues one message per pending row. Row ids derive from the event's id, so
  * EventBridge's at-least-once invocations never deliver one event twice under
  * two ids. A row whose message was never sent is re-sent by the event's next
@@ -17,6 +18,7 @@ import { MAX_PAYLOAD_BYTES } from '../contract/limits';
 import type { MetricsRecorder } from '../contract/metrics';
 import type { EventCatalogue } from '../domain/event-catalogue';
 import { newHeldDelivery, newPendingDelivery } from '../domain/delivery-lifecycle';
+import { evaluatePayloadFilter, parsePayloadFilter, type PayloadFilter } from '../domain/payload-filter';
 import { eventDeliveryId } from '../domain/ids';
 import type { DeliveryMessage, DeliveryQueue } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
@@ -56,6 +58,33 @@ export interface PublishResult {
   readonly queued: boolean;
 }
 
+/** Parsed filters by their JSON text: a container parses each endpoint's filter once, not once per event. */
+const parsedFilters = new Map<string, PayloadFilter | null>();
+/** Past this many filters the cache starts again (a bound on memory, not on correctness). */
+const PARSED_FILTERS_MAX = 1000;
+
+/**
+ * Whether an event's payload goes to a subscriber: always without a filter; else when its filter
+ * matches. A stored filter the language no longer accepts (every filter is validated when written)
+ * filters nothing: an event is never lost to a filter that cannot be read.
+ */
+function passesFilter(subscriber: Subscriber, payload: unknown): boolean {
+  if (subscriber.filter === null) return true;
+  let filter = parsedFilters.get(subscriber.filter);
+  if (filter === undefined) {
+    let parsed: ReturnType<typeof parsePayloadFilter> | null = null;
+    try {
+      parsed = parsePayloadFilter(JSON.parse(subscriber.filter));
+    } catch {
+      parsed = null;
+    }
+    filter = parsed?.ok ? parsed.filter : null;
+    if (parsedFilters.size >= PARSED_FILTERS_MAX) parsedFilters.clear();
+    parsedFilters.set(subscriber.filter, filter);
+  }
+  return filter === null || evaluatePayloadFilter(filter, payload).matches;
+}
+
 /** The time an event's delivery ids carry: its own when it has a usable one (a redelivery has the same), else now. */
 function eventTime(event: DomainEvent, now: Date): Date {
   const at = event.time === undefined ? Number.NaN : Date.parse(event.time);
@@ -88,8 +117,10 @@ export async function publishEvent(deps: PublishDeps, event: DomainEvent): Promi
     throw new AppError('PayloadTooLarge', `The payload is ${size} bytes; at most ${MAX_PAYLOAD_BYTES} are accepted`);
   // The subscribers of the type, from their subscription items (docs/architecture.md#subscriptions);
   // the workspace item is read only until this container has seen it.
-  const endpoints = await findSubscribers(deps.table, event.workspace, event.type);
-  if (endpoints === null) throw new AppError('WorkspaceNotFound', `No workspace ${event.workspace}`);
+  const subscribers = await findSubscribers(deps.table, event.workspace, event.type);
+  if (subscribers === null) throw new AppError('WorkspaceNotFound', `No workspace ${event.workspace}`);
+  // Filters apply here, to published events only: test sends, replays and recovery never come this way.
+  const endpoints = subscribers.filter((s) => passesFilter(s, event.payload));
   if (endpoints.length === 0) return { deliveryIds: [], heldDeliveryIds: [], queued: true };
   const eventId = event.id ?? randomUUID();
   // Every row of the event is stamped with the event's time, so a re-run builds byte-identical rows.

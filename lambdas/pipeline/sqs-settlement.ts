@@ -3,7 +3,9 @@
  * delivery lane is planned, and how each record's message is settled from its dispatch's result.
  * A retryable failure delays its message by the backoff and is reported failed; a move sends the
  * message to the slow lane and a spent one to the dead-letter queue, then both are acked. In the
- * slow lane, a batch first defers what is over the per-endpoint and per-workspace caps. Only
+ * slow lane, a batch first defers what is over the per-endpoint and per-workspace caps. Then it
+ * claims, per rate-limited endpoint, the sends it needs from the endpoint's rate budget
+ * (docs/behaviour.md#delivery-rate-per-endpoint); what it is not granted comes back in a second. Only
  * attempts spend a delivery's retries: a message that is to come back on its queue's last receive
  * (SQS would move it to the dead-letter queue) is re-sent as a new message to its own lane instead.
  */
@@ -13,8 +15,9 @@ import { selectForAttempt, SLOW_LANE, type LaneRole } from '../domain/delivery-l
 import { MAX_RECEIVES } from '../contract/deployment';
 import { parseDeliveryMessage, type DeliveryMessage, type DeliveryQueue, type MessageDelayer } from '../queue/delivery-queue';
 import type { TableContext } from '../store/client';
-import type { DispatchResult } from './delivery-decision';
-import { dispatchDelivery, endpointReaderForBatch, type DispatchDeps, type EndpointReader } from './dispatcher';
+import { claimSendBudget } from '../store/rate-budget';
+import { OVER_RATE_DELAY_SECONDS, type DispatchResult } from './delivery-decision';
+import { dispatchDelivery, endpointReaderForBatch, type DispatchDeps, type EndpointReader, type RateShare } from './dispatcher';
 import type { BatchConsumer, BatchRun, ConsumerLog } from './sqs-batch';
 
 /** The queues a dispatcher settles its messages with. */
@@ -157,6 +160,13 @@ interface BatchPlan {
 }
 
 /**
+ * How long before its second ends a send granted in it must have started: a send not started by
+ * then comes back (docs/behaviour.md#delivery-rate-per-endpoint), so a receiver near the
+ * dispatcher never sees a second's sends spill into the next.
+ */
+const RATE_SEND_MARGIN_MS = 100;
+
+/**
  * The batches of the dispatcher of `lane` (docs/architecture.md#dispatcher): each batch reads each
  * endpoint once, is planned, then has each record dispatched and settled.
  */
@@ -193,8 +203,84 @@ export function dispatcherBatch(lane: LaneRole, adapters: DispatcherBatchAdapter
     return { messages, deferred };
   }
 
+  /**
+   * Claims the rate budget of each rate-limited endpoint of the batch (docs/behaviour.md#delivery-rate-per-endpoint):
+   * one conditional write per endpoint, for as many of its records as the batch holds; the first
+   * ones granted are sent, the rest come back. Records of an endpoint without a rate have no share.
+   */
+  async function claimRates(records: readonly SQSRecord[], plan: BatchPlan, endpoint: EndpointReader): Promise<Map<string, RateShare>> {
+    const groups = new Map<string, { workspace: string; endpointId: string; ids: string[] }>();
+    for (const r of records) {
+      const message = plan.messages.get(r.messageId);
+      // A message that does not name its endpoint claims for itself once its endpoint is read (rateGate).
+      if (!message?.workspace || !message.endpointId || plan.deferred.has(r.messageId)) continue;
+      const key = `${message.workspace}\u0000${message.endpointId}`;
+      const group = groups.get(key) ?? { workspace: message.workspace, endpointId: message.endpointId, ids: [] };
+      group.ids.push(r.messageId);
+      groups.set(key, group);
+    }
+    const shares = new Map<string, RateShare>();
+    // The batch's reads of its endpoints, which its dispatches reuse: no read of its own.
+    const limited = (
+      await Promise.all(
+        [...groups.values()].map(async ({ workspace, endpointId, ids }) => {
+          const limit = (await endpoint(workspace, endpointId).catch(() => null))?.options?.rateLimitPerSecond;
+          return limit === undefined ? [] : [{ ids, endpointId, limit }];
+        }),
+      )
+    ).flat();
+    if (limited.length === 0) return shares;
+    const { second, sendAfter, sendBy } = rateSecond();
+    await Promise.all(
+      limited.map(async ({ ids, endpointId, limit }) => {
+        const granted = await claimed(endpointId, limit, ids.length, second);
+        ids.forEach((id, i) => shares.set(id, { granted: i < granted, sendAfter, sendBy }));
+      }),
+    );
+    return shares;
+  }
+
+  /**
+   * The second to claim in: the next one, so the batch's reads (and a token request) run while it
+   * comes, and its sends all start within it, from its start to {@link RATE_SEND_MARGIN_MS} before its end.
+   */
+  function rateSecond(): { second: number; sendAfter: number; sendBy: number } {
+    const second = Math.floor(adapters.dispatch().now().getTime() / 1000) + 1;
+    return { second, sendAfter: second * 1000, sendBy: (second + 1) * 1000 - RATE_SEND_MARGIN_MS };
+  }
+
+  /** Sends granted of `wanted`; none when the claim fails (they come back, and the next receive claims again). */
+  async function claimed(endpointId: string, limit: number, wanted: number, second: number): Promise<number> {
+    try {
+      return await claimSendBudget(adapters.table(), endpointId, limit, wanted, second);
+    } catch (error) {
+      log.warn('Could not claim an endpoint rate budget; its deliveries come back', { endpointId, error });
+      return 0;
+    }
+  }
+
+  /**
+   * A record's rate gate: its share claimed with the batch's, or, for a message that does not name
+   * its endpoint (a replay's or a test send's first), a claim of one when its endpoint turns out rate-limited.
+   */
+  function rateGate(share: RateShare | undefined): NonNullable<DispatchDeps['rate']> {
+    return async (ep) => {
+      if (share) return share;
+      const limit = ep.options?.rateLimitPerSecond;
+      if (limit === undefined) return null;
+      const { second, sendAfter, sendBy } = rateSecond();
+      return { granted: (await claimed(ep.endpointId, limit, 1, second)) === 1, sendAfter, sendBy };
+    };
+  }
+
   /** Dispatches one record's delivery and settles its message; a throw reports the record failed. */
-  async function dispatchRecord(record: SQSRecord, plan: BatchPlan, endpoint: EndpointReader, run: BatchRun): Promise<void> {
+  async function dispatchRecord(
+    record: SQSRecord,
+    plan: BatchPlan,
+    endpoint: EndpointReader,
+    rates: Map<string, RateShare>,
+    run: BatchRun,
+  ): Promise<void> {
     const message = plan.messages.get(record.messageId);
     if (!message) {
       // A body that is no delivery can never succeed: ack it, loudly.
@@ -206,7 +292,10 @@ export function dispatcherBatch(lane: LaneRole, adapters: DispatcherBatchAdapter
       if (deferred) return;
       return settler.comeBack(record, message, SLOW_LANE.deferSeconds, 'deferred, not re-sent');
     }
-    const deps: DispatchDeps = { ...adapters.dispatch(), endpoint };
+    const share = rates.get(record.messageId);
+    // Over its endpoint's rate: back in a second, no attempt spent, no evidence.
+    if (share && !share.granted) return settler.comeBack(record, message, OVER_RATE_DELAY_SECONDS, 'over its endpoint rate');
+    const deps: DispatchDeps = { ...adapters.dispatch(), endpoint, rate: rateGate(share) };
     const result = await dispatchDelivery(deps, message.deliveryId, lane);
     run.health.add(result.recorded);
     countDispatch(run.metrics, result, lane, deps.now());
@@ -216,6 +305,7 @@ export function dispatcherBatch(lane: LaneRole, adapters: DispatcherBatchAdapter
   return async (records, run) => {
     const endpoint = endpointReaderForBatch(adapters.table());
     const plan = await planBatch(records, run.metrics);
-    return (record) => dispatchRecord(record, plan, endpoint, run);
+    const rates = await claimRates(records, plan, endpoint);
+    return (record) => dispatchRecord(record, plan, endpoint, rates, run);
   };
 }

@@ -4,19 +4,23 @@
  * responses show, and it drops them. The endpoint item is in no index: a
  * replaced secret's grace window is tracked by a small item of its own, and its
  * subscriptions by one small item per event type (lambdas/store/subscriptions.ts), written in the
- * same transactions as the endpoint.
+ * same transactions as the endpoint. Its delivery options (lambdas/domain/endpoint-options.ts) are
+ * attributes of the endpoint item: `customHeaders` (secret values sealed as signing secrets are),
+ * `auth` (its client secret sealed), `rateLimitPerSecond` and `filter` (the filter's JSON text,
+ * copied onto the subscription items, which the publisher reads).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointCore } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
-import type { StoredSecret } from '../domain/secrets';
+import type { SealedSecret, StoredSecret } from '../domain/secrets';
+import type { CustomHeaders, EndpointOptions, FilterDocument, OAuthClientCredentials } from '../domain/endpoint-options';
 import type { TableContext } from './client';
 import { writeAudited, type AuditInput, type TransactItem } from './audit';
 import { queryPage } from './pages';
 import { planSubscriptionSteps, type SubscriptionState, type SubscriptionStep } from '../domain/subscription-plan';
-import { subscriptionWrites } from './subscriptions';
+import { filterStillIs, subscriptionWrites } from './subscriptions';
 import { purgeJobPut } from './endpoint-purge';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
 import {
@@ -30,6 +34,7 @@ import {
   mapList,
   num,
   optMap,
+  optNum,
   optStr,
   partitionQuery,
   queryPages,
@@ -47,6 +52,8 @@ export interface EndpointRecord extends EndpointCore {
   readonly secretVersion: number;
   /** Until when the endpoint counts as slow (docs/behaviour.md#delivery-lanes); absent: never marked. */
   readonly slowUntil?: string | null;
+  /** Its delivery options; absent or empty: none set. */
+  readonly options?: EndpointOptions;
 }
 
 /** The wire form without its health (the operations add it): never a secret. */
@@ -79,8 +86,66 @@ function storedSecret(endpoint: Item, item: Item): StoredSecret {
   };
 }
 
+/** A sealed value's attributes, checked: one that is not whole is a data fault. */
+function sealedValue(endpoint: Item, sealed: Item | null, what: string): SealedSecret {
+  if (sealed === null) throw new ItemShapeError(`endpoint ${String(endpoint.endpointId)}: ${what} has no sealed value`);
+  return { ciphertext: str(sealed, 'ciphertext'), iv: str(sealed, 'iv'), tag: str(sealed, 'tag'), dataKey: str(sealed, 'dataKey') };
+}
+
+/** The endpoint item's options attributes as options, each checked. */
+function optionsOf(item: Item): EndpointOptions {
+  const headers = optMap(item, 'customHeaders');
+  const auth = optMap(item, 'auth');
+  const rate = optNum(item, 'rateLimitPerSecond');
+  const filter = optStr(item, 'filter');
+  const strings = (map: Item | null, what: string): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(map ?? {})) {
+      if (typeof value !== 'string') throw new ItemShapeError(`endpoint ${String(item.endpointId)}: ${what} ${name} is not a string`);
+      out[name] = value;
+    }
+    return out;
+  };
+  const sealed: Record<string, SealedSecret> = {};
+  const sealedMap = headers ? optMap(headers, 'sealed') : null;
+  for (const name of Object.keys(sealedMap ?? {})) sealed[name] = sealedValue(item, optMap(sealedMap!, name), `header ${name}`);
+  const scope = auth ? optStr(auth, 'scope') : null;
+  const audience = auth ? optStr(auth, 'audience') : null;
+  return {
+    ...(headers ? { headers: { plain: strings(optMap(headers, 'plain'), 'header'), sealed } } : {}),
+    ...(auth
+      ? {
+          auth: {
+            type: 'oauth2_client_credentials' as const,
+            tokenUrl: str(auth, 'tokenUrl'),
+            clientId: str(auth, 'clientId'),
+            clientSecret: sealedValue(item, optMap(auth, 'clientSecret'), 'the OAuth client secret'),
+            ...(scope === null ? {} : { scope }),
+            ...(audience === null ? {} : { audience }),
+          },
+        }
+      : {}),
+    ...(rate === null ? {} : { rateLimitPerSecond: rate }),
+    ...(filter === null ? {} : { filter: JSON.parse(filter) as FilterDocument }),
+  };
+}
+
+/** A filter's stored form: its JSON text, as written (the text keeps its keys' order, which a map would not). */
+const filterText = (filter: FilterDocument | null | undefined): string | null => (filter ? JSON.stringify(filter) : null);
+
+/** The endpoint item's attributes of `options` (none for an option unset). */
+function optionAttributes(options: EndpointOptions | undefined): Item {
+  return {
+    ...(options?.headers ? { customHeaders: options.headers } : {}),
+    ...(options?.auth ? { auth: options.auth } : {}),
+    ...(options?.rateLimitPerSecond === undefined ? {} : { rateLimitPerSecond: options.rateLimitPerSecond }),
+    ...(options?.filter ? { filter: filterText(options.filter) } : {}),
+  };
+}
+
 /** An endpoint item as a record, each attribute checked. */
 function fromItem(item: Item): EndpointRecord {
+  const options = optionsOf(item);
   return {
     endpointId: str(item, 'endpointId'),
     workspace: str(item, 'workspace'),
@@ -94,6 +159,7 @@ function fromItem(item: Item): EndpointRecord {
     secrets: mapList(item, 'secrets').map((secret) => storedSecret(item, secret)),
     secretVersion: num(item, 'secretVersion', 0),
     slowUntil: optStr(item, 'slowUntil'),
+    ...(Object.keys(options).length ? { options } : {}),
   };
 }
 
@@ -117,35 +183,61 @@ export async function markEndpointSlow(table: TableContext, workspace: string, e
   }
 }
 
+/** What an endpoint's subscription items copy: its event types, `enabled` and its filter's text (null: none). */
+interface CopiedState extends SubscriptionState {
+  readonly filter: string | null;
+}
+
 /** An endpoint's state as its subscription items copy it. */
+const copiedStateOf = (r: EndpointRecord): CopiedState => ({
+  eventTypes: r.eventTypes,
+  enabled: r.enabled,
+  filter: filterText(r.options?.filter),
+});
+
+/** The planner's view of a copied state. */
 const subscriptionStateOf = (r: SubscriptionState): SubscriptionState => ({ eventTypes: r.eventTypes, enabled: r.enabled });
 
+/** Attribute changes of an update besides the subscription state: `SET` clauses, `REMOVE`d names, and their names and values. */
+interface ExtraChanges {
+  sets: string[];
+  removes: string[];
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
 /**
- * The endpoint update of one step of a subscription change: the step's event types and `enabled`
- * (plus `extra` sets), only if the endpoint is still in `from`, the state the step was planned from.
+ * The endpoint update of one step of a subscription change: the step's event types, `enabled` and
+ * filter (plus `extra` changes), only if the endpoint is still in `from`, the state the step was
+ * planned from.
  */
 function stepUpdate(
   table: TableContext,
   slug: string,
   endpointId: string,
-  from: SubscriptionState,
-  to: SubscriptionState,
-  extra?: { sets: string[]; names: Record<string, string>; values: Record<string, unknown> },
+  from: CopiedState,
+  to: CopiedState,
+  extra?: ExtraChanges,
 ): TransactItem {
+  const fromFilter = filterStillIs(from.filter);
+  const sets = ['eventTypes = :types', 'enabled = :enabled', ...(to.filter === null ? [] : ['#filter = :filter']), ...(extra?.sets ?? [])];
+  const removes = [...(to.filter === null ? ['#filter'] : []), ...(extra?.removes ?? [])];
   return {
     Update: {
       TableName: table.tableName,
       Key: keys.endpoint(slug, endpointId),
-      UpdateExpression: `SET eventTypes = :types, enabled = :enabled${extra?.sets.length ? `, ${extra.sets.join(', ')}` : ''}`,
-      ConditionExpression: ifExistsAnd('eventTypes = :fromTypes AND enabled = :fromEnabled'),
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      ConditionExpression: ifExistsAnd(`eventTypes = :fromTypes AND enabled = :fromEnabled AND ${fromFilter.expression}`),
+      ExpressionAttributeNames: { ...fromFilter.names, ...extra?.names },
       ExpressionAttributeValues: {
         ':types': to.eventTypes,
         ':enabled': to.enabled,
         ':fromTypes': from.eventTypes,
         ':fromEnabled': from.enabled,
+        ...(to.filter === null ? {} : { ':filter': to.filter }),
+        ...fromFilter.values,
         ...extra?.values,
       },
-      ...(extra && Object.keys(extra.names).length ? { ExpressionAttributeNames: extra.names } : {}),
     },
   };
 }
@@ -170,22 +262,25 @@ async function runSteps(
   table: TableContext,
   slug: string,
   endpointId: string,
-  from: SubscriptionState,
+  from: CopiedState,
   steps: readonly SubscriptionStep[],
+  filter: string | null,
   now: Date,
   audit?: { input: AuditInput; pending: boolean },
-): Promise<SubscriptionState> {
+): Promise<CopiedState> {
   let state = from;
   for (const step of steps) {
+    // The endpoint takes the new filter with the first step; the copies each step writes carry it.
+    const next: CopiedState = { ...step.state!, filter };
     await writeAudited(
       table,
-      [stepUpdate(table, slug, endpointId, state, step.state!), ...subscriptionWrites(table, slug, endpointId, step.ops)],
+      [stepUpdate(table, slug, endpointId, state, next), ...subscriptionWrites(table, slug, endpointId, step.ops, filter)],
       slug,
       audit?.pending ? audit.input : undefined,
       now,
     );
     if (audit) audit.pending = false;
-    state = step.state!;
+    state = next;
   }
   return state;
 }
@@ -203,6 +298,8 @@ export async function putEndpoint(
   limit?: number,
 ): Promise<boolean> {
   const [first, ...rest] = planSubscriptionSteps(null, subscriptionStateOf(record), { rewriteEnabled: false });
+  const filter = filterText(record.options?.filter);
+  const { options, ...fields } = record;
   const outcome = await writeCounted(
     table,
     record.workspace,
@@ -211,18 +308,24 @@ export async function putEndpoint(
       {
         Put: {
           TableName: table.tableName,
-          Item: { ...keys.endpoint(record.workspace, record.endpointId), type: 'endpoint', ...record, ...first!.state },
+          Item: {
+            ...keys.endpoint(record.workspace, record.endpointId),
+            type: 'endpoint',
+            ...fields,
+            ...optionAttributes(options),
+            ...first!.state,
+          },
           ConditionExpression: IF_ABSENT,
         },
       },
-      ...subscriptionWrites(table, record.workspace, record.endpointId, first!.ops),
+      ...subscriptionWrites(table, record.workspace, record.endpointId, first!.ops, filter),
     ],
     audit,
     now,
   );
   if (outcome !== 'written') return false;
   // More event types than one transaction takes: the rest in steps, each keeping endpoint and items agreeing.
-  if (rest.length > 0) await runSteps(table, record.workspace, record.endpointId, first!.state!, rest, now);
+  if (rest.length > 0) await runSteps(table, record.workspace, record.endpointId, { ...first!.state!, filter }, rest, filter, now);
   return true;
 }
 
@@ -250,13 +353,21 @@ export function listEndpoints(table: TableContext, slug: string, limit: number, 
   });
 }
 
-/** Fields an update may change. */
+/** Fields an update may change; an option set to null is removed. */
 export interface EndpointChanges {
   url?: string;
   eventTypes?: string[];
   description?: string | null;
   enabled?: boolean;
+  /** The whole header set after the change (lambdas/domain/endpoint-options.ts plans the merge and seals it). */
+  headers?: CustomHeaders | null;
+  auth?: OAuthClientCredentials | null;
+  rateLimitPerSecond?: number | null;
+  filter?: FilterDocument | null;
 }
+
+/** The item attribute of each option an update sets or removes as a whole. */
+const OPTION_ATTRIBUTES = { headers: 'customHeaders', auth: 'auth', rateLimitPerSecond: 'rateLimitPerSecond' } as const;
 
 /**
  * Applies only the sent fields, with the audit event, in one transaction; a change of the event
@@ -273,6 +384,7 @@ export async function updateEndpoint(
   audit: AuditInput,
 ): Promise<EndpointRecord | null> {
   const sets: string[] = ['updatedAt = :updatedAt'];
+  const removes: string[] = [];
   const values: Record<string, unknown> = { ':updatedAt': now.toISOString() };
   const names: Record<string, string> = {};
   for (const field of ['url', 'description'] as const) {
@@ -281,18 +393,28 @@ export async function updateEndpoint(
     values[`:${field}`] = changes[field];
     sets.push(`#${field} = :${field}`);
   }
+  for (const [field, attribute] of Object.entries(OPTION_ATTRIBUTES) as [keyof typeof OPTION_ATTRIBUTES, string][]) {
+    const value = changes[field];
+    if (value === undefined) continue;
+    names[`#${attribute}`] = attribute;
+    if (value === null) removes.push(`#${attribute}`);
+    else {
+      values[`:${attribute}`] = value;
+      sets.push(`#${attribute} = :${attribute}`);
+    }
+  }
   if (changes.enabled === true) {
     sets.push('consecutiveFailures = :zero');
     values[':zero'] = 0;
   }
-  if (changes.eventTypes !== undefined || changes.enabled !== undefined)
-    return updateSubscribed(table, slug, endpointId, changes, now, audit, { sets, names, values });
+  if (changes.eventTypes !== undefined || changes.enabled !== undefined || changes.filter !== undefined)
+    return updateSubscribed(table, slug, endpointId, changes, now, audit, { sets, removes, names, values });
   try {
     const update: TransactItem = {
       Update: {
         TableName: table.tableName,
         Key: keys.endpoint(slug, endpointId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
         ConditionExpression: IF_EXISTS,
         ExpressionAttributeValues: values,
         ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
@@ -307,9 +429,10 @@ export async function updateEndpoint(
 }
 
 /**
- * An update that changes the subscriptions: read the endpoint, plan the steps from it, and write
- * each conditional on the state it was planned from; when another change got there first, read
- * again and plan again (the audit event is written once, with the first step).
+ * An update that changes the subscriptions (their event types, or the `enabled` or filter copies):
+ * read the endpoint, plan the steps from it, and write each conditional on the state it was planned
+ * from; when another change got there first, read again and plan again (the audit event is written
+ * once, with the first step). A new filter rewrites every kept copy.
  */
 async function updateSubscribed(
   table: TableContext,
@@ -318,21 +441,28 @@ async function updateSubscribed(
   changes: EndpointChanges,
   now: Date,
   audit: AuditInput,
-  extra: { sets: string[]; names: Record<string, string>; values: Record<string, unknown> },
+  extra: ExtraChanges,
 ): Promise<EndpointRecord | null> {
   const auditing = { input: audit, pending: true };
   for (let tries = 1; ; tries++) {
     const current = await getEndpointRecord(table, slug, endpointId);
     if (!current) return null;
-    const from = subscriptionStateOf(current);
-    const to: SubscriptionState = { eventTypes: changes.eventTypes ?? current.eventTypes, enabled: changes.enabled ?? current.enabled };
-    const steps = planSubscriptionSteps(from, to, { rewriteEnabled: changes.enabled !== undefined });
+    const from = copiedStateOf(current);
+    const filter = changes.filter === undefined ? from.filter : filterText(changes.filter);
+    const to: CopiedState = {
+      eventTypes: changes.eventTypes ?? current.eventTypes,
+      enabled: changes.enabled ?? current.enabled,
+      filter,
+    };
+    const steps = planSubscriptionSteps(subscriptionStateOf(from), subscriptionStateOf(to), {
+      rewriteEnabled: changes.enabled !== undefined || filter !== from.filter,
+    });
     const last = steps[steps.length - 1]!;
     try {
-      const reached = await runSteps(table, slug, endpointId, from, steps.slice(0, -1), now, auditing);
+      const reached = await runSteps(table, slug, endpointId, from, steps.slice(0, -1), filter, now, auditing);
       await writeAudited(
         table,
-        [stepUpdate(table, slug, endpointId, reached, to, extra), ...subscriptionWrites(table, slug, endpointId, last.ops)],
+        [stepUpdate(table, slug, endpointId, reached, to, extra), ...subscriptionWrites(table, slug, endpointId, last.ops, filter)],
         slug,
         auditing.pending ? audit : undefined,
         now,
@@ -430,8 +560,9 @@ export async function deleteEndpoint(
     const current = await getEndpointRecord(table, slug, endpointId);
     if (!current) return false;
     const steps = planSubscriptionSteps(subscriptionStateOf(current), null, { rewriteEnabled: false });
+    const from = copiedStateOf(current);
     try {
-      const reached = await runSteps(table, slug, endpointId, subscriptionStateOf(current), steps.slice(0, -1), now);
+      const reached = await runSteps(table, slug, endpointId, from, steps.slice(0, -1), from.filter, now);
       // Counted: the delete frees a slot of the workspace's endpoint limit.
       await writeCounted(
         table,
@@ -447,7 +578,7 @@ export async function deleteEndpoint(
             },
           },
           graceEntryWrite(table, slug, endpointId, null),
-          ...subscriptionWrites(table, slug, endpointId, steps[steps.length - 1]!.ops),
+          ...subscriptionWrites(table, slug, endpointId, steps[steps.length - 1]!.ops, null),
           ...(purge ? [purgeJobPut(table, { jobId: purge.jobId, workspace: slug, endpointId }, now)] : []),
         ],
         audit,

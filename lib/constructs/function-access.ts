@@ -117,7 +117,8 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
 const IDEMPOTENCY_RECORD: readonly TableAction[] = [GET, PUT, UPDATE, DELETE];
 
 /**
- * A dispatcher, either lane: attempts, summaries, health counters, notifications; a failure streak
+ * A dispatcher, either lane: attempts, summaries, health counters, notifications, the endpoints' rate
+ * budgets (one Update per batch and rate-limited endpoint); a failure streak
  * disables the endpoint (its subscriptions deleted, on the condition the endpoint is still the one read).
  */
 const DISPATCHER = access([GET, PUT, UPDATE, DELETE, CONDITION_CHECK], ['table']);

@@ -47,6 +47,7 @@ export async function seedEndpoint(
     enabled?: boolean;
     secrets?: StoredSecret[];
     consecutiveFailures?: number;
+    options?: EndpointRecord['options'];
   },
   now = new Date(),
 ): Promise<EndpointRecord> {
@@ -64,6 +65,7 @@ export async function seedEndpoint(
     updatedAt: now.toISOString(),
     secrets: input.secrets ?? (await sealedSecrets([{ secret: SEEDED_SECRET }], now)),
     secretVersion: 1,
+    ...(input.options ? { options: input.options } : {}),
   };
   await putEndpoint(table, record, now, { action: 'webhook.created', actor: 'test', targetId: record.endpointId });
   return record;

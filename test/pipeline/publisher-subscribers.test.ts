@@ -68,7 +68,7 @@ async function seed(workspace: string, eventTypes: string[], enabled = true): Pr
 async function seedMany(records: readonly EndpointRecord[]) {
   const items = records.flatMap((r) => [
     { ...keys.endpoint(r.workspace, r.endpointId), type: 'endpoint', ...r },
-    ...subscriptionWrites(table, r.workspace, r.endpointId, planSubscriptionSteps(null, r, { rewriteEnabled: false })[0]!.ops).map(
+    ...subscriptionWrites(table, r.workspace, r.endpointId, planSubscriptionSteps(null, r, { rewriteEnabled: false })[0]!.ops, null).map(
       (w) => w.Put!.Item!,
     ),
   ]);

@@ -68,15 +68,19 @@ async function subscriptionItems(workspace: string): Promise<string[]> {
     );
     for (const item of page.Items ?? []) {
       const [, eventType, endpointId] = (item.sk as string).split('#');
-      expect(Object.keys(item).sort()).toEqual(['enabled', 'pk', 'sk', 'type']);
-      out.push(`${eventType} ${endpointId} ${item.enabled}`);
+      expect(
+        Object.keys(item)
+          .filter((k) => k !== 'filter')
+          .sort(),
+      ).toEqual(['enabled', 'pk', 'sk', 'type']);
+      out.push(`${eventType} ${endpointId} ${item.enabled} ${item.filter ?? '-'}`);
     }
     start = page.LastEvaluatedKey;
   } while (start);
   return out.sort();
 }
 
-/** What the items should be: one per (endpoint, event type), with the endpoint's `enabled`, from the endpoint items. */
+/** What the items should be: one per (endpoint, event type), with the endpoint's `enabled` and filter, from the endpoint items. */
 async function expectedItems(workspace: string): Promise<string[]> {
   const page = await table.doc.send(
     new QueryCommand({
@@ -86,7 +90,9 @@ async function expectedItems(workspace: string): Promise<string[]> {
       ConsistentRead: true,
     }),
   );
-  return (page.Items ?? []).flatMap((e) => (e.eventTypes as string[]).map((t) => `${t} ${e.endpointId} ${e.enabled}`)).sort();
+  return (page.Items ?? [])
+    .flatMap((e) => (e.eventTypes as string[]).map((t) => `${t} ${e.endpointId} ${e.enabled} ${e.filter ?? '-'}`))
+    .sort();
 }
 
 async function expectInStep(workspace: string) {
@@ -154,7 +160,7 @@ describe('subscription items kept in step with the endpoint', () => {
         Item: { ...keys.endpoint('sub-auto', a.endpointId), type: 'endpoint', ...a, enabled: false, consecutiveFailures: 20 },
       }),
     );
-    expect(await subscriptionItems('sub-auto')).toEqual([`order.shipped ${a.endpointId} true`]);
+    expect(await subscriptionItems('sub-auto')).toEqual([`order.shipped ${a.endpointId} true -`]);
     await updateEndpoint(table, 'sub-auto', a.endpointId, { enabled: false }, new Date(), audit(a.endpointId));
     await expectInStep('sub-auto');
     await updateEndpoint(table, 'sub-auto', a.endpointId, { enabled: true }, new Date(), audit(a.endpointId));
@@ -173,8 +179,8 @@ describe('subscription items kept in step with the endpoint', () => {
     await syncSubscriptionCopies(table, 'sub-sync', a.endpointId);
     await expectInStep('sub-sync');
     expect(await subscriptionItems('sub-sync')).toEqual([
-      `order.shipped ${a.endpointId} false`,
-      `webhook.test_event ${a.endpointId} false`,
+      `order.shipped ${a.endpointId} false -`,
+      `webhook.test_event ${a.endpointId} false -`,
     ]);
     await deleteEndpoint(table, 'sub-sync', a.endpointId, new Date(), audit(a.endpointId));
     await syncSubscriptionCopies(table, 'sub-sync', a.endpointId);
@@ -192,6 +198,7 @@ describe('subscription items kept in step with the endpoint', () => {
       { eventTypes: ['t.f', 't.a'], enabled: false },
       { url: 'https://hooks.example.com/z' },
       { eventTypes: ['t.g'] },
+      { filter: { 'order.total': { $gt: 10 } }, eventTypes: ['t.h', 't.a'] },
     ];
     const results = await Promise.all(
       changes.map((c) => updateEndpoint(table, 'sub-race', a.endpointId, c, new Date(), audit(a.endpointId))),
@@ -289,5 +296,65 @@ describe('syncSubscriptionCopies beside concurrent endpoint changes', () => {
     ]);
     // Every sync and every change is done: whatever the order, no item disagrees with its endpoint.
     await expectInStep('sub-sync-race');
+  });
+});
+
+describe('filter copies', () => {
+  const filter = { 'order.region': { $in: ['eu', 'us'] }, $not: { test: true } };
+  const text = JSON.stringify(filter);
+
+  it('carry the endpoint filter as written, from create through every change, and go with the filter', async () => {
+    await createWorkspace(table, { slug: 'sub-filter', name: 'filter' }, new Date());
+    const record = { ...(await endpointRecord('sub-filter', ['order.shipped', 't.a'])), options: { filter } };
+    await putEndpoint(table, record, new Date(), audit(record.endpointId));
+    await expectInStep('sub-filter');
+    expect(await subscriptionItems('sub-filter')).toEqual([
+      `order.shipped ${record.endpointId} true ${text}`,
+      `t.a ${record.endpointId} true ${text}`,
+    ]);
+    expect((await getEndpointRecord(table, 'sub-filter', record.endpointId))!.options).toEqual({ filter });
+
+    // Another filter rewrites every copy; a change of the types alone carries the filter to new items.
+    const other = { type: { $prefix: 'order.' } };
+    await updateEndpoint(table, 'sub-filter', record.endpointId, { filter: other }, new Date(), audit(record.endpointId));
+    await updateEndpoint(table, 'sub-filter', record.endpointId, { eventTypes: ['t.a', 't.b'] }, new Date(), audit(record.endpointId));
+    await expectInStep('sub-filter');
+    expect(await subscriptionItems('sub-filter')).toEqual([
+      `t.a ${record.endpointId} true ${JSON.stringify(other)}`,
+      `t.b ${record.endpointId} true ${JSON.stringify(other)}`,
+    ]);
+    await updateEndpoint(table, 'sub-filter', record.endpointId, { filter: null }, new Date(), audit(record.endpointId));
+    await expectInStep('sub-filter');
+    expect(await subscriptionItems('sub-filter')).toEqual([`t.a ${record.endpointId} true -`, `t.b ${record.endpointId} true -`]);
+    expect((await getEndpointRecord(table, 'sub-filter', record.endpointId))!.options).toBeUndefined();
+  });
+
+  it('are rewritten on 100 event types (past one transaction) with a new filter', async () => {
+    const a = await created('sub-filter-big', types(100));
+    await updateEndpoint(table, 'sub-filter-big', a.endpointId, { filter }, new Date(), audit(a.endpointId));
+    await expectInStep('sub-filter-big');
+    expect((await subscriptionItems('sub-filter-big')).every((i) => i.endsWith(text))).toBe(true);
+    await updateEndpoint(
+      table,
+      'sub-filter-big',
+      a.endpointId,
+      { eventTypes: types(100, 50), filter: null },
+      new Date(),
+      audit(a.endpointId),
+    );
+    await expectInStep('sub-filter-big');
+    expect((await subscriptionItems('sub-filter-big')).every((i) => i.endsWith(' -'))).toBe(true);
+  });
+
+  it('syncSubscriptionCopies rewrites copies whose filter differs from the endpoint item', async () => {
+    const a = await created('sub-filter-sync', ['t.a']);
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.endpoint('sub-filter-sync', a.endpointId), type: 'endpoint', ...a, filter: text },
+      }),
+    );
+    await syncSubscriptionCopies(table, 'sub-filter-sync', a.endpointId);
+    expect(await subscriptionItems('sub-filter-sync')).toEqual([`t.a ${a.endpointId} true ${text}`]);
   });
 });
