@@ -1,6 +1,6 @@
 /** Authentication, permissions, tokens and every error status, through the real local API. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../lambdas/contract/operations';
+import { TOKEN_OPERATIONS } from '../../lambdas/contract/operations';
 import { issueToken } from '../../lambdas/operations/admin';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
@@ -173,7 +173,7 @@ describe('cross-workspace isolation', () => {
     const bTok = await api.call('POST', `/workspaces/bravo/api-tokens`, { token: bravoToken, body: { name: 'b2', scopes: ['read'] } });
     const ids: Record<string, string> = { endpointId: bEp.body.endpointId, tokenId: bTok.body.tokenId };
 
-    for (const op of OPERATIONS) {
+    for (const op of TOKEN_OPERATIONS) {
       // A's token on B's slug: 404 on every route.
       const onB = op.path.replace('{slug}', 'bravo').replace(/\{(\w+)\}/g, (_m, n: string) => ids[n] ?? 'x');
       const body =
