@@ -199,7 +199,8 @@ describe('IAM, call by call', () => {
     ).structuredContent as { endpointId: string };
     const mcpIds: Record<string, string> = { ...ids, endpointId: mcpCreated.endpointId };
     const mcpFailures: string[] = [];
-    for (const def of ordered) {
+    // Only token routes are tools (a public route has none).
+    for (const def of ordered.filter((d) => d.mcpTool)) {
       const args = {
         ...(bodies[def.operationId] as object | undefined),
         ...Object.fromEntries(def.path.match(/\{\w+\}/g)?.map((p) => [p.slice(1, -1), mcpIds[p.slice(1, -1)]]) ?? []),
