@@ -14,7 +14,7 @@ import { Outbox } from '../../../lib/constructs/outbox';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProblemSchema } from '../../../lambdas/contract/errors';
-import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
+import { OPERATIONS, routeKind, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../lambdas/contract/limits';
 import { bearerToken } from '../../../lambdas/domain/api-tokens';
@@ -123,12 +123,14 @@ describe('the REST API', () => {
       expect(method.resource.path).toBe(def.path);
       expect(method.httpMethod).toBe(def.method);
       const functionId = logicalId(api.operationFunctions.get(def.operationId)!.function);
+      // A public route (docs/architecture.md#route-kinds) has no authorizer.
+      const auth =
+        routeKind(def) === 'public' ? { AuthorizationType: 'NONE' } : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } };
       const found = template.findResources('AWS::ApiGateway::Method', {
         Properties: {
           OperationName: def.operationId,
           HttpMethod: def.method,
-          AuthorizationType: 'CUSTOM',
-          AuthorizerId: { Ref: authorizerId },
+          ...auth,
           Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
         },
       });
