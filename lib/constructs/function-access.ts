@@ -86,8 +86,9 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   ackNotification: access([GET, PUT, UPDATE]),
   // A filter evaluated against the payload sent: nothing read or written.
   testWebhookFilter: access([]),
-  // The session and its link's code put with the audit entry in one transaction (UpdateItem: its rate-limit counter, as every writer's).
-  createPortalSession: access([PUT, UPDATE]),
+  // The caller's token re-read; the session and its link's code put with the audit entry in one
+  // transaction (UpdateItem: its rate-limit counter, as every writer's).
+  createPortalSession: access([GET, PUT, UPDATE]),
   // The workspace's sessions (a Query of its partition), the expired ones filtered out.
   listPortalSessions: access([], ['table']),
   // The session read, then deleted with its code, its token's hash and the audit entry in one transaction.
@@ -96,8 +97,8 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   // one transaction; the branding read for the answer.
   exchangePortalSession: access([GET, PUT, UPDATE, DELETE]),
   getBranding: access([GET]),
-  // The branding item replaced with its audit entry in one transaction.
-  setBranding: access([PUT, UPDATE]),
+  // The caller's token re-read; the branding item replaced with its audit entry in one transaction.
+  setBranding: access([GET, PUT, UPDATE]),
 };
 
 /** The idempotency record an `idempotent` operation claims (Put), reads (Get), completes (Update) or releases (Delete). */
