@@ -12,16 +12,16 @@ export const CONSOLE_COLOURS = { background: '#f6f7f9', surface: '#ffffff', text
 export const MIN_CONTRAST = 4.5;
 
 /** Most characters of a display name. */
-export const DISPLAY_NAME_MAX_CHARS = 64;
+const DISPLAY_NAME_MAX_CHARS = 64;
 
 /** An accent colour as it is written: `#rrggbb`. */
-export const ACCENT_COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
+const ACCENT_COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
 
 /** Control characters and the bidirectional overrides that could make a name read as something else. */
 const FORBIDDEN_IN_NAME = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 /** WCAG 2 relative luminance of a `#rrggbb` colour. */
-export function relativeLuminance(hex: string): number {
+function relativeLuminance(hex: string): number {
   const channel = (offset: number) => {
     const c = parseInt(hex.slice(offset, offset + 2), 16) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;

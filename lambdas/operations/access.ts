@@ -16,7 +16,7 @@ import type { Caller, OperationDeps, SurfaceRuntime } from './context';
 import { chargeRateLimit } from './rate-limiter';
 
 /** True when a caller's session has ended at `now` (an API token never does). */
-export function callerExpired(caller: Pick<Caller, 'expiresAt'>, now: Date): boolean {
+function callerExpired(caller: Pick<Caller, 'expiresAt'>, now: Date): boolean {
   return caller.expiresAt !== undefined && !(Date.parse(caller.expiresAt) > now.getTime());
 }
 

@@ -21,7 +21,7 @@ import { keys, TABLE } from './table-schema';
 const SESSION_SK_PREFIX = 'PORTAL#';
 
 /** The item keys of portal sessions (docs/architecture.md#item-keys). */
-export const portalKeys = {
+const portalKeys = {
   /** A session, in its workspace's partition (sort key: its id, so newest last). */
   session: (slug: string, sessionId: string) => ({ pk: keys.workspacePk(slug), sk: `${SESSION_SK_PREFIX}${sessionId}` }),
   /** A link's code, by its hash: present until the link is opened or its ten minutes end. */
@@ -63,7 +63,7 @@ function sessionFromItem(item: Item): PortalSessionRecord & { codeHash: string; 
 }
 
 /** A session record as the list shows it. */
-export function portalSessionWire(record: PortalSessionRecord): PortalSession {
+function portalSessionWire(record: PortalSessionRecord): PortalSession {
   return {
     sessionId: record.sessionId,
     createdAt: record.createdAt,

@@ -86,18 +86,19 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   ackNotification: access([GET, PUT, UPDATE]),
   // A filter evaluated against the payload sent: nothing read or written.
   testWebhookFilter: access([]),
-  // The session and its link's code put with the audit entry in one transaction.
-  createPortalSession: access([PUT]),
+  // The caller's token re-read; the session and its link's code put with the audit entry in one
+  // transaction (UpdateItem: its rate-limit counter, as every writer's).
+  createPortalSession: access([GET, PUT, UPDATE]),
   // The workspace's sessions (a Query of its partition), the expired ones filtered out.
   listPortalSessions: access([], ['table']),
   // The session read, then deleted with its code, its token's hash and the audit entry in one transaction.
-  revokePortalSession: access([GET, PUT, DELETE]),
+  revokePortalSession: access([GET, PUT, UPDATE, DELETE]),
   // The code and its session read; the code deleted, the session updated and the token's hash put in
   // one transaction; the branding read for the answer.
   exchangePortalSession: access([GET, PUT, UPDATE, DELETE]),
   getBranding: access([GET]),
-  // The branding item replaced with its audit entry in one transaction.
-  setBranding: access([PUT]),
+  // The caller's token re-read; the branding item replaced with its audit entry in one transaction.
+  setBranding: access([GET, PUT, UPDATE]),
   // The platform API (docs/api.md#platform-api). The workspace, its owner and its audit entry in one
   // transaction; on a taken slug, the workspace read to say why.
   platformCreateWorkspace: access([GET, PUT]),

@@ -204,10 +204,20 @@ export class ServiceApi extends Construct {
         ? { authorizationType: AuthorizationType.CUSTOM, authorizer: this.authorizer }
         : { authorizationType: kind === 'iam' ? AuthorizationType.IAM : AuthorizationType.NONE };
     // allowTestInvoke false: the console's test-invoke skips the authorizer; no permission for it.
-    return this.api.root.resourceForPath(def.path).addMethod(def.method, new LambdaIntegration(fn.function, { allowTestInvoke: false }), {
-      operationName: def.operationId,
-      ...auth,
-    });
+    const method = this.api.root
+      .resourceForPath(def.path)
+      .addMethod(def.method, new LambdaIntegration(fn.function, { allowTestInvoke: false }), {
+        operationName: def.operationId,
+        ...auth,
+      });
+    if (kind === 'public') {
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Public by design (docs/architecture.md#route-kinds): the route is what a person without a token calls (opening a portal link: docs/behaviour.md#portal-sessions); it checks its own credential in the body, answers no-store, and its rate limit is keyed by the client address.',
+      });
+    }
+    return method;
   }
 }
 

@@ -114,7 +114,13 @@ describe('IAM, call by call', () => {
     ids.notificationId = (
       await putNotification(api.table, slug, { kind: 'endpoint.disabled', message: 'iam journey' }, new Date())
     ).notificationId;
+    // A portal session, whose link the exchange opens (and which is revoked last).
+    const portal = await api.call('POST', `/workspaces/${slug}/portal-sessions`, { body: { readOnly: true } });
+    expect(portal.status, portal.text).toBe(201);
+    ids.sessionId = portal.body.sessionId;
     const bodies: Record<string, unknown> = {
+      exchangePortalSession: { code: new URL(portal.body.url as string).hash.slice('#portal='.length) },
+      setBranding: { displayName: 'IAM journey', accentColor: '#1f5fbf' },
       createWebhook: { url: ok.url, eventTypes: ['webhook.test_event'] },
       // Dropping an event type deletes its subscription.
       updateWebhook: { description: 'iam journey', eventTypes: ['order.shipped'] },
@@ -124,7 +130,7 @@ describe('IAM, call by call', () => {
       recoverWebhookDeliveries: { since, dryRun: true },
       testWebhookFilter: { filter: { orderId: { $prefix: 'iam-' } }, payload: { orderId: 'iam-1' } },
     };
-    const last = new Set(['deleteWebhook', 'revokeApiToken']);
+    const last = new Set(['deleteWebhook', 'revokeApiToken', 'revokePortalSession']);
     const ordered = [...(OPERATIONS as readonly OperationDef[])].sort(
       (a, b) => Number(last.has(a.operationId)) - Number(last.has(b.operationId)),
     );
@@ -193,7 +199,8 @@ describe('IAM, call by call', () => {
     ).structuredContent as { endpointId: string };
     const mcpIds: Record<string, string> = { ...ids, endpointId: mcpCreated.endpointId };
     const mcpFailures: string[] = [];
-    for (const def of ordered) {
+    // Only token routes are tools (a public route has none).
+    for (const def of ordered.filter((d) => d.mcpTool)) {
       const args = {
         ...(bodies[def.operationId] as object | undefined),
         ...Object.fromEntries(def.path.match(/\{\w+\}/g)?.map((p) => [p.slice(1, -1), mcpIds[p.slice(1, -1)]]) ?? []),
