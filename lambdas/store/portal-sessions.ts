@@ -15,18 +15,13 @@ import type { TableContext } from './client';
 import { auditWrites, storedActor, type AuditInput } from './audit';
 import { queryFilteredPage } from './filtered-pages';
 import { bool, IF_ABSENT, IF_EXISTS, optStr, str, strList, type Item } from './table-io';
-import { keys, TABLE } from './table-schema';
+import { keys, SK_PREFIX, TABLE } from './table-schema';
 
 /** Sort-key prefix of a workspace's portal sessions. */
-const SESSION_SK_PREFIX = 'PORTAL#';
+const SESSION_SK_PREFIX = SK_PREFIX.portalSession;
 
 /** The item keys of portal sessions (docs/architecture.md#item-keys). */
-const portalKeys = {
-  /** A session, in its workspace's partition (sort key: its id, so newest last). */
-  session: (slug: string, sessionId: string) => ({ pk: keys.workspacePk(slug), sk: `${SESSION_SK_PREFIX}${sessionId}` }),
-  /** A link's code, by its hash: present until the link is opened or its ten minutes end. */
-  code: (codeHash: string) => ({ pk: `PORTALCODE#${codeHash}`, sk: 'META' }),
-} as const;
+const portalKeys = { session: keys.portalSession, code: keys.portalCode } as const;
 
 /** A session as the store keeps it. */
 export interface PortalSessionRecord {

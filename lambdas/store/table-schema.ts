@@ -70,6 +70,8 @@ export const SK_PREFIX = {
    * the partition (state, summary, latest attempt) stay what one short Query reads.
    */
   replay: '@REPLAY#',
+  /** A workspace's portal sessions (lambdas/store/portal-sessions.ts). */
+  portalSession: 'PORTAL#',
 } as const;
 
 const DELIVERY_PK = 'DLV#';
@@ -113,6 +115,10 @@ export const keys = {
   workspaceCounts: (slug: string) => ({ pk: `WS#${slug}`, sk: 'COUNTS' }),
   member: (slug: string, memberId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.member}${memberId}` }),
   tokenHash: (hash: string) => ({ pk: `TOKENHASH#${hash}`, sk: 'META' }),
+  /** A portal session, in its workspace's partition (sort key: its id, so newest last). */
+  portalSession: (slug: string, sessionId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.portalSession}${sessionId}` }),
+  /** A portal link's code, by its hash: present until the link is opened or its ten minutes end. */
+  portalCode: (codeHash: string) => ({ pk: `PORTALCODE#${codeHash}`, sk: 'META' }),
   token: (slug: string, tokenId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.token}${tokenId}` }),
   endpoint: (slug: string, endpointId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.endpoint}${endpointId}` }),
   /**

@@ -86,7 +86,7 @@ export interface ErasureRecord {
  * carrying one of {@link CREDENTIAL_ATTRIBUTES}, whatever its prefix. A kind of credential added
  * later adds its prefix here. `PORTAL#` is the portal sessions' (lambdas/store/portal-sessions.ts).
  */
-const CREDENTIAL_SK_PREFIXES: readonly string[] = [SK_PREFIX.token, 'PORTAL#'];
+const CREDENTIAL_SK_PREFIXES: readonly string[] = [SK_PREFIX.token, SK_PREFIX.portalSession];
 
 /**
  * The attributes by which an item of a workspace's partition names a credential's item outside
@@ -97,7 +97,7 @@ const CREDENTIAL_SK_PREFIXES: readonly string[] = [SK_PREFIX.token, 'PORTAL#'];
 const CREDENTIAL_ATTRIBUTES: Readonly<Record<string, (hash: string) => { pk: string; sk: string }>> = {
   hash: keys.tokenHash,
   tokenHash: keys.tokenHash,
-  codeHash: (codeHash) => ({ pk: `PORTALCODE#${codeHash}`, sk: 'META' }),
+  codeHash: keys.portalCode,
 };
 
 /** The kind an item is counted as, by its `type` (docs/behaviour.md#erasing-a-workspace). */
