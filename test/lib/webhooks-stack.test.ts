@@ -458,6 +458,8 @@ describe('outputs', () => {
       'EventBusName',
       'McpUrl',
       'OpenApiUrl',
+      'PlatformApiUrl',
+      'PlatformInvokePolicyArn',
       'ReferenceUrl',
       'SecretsKeyArn',
       'TableName',
@@ -525,6 +527,16 @@ describe('cdk-nag (AwsSolutions)', () => {
       }
     }
     const stackPath = built.stack.node.path;
+    // The platform invoke policy's routes with a path parameter, one acknowledgement each, on that policy alone.
+    const platformRoutes = [...acknowledged].filter(([rule]) =>
+      rule.startsWith('AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:'),
+    );
+    expect(platformRoutes.length).toBeGreaterThan(0);
+    for (const [rule, paths] of platformRoutes) {
+      expect(rule).toMatch(/\/platform\//);
+      expect(paths).toEqual([`${stackPath}/Api/PlatformInvokePolicy`]);
+      acknowledged.delete(rule);
+    }
     expect(Object.fromEntries([...acknowledged].map(([rule, paths]) => [rule, paths.length]))).toEqual({
       'AwsSolutions-APIG2': 1,
       'AwsSolutions-APIG3': 1,
