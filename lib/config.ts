@@ -32,6 +32,7 @@ import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE, RECOVERY_JOBS_PER_WORKSPACE_BOUNDS
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
 import { resolveWorkspaceLimits, WORKSPACE_LIMIT_BOUNDS, WORKSPACE_LIMIT_NAMES, type WorkspaceLimits } from '#lambdas/contract/limits';
 import type { TableBilling, TableCapacity } from './constructs/table';
+import { parsePlatformPrincipals } from './platform-principals';
 
 /** Per-workspace limit overrides; omitted ones keep {@link DEFAULT_WORKSPACE_LIMITS}. */
 type WorkspaceLimitOverrides = Partial<WorkspaceLimits>;
@@ -223,6 +224,13 @@ export interface WebhooksConfig {
    * @default {} (read 5 to 2000, write 5 to 10000: DEFAULT_TABLE_CAPACITY)
    */
   readonly tableCapacity: Partial<TableCapacity>;
+  /**
+   * The IAM principals (role or user ARNs) allowed to call the platform API, `/platform/*`
+   * (docs/deploy.md#platform-api): the API's resource policy explicitly denies every other
+   * principal there. A JSON array, or on the command line a comma-separated list.
+   * @default [] (every platform call refused)
+   */
+  readonly platformPrincipals: readonly string[];
 }
 
 /** The auto-scaling bounds of a provisioned table when `tableCapacity` leaves them out. */
@@ -255,6 +263,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   dispatcherMaxConcurrency: DISPATCHER_CONSUMER.maxConcurrency,
   tableBillingMode: 'on-demand',
   tableCapacity: {},
+  platformPrincipals: [],
 };
 
 /** The context keys this app reads. */
@@ -538,8 +547,13 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     problems.push(`tableBillingMode must be "on-demand" or "provisioned" (got ${JSON.stringify(tableBillingMode)})`);
   const tableCapacity = given('tableCapacity') ? parseTableCapacity(raw.tableCapacity, problems) : DEFAULT_CONFIG.tableCapacity;
 
+  const platformPrincipals = given('platformPrincipals')
+    ? parsePlatformPrincipals(raw.platformPrincipals, problems)
+    : DEFAULT_CONFIG.platformPrincipals;
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    platformPrincipals,
     stage: stage as string,
     rateLimits,
     logRetentionDays,

@@ -101,6 +101,7 @@ export class WebhooksStack extends Stack {
       throttlingRateLimit: config.throttlingRateLimit,
       throttlingBurstLimit: config.throttlingBurstLimit,
       apiGatewayAccountRole: config.apiGatewayAccountRole,
+      platformPrincipals: config.platformPrincipals,
       ...logs,
     });
     this.mcp = new McpEndpoint(this, 'Mcp', {
@@ -157,6 +158,15 @@ export class WebhooksStack extends Stack {
     new CfnOutput(this, 'McpUrl', {
       value: this.mcp.functionUrl.url,
       description: 'The MCP server (Streamable HTTP, POST JSON-RPC) with Authorization: Bearer <workspace API token>',
+    });
+    new CfnOutput(this, 'PlatformApiUrl', {
+      value: `${url}platform/`,
+      description: "The platform API (SigV4, service execute-api): the workspace lifecycle for the platform's backend",
+    });
+    new CfnOutput(this, 'PlatformInvokePolicyArn', {
+      value: this.api.platformInvokePolicy.managedPolicyArn,
+      description:
+        "Managed policy allowing exactly the platform API's routes: attach it to the backend's role, and name that role in platformPrincipals",
     });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName, description: 'The service table' });
     new CfnOutput(this, 'EventBusName', {

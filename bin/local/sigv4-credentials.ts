@@ -9,7 +9,7 @@ import type { PlatformAuthenticator } from './http-front';
 import { verifySigV4, type SigV4Credential } from './sigv4-verifier';
 
 /** The region the local platform API's signatures are scoped to. */
-export const LOCAL_PLATFORM_REGION = 'us-east-1';
+const LOCAL_PLATFORM_REGION = 'us-east-1';
 
 /** The IAM principals the local key pairs stand for (the local stage allows the first only). */
 const LOCAL_PRINCIPALS = {
@@ -18,7 +18,7 @@ const LOCAL_PRINCIPALS = {
 } as const;
 
 /** A key pair as `.local/stack.json` shows it: what an SDK's credentials and signer need. */
-export interface StackCredentials {
+interface StackCredentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly region: string;

@@ -3,16 +3,16 @@
  * owner member in one transaction, listed from the workspace registry, renamed. A workspace whose
  * item carries `erasingJobId` is being erased (its item is deleted last).
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { PlatformWorkspace } from '../contract/platform-schemas';
-import type { Page } from '../contract/pagination';
+import { RESUME_AFTER, type Page } from '../contract/pagination';
 import type { AuditActor, Member } from '../contract/schemas';
+import { decodeCursor, encodeCursor } from '../domain/cursor';
 import { newId } from '../domain/ids';
 import { auditWrites } from './audit';
 import type { TableContext } from './client';
-import { queryPage } from './pages';
-import { conditionFailedAt, IF_ABSENT, ifExistsAnd, optStr, str, type Item } from './table-io';
+import { conditionFailedAt, IF_ABSENT, ifExistsAnd, optStr, partitionQuery, str, type Item } from './table-io';
 import { keys, TABLE } from './table-schema';
 import { workspaceRegistryKeys } from './workspace-registry';
 
@@ -133,25 +133,38 @@ export async function getPlatformWorkspace(table: TableContext, slug: string): P
   return out.Item ? platformWorkspaceFromItem(out.Item) : null;
 }
 
-/** Workspaces in slug order, from the registry (gsi1 projects every attribute). */
-export function listPlatformWorkspaces(table: TableContext, limit: number, cursor?: string): Promise<Page<PlatformWorkspace>> {
-  return queryPage(table, {
-    pk: keys.workspaceRegistryPk,
-    skPrefix: '',
-    forward: true,
-    limit,
-    cursor,
-    // A cursor of another list (whose ids all have an `_`) addresses no position here.
-    idPattern: /^[a-z0-9-]{1,63}$/,
-    index: {
-      name: TABLE.gsi1.name,
-      partitionKey: TABLE.gsi1.partitionKey,
-      sortKey: TABLE.gsi1.sortKey,
-      startKey: (slug) => ({ ...keys.workspace(slug), ...workspaceRegistryKeys(slug) }),
-    },
-    map: (item) => {
-      const value = platformWorkspaceFromItem(item);
-      return { value, sortKey: value.slug, id: value.slug };
-    },
-  });
+/** A cursor of another list (whose ids all have an `_`) addresses no position here. */
+const SLUG_POSITION = /^[a-z0-9-]{1,63}$/;
+
+/** Workspaces in slug order, from the registry (gsi1 projects whole workspace items). */
+export async function listPlatformWorkspaces(table: TableContext, limit: number, cursor?: string): Promise<Page<PlatformWorkspace>> {
+  let after: string | null = null;
+  if (cursor !== undefined) {
+    const position = decodeCursor(cursor, SLUG_POSITION);
+    if (!position) return { items: [], nextCursor: null };
+    after = position.id;
+  }
+  const items: Item[] = [];
+  let start: Item | undefined;
+  // One extra row tells whether a next page exists, so the last page says null.
+  while (items.length <= limit) {
+    const out = await table.doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        ...partitionQuery(keys.workspaceRegistryPk, { index: TABLE.gsi1, ...(after === null ? {} : { sk: { after } }) }),
+        Limit: limit + 1 - items.length,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    if (!out.LastEvaluatedKey) break;
+    start = out.LastEvaluatedKey;
+  }
+  const workspaces = items.slice(0, limit).map(platformWorkspaceFromItem);
+  const resumeAfter = (index: number) => encodeCursor({ sortKey: workspaces[index]!.slug, id: workspaces[index]!.slug });
+  return {
+    items: workspaces,
+    nextCursor: items.length > limit && workspaces.length > 0 ? resumeAfter(workspaces.length - 1) : null,
+    [RESUME_AFTER]: resumeAfter,
+  };
 }

@@ -6,7 +6,7 @@
  * and problem+json gateway responses. Everything per operation is generated
  * from OPERATIONS; nothing here names an operation.
  */
-import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -19,6 +19,7 @@ import {
   TokenAuthorizer,
   type Method,
 } from 'aws-cdk-lib/aws-apigateway';
+import { AnyPrincipal, Effect, ManagedPolicy, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '#lambdas/contract/deployment';
@@ -63,7 +64,16 @@ export interface ServiceApiProps extends OperationResources, LogProps {
    * @default DEFAULT_CONFIG.apiGatewayAccountRole (false: the account must already have one)
    */
   readonly apiGatewayAccountRole?: boolean;
+  /**
+   * The IAM principals allowed on the platform API (`/platform/*`), the stage setting
+   * `platformPrincipals`: the resource policy explicitly denies every other principal there.
+   * @default DEFAULT_CONFIG.platformPrincipals (none: every platform call refused)
+   */
+  readonly platformPrincipals?: readonly string[];
 }
+
+/** The resource-policy path of the platform API's routes: any stage, any method, under `/platform/`. */
+export const PLATFORM_RESOURCE = 'execute-api:/*/*/platform/*';
 
 /** The REST API, its authorizer, the operation functions, the docs routes and the console. */
 export class ServiceApi extends Construct {
@@ -83,10 +93,13 @@ export class ServiceApi extends Construct {
   readonly console: ConsoleEndpoint;
   /** The stage's access log group. */
   readonly accessLogs: LogGroup;
+  /** Allows `execute-api:Invoke` on exactly the platform API's routes: attach it to the platform backend's role. */
+  readonly platformInvokePolicy: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
     const stageName = props.stageName ?? DEFAULT_CONFIG.stage;
+    const platformPrincipals = [...(props.platformPrincipals ?? DEFAULT_CONFIG.platformPrincipals)];
     const ownsAccountRole = props.apiGatewayAccountRole ?? DEFAULT_CONFIG.apiGatewayAccountRole;
     const { logRetention, logRemovalPolicy } = logSettings(props);
     const table = props.table.table;
@@ -104,6 +117,7 @@ export class ServiceApi extends Construct {
       ...(ownsAccountRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       // The reference UI's script is about 1.5 MB; JSON pages shrink too.
       minCompressionSize: Size.kibibytes(1),
+      policy: platformResourcePolicy(platformPrincipals),
       deployOptions: {
         stageName,
         tracingEnabled: true,
@@ -114,6 +128,8 @@ export class ServiceApi extends Construct {
       },
     });
     addProblemGatewayResponses(this.api);
+    // API Gateway applies a changed resource policy only with a new deployment: the principals are part of its identity.
+    this.api.latestDeployment?.addToLogicalId({ platformPrincipals });
     if (ownsAccountRole) {
       Validations.of(this.api.node.findChild('CloudWatchRole')).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
@@ -165,6 +181,29 @@ export class ServiceApi extends Construct {
     }
     this.operationFunctions = functions;
     this.operationMethods = methods;
+
+    // Exactly the platform routes, each method on its own path (a `{param}` is any one segment's value).
+    const platformRoutes = (OPERATIONS as readonly OperationDef[])
+      .filter((d) => routeKind(d) === 'iam')
+      .map((d) => ({ method: d.method, path: d.path.replace(/\{\w+\}/g, '*') }));
+    this.platformInvokePolicy = new ManagedPolicy(this, 'PlatformInvokePolicy', {
+      description: `Calls the platform API of webhooks-${stageName} (attach to the platform backend's role; the stage setting platformPrincipals must name it)`,
+      statements: [
+        new PolicyStatement({
+          actions: ['execute-api:Invoke'],
+          resources: platformRoutes.map((r) => this.api.arnForExecuteApi(r.method, r.path, stageName)),
+        }),
+      ],
+    });
+    const apiLogicalId = Stack.of(this).resolve(Stack.of(this).getLogicalId(this.api.node.defaultChild as CfnElement)) as string;
+    const wildcardRoutes = [...new Set(platformRoutes.filter((r) => r.path.includes('*')).map((r) => `${r.method}${r.path}`))];
+    Validations.of(this.platformInvokePolicy).acknowledge(
+      ...wildcardRoutes.map((route) => ({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiLogicalId}>/${stageName}/${route}]`,
+        reason:
+          "One platform API route of this stage's API; the `*` stands for its path parameter (a workspace slug or a job id), since the platform backend manages every workspace.",
+      })),
+    );
 
     this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logRetention, logRemovalPolicy });
     this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, logRetention, logRemovalPolicy });
@@ -219,6 +258,32 @@ export class ServiceApi extends Construct {
     }
     return method;
   }
+}
+
+/**
+ * The API's resource policy (docs/architecture.md#route-kinds): every route may be invoked (the
+ * token and public routes need this once a policy exists), and `/platform/*` is explicitly denied
+ * to every principal not in `principals`, so a same-account principal that has
+ * `execute-api:Invoke` from its own IAM policy still cannot call it. No principals: all denied.
+ */
+function platformResourcePolicy(principals: readonly string[]): PolicyDocument {
+  return new PolicyDocument({
+    statements: [
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        principals: [new AnyPrincipal()],
+        actions: ['execute-api:Invoke'],
+        resources: ['execute-api:/*'],
+      }),
+      new PolicyStatement({
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['execute-api:Invoke'],
+        resources: [PLATFORM_RESOURCE],
+        ...(principals.length ? { conditions: { StringNotEquals: { 'aws:PrincipalArn': [...principals] } } } : {}),
+      }),
+    ],
+  });
 }
 
 /** The stage's access log line: one JSON object per request. */

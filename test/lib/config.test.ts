@@ -42,6 +42,7 @@ describe('parseConfig', () => {
       dispatcherMaxConcurrency: 4,
       tableBillingMode: 'on-demand',
       tableCapacity: {},
+      platformPrincipals: [],
     });
     expect(workspaceLimitsOf(DEFAULT_CONFIG)).toEqual({ testSendsPerMinute: 60, replaysPerMinute: 600, endpoints: 1000, apiTokens: 100 });
   });
@@ -76,8 +77,10 @@ describe('parseConfig', () => {
       dispatcherMaxConcurrency: '8',
       tableBillingMode: 'provisioned',
       tableCapacity: '{"writeMax":20000}',
+      platformPrincipals: 'arn:aws:iam::123456789012:role/platform-backend, arn:aws:iam::123456789012:user/ops',
     });
     expect(config).toEqual({
+      platformPrincipals: ['arn:aws:iam::123456789012:role/platform-backend', 'arn:aws:iam::123456789012:user/ops'],
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: ['https://app.example.com', 'http://localhost:6274'],
       consoleFrameAncestors: ['https://app.example.com', 'http://localhost:5173'],

@@ -115,7 +115,7 @@ describe('the REST API', () => {
     }
   });
 
-  it('has a method per operation, on its contract path, behind the authorizer, invoking its own function', () => {
+  it('has a method per operation, on its contract path, authorized by its route kind, invoking its own function', () => {
     const authorizerId = logicalId(api.authorizer);
     template.resourceCountIs('AWS::ApiGateway::Method', ops.length + DOCS_PATHS.length + CONSOLE_PATHS.length);
     for (const def of ops) {
@@ -123,9 +123,12 @@ describe('the REST API', () => {
       expect(method.resource.path).toBe(def.path);
       expect(method.httpMethod).toBe(def.method);
       const functionId = logicalId(api.operationFunctions.get(def.operationId)!.function);
-      // A public route (docs/architecture.md#route-kinds) has no authorizer.
+      // A token route behind the TOKEN authorizer; a platform route behind API Gateway's SigV4 check; a public one open.
+      const kind = routeKind(def);
       const auth =
-        routeKind(def) === 'public' ? { AuthorizationType: 'NONE' } : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } };
+        kind === 'token'
+          ? { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } }
+          : { AuthorizationType: kind === 'iam' ? 'AWS_IAM' : 'NONE', AuthorizerId: Match.absent() };
       const found = template.findResources('AWS::ApiGateway::Method', {
         Properties: {
           OperationName: def.operationId,
@@ -179,7 +182,7 @@ describe('the REST API', () => {
     for (const def of ops) expect(def.path, def.operationId).not.toMatch(/^\/(console|reference|openapi\.json)(\/|$)/);
   });
 
-  it("has no other public method: only the docs and console routes and the contract's public routes skip the authorizer", () => {
+  it('has no other public method: only the docs and console routes and the public routes skip the authorizer', () => {
     const open = template.findResources('AWS::ApiGateway::Method', { Properties: { AuthorizationType: 'NONE' } });
     const publicRoutes = ops.filter((d) => routeKind(d) === 'public').map((d) => api.operationMethods.get(d.operationId)!);
     const expected = [...api.docs.methods, ...api.console.methods, ...publicRoutes].map((m) => logicalId(m));
