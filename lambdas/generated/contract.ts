@@ -1122,6 +1122,49 @@ export const OPERATION_ROUTES = [
     },
   },
   {
+    operationId: "platformCreatePortalSession",
+    method: "POST",
+    path: "/platform/workspaces/{slug}/portal-sessions",
+    auth: "iam",
+    successStatus: 201,
+    permission: null,
+    rateLimit: "rest_write",
+    readOnly: false,
+    input: {
+      params: {
+        t: "object",
+        shape: { slug: { t: "string", checks: [{ k: "regex", re: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/ }] } },
+      },
+      body: {
+        t: "object",
+        shape: {
+          expiresIn: {
+            t: "optional",
+            inner: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 300 }, { k: "lte", n: 604800 }] },
+          },
+          readOnly: { t: "optional", inner: { t: "boolean" } },
+          eventTypes: {
+            t: "optional",
+            inner: {
+              t: "array",
+              element: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 128 }] },
+              checks: [
+                { k: "min_length", n: 1 },
+                { k: "max_length", n: 100 },
+                { k: "refine", fn: distinctItems, message: "event types must not repeat" },
+              ],
+            },
+          },
+          returnUrl: {
+            t: "optional",
+            inner: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 2048 }] },
+          },
+        },
+        strict: true,
+      },
+    },
+  },
+  {
     operationId: "platformCreateApiToken",
     method: "POST",
     path: "/platform/workspaces/{slug}/api-tokens",

@@ -12,6 +12,7 @@ import { putApiToken } from '../store/api-tokens';
 import { createWorkspaceWithOwner, getPlatformWorkspace, listPlatformWorkspaces, renameWorkspace } from '../store/platform-workspaces';
 import { PLATFORM_API_ACTOR, type PlatformOperationImpl } from './platform-context';
 import { workspaceLimitsOf } from './rate-limiter';
+import { mintPortalSession } from './portal-sessions';
 import { getErasureJob, startWorkspaceErasure } from './workspace-erasure';
 
 function notFound(slug: string): AppError {
@@ -86,6 +87,21 @@ export const platformCreateApiToken: PlatformOperationImpl<'platformCreateApiTok
   );
   if (!stored) throw new AppError('Conflict', workspaceCountRefusal('apiTokens', limit));
   return { ...meta, token };
+};
+
+/**
+ * POST /platform/workspaces/{slug}/portal-sessions: as the workspace route, minted by the Platform
+ * API (which holds every permission, so any session it asks for is within its own).
+ */
+export const platformCreatePortalSession: PlatformOperationImpl<'platformCreatePortalSession'> = async (
+  deps,
+  _caller,
+  { params, body },
+) => {
+  const workspace = await getPlatformWorkspace(deps.table, params.slug);
+  if (!workspace) throw notFound(params.slug);
+  if (workspace.status === 'erasing') throw erasing(params.slug);
+  return mintPortalSession(deps, params.slug, body, { actor: PLATFORM_API_ACTOR, heldScopes: null });
 };
 
 /** DELETE /platform/workspaces/{slug}: starts the erasure (202), or answers the one running. */

@@ -14,6 +14,7 @@ import { brandingIssues } from '../domain/branding';
 import { newId } from '../domain/ids';
 import { getBranding as readBranding, putBranding } from '../store/branding';
 import { deletePortalSession, listPortalSessions as readSessions, openPortalSession, putPortalSession } from '../store/portal-sessions';
+import type { AuditActor } from '../contract/schemas';
 import { callerActor, type OperationDeps, type OperationImpl } from './context';
 import type { PublicOperationImpl } from './platform-context';
 
@@ -60,11 +61,32 @@ function knownTypes(deps: OperationDeps, types: readonly string[]): string[] {
   return [...types];
 }
 
+/** What a portal session is asked for (the body of either create route). */
+type PortalSessionRequest = Parameters<OperationImpl<'createPortalSession'>>[2]['body'];
+
+/** Who mints a portal session: its audit actor, and the scopes it holds (null: the platform API, which holds them all). */
+interface PortalSessionCreator {
+  readonly actor: AuditActor;
+  readonly heldScopes: readonly string[] | null;
+}
+
 /** POST /workspaces/{slug}/portal-sessions: the session and its single-use link. */
-export const createPortalSession: OperationImpl<'createPortalSession'> = async (deps, caller, { body }) => {
+export const createPortalSession: OperationImpl<'createPortalSession'> = (deps, caller, { body }) =>
+  mintPortalSession(deps, caller.workspace, body, { actor: callerActor(caller), heldScopes: caller.scopes });
+
+/**
+ * A portal session of workspace `workspace` and its single-use link, for either create route (a
+ * workspace token's, or the platform API's): the session's permissions within the creator's.
+ */
+export async function mintPortalSession(
+  deps: OperationDeps,
+  workspace: string,
+  body: PortalSessionRequest,
+  creator: PortalSessionCreator,
+): Promise<{ sessionId: string; url: string; expiresAt: string }> {
   const readOnly = body.readOnly ?? false;
   const permissions = portalSessionPermissions(readOnly);
-  const excess = excessPermissions(caller.scopes, permissions);
+  const excess = creator.heldScopes === null ? [] : excessPermissions(creator.heldScopes, permissions);
   if (excess.length > 0) {
     throw new AppError(
       'Forbidden',
@@ -86,26 +108,26 @@ export const createPortalSession: OperationImpl<'createPortalSession'> = async (
     deps.table,
     {
       sessionId,
-      workspace: caller.workspace,
+      workspace,
       createdAt: now.toISOString(),
       expiresAt,
       readOnly,
       permissions,
       eventTypes,
       returnUrl,
-      createdBy: callerActor(caller),
+      createdBy: creator.actor,
     },
     { hash: hashApiToken(code), expiresAt: new Date(codeExpiresMs).toISOString() },
     now,
     {
       action: 'portal_session.created',
-      actor: callerActor(caller),
+      actor: creator.actor,
       targetId: sessionId,
       detail: { readOnly, eventTypes, expiresAt },
     },
   );
   return { sessionId, url: `${consoleUrl.split('#')[0]}#portal=${code}`, expiresAt };
-};
+}
 
 /** GET /workspaces/{slug}/portal-sessions: the unexpired sessions, newest first. */
 export const listPortalSessions: OperationImpl<'listPortalSessions'> = (deps, caller, { query }) =>

@@ -107,8 +107,12 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   platformGetWorkspace: access([GET]),
   // The conditional rename, then its audit entry; on a refused condition, the workspace read to say why.
   platformUpdateWorkspace: access([GET, PUT, UPDATE]),
-  // The erasure's start (lambdas/operations/workspace-erasure.ts): the workspace marked, the job record written.
-  platformDeleteWorkspace: access([GET, PUT, UPDATE]),
+  // The erasure's start (lambdas/operations/workspace-erasure.ts): the workspace marked and the job
+  // record written in one transaction, then the workspace's credentials found (a Query of its
+  // partition) and their hash items deleted in batches, so access ends before the answer.
+  platformDeleteWorkspace: access([GET, PUT, UPDATE, BATCH_WRITE], ['table']),
+  // As createPortalSession, on the workspace read first (missing: 404; being erased: 409).
+  platformCreatePortalSession: access([GET, PUT, UPDATE]),
   platformGetJob: access([GET]),
   // As createApiToken: the token, its hash item and the workspace's token count (counted by a Query when missing).
   platformCreateApiToken: access([GET, PUT, UPDATE], ['table']),

@@ -128,6 +128,67 @@ describe('the platform API, signed by an allowed principal', () => {
     expect(listed.text).not.toContain(minted.body.token);
   });
 
+  it('mints a portal link for a workspace, opened once, audited as the Platform API', async () => {
+    const slug = newSlug();
+    expect((await platform('POST', '/platform/workspaces', { slug, name: 'Portal', owner: { email: 'o@p.test' } })).status).toBe(201);
+    const minted = await platform('POST', `/platform/workspaces/${slug}/portal-sessions`, { readOnly: true, expiresIn: 900 });
+    expect(minted.status).toBe(201);
+    expect(minted.body).toEqual({
+      sessionId: expect.stringMatching(/^wps_/),
+      url: expect.stringContaining('#portal='),
+      expiresAt: expect.any(String),
+    });
+    const code = new URL(minted.body.url).hash.slice('#portal='.length);
+    const opened = await api.call('POST', '/portal-sessions/exchange', { token: null, body: { code } });
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({ sessionId: minted.body.sessionId, workspace: slug, readOnly: true });
+    // The session reads its workspace and nothing else; the link works once.
+    expect((await api.call('GET', `/workspaces/${slug}/webhooks`, { token: opened.body.token })).status).toBe(200);
+    expect((await api.call('POST', '/portal-sessions/exchange', { token: null, body: { code } })).status).toBe(410);
+    const admin = (await platform('POST', `/platform/workspaces/${slug}/api-tokens`, { name: 'admin', scopes: ['admin'] })).body.token;
+    const audit = await api.call('GET', `/workspaces/${slug}/audit-events`, { token: admin });
+    expect(audit.body.items).toContainEqual(
+      expect.objectContaining({
+        action: 'portal_session.created',
+        targetId: minted.body.sessionId,
+        actor: { kind: 'system', id: 'platform-api', name: 'Platform API' },
+      }),
+    );
+    // No workspace: 404.
+    expect((await platform('POST', '/platform/workspaces/no-such-workspace/portal-sessions', {})).body.tag).toBe('WorkspaceNotFound');
+  });
+
+  it('erases a workspace through a paced job: access ends at once, the job completes, the slug is free again', async () => {
+    const slug = newSlug();
+    expect((await platform('POST', '/platform/workspaces', { slug, name: 'Leaving', owner: { email: 'o@l.test' } })).status).toBe(201);
+    const token = (await platform('POST', `/platform/workspaces/${slug}/api-tokens`, { name: 'ci', scopes: ['admin'] })).body.token;
+    expect(
+      (
+        await api.call('POST', `/workspaces/${slug}/webhooks`, {
+          token,
+          body: { url: 'https://hooks.example.com/x', eventTypes: ['webhook.test_event'] },
+        })
+      ).status,
+    ).toBe(201);
+
+    const started = await platform('DELETE', `/platform/workspaces/${slug}`);
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ jobId: expect.stringMatching(/^whj_/), kind: 'erase', workspace: slug });
+    expect((await api.call('GET', `/workspaces/${slug}/webhooks`, { token })).status).toBe(401);
+    // A repeated DELETE answers the same job.
+    expect((await platform('DELETE', `/platform/workspaces/${slug}`)).body.jobId).toBe(started.body.jobId);
+
+    let job = started.body;
+    for (let i = 0; i < 60 && job.status === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      job = (await platform('GET', `/platform/jobs/${started.body.jobId}`)).body;
+    }
+    expect(job).toMatchObject({ status: 'completed', finishedAt: expect.any(String) });
+    expect(job.erased.endpoints).toBe(1);
+    expect((await platform('GET', `/platform/workspaces/${slug}`)).status).toBe(404);
+    expect((await platform('POST', '/platform/workspaces', { slug, name: 'Back', owner: { email: 'o@l.test' } })).status).toBe(201);
+  });
+
   it('answers 409 for a slug that exists, 404 for one that does not, 400 for bad input; none of them writes', async () => {
     const slug = newSlug();
     expect((await platform('POST', '/platform/workspaces', { slug, name: 'First', owner: { email: 'a@b.test' } })).status).toBe(201);

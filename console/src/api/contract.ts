@@ -91,4 +91,5 @@ export const ROUTES = {
   platformDeleteWorkspace: { method: 'DELETE', path: '/platform/workspaces/{slug}' },
   platformGetJob: { method: 'GET', path: '/platform/jobs/{jobId}' },
   platformCreateApiToken: { method: 'POST', path: '/platform/workspaces/{slug}/api-tokens' },
+  platformCreatePortalSession: { method: 'POST', path: '/platform/workspaces/{slug}/portal-sessions' },
 } as const satisfies { readonly [K in OperationId]: { readonly method: OpDef<K>['method']; readonly path: OpDef<K>['path'] } };

@@ -1,0 +1,5 @@
+/** Lambda entry of `platformCreatePortalSession` (REST, platform API). */
+import { restFunction } from '../composition/rest-function';
+import { platformCreatePortalSession } from '../operations/platform-workspaces';
+
+export const handler = restFunction('platformCreatePortalSession', platformCreatePortalSession);
