@@ -102,11 +102,13 @@ export class WebhooksStack extends Stack {
       throttlingBurstLimit: config.throttlingBurstLimit,
       apiGatewayAccountRole: config.apiGatewayAccountRole,
       platformPrincipals: config.platformPrincipals,
+      consoleFrameAncestors: config.consoleFrameAncestors,
       ...logs,
     });
     this.mcp = new McpEndpoint(this, 'Mcp', {
       table: this.table,
       ...operationResources,
+      portalLinks: this.api.portalLinks,
       quotas,
       workspaceLimits,
       allowedOrigins: config.mcpAllowedOrigins,

@@ -105,7 +105,8 @@ export interface OperationDef {
    * Resources the operation uses beyond the table, so the stack grants exactly
    * these: `deliveryQueue` (sends delivery messages), `domainEvents` (puts the
    * service's own events on the bus), `jobQueue` (starts background jobs), `secretSealing` (mints
-   * signing secrets, sealed with the stack's key: docs/architecture.md#secrets). @default none
+   * signing secrets, sealed with the stack's key: docs/architecture.md#secrets), `portalLinks` (mints portal links: the
+   * console's address and the origins that may frame it). @default none
    */
   readonly uses?: readonly OperationResource[];
   /**
@@ -124,7 +125,7 @@ export interface OperationDef {
 }
 
 /** Resources an operation may use beyond the table. */
-export type OperationResource = 'deliveryQueue' | 'domainEvents' | 'jobQueue' | 'secretSealing';
+export type OperationResource = 'deliveryQueue' | 'domainEvents' | 'jobQueue' | 'secretSealing' | 'portalLinks';
 
 const Slug = z.object({ slug: SlugSchema });
 const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
@@ -673,6 +674,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     mcpTool: 'create_portal_session',
     readOnly: false,
+    uses: ['portalLinks'],
   }),
   op({
     operationId: 'listPortalSessions',
@@ -881,6 +883,7 @@ export const OPERATIONS = [
     permission: null,
     rateLimit: 'rest_write',
     readOnly: false,
+    uses: ['portalLinks'],
   }),
   op({
     operationId: 'platformCreateApiToken',

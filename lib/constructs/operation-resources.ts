@@ -52,6 +52,18 @@ export interface OperationResources {
    * @default - none; synth fails if an operation uses it
    */
   readonly secretsKey?: SecretsKey;
+  /**
+   * Where portal links point and who may frame the console, for the operations whose contract
+   * `uses` `portalLinks` (their function gets `CONSOLE_URL` and `CONSOLE_FRAME_ANCESTORS`).
+   * @default - none; synth fails if an operation uses it
+   */
+  readonly portalLinks?: PortalLinks;
+}
+
+/** The console's address and the origins that may frame it (the stage's `consoleFrameAncestors`). */
+export interface PortalLinks {
+  readonly consoleUrl: string;
+  readonly frameAncestors: readonly string[];
 }
 
 /** The environment variables and grants of a set of used resources. */
@@ -84,6 +96,13 @@ const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResour
         [ENV.RECOVERY_JOBS_PER_WORKSPACE]: String(recoveryJobsPerWorkspace ?? DEFAULT_RECOVERY_JOBS_PER_WORKSPACE),
       },
       grant: (grantee) => grantSend(queue, grantee),
+    };
+  },
+  portalLinks: ({ portalLinks }, need) => {
+    const links = portalLinks ?? need('portal links', 'portalLinks');
+    return {
+      environment: { [ENV.CONSOLE_URL]: links.consoleUrl, [ENV.CONSOLE_FRAME_ANCESTORS]: JSON.stringify(links.frameAncestors) },
+      grant: () => undefined,
     };
   },
   secretSealing: ({ secretsKey }, need) => {

@@ -29,7 +29,13 @@ import type { WorkspaceLimits } from '#lambdas/contract/limits';
 import { ConsoleEndpoint } from './console-endpoint';
 import { DocsEndpoint } from './docs-endpoint';
 import { operationsTableAccess } from './function-access';
-import { bindOperationResources, grantOperationTableAccess, operationEnvironment, type OperationResources } from './operation-resources';
+import {
+  bindOperationResources,
+  grantOperationTableAccess,
+  operationEnvironment,
+  type OperationResources,
+  type PortalLinks,
+} from './operation-resources';
 import { addProblemGatewayResponses } from './problem-responses';
 import { DEFAULT_CONFIG } from '../config';
 import { functionEntry, logSettings, ServiceFunction, type LogProps } from './service-function';
@@ -43,7 +49,7 @@ import type { ServiceTable } from './table';
 export const BEARER_HEADER_PATTERN = '^\\s*[Bb][Ee][Aa][Rr][Ee][Rr]\\s+\\S+\\s*$';
 
 /** Properties of a {@link ServiceApi}. */
-export interface ServiceApiProps extends OperationResources, LogProps {
+export interface ServiceApiProps extends Omit<OperationResources, 'portalLinks'>, LogProps {
   /** The service table. */
   readonly table: ServiceTable;
   /** API Gateway stage name. @default DEFAULT_CONFIG.stage ('dev') */
@@ -70,6 +76,12 @@ export interface ServiceApiProps extends OperationResources, LogProps {
    * @default DEFAULT_CONFIG.platformPrincipals (none: every platform call refused)
    */
   readonly platformPrincipals?: readonly string[];
+  /**
+   * Origins whose pages may frame the console (the stage setting `consoleFrameAncestors`): the
+   * console's `frame-ancestors`, and the origins a portal session's `returnUrl` may have.
+   * @default DEFAULT_CONFIG.consoleFrameAncestors (none)
+   */
+  readonly consoleFrameAncestors?: readonly string[];
 }
 
 /** The resource-policy path of the platform API's routes: any stage, any method, under `/platform/`. */
@@ -95,6 +107,8 @@ export class ServiceApi extends Construct {
   readonly accessLogs: LogGroup;
   /** Allows `execute-api:Invoke` on exactly the platform API's routes: attach it to the platform backend's role. */
   readonly platformInvokePolicy: ManagedPolicy;
+  /** Where portal links point (this API's console) and who may frame it: for the MCP function too. */
+  readonly portalLinks: PortalLinks;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
@@ -128,6 +142,13 @@ export class ServiceApi extends Construct {
       },
     });
     addProblemGatewayResponses(this.api);
+    const frameAncestors = [...(props.consoleFrameAncestors ?? DEFAULT_CONFIG.consoleFrameAncestors)];
+    // From the API's id and the stage's name, not `api.url`: that names the stage, which depends on
+    // the deployment, which depends on the methods and so on the functions given this address.
+    this.portalLinks = {
+      consoleUrl: `https://${this.api.restApiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}/${stageName}/console/`,
+      frameAncestors,
+    };
     // API Gateway applies a changed resource policy only with a new deployment: the principals are part of its identity.
     this.api.latestDeployment?.addToLogicalId({ platformPrincipals });
     if (ownsAccountRole) {
@@ -160,7 +181,7 @@ export class ServiceApi extends Construct {
     const methods = new Map<string, Method>();
     for (const def of OPERATIONS as readonly OperationDef[]) {
       // Beyond the table, exactly what the contract says the operation uses.
-      const resources = bindOperationResources(def.uses ?? [], props, def.operationId, 'ServiceApi');
+      const resources = bindOperationResources(def.uses ?? [], { ...props, portalLinks: this.portalLinks }, def.operationId, 'ServiceApi');
       const fn = new ServiceFunction(operations, pascal(def.operationId), {
         entry: functionEntry(kebab(def.operationId)),
         description: `${def.method} ${def.path}: ${def.summary}`.slice(0, 256),
@@ -206,7 +227,7 @@ export class ServiceApi extends Construct {
     );
 
     this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logRetention, logRemovalPolicy });
-    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, logRetention, logRemovalPolicy });
+    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, frameAncestors, logRetention, logRemovalPolicy });
 
     Validations.of(this.api).acknowledge(
       {
