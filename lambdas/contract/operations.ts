@@ -903,6 +903,7 @@ export const OPERATIONS = [
     rateLimit: 'rest_write',
     readOnly: false,
     workspaceLimit: 'apiTokens',
+    uses: ['domainEvents'],
   }),
 ] as const satisfies readonly OperationDef[];
 

@@ -14,7 +14,8 @@ import { loadHandler } from '../../bin/local/lambda-loader';
 import { eventBridgeEvent } from '../../bin/local/stack';
 import { EVENT_SOURCE } from '../../lambdas/contract/deployment';
 import { IDEMPOTENCY_KEY_HEADER } from '../../lambdas/contract/idempotency';
-import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { OPERATIONS, routeKind, type OperationDef } from '../../lambdas/contract/operations';
+import { platformFetch } from '../../bin/local/sigv4-client';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { putNotification } from '../../lambdas/store/notifications';
 import { synthesizeStage } from '../../lib/synth-template';
@@ -130,13 +131,37 @@ describe('IAM, call by call', () => {
       recoverWebhookDeliveries: { since, dryRun: true },
       testWebhookFilter: { filter: { orderId: { $prefix: 'iam-' } }, payload: { orderId: 'iam-1' } },
     };
-    const last = new Set(['deleteWebhook', 'revokeApiToken', 'revokePortalSession']);
-    const ordered = [...(OPERATIONS as readonly OperationDef[])].sort(
-      (a, b) => Number(last.has(a.operationId)) - Number(last.has(b.operationId)),
-    );
+    // The platform API, signed by the allowed principal, on a workspace of its own: created first, erased last.
+    const platformIds: Record<string, string> = { slug: 'iam-platform' };
+    const signing = { credentials: api.platform.platformCredentials, region: api.platform.platformCredentials.region };
+    Object.assign(bodies, {
+      platformCreateWorkspace: { slug: platformIds.slug, name: 'IAM platform', owner: { email: 'owner@iam.test' } },
+      platformUpdateWorkspace: { name: 'IAM platform, renamed' },
+      platformCreateApiToken: { name: 'iam-platform', scopes: ['read'] },
+    });
+    const rank: Record<string, number> = {
+      platformCreateWorkspace: -1,
+      deleteWebhook: 1,
+      revokeApiToken: 1,
+      revokePortalSession: 1,
+      platformDeleteWorkspace: 1,
+      platformGetJob: 2,
+    };
+    const ordered = [...(OPERATIONS as readonly OperationDef[])].sort((a, b) => (rank[a.operationId] ?? 0) - (rank[b.operationId] ?? 0));
     const statuses: Record<string, number> = {};
     for (const def of ordered) {
       const body = bodies[def.operationId] ?? (def.method === 'POST' || def.method === 'PATCH' ? {} : undefined);
+      if (routeKind(def) === 'iam') {
+        const res = await platformFetch(
+          { method: def.method, url: `${api.apiUrl}${pathOf(def, platformIds)}`, ...(body === undefined ? {} : { body }) },
+          signing,
+        );
+        statuses[def.operationId] = res.status;
+        const answer = (await res.json().catch(() => ({}))) as { jobId?: string };
+        expect(res.status, `${def.operationId}: ${JSON.stringify(answer)}`).toBeLessThan(300);
+        if (def.operationId === 'platformDeleteWorkspace') platformIds.jobId = answer.jobId!;
+        continue;
+      }
       // An idempotent operation claims its key, and stores the answer (Update) or, failing, drops the claim (Delete).
       const headers = def.idempotent ? { [IDEMPOTENCY_KEY_HEADER]: `iam-${def.operationId}` } : undefined;
       statuses[def.operationId] = (
@@ -261,6 +286,15 @@ describe('IAM, call by call', () => {
     await vi.waitFor(async () => expect((await api.call('GET', `/workspaces/${slug}/jobs/${ids.jobId}`)).body.status).not.toBe('running'), {
       timeout: 15_000,
     });
+
+    // The erasure the platform API started has run its slices (the jobs worker's erase kind).
+    await vi.waitFor(
+      async () => {
+        const res = await platformFetch({ method: 'GET', url: `${api.apiUrl}/platform/jobs/${platformIds.jobId}` }, signing);
+        expect(((await res.json()) as { status: string }).status).toBe('completed');
+      },
+      { timeout: 15_000 },
+    );
 
     // Every call, evaluated.
     const calls = [...recorder.calls];

@@ -15,6 +15,10 @@ export const JUSTIFIED_UNUSED_GRANTS: Readonly<Record<string, string>> = {
     "The workspace's token count is counted once from its items while its counter item is absent; the journey's workspace already has it.",
   'revoke-api-token dynamodb:Query':
     "The workspace's token count is counted once from its items while its counter item is absent; the journey's workspace already has it.",
+  'platform-create-workspace dynamodb:GetItem':
+    "On a taken slug, the workspace is read to say whether it is being erased; the journey's platform workspace is new.",
+  'platform-update-workspace dynamodb:GetItem':
+    "On a refused rename, the workspace is read to say whether it is missing or being erased; the journey's rename succeeds.",
   'dispatcher dynamodb:ConditionCheckItem':
     'A failure streak disables the endpoint, on the condition it is still the one read; a streak takes days of failures (docs/behaviour.md).',
   'dispatcher dynamodb:DeleteItem': 'Disabling an endpoint after a failure streak deletes its subscriptions.',
