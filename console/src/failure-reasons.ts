@@ -37,6 +37,8 @@ export function explainFailure(reason: string): string {
       return 'The receiver answered by switching protocols (101 or an upgrade) instead of answering the POST; not retried.';
     case 'invalid_status':
       return 'The receiver answered with a status outside 100–599; not retried.';
+    case 'auth_failed':
+      return "The endpoint's OAuth 2.0 token endpoint gave no access token, so nothing was sent to the receiver; it is retried.";
     default:
       return '';
   }

@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { DELIVERY_REPLAYS_SHOWN } from './delivery-links';
-import { DELIVERY_STATUSES, INVALID_STATUS, PROTOCOL_UPGRADE } from './delivery-statuses';
+import { DELIVERY_STATUSES, INVALID_STATUS, AUTH_FAILED, PROTOCOL_UPGRADE } from './delivery-statuses';
 import { EVENT_TYPE_MAX_CHARS } from './events';
 import { idPattern, type IdPrefix } from './ids';
 import { distinctItems } from './input-rules';
@@ -248,7 +248,7 @@ export const AttemptSchema = z
       .string()
       .nullable()
       .meta({
-        description: `Why the attempt failed (null when delivered): \`http_<status>\`, \`redirect_not_followed_<status>\`, \`${PROTOCOL_UPGRADE}\` (a 101 or any upgrade), \`${INVALID_STATUS}\` (a status outside 100–599), \`timeout\`, \`connection_refused\`, \`connection_reset\`, \`tls_error: <code>\`, \`dns_failure\`, \`network_error[: <code>]\`, \`invalid_url: <detail>\`, \`destination_not_public\`, \`service_error: <cause>\`; for bookkeeping \`endpoint_disabled\`, \`retries_exhausted\`, \`queue_receives_exhausted\`.`,
+        description: `Why the attempt failed (null when delivered): \`http_<status>\`, \`redirect_not_followed_<status>\`, \`${PROTOCOL_UPGRADE}\` (a 101 or any upgrade), \`${INVALID_STATUS}\` (a status outside 100–599), \`timeout\`, \`connection_refused\`, \`connection_reset\`, \`tls_error: <code>\`, \`dns_failure\`, \`network_error[: <code>]\`, \`invalid_url: <detail>\`, \`destination_not_public\`, \`service_error: <cause>\`, \`${AUTH_FAILED}\` (the endpoint's OAuth 2.0 token endpoint gave no token, so nothing was sent to the receiver; retried); for bookkeeping \`endpoint_disabled\`, \`retries_exhausted\`, \`queue_receives_exhausted\`.`,
       }),
     requestHeaders: z.record(z.string(), z.string()),
     responseStatus: z
