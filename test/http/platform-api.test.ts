@@ -6,7 +6,7 @@
  * refused with 403 and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platformFetch, signPlatformRequest, type PlatformRequest, type PlatformSigning } from '../../bin/local/sigv4-client';
+import { platformFetch, signPlatformRequest, type PlatformRequest, type PlatformSigning } from '../../bin/platform-client';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 
 let api: TestApi;

@@ -15,7 +15,7 @@ import { eventBridgeEvent } from '../../bin/local/stack';
 import { EVENT_SOURCE } from '../../lambdas/contract/deployment';
 import { IDEMPOTENCY_KEY_HEADER } from '../../lambdas/contract/idempotency';
 import { OPERATIONS, routeKind, type OperationDef } from '../../lambdas/contract/operations';
-import { platformFetch } from '../../bin/local/sigv4-client';
+import { platformFetch } from '../../bin/platform-client';
 import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { putNotification } from '../../lambdas/store/notifications';
 import { synthesizeStage } from '../../lib/synth-template';
