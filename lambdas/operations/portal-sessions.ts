@@ -22,7 +22,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** A 400 naming one field of the body. */
 function invalidField(field: string, message: string): AppError {
-  return new AppError('ValidationError', `Invalid body: ${field}: ${message}`, { issues: [{ path: `body.${field}`, message }] });
+  return new AppError('ReturnUrlNotAllowed', `${field}: ${message}`);
 }
 
 /**
@@ -150,7 +150,7 @@ export const getBranding: OperationImpl<'getBranding'> = (deps, caller) => readB
 export const setBranding: OperationImpl<'setBranding'> = async (deps, caller, { body }) => {
   const issues = brandingIssues(body);
   if (issues.length > 0) {
-    throw new AppError('ValidationError', `Invalid body: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, {
+    throw new AppError('InvalidBranding', `Invalid branding: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, {
       issues: issues.map((i) => ({ path: `body.${i.path}`, message: i.message })),
     });
   }

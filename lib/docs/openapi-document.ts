@@ -124,6 +124,16 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
     detail: 'Invalid filter: body.filter["data.total"].$gt: $gt takes a number',
     extensions: { issues: [{ path: 'body.filter["data.total"].$gt', message: '$gt takes a number' }] },
   },
+  InvalidBranding: {
+    detail: 'Invalid branding: accentColor has a contrast of 2.41:1 in the console; at least 4.5:1 is needed (WCAG AA)',
+    extensions: {
+      issues: [{ path: 'body.accentColor', message: 'has a contrast of 2.41:1 in the console; at least 4.5:1 is needed (WCAG AA)' }],
+    },
+  },
+  ReturnUrlNotAllowed: {
+    detail:
+      'returnUrl: its origin https://evil.example is not one the stage lets frame the console (setting consoleFrameAncestors: https://app.example.com)',
+  },
   UnknownEventType: { detail: 'Unknown event type: order.cancelled. GET /workspaces/{slug}/event-types lists the catalogue.' },
   Unauthorized: { detail: 'Send a workspace API token as `Authorization: Bearer <token>`' },
   Forbidden: { detail: "This operation needs the permission webhook:write, which the token's scopes do not grant" },

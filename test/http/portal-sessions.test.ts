@@ -311,7 +311,12 @@ describe('the request body', () => {
   it('refuses a returnUrl whose origin may not frame the console, and an expiresIn out of bounds', async () => {
     for (const returnUrl of ['https://evil.example/back', 'javascript:alert(1)', 'http://hooks.example.com/x', 'not a url']) {
       const res = await api.call('POST', `${ws()}/portal-sessions`, { body: { returnUrl } });
-      expect([returnUrl, res.status, res.body.issues?.[0]?.path]).toEqual([returnUrl, 400, 'body.returnUrl']);
+      expect([returnUrl, res.status, res.body.tag, res.body.detail]).toEqual([
+        returnUrl,
+        400,
+        'ReturnUrlNotAllowed',
+        expect.stringMatching(/^returnUrl: /),
+      ]);
     }
     // Loopback origins are allowed on the local stack.
     const local = await createSession({ returnUrl: 'http://127.0.0.1:5173/settings' });
@@ -329,10 +334,14 @@ describe('the request body', () => {
 describe('branding', () => {
   it('is validated, contrast-checked, audited, readable with webhook:read and handed over with a session', async () => {
     const light = await api.call('PUT', `${ws()}/branding`, { body: { accentColor: '#ffcc00' } });
-    expect(light.body).toMatchObject({ status: 400, tag: 'ValidationError' });
+    expect(light.body).toMatchObject({
+      status: 400,
+      tag: 'InvalidBranding',
+      issues: [{ path: 'body.accentColor', message: expect.any(String) }],
+    });
     expect(light.body.detail).toMatch(/contrast of \d\.\d\d:1 .*at least 4\.5:1/);
-    expect((await api.call('PUT', `${ws()}/branding`, { body: { displayName: 'x'.repeat(65) } })).status).toBe(400);
-    expect((await api.call('PUT', `${ws()}/branding`, { body: { displayName: 'a\u0007b' } })).status).toBe(400);
+    expect((await api.call('PUT', `${ws()}/branding`, { body: { displayName: 'x'.repeat(65) } })).body.tag).toBe('InvalidBranding');
+    expect((await api.call('PUT', `${ws()}/branding`, { body: { displayName: 'a\u0007b' } })).body.tag).toBe('InvalidBranding');
     expect((await api.call('PUT', `${ws()}/branding`, { body: { logoUrl: 'https://cdn.example/x.png' } })).status).toBe(400);
 
     const set = await api.call('PUT', `${ws()}/branding`, { body: { displayName: 'Acme Webhooks', accentColor: '#174A96' } });
