@@ -3,7 +3,7 @@
  * real local stack and nothing else: the platform's page, on one loopback origin, asks its tiny
  * backend for a link; the backend provisions the customer's workspace and mints a token for it
  * through the platform API (SigV4-signed with the stack's allowed key pair, as the AWS SDK signs
- * on AWS), then a portal session through the workspace's route; the page frames the link, and a
+ * on AWS), then a portal link through the platform API as well; the page frames the link, and a
  * person creates an endpoint, sends a test event and reads its delivery, by role and accessible
  * name, with axe clean in embedded mode. Around it: another origin's frame refused, a code used
  * twice refused, a read-only session without write controls and refused by the API, an
@@ -132,11 +132,13 @@ describe.skipIf(!hasChromium)(`the platform's journey: a framed portal session${
       });
       expect(branding.status, branding.text).toBe(200);
     }
-    const res = await api.call('POST', `/workspaces/${CUSTOMER}/portal-sessions`, {
-      token: workspaceToken,
-      body: { expiresIn: 3600, returnUrl: `${platform.origin}/settings/webhooks`, ...options },
+    // The link itself through the signed platform API, as a platform's backend mints one per page view.
+    const res = await platformCall('POST', `/platform/workspaces/${CUSTOMER}/portal-sessions`, {
+      expiresIn: 3600,
+      returnUrl: `${platform.origin}/settings/webhooks`,
+      ...options,
     });
-    expect(res.status, res.text).toBe(201);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
     const link = { sessionId: res.body.sessionId as string, url: res.body.url as string };
     minted.push(link);
     return link;
