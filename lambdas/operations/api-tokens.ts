@@ -2,11 +2,12 @@
 import { AppError } from '../contract/errors';
 import { workspaceCountRefusal } from '../contract/rate-limits';
 import { clampLimit } from '../contract/pagination';
-import { excessPermissions } from '../contract/permissions';
+import { excessPermissions, type Scope } from '../contract/permissions';
 import { hashApiToken, mintApiToken } from '../domain/api-tokens';
 import { newId } from '../domain/ids';
 import { deleteApiToken, listApiTokens as readTokens, putApiToken } from '../store/api-tokens';
-import type { OperationImpl } from './context';
+import type { AuditActor } from '../contract/schemas';
+import type { OperationDeps, OperationImpl } from './context';
 import { callerActor } from './context';
 import { workspaceLimitsOf } from './rate-limiter';
 
@@ -22,18 +23,32 @@ export const createApiToken: OperationImpl<'createApiToken'> = async (deps, call
       excessPermissions: excess,
     });
   }
+  return mintWorkspaceToken(deps, caller.workspace, body, callerActor(caller));
+};
+
+/**
+ * A new API token of workspace `workspace`, for either create route (a workspace token's, the
+ * platform API's): the raw token shown once, only its hash stored; audited and announced as
+ * `api_token.created` by `actor`; 409 when the workspace has its most tokens.
+ */
+export async function mintWorkspaceToken(
+  deps: OperationDeps,
+  workspace: string,
+  body: { readonly name: string; readonly scopes: readonly Scope[] },
+  actor: AuditActor,
+): Promise<{ tokenId: string; name: string; scopes: Scope[]; createdAt: string; token: string }> {
   const now = deps.now();
   const token = mintApiToken();
   const meta = { tokenId: newId('tok', now), name: body.name, scopes: [...new Set(body.scopes)], createdAt: now.toISOString() };
   const { apiTokens: limit } = workspaceLimitsOf(deps);
   const stored = await putApiToken(
     deps.table,
-    caller.workspace,
+    workspace,
     { ...meta, hash: hashApiToken(token) },
     now,
     {
       action: 'api_token.created',
-      actor: callerActor(caller),
+      actor,
       targetId: meta.tokenId,
       detail: { name: meta.name, scopes: meta.scopes },
       event: { type: 'api_token.created', payload: { tokenId: meta.tokenId, name: meta.name, scopes: meta.scopes } },
@@ -42,7 +57,7 @@ export const createApiToken: OperationImpl<'createApiToken'> = async (deps, call
   );
   if (!stored) throw new AppError('Conflict', workspaceCountRefusal('apiTokens', limit));
   return { ...meta, token };
-};
+}
 
 /** DELETE /workspaces/{slug}/api-tokens/{tokenId} */
 export const revokeApiToken: OperationImpl<'revokeApiToken'> = async (deps, caller, { params }) => {

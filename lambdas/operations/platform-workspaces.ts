@@ -5,13 +5,9 @@
  */
 import { AppError } from '../contract/errors';
 import { clampLimit } from '../contract/pagination';
-import { workspaceCountRefusal } from '../contract/rate-limits';
-import { hashApiToken, mintApiToken } from '../domain/api-tokens';
-import { newId } from '../domain/ids';
-import { putApiToken } from '../store/api-tokens';
 import { createWorkspaceWithOwner, getPlatformWorkspace, listPlatformWorkspaces, renameWorkspace } from '../store/platform-workspaces';
 import { PLATFORM_API_ACTOR, type PlatformOperationImpl } from './platform-context';
-import { workspaceLimitsOf } from './rate-limiter';
+import { mintWorkspaceToken } from './api-tokens';
 import { mintPortalSession } from './portal-sessions';
 import { getErasureJob, startWorkspaceErasure } from './workspace-erasure';
 
@@ -67,26 +63,7 @@ export const platformCreateApiToken: PlatformOperationImpl<'platformCreateApiTok
   const workspace = await getPlatformWorkspace(deps.table, params.slug);
   if (!workspace) throw notFound(params.slug);
   if (workspace.status === 'erasing') throw erasing(params.slug);
-  const now = deps.now();
-  const token = mintApiToken();
-  const meta = { tokenId: newId('tok', now), name: body.name, scopes: [...new Set(body.scopes)], createdAt: now.toISOString() };
-  const { apiTokens: limit } = workspaceLimitsOf(deps);
-  const stored = await putApiToken(
-    deps.table,
-    params.slug,
-    { ...meta, hash: hashApiToken(token) },
-    now,
-    {
-      action: 'api_token.created',
-      actor: PLATFORM_API_ACTOR,
-      targetId: meta.tokenId,
-      detail: { name: meta.name, scopes: meta.scopes },
-      event: { type: 'api_token.created', payload: { tokenId: meta.tokenId, name: meta.name, scopes: meta.scopes } },
-    },
-    limit,
-  );
-  if (!stored) throw new AppError('Conflict', workspaceCountRefusal('apiTokens', limit));
-  return { ...meta, token };
+  return mintWorkspaceToken(deps, params.slug, body, PLATFORM_API_ACTOR);
 };
 
 /**
