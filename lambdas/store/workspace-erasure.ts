@@ -13,7 +13,8 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ERASED_KINDS, type ErasedKind, type ErasureJob } from '../contract/erasure-schemas';
+import { ERASED_KINDS, type ErasedKind } from '../contract/erasure';
+import type { ErasureJob } from '../contract/erasure-schemas';
 import { RATE_LIMIT_BUCKETS, WORKSPACE_QUOTA_NOUNS } from '../contract/rate-limits';
 import { newId } from '../domain/ids';
 import type { TableContext } from './client';
