@@ -160,7 +160,11 @@ export function App() {
     return (
       <main class="boot-main" id="main">
         {boot.problem ? (
-          <ProblemView problem={boot.problem} onRetry={() => setBoot({ state: 'exchanging', code: boot.code })} />
+          <>
+            {/* Says what failed: the platform's page opened this frame, not the person. */}
+            <h1>The webhooks console could not be opened</h1>
+            <ProblemView problem={boot.problem} onRetry={() => setBoot({ state: 'exchanging', code: boot.code })} />
+          </>
         ) : (
           <Loading label="Opening the console…" />
         )}

@@ -245,8 +245,11 @@ describe.skipIf(!hasChromium)(`the console embedded in the platform's product${N
     expect(await frame.getByRole('banner').textContent()).toContain('Globex Corporation');
     expect(await frame.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     expect(await frame.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
-    // A portal session never sees the platform's tokens or members.
-    for (const name of ['API tokens', 'Members']) expect(await frame.getByRole('link', { name, exact: true }).count(), name).toBe(0);
+    // A portal session never sees the platform's tokens or members: no page, no overview card.
+    await frame.getByRole('heading', { name: 'Endpoints and workspace' }).waitFor();
+    for (const name of ['API tokens', 'Members', 'View API tokens', 'View members'])
+      expect(await frame.getByRole('link', { name, exact: true }).count(), name).toBe(0);
+    expect(await frame.getByText('Members', { exact: true }).count()).toBe(0);
     const inside = consoleFrame(page);
     expect(inside.url()).not.toContain('portal=');
     expect(await inside.evaluate<string>('location.hash')).not.toContain('portal');

@@ -134,31 +134,12 @@ export class ApiClient {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json, application/problem+json' };
     if (input.body !== undefined) headers['content-type'] = 'application/json';
     if (input.idempotencyKey) headers['idempotency-key'] = input.idempotencyKey;
-    let response: Response;
-    try {
-      response = await fetch(`${this.base}${path}${queryString(input.query)}`, {
-        method,
-        headers,
-        body: input.body === undefined ? undefined : JSON.stringify(input.body),
-        credentials: 'omit',
-        cache: 'no-store',
-      });
-    } catch (e) {
-      throw new ApiProblem({
-        status: 0,
-        title: 'The API could not be reached',
-        detail: e instanceof Error ? e.message : String(e),
-        tag: 'NetworkError',
-      });
-    }
+    const { response, json } = await sendJson(`${this.base}${path}${queryString(input.query)}`, {
+      method,
+      headers,
+      body: input.body === undefined ? undefined : JSON.stringify(input.body),
+    });
     if (response.status === 204) return undefined;
-    const text = await response.text();
-    let json: unknown = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
     if (response.ok) return json;
     const problem = toProblem(response, json);
     if (problem.status === 401) this.onUnauthorized(problem);
@@ -169,6 +150,32 @@ export class ApiClient {
   async dryRun<K extends OperationId>(operation: K, input: CallInput<K>): Promise<DryRunOf<K>> {
     return (await this.call(operation, input)) as DryRunOf<K>;
   }
+}
+
+/**
+ * One request to the API, never with cookies or from the cache: the answer and its JSON (null
+ * when empty or not JSON); an unreachable API is an {@link ApiProblem} of status 0.
+ */
+export async function sendJson(url: string, init: { method: string; headers: Record<string, string>; body?: string | undefined }) {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, credentials: 'omit', cache: 'no-store' });
+  } catch (e) {
+    throw new ApiProblem({
+      status: 0,
+      title: 'The API could not be reached',
+      detail: e instanceof Error ? e.message : String(e),
+      tag: 'NetworkError',
+    });
+  }
+  const text = response.status === 204 ? '' : await response.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  return { response, json };
 }
 
 /** A failed answer as an {@link ApiProblem}: its problem+json, or what the status says. */

@@ -5,7 +5,7 @@
  * shape is the exchange's wire, `{token, sessionId, workspace, expiresAt, readOnly, eventTypes,
  * returnUrl, branding}`; this file is the console's one view of it.
  */
-import { ApiProblem, apiBase, toProblem } from './client';
+import { apiBase, sendJson, toProblem } from './client';
 import { ROUTES, type ResponseOf } from './contract';
 
 /** The fragment parameter that carries a portal link's code. */
@@ -36,30 +36,11 @@ export function takePortalCode(): string | null {
  * expired or unknown code is a 4xx other than 429; a network failure is status 0.
  */
 export async function exchangePortalCode(code: string): Promise<PortalExchange> {
-  let response: Response;
-  try {
-    response = await fetch(`${apiBase()}${ROUTES.exchangePortalSession.path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, application/problem+json' },
-      body: JSON.stringify({ code }),
-      credentials: 'omit',
-      cache: 'no-store',
-    });
-  } catch (e) {
-    throw new ApiProblem({
-      status: 0,
-      title: 'The API could not be reached',
-      detail: e instanceof Error ? e.message : String(e),
-      tag: 'NetworkError',
-    });
-  }
-  const text = await response.text();
-  let json: unknown = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
+  const { response, json } = await sendJson(`${apiBase()}${ROUTES.exchangePortalSession.path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, application/problem+json' },
+    body: JSON.stringify({ code }),
+  });
   if (!response.ok) throw toProblem(response, json);
   return json as PortalExchange;
 }

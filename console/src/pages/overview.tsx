@@ -113,6 +113,8 @@ function Stat({ label, value, children }: { label: string; value: number | strin
 function Counts({ overview }: { overview: Overview }) {
   const { webhooks, deliveries24h: d } = overview;
   const attempts = d.delivered + d.failed;
+  const canListMembers = useCan('member:list');
+  const canListTokens = useCan('token:list');
   return (
     <>
       <h2 class="ws-cards-title">Endpoints and workspace</h2>
@@ -122,12 +124,17 @@ function Counts({ overview }: { overview: Overview }) {
             {webhooks.enabled.toLocaleString('en-US')} enabled, {webhooks.disabled.toLocaleString('en-US')} disabled
           </a>
         </Stat>
-        <Stat label="Members" value={overview.members}>
-          <a href={href('members')}>View members</a>
-        </Stat>
-        <Stat label="API tokens" value={overview.apiTokens}>
-          <a href={href('tokens')}>View API tokens</a>
-        </Stat>
+        {/* A portal session never sees the platform's members or tokens (docs/behaviour.md#portal-sessions). */}
+        {canListMembers ? (
+          <Stat label="Members" value={overview.members}>
+            <a href={href('members')}>View members</a>
+          </Stat>
+        ) : null}
+        {canListTokens ? (
+          <Stat label="API tokens" value={overview.apiTokens}>
+            <a href={href('tokens')}>View API tokens</a>
+          </Stat>
+        ) : null}
       </ul>
       <h2 class="ws-cards-title">Last 24 hours</h2>
       <ul class="cards ws-cards">
