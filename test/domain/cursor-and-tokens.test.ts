@@ -76,7 +76,7 @@ describe('scopes', () => {
   });
   it('admin ⊃ write ⊃ read', () => {
     expect(excessPermissions(['admin'], ['write', 'read'])).toEqual([]);
-    expect(excessPermissions(['write'], ['admin'])).toEqual(['token:write']);
+    expect(excessPermissions(['write'], ['admin'])).toEqual(['token:write', 'portal:write']);
     expect(excessPermissions(['read'], ['webhook:write'])).toEqual(['webhook:write']);
     expect(excessPermissions(['webhook:list'], ['bogus'])).toEqual([]);
   });

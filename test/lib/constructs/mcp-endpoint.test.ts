@@ -47,6 +47,7 @@ beforeAll(() => {
     outbox,
     jobQueue,
     secretsKey: new SecretsKey(built.stack, 'Secrets'),
+    portalLinks: { consoleUrl: 'https://console.example.test/', frameAncestors: [] },
   });
   template = Template.fromStack(built.stack);
   resources = resourcesOf(template);
@@ -92,6 +93,7 @@ describe('the MCP endpoint', () => {
         outbox: new Outbox(other.stack, 'OutboxB', { eventBus: new EventBus(other.stack, 'B'), stage: 'test' }),
         jobQueue: new Queue(other.stack, 'J'),
         secretsKey: new SecretsKey(other.stack, 'K'),
+        portalLinks: { consoleUrl: 'https://console.example.test/', frameAncestors: [] },
       };
       const five = new McpEndpoint(other.stack, 'Five', {
         ...siblings,
@@ -153,8 +155,10 @@ describe('the MCP endpoint', () => {
 
   it("gets every resource the contract's operations use", () => {
     const used = resourcesUsedBy(ops);
-    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents', 'jobQueue', 'secretSealing']);
+    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents', 'jobQueue', 'portalLinks', 'secretSealing']);
+    // Its create_portal_session tool mints links to the console: an address, no grant.
     expect(mcpVariables()).toMatchObject({
+      CONSOLE_URL: 'https://console.example.test/',
       DELIVERY_QUEUE_URL: { Ref: logicalId(queue) },
       OUTBOX_TABLE_NAME: { Ref: logicalId(outbox.table) },
       JOB_QUEUE_URL: { Ref: logicalId(jobQueue) },
@@ -171,7 +175,7 @@ describe('the MCP endpoint', () => {
     const targets = new Set(
       beyondTable(mcpFunction()).flatMap((s) => [(JSON.parse(s) as { Resource: unknown }).Resource].flat().map((r) => JSON.stringify(r))),
     );
-    expect(targets.size).toBe(used.size);
+    expect(targets.size).toBe(used.size - 1);
     // The delivery queue (test sends, replays) and the jobs queue (recover_webhook_deliveries starts a job): exactly the send grant.
     expect(statementsOf(template, mcpFunction())).toContainEqual({
       Effect: 'Allow',
