@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,6 +9,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // Most test files wait on DynamoDB Local, child processes, loopback servers or Chromium rather
+    // than compute, so two run at once even on two cores (vitest's default is one fewer than the
+    // cores: a single worker on a two-core CI machine).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // No EMF metric lines in test output; test/functions/metrics.test.ts turns them on for itself.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', AWS_REGION: 'local', NODE_NO_WARNINGS: '1' },
   },
