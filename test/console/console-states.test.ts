@@ -18,6 +18,23 @@ async function signIn(page: Page, api: TestApi, token: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/** Pairs of the health chart's time-axis labels (the lowest row of its plain labels) whose boxes overlap, as "a / b". */
+async function overlappingAxisLabels(page: Page): Promise<string[]> {
+  await page.locator('svg.chart').first().waitFor();
+  return page.evaluate(() => {
+    const labels = [...document.querySelectorAll('svg.chart text:not([class])')].map((t) => ({
+      text: t.textContent ?? '',
+      box: t.getBoundingClientRect(),
+    }));
+    const bottom = Math.max(...labels.map((l) => l.box.top));
+    const row = labels.filter((l) => Math.abs(l.box.top - bottom) < 1).sort((a, b) => a.box.left - b.box.left);
+    const overlaps: string[] = [];
+    for (let i = 1; i < row.length; i++)
+      if (row[i]!.box.left < row[i - 1]!.box.right) overlaps.push(`${row[i - 1]!.text} / ${row[i]!.text}`);
+    return overlaps;
+  });
+}
+
 describe.skipIf(!hasChromium)(`console states${NO_CHROMIUM_REASON}`, () => {
   let api: TestApi;
   let browser: TestBrowser;
@@ -127,6 +144,8 @@ describe.skipIf(!hasChromium)(`console states${NO_CHROMIUM_REASON}`, () => {
         const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         expect(overflow, `#/${hash} scrolls sideways by ${overflow} px`).toBeLessThanOrEqual(0);
         expect(await seriousAxeFindings(page), `axe on #/${hash} at 390 px`).toEqual([]);
+        if (hash.startsWith('endpoints/'))
+          expect(await overlappingAxisLabels(page), 'health chart hour labels that overlap at 390 px').toEqual([]);
         await saveScreenshot(page, `console-390-${hash.includes('/') ? 'endpoint' : hash}`);
       }
     } finally {

@@ -16,6 +16,7 @@ const WINDOWS: readonly { value: HealthWindow; label: string }[] = [
 ];
 
 const hourLabel = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const hourNumber = new Intl.DateTimeFormat(undefined, { hour: 'numeric' });
 // Daily buckets are UTC days: labelled in UTC so a bucket is never shown as the day before.
 const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', timeZone: 'UTC' });
 const dayNumber = new Intl.DateTimeFormat(undefined, { day: 'numeric', timeZone: 'UTC' });
@@ -207,6 +208,32 @@ function niceMax(value: number): number {
   return 10 * power;
 }
 
+/** Width a label of the chart's 12 px axis text takes, roughly (wider than most glyphs, so labels never touch). */
+const labelWidth = (label: string) => label.length * 7.2;
+
+/**
+ * The buckets whose label is drawn: every `every`-th, counted back from the newest (whose label ends
+ * at its bar, the others centred on theirs), leaving out any that would touch the one after it.
+ */
+function labelledBuckets(
+  series: readonly { start: string }[],
+  labelOf: (start: string) => string,
+  every: number,
+  barX: (i: number) => number,
+  barW: number,
+): Set<number> {
+  const shown = new Set<number>();
+  let leftEdge = Infinity;
+  for (let i = series.length - 1; i >= 0; i -= every) {
+    const width = labelWidth(labelOf(series[i]!.start));
+    const right = i === series.length - 1 ? barX(i) + barW : barX(i) + barW / 2 + width / 2;
+    if (right + 6 > leftEdge) continue;
+    shown.add(i);
+    leftEdge = right - width;
+  }
+  return shown;
+}
+
 /** The bar chart: delivered (bottom) and failed (top) stacked per bucket. */
 function HealthChart({ health }: { health: EndpointHealth }) {
   // Drawn at the width it is shown at, so labels keep their size on a phone.
@@ -230,6 +257,10 @@ function HealthChart({ health }: { health: EndpointHealth }) {
   const y = (v: number) => PAD.top + plotH - (v / max) * plotH;
   // Label every bucket of 7 days; of 24 hours, as many as fit, counted back from the latest.
   const labelEvery = series.length > 12 ? (W < 520 ? 6 : 4) : 1;
+  // On a narrow chart a day is only its number and an hour only its hour (the axis title says what they are).
+  const labelOf = (start: string) =>
+    W >= 520 ? bucketLabel(start, health.window) : (health.window === '7d' ? dayNumber : hourNumber).format(new Date(start));
+  const labelled = labelledBuckets(series, labelOf, labelEvery, (i) => PAD.left + i * slot + (slot - barW) / 2, barW);
   const unit = health.window === '24h' ? 'hour' : 'day (UTC)';
   return (
     <figure class="health-figure" ref={figure}>
@@ -262,9 +293,8 @@ function HealthChart({ health }: { health: EndpointHealth }) {
           const x = PAD.left + i * slot + (slot - barW) / 2;
           const dTop = y(b.delivered);
           const fTop = y(b.delivered + b.failed);
-          // On a narrow chart a day is only its number (the axis title says what it is).
-          const label = health.window === '7d' && W < 520 ? dayNumber.format(new Date(b.start)) : bucketLabel(b.start, health.window);
-          const showLabel = (series.length - 1 - i) % labelEvery === 0;
+          const label = labelOf(b.start);
+          const showLabel = labelled.has(i);
           return (
             <g key={b.start}>
               {b.delivered > 0 ? <rect class="bar-delivered" x={x} y={dTop} width={barW} height={y(0) - dTop} /> : null}
