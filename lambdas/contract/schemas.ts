@@ -407,8 +407,16 @@ export const OverviewSchema = z
   .object({
     workspace: z.object({ slug: SlugSchema, name: z.string(), createdAt: timestamp }),
     webhooks: z.object({ total: z.number().int(), enabled: z.number().int(), disabled: z.number().int() }),
-    members: z.number().int(),
-    apiTokens: z.number().int(),
+    members: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Members of the workspace; null for a caller without `member:list` (a portal session).' }),
+    apiTokens: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Active API tokens of the workspace; null for a caller without `token:list` (a portal session).' }),
     deliveries24h: z
       .object({
         delivered: z.number().int().meta({ description: 'Delivered HTTP attempts.' }),

@@ -16,11 +16,13 @@ import { visibleEventTypes } from './portal-scope';
 /** GET /workspaces/{slug}/overview */
 export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async (deps, caller) => {
   const { firstHour, lastHour } = windowBuckets('24h', deps.now());
+  // Counts of what the caller may not list are not read: a portal session learns nothing of the platform's members or tokens.
+  const may = permissionsOf(caller.scopes);
   const [workspace, webhooks, members, apiTokens, last24h, replayedDeadLetters] = await Promise.all([
     getWorkspace(deps.table, caller.workspace),
     countEndpoints(deps.table, caller.workspace),
-    countMembers(deps.table, caller.workspace),
-    countApiTokens(deps.table, caller.workspace),
+    may.has('member:list') ? countMembers(deps.table, caller.workspace) : null,
+    may.has('token:list') ? countApiTokens(deps.table, caller.workspace) : null,
     deliveries24h(deps, caller.workspace),
     readReplayedDeadLetters(deps.table, caller.workspace, firstHour, lastHour),
   ]);
@@ -33,7 +35,7 @@ export const getWorkspaceOverview: OperationImpl<'getWorkspaceOverview'> = async
     deliveries24h: last24h,
     // Replays count in the hour their source was dead-lettered, so both sums cover the same dead letters.
     deadLetteredUnreplayed24h: Math.max(0, last24h.deadLettered - replayedDeadLetters),
-    caller: { tokenId: caller.tokenId, scopes: [...caller.scopes], permissions: [...permissionsOf(caller.scopes)] },
+    caller: { tokenId: caller.tokenId, scopes: [...caller.scopes], permissions: [...may] },
   };
 };
 

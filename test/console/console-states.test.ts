@@ -21,18 +21,15 @@ async function signIn(page: Page, api: TestApi, token: string): Promise<void> {
 /** Pairs of the health chart's time-axis labels (the lowest row of its plain labels) whose boxes overlap, as "a / b". */
 async function overlappingAxisLabels(page: Page): Promise<string[]> {
   await page.locator('svg.chart').first().waitFor();
-  return page.evaluate(() => {
-    const labels = [...document.querySelectorAll('svg.chart text:not([class])')].map((t) => ({
-      text: t.textContent ?? '',
-      box: t.getBoundingClientRect(),
-    }));
+  // A string, as the other page scripts here: the tests compile without the DOM's types.
+  return page.evaluate<string[]>(`(() => {
+    const labels = [...document.querySelectorAll('svg.chart text:not([class])')].map((t) => ({ text: t.textContent, box: t.getBoundingClientRect() }));
     const bottom = Math.max(...labels.map((l) => l.box.top));
     const row = labels.filter((l) => Math.abs(l.box.top - bottom) < 1).sort((a, b) => a.box.left - b.box.left);
-    const overlaps: string[] = [];
-    for (let i = 1; i < row.length; i++)
-      if (row[i]!.box.left < row[i - 1]!.box.right) overlaps.push(`${row[i - 1]!.text} / ${row[i]!.text}`);
+    const overlaps = [];
+    for (let i = 1; i < row.length; i++) if (row[i].box.left < row[i - 1].box.right) overlaps.push(row[i - 1].text + ' / ' + row[i].text);
     return overlaps;
-  });
+  })()`);
 }
 
 describe.skipIf(!hasChromium)(`console states${NO_CHROMIUM_REASON}`, () => {

@@ -223,6 +223,13 @@ describe("a session's permissions", () => {
       const res = await api.call(method, path, { token, ...(body ? { body } : {}) });
       expect([method, path, res.status]).toEqual([method, path, 403]);
     }
+    // Nor counts them: the overview has no number of members or tokens for it, as it has for the platform's token.
+    const seen = await api.call('GET', `${ws()}/overview`, { token });
+    expect(seen.status).toBe(200);
+    expect(seen.body).toMatchObject({ members: null, apiTokens: null, webhooks: { total: expect.any(Number) } });
+    const platform = await api.call('GET', `${ws()}/overview`);
+    expect(platform.body).toMatchObject({ members: expect.any(Number), apiTokens: expect.any(Number) });
+    expect(platform.body.apiTokens).toBeGreaterThan(0);
     const client = await mcp(token);
     const mint = (await client.callTool({
       name: 'create_api_token',

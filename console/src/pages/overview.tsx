@@ -113,8 +113,6 @@ function Stat({ label, value, children }: { label: string; value: number | strin
 function Counts({ overview }: { overview: Overview }) {
   const { webhooks, deliveries24h: d } = overview;
   const attempts = d.delivered + d.failed;
-  const canListMembers = useCan('member:list');
-  const canListTokens = useCan('token:list');
   return (
     <>
       <h2 class="ws-cards-title">Endpoints and workspace</h2>
@@ -124,13 +122,13 @@ function Counts({ overview }: { overview: Overview }) {
             {webhooks.enabled.toLocaleString('en-US')} enabled, {webhooks.disabled.toLocaleString('en-US')} disabled
           </a>
         </Stat>
-        {/* A portal session never sees the platform's members or tokens (docs/behaviour.md#portal-sessions). */}
-        {canListMembers ? (
+        {/* A caller that may not list members or tokens (a portal session) gets no count of them (docs/behaviour.md#portal-sessions). */}
+        {overview.members !== null ? (
           <Stat label="Members" value={overview.members}>
             <a href={href('members')}>View members</a>
           </Stat>
         ) : null}
-        {canListTokens ? (
+        {overview.apiTokens !== null ? (
           <Stat label="API tokens" value={overview.apiTokens}>
             <a href={href('tokens')}>View API tokens</a>
           </Stat>
