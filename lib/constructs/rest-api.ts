@@ -106,8 +106,8 @@ export class ServiceApi extends Construct {
   /** The stage's access log group. */
   readonly accessLogs: LogGroup;
   /**
-   * The one log group of the operations' functions (docs/operations.md#logs-insights): a stream
-   * per execution environment, named after its function.
+   * The one log group of the operations' functions, the docs function and the console function
+   * (docs/operations.md#logs-insights): a stream per execution environment, named after its function.
    */
   readonly functionLogs: LogGroup;
   /** Allows `execute-api:Invoke` on exactly the platform API's routes: attach it to the platform backend's role. */
@@ -124,9 +124,9 @@ export class ServiceApi extends Construct {
     const table = props.table.table;
 
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy: logRemovalPolicy });
-    // One group for the operations' functions rather than one each: a group per function would cost a stack
-    // resource per operation (docs/deploy.md#bootstrap). The authorizer keeps its own, as do MCP and
-    // the pipeline, whose alarms and metric filters read their groups (./monitoring.ts).
+    // One group for the route functions rather than one each: a group per function would cost a stack
+    // resource per operation (docs/deploy.md#bootstrap). The authorizer keeps its own, as do MCP and the
+    // pipeline: their runbook sections (docs/operations.md) and metric filters (./monitoring.ts) read those.
     this.functionLogs = new LogGroup(this, 'FunctionLogs', { retention: logRetention, removalPolicy: logRemovalPolicy });
 
     this.api = new RestApi(this, 'RestApi', {
@@ -234,8 +234,8 @@ export class ServiceApi extends Construct {
       })),
     );
 
-    this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logRetention, logRemovalPolicy });
-    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, frameAncestors, logRetention, logRemovalPolicy });
+    this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logGroup: this.functionLogs });
+    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, frameAncestors, logGroup: this.functionLogs });
 
     Validations.of(this.api).acknowledge(
       {

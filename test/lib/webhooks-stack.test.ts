@@ -282,14 +282,15 @@ describe('the log groups', () => {
   const groupOf = (fn: ServiceFunction) =>
     (resources[logicalId(fn.function)]!.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
 
-  it("are one shared by the REST operations' functions, and one of its own for every other function (the pipeline, authorizer and MCP alarms and filters read theirs)", () => {
+  it("are one shared by the REST operations', docs and console functions, and one of its own for every other function (the pipeline's, the authorizer's and MCP's, which the runbook and the alarms read)", () => {
     const functions = built.stack.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction);
-    const operations = new Set<ServiceFunction>(built.stack.api.operationFunctions.values());
-    const shared = logicalId(built.stack.api.functionLogs);
-    expect(operations.size).toBe(ops.length);
-    for (const fn of operations) expect(groupOf(fn), fn.node.path).toBe(shared);
-    const others = functions.filter((fn) => !operations.has(fn));
-    expect(others).toHaveLength(FUNCTION_COUNT - ops.length);
+    const { api } = built.stack;
+    const routeFunctions = new Set<ServiceFunction>([...api.operationFunctions.values(), api.docs.handler, api.console.handler]);
+    const shared = logicalId(api.functionLogs);
+    expect(routeFunctions.size).toBe(ops.length + 2);
+    for (const fn of routeFunctions) expect(groupOf(fn), fn.node.path).toBe(shared);
+    const others = functions.filter((fn) => !routeFunctions.has(fn));
+    expect(others).toHaveLength(FUNCTION_COUNT - ops.length - 2);
     for (const fn of others) {
       // Its own: created inside it, and named by no other function.
       expect(groupOf(fn), fn.node.path).toBe(logicalId(fn.node.findChild('Logs')));
@@ -298,7 +299,7 @@ describe('the log groups', () => {
         fn.node.path,
       ).toEqual([fn]);
     }
-    const { pipeline, mcp, api } = built.stack;
+    const { pipeline, mcp } = built.stack;
     for (const watched of [
       pipeline.dispatcher,
       pipeline.slowDispatcher,
@@ -308,7 +309,7 @@ describe('the log groups', () => {
       api.authorizerFunction,
     ])
       expect(others, watched.node.path).toContain(watched);
-    // The function groups, the API's access log and the operations' shared group; nothing else logs.
+    // The other functions' groups, the API's access log and the shared group; nothing else logs.
     expect(ofType('AWS::Logs::LogGroup')).toHaveLength(others.length + 2);
   });
 
