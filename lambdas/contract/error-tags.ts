@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   InvalidWebhookUrl: 400,
   UnknownEventType: 400,
   InvalidFilter: 400,
+  InvalidHeader: 400,
+  InvalidAuth: 400,
   InvalidBranding: 400,
   ReturnUrlNotAllowed: 400,
   Unauthorized: 401,

@@ -15,6 +15,8 @@ const TITLES: Record<ErrorTag, string> = {
   InvalidWebhookUrl: 'The webhook URL is not allowed',
   UnknownEventType: 'Unknown event type',
   InvalidFilter: 'The payload filter is not valid',
+  InvalidHeader: 'A custom header is not allowed',
+  InvalidAuth: 'The OAuth 2.0 settings are not valid',
   InvalidBranding: 'The branding is not allowed',
   ReturnUrlNotAllowed: 'The return URL is not allowed',
   Unauthorized: 'Missing or unknown API token',

@@ -31,7 +31,7 @@ const FILTER_DESCRIPTION = [
 ].join(' ');
 
 /** A payload filter (validated by the domain; described here). */
-const PayloadFilterSchema = z.unknown().meta({
+export const PayloadFilterSchema = z.unknown().meta({
   id: 'WebhookFilter',
   type: 'object',
   description: FILTER_DESCRIPTION,

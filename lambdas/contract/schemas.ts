@@ -7,7 +7,8 @@ import { DELIVERY_STATUSES, INVALID_STATUS, AUTH_FAILED, PROTOCOL_UPGRADE } from
 import { EVENT_TYPE_MAX_CHARS } from './events';
 import { idPattern, type IdPrefix } from './ids';
 import { distinctItems } from './input-rules';
-import { SECRET_GRACE_HOURS, USER_AGENT } from './limits';
+import { PayloadFilterSchema } from './filter-schemas';
+import { CUSTOM_HEADER_LIMITS, RATE_LIMIT_PER_SECOND_BOUNDS, REDACTED, SECRET_GRACE_HOURS, USER_AGENT } from './limits';
 import { MEMBER_ROLES, PERMISSIONS, SCOPES } from './permissions';
 
 const timestamp = z.string().meta({ example: '2026-11-25T12:00:00.000Z', format: 'date-time' });
@@ -58,6 +59,37 @@ const EndpointHealthSummarySchema = z
   .meta({ id: 'WebhookEndpointHealthSummary', example: { successRate24h: 0.9841, lastAttemptAt: '2026-11-25T12:04:59.000Z' } });
 export type EndpointHealthSummary = z.infer<typeof EndpointHealthSummarySchema>;
 
+/** The example endpoint's options: a plain header, a secret one (as reads show it) and OAuth 2.0. */
+const EXAMPLE_OPTIONS = {
+  headers: { 'X-Tenant': 'acme', 'X-Api-Key': REDACTED },
+  auth: {
+    type: 'oauth2_client_credentials',
+    tokenUrl: 'https://auth.example.com/oauth2/token',
+    clientId: 'webhooks-sender',
+    scope: 'webhooks:receive',
+  },
+  rateLimitPerSecond: 50,
+  filter: { 'data.order.warehouse': { $in: ['ams-1', 'fra-1'] } },
+} as const;
+
+const HEADERS_RULES = `At most ${CUSTOM_HEADER_LIMITS.maxHeaders} headers and ${CUSTOM_HEADER_LIMITS.maxTotalBytes} bytes of names and values; names as HTTP allows, values without control characters. Refused (400 \`InvalidHeader\`, naming it): names the service sets or that would break the request or its signature (\`webhook-*\`, \`content-type\`, \`content-length\`, \`host\`, \`transfer-encoding\`, \`connection\`, \`user-agent\`, \`x-trace-id\`, hop-by-hop and \`proxy-*\` headers, \`x-amz-*\`), and \`authorization\` on an endpoint that uses OAuth 2.0. The value of a name that marks a secret (\`authorization\`, \`cookie\`, or containing \`key\`, \`token\`, \`secret\` or \`password\`) is sealed at rest and never read back.`;
+
+/** OAuth 2.0 client credentials as reads show them: never the client secret. */
+const OAuthSettingsSchema = z
+  .object({
+    type: z.literal('oauth2_client_credentials'),
+    tokenUrl: z
+      .string()
+      .meta({ description: 'The token endpoint; redacted to scheme and host for callers without `webhook:write`, as `url` is.' }),
+    clientId: z.string(),
+    scope: z.string().optional(),
+    audience: z.string().optional(),
+  })
+  .meta({
+    id: 'WebhookOAuthSettings',
+    description: 'OAuth 2.0 client credentials (docs/behaviour.md#oauth-20-client-credentials); the client secret is write-only.',
+  });
+
 /** Webhook endpoint, as every response shows it: never its secret. */
 export const EndpointSchema = z
   .object({
@@ -73,6 +105,18 @@ export const EndpointSchema = z
     consecutiveFailures: z.number().int().meta({ description: 'Consecutive failed attempts; 20 disables the endpoint.' }),
     createdAt: timestamp,
     updatedAt: timestamp,
+    headers: z.record(z.string(), z.string()).meta({
+      description: `Custom headers sent on every attempt, name → value. A secret value (see \`headers\` on create) always reads \`"${REDACTED}"\`; so does every value for a caller without \`webhook:write\`. Empty: none.`,
+    }),
+    auth: OAuthSettingsSchema.nullable().meta({ description: 'OAuth 2.0 client credentials; null: none.' }),
+    rateLimitPerSecond: z.number().int().nullable().meta({
+      description:
+        'Most first attempts and retries sent to the endpoint in any second (docs/behaviour.md#delivery-rate-per-endpoint); null: no limit.',
+    }),
+    filter: PayloadFilterSchema.nullable().meta({
+      description:
+        'Published events are delivered only when their payload matches it (not applied to test sends, replays or recovery); null: every event of its types.',
+    }),
     health: EndpointHealthSummarySchema,
   })
   .meta({
@@ -86,6 +130,7 @@ export const EndpointSchema = z
       consecutiveFailures: 0,
       createdAt: EXAMPLE.created,
       updatedAt: EXAMPLE.updated,
+      ...EXAMPLE_OPTIONS,
       health: { successRate24h: 0.9841, lastAttemptAt: '2026-11-25T12:04:59.000Z' },
     },
   });
@@ -105,6 +150,51 @@ const urlInput = z
   .max(2048)
   .meta({ description: 'https URL of the receiver.', example: 'https://hooks.example.com/webhooks' });
 const descriptionInput = z.string().max(500).nullable();
+/**
+ * Custom headers as written, name → value (`null` removes one on update). Checked by
+ * lambdas/domain/endpoint-options.ts, which names the header of each problem (400 `InvalidHeader`),
+ * so the schema here only describes them, as the filter's does.
+ */
+const headersInput = (update: boolean) =>
+  z.unknown().meta({
+    type: 'object',
+    additionalProperties: update ? { type: ['string', 'null'] } : { type: 'string' },
+    description: update
+      ? `Merged by name (in any case) into the stored headers; \`null\` removes one; names not sent are kept, so a secret need not be sent again, unless \`url\` moves to another origin (400 \`InvalidHeader\` naming the secret headers to send again or remove). ${HEADERS_RULES}`
+      : `Custom headers, name → value. ${HEADERS_RULES}`,
+  });
+const rateInput = z
+  .number()
+  .int()
+  .min(RATE_LIMIT_PER_SECOND_BOUNDS.min)
+  .max(RATE_LIMIT_PER_SECOND_BOUNDS.max)
+  .nullable()
+  .meta({
+    description: `Most first attempts and retries sent to the endpoint in any second, across every dispatcher (${RATE_LIMIT_PER_SECOND_BOUNDS.min}–${RATE_LIMIT_PER_SECOND_BOUNDS.max}); what is over waits in the queue without spending a retry. null: no limit.`,
+  });
+const filterInput = PayloadFilterSchema.nullable();
+/** OAuth 2.0 client credentials as written; `clientSecret` is write-only. */
+const oauthInput = (secret: 'required' | 'optional') =>
+  z
+    .strictObject({
+      type: z.literal('oauth2_client_credentials'),
+      tokenUrl: z.string().min(1).max(2048).meta({
+        description: 'https URL of the token endpoint, under the same rules as a receiver URL (400 `InvalidAuth` otherwise).',
+      }),
+      clientId: z.string().min(1).max(256),
+      clientSecret:
+        secret === 'required'
+          ? z.string().min(1).max(1024)
+          : z.string().min(1).max(1024).optional().meta({
+              description:
+                'Omit to keep the stored one, unless the endpoint has no OAuth 2.0 yet, or `tokenUrl` or the endpoint URL moves to another origin (400 `InvalidAuth`: a secret is never sent to a new host without being given again).',
+            }),
+      scope: z.string().min(1).max(1024).optional(),
+      audience: z.string().min(1).max(1024).optional(),
+    })
+    .meta({
+      description: 'OAuth 2.0 client credentials: the dispatcher gets a token from `tokenUrl` and sends it as `Authorization: Bearer`.',
+    });
 
 /** Body of create endpoint. */
 export const CreateEndpointBodySchema = z
@@ -113,10 +203,22 @@ export const CreateEndpointBodySchema = z
     eventTypes: eventTypesInput,
     description: descriptionInput.optional(),
     enabled: z.boolean().optional().meta({ description: 'Defaults to true.' }),
+    headers: headersInput(false).optional(),
+    auth: oauthInput('required').nullable().optional(),
+    rateLimitPerSecond: rateInput.optional(),
+    filter: filterInput.optional(),
   })
   .meta({
     id: 'CreateWebhookEndpoint',
-    example: { url: EXAMPLE.url, eventTypes: ['webhook.test_event', 'webhook.disabled'], description: 'Orders service receiver' },
+    example: {
+      url: EXAMPLE.url,
+      eventTypes: ['webhook.test_event', 'webhook.disabled'],
+      description: 'Orders service receiver',
+      headers: { 'X-Tenant': 'acme', 'X-Api-Key': 'k_live_8f2c…' },
+      auth: { ...EXAMPLE_OPTIONS.auth, clientSecret: 'cs_7d1e…' },
+      rateLimitPerSecond: EXAMPLE_OPTIONS.rateLimitPerSecond,
+      filter: EXAMPLE_OPTIONS.filter,
+    },
   });
 
 /** Body of update endpoint: only the fields sent change. */
@@ -126,8 +228,20 @@ export const UpdateEndpointBodySchema = z
     eventTypes: eventTypesInput.optional(),
     description: descriptionInput.optional(),
     enabled: z.boolean().optional(),
+    headers: headersInput(true).optional(),
+    auth: oauthInput('optional').nullable().optional().meta({ description: 'Replaces the OAuth 2.0 settings; null removes them.' }),
+    rateLimitPerSecond: rateInput.optional(),
+    filter: filterInput.optional(),
   })
-  .meta({ id: 'UpdateWebhookEndpoint', example: { url: 'https://hooks.example.com/webhooks/v2', enabled: true } });
+  .meta({
+    id: 'UpdateWebhookEndpoint',
+    example: {
+      url: 'https://hooks.example.com/webhooks/v2',
+      enabled: true,
+      headers: { 'X-Tenant': 'acme-eu', 'X-Old': null },
+      rateLimitPerSecond: 20,
+    },
+  });
 
 /** Response of rotate secret: the only place a signing secret is ever shown. */
 export const RotatedSecretSchema = z

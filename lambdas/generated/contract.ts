@@ -68,6 +68,39 @@ export const OPERATION_ROUTES = [
             inner: { t: "nullable", inner: { t: "string", checks: [{ k: "max_length", n: 500 }] } },
           },
           enabled: { t: "optional", inner: { t: "boolean" } },
+          headers: { t: "optional", inner: { t: "unknown" } },
+          auth: {
+            t: "optional",
+            inner: {
+              t: "nullable",
+              inner: {
+                t: "object",
+                shape: {
+                  type: { t: "enum", values: ["oauth2_client_credentials"] },
+                  tokenUrl: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 2048 }] },
+                  clientId: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 256 }] },
+                  clientSecret: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 1024 }] },
+                  scope: {
+                    t: "optional",
+                    inner: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 1024 }] },
+                  },
+                  audience: {
+                    t: "optional",
+                    inner: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 1024 }] },
+                  },
+                },
+                strict: true,
+              },
+            },
+          },
+          rateLimitPerSecond: {
+            t: "optional",
+            inner: {
+              t: "nullable",
+              inner: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 1000 }] },
+            },
+          },
+          filter: { t: "optional", inner: { t: "nullable", inner: { t: "unknown" } } },
         },
         strict: true,
       },
@@ -135,6 +168,42 @@ export const OPERATION_ROUTES = [
             inner: { t: "nullable", inner: { t: "string", checks: [{ k: "max_length", n: 500 }] } },
           },
           enabled: { t: "optional", inner: { t: "boolean" } },
+          headers: { t: "optional", inner: { t: "unknown" } },
+          auth: {
+            t: "optional",
+            inner: {
+              t: "nullable",
+              inner: {
+                t: "object",
+                shape: {
+                  type: { t: "enum", values: ["oauth2_client_credentials"] },
+                  tokenUrl: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 2048 }] },
+                  clientId: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 256 }] },
+                  clientSecret: {
+                    t: "optional",
+                    inner: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 1024 }] },
+                  },
+                  scope: {
+                    t: "optional",
+                    inner: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 1024 }] },
+                  },
+                  audience: {
+                    t: "optional",
+                    inner: { t: "string", checks: [{ k: "min_length", n: 1 }, { k: "max_length", n: 1024 }] },
+                  },
+                },
+                strict: true,
+              },
+            },
+          },
+          rateLimitPerSecond: {
+            t: "optional",
+            inner: {
+              t: "nullable",
+              inner: { t: "number", checks: [{ k: "int" }, { k: "gte", n: 1 }, { k: "lte", n: 1000 }] },
+            },
+          },
+          filter: { t: "optional", inner: { t: "nullable", inner: { t: "unknown" } } },
         },
         strict: true,
       },

@@ -44,7 +44,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "create_webhook",
     title: "Create a webhook endpoint",
-    description: "Registers an https endpoint subscribed to catalogue event types. A signing secret is minted but not returned: rotate the secret to obtain one. Writes audit `webhook.created`. A workspace may have 1000 webhook endpoints by default (setting `workspaceLimits.endpoints`): past it, 409 `Conflict`, and nothing is written; deleting one frees a slot. Requires permission `webhook:write`.",
+    description: "Registers an https endpoint subscribed to catalogue event types, optionally with custom `headers`, OAuth 2.0 client credentials (`auth`), a delivery rate (`rateLimitPerSecond`) and a payload `filter` (docs/behaviour.md#custom-headers and the sections after it). A signing secret is minted but not returned: rotate the secret to obtain one. Secret header values and the client secret are never returned either. Writes audit `webhook.created`. A workspace may have 1000 webhook endpoints by default (setting `workspaceLimits.endpoints`): past it, 409 `Conflict`, and nothing is written; deleting one frees a slot. Requires permission `webhook:write`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -71,9 +71,56 @@ export const MCP_TOOLS: readonly Tool[] = [
         },
         description: { anyOf: [{ type: "string", maxLength: 500 }, { type: "null" }] },
         enabled: { description: "Defaults to true.", type: "boolean" },
+        headers: {
+          type: "object",
+          additionalProperties: { type: "string" },
+          description: "Custom headers, name → value. At most 20 headers and 8192 bytes of names and values; names as HTTP allows, values without control characters. Refused (400 `InvalidHeader`, naming it): names the service sets or that would break the request or its signature (`webhook-*`, `content-type`, `content-length`, `host`, `transfer-encoding`, `connection`, `user-agent`, `x-trace-id`, hop-by-hop and `proxy-*` headers, `x-amz-*`), and `authorization` on an endpoint that uses OAuth 2.0. The value of a name that marks a secret (`authorization`, `cookie`, or containing `key`, `token`, `secret` or `password`) is sealed at rest and never read back.",
+        },
+        auth: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                type: { type: "string", const: "oauth2_client_credentials" },
+                tokenUrl: {
+                  type: "string",
+                  minLength: 1,
+                  maxLength: 2048,
+                  description: "https URL of the token endpoint, under the same rules as a receiver URL (400 `InvalidAuth` otherwise).",
+                },
+                clientId: { type: "string", minLength: 1, maxLength: 256 },
+                clientSecret: { type: "string", minLength: 1, maxLength: 1024 },
+                scope: { type: "string", minLength: 1, maxLength: 1024 },
+                audience: { type: "string", minLength: 1, maxLength: 1024 },
+              },
+              required: ["type", "tokenUrl", "clientId", "clientSecret"],
+              additionalProperties: false,
+              description: "OAuth 2.0 client credentials: the dispatcher gets a token from `tokenUrl` and sends it as `Authorization: Bearer`.",
+            },
+            { type: "null" },
+          ],
+        },
+        rateLimitPerSecond: {
+          anyOf: [{ type: "integer", minimum: 1, maximum: 1000 }, { type: "null" }],
+          description: "Most first attempts and retries sent to the endpoint in any second, across every dispatcher (1–1000); what is over waits in the queue without spending a retry. null: no limit.",
+        },
+        filter: { anyOf: [{ $ref: "#/definitions/WebhookFilter" }, { type: "null" }] },
       },
       required: ["slug", "url", "eventTypes"],
       additionalProperties: false,
+      definitions: {
+        WebhookFilter: {
+          type: "object",
+          description: "A payload filter: a JSON object whose keys are dotted paths into the payload (`data.order.warehouse`; a segment of digits indexes a list: `items.0.sku`) or `$and`, `$or` (non-empty lists of filters) and `$not` (one filter); all its keys must hold. A path is compared with a JSON scalar (equality: same type and value) or an operator object of `$in` (list of scalars), `$exists` (boolean), `$gt`, `$gte`, `$lt`, `$lte` (numbers) and `$prefix` (string). A missing path, or a value of another type than the test expects, is no match. Paths reach own properties only. Objects and lists are never compared whole. Bounds: 4096 bytes of JSON, 8 levels of nesting, 64 conditions, paths of 256 characters and 16 segments, 100 values per `$in`.",
+          examples: [
+            { "data.order.warehouse": { $in: ["ams-1", "fra-1"] }, "data.order.total": { $gte: 100 } },
+            {
+              $or: [{ type: "order.shipped" }, { "data.order.priority": { $exists: true } }],
+              $not: { "data.test": true },
+            },
+          ],
+        },
+      },
     },
     annotations: {
       title: "Create a webhook endpoint",
@@ -118,7 +165,7 @@ export const MCP_TOOLS: readonly Tool[] = [
   {
     name: "update_webhook",
     title: "Update a webhook endpoint",
-    description: "Changes only the fields sent (url, eventTypes, description, enabled). The URL is validated again. Re-enabling resets the failure streak. Writes audit `webhook.updated`. Requires permission `webhook:write`.",
+    description: "Changes only the fields sent (url, eventTypes, description, enabled, headers, auth, rateLimitPerSecond, filter). The URL is validated again. Re-enabling resets the failure streak. `headers` merge by name; `null` removes a header, `auth`, the rate or the filter. A change that moves the URL to another origin must send the values of secret headers and the OAuth client secret again (400 `InvalidHeader` / `InvalidAuth`), so a write never sends a stored secret to a new host. Two updates of the headers at once: one is 409 `Conflict`. Writes audit `webhook.updated` (header names, never values). Requires permission `webhook:write`.",
     inputSchema: {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -151,9 +198,62 @@ export const MCP_TOOLS: readonly Tool[] = [
         },
         description: { anyOf: [{ type: "string", maxLength: 500 }, { type: "null" }] },
         enabled: { type: "boolean" },
+        headers: {
+          type: "object",
+          additionalProperties: { type: ["string", "null"] },
+          description: "Merged by name (in any case) into the stored headers; `null` removes one; names not sent are kept, so a secret need not be sent again, unless `url` moves to another origin (400 `InvalidHeader` naming the secret headers to send again or remove). At most 20 headers and 8192 bytes of names and values; names as HTTP allows, values without control characters. Refused (400 `InvalidHeader`, naming it): names the service sets or that would break the request or its signature (`webhook-*`, `content-type`, `content-length`, `host`, `transfer-encoding`, `connection`, `user-agent`, `x-trace-id`, hop-by-hop and `proxy-*` headers, `x-amz-*`), and `authorization` on an endpoint that uses OAuth 2.0. The value of a name that marks a secret (`authorization`, `cookie`, or containing `key`, `token`, `secret` or `password`) is sealed at rest and never read back.",
+        },
+        auth: {
+          description: "Replaces the OAuth 2.0 settings; null removes them.",
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                type: { type: "string", const: "oauth2_client_credentials" },
+                tokenUrl: {
+                  type: "string",
+                  minLength: 1,
+                  maxLength: 2048,
+                  description: "https URL of the token endpoint, under the same rules as a receiver URL (400 `InvalidAuth` otherwise).",
+                },
+                clientId: { type: "string", minLength: 1, maxLength: 256 },
+                clientSecret: {
+                  description: "Omit to keep the stored one, unless the endpoint has no OAuth 2.0 yet, or `tokenUrl` or the endpoint URL moves to another origin (400 `InvalidAuth`: a secret is never sent to a new host without being given again).",
+                  type: "string",
+                  minLength: 1,
+                  maxLength: 1024,
+                },
+                scope: { type: "string", minLength: 1, maxLength: 1024 },
+                audience: { type: "string", minLength: 1, maxLength: 1024 },
+              },
+              required: ["type", "tokenUrl", "clientId"],
+              additionalProperties: false,
+              description: "OAuth 2.0 client credentials: the dispatcher gets a token from `tokenUrl` and sends it as `Authorization: Bearer`.",
+            },
+            { type: "null" },
+          ],
+        },
+        rateLimitPerSecond: {
+          anyOf: [{ type: "integer", minimum: 1, maximum: 1000 }, { type: "null" }],
+          description: "Most first attempts and retries sent to the endpoint in any second, across every dispatcher (1–1000); what is over waits in the queue without spending a retry. null: no limit.",
+        },
+        filter: { anyOf: [{ $ref: "#/definitions/WebhookFilter" }, { type: "null" }] },
       },
       required: ["slug", "endpointId"],
       additionalProperties: false,
+      definitions: {
+        WebhookFilter: {
+          type: "object",
+          description: "A payload filter: a JSON object whose keys are dotted paths into the payload (`data.order.warehouse`; a segment of digits indexes a list: `items.0.sku`) or `$and`, `$or` (non-empty lists of filters) and `$not` (one filter); all its keys must hold. A path is compared with a JSON scalar (equality: same type and value) or an operator object of `$in` (list of scalars), `$exists` (boolean), `$gt`, `$gte`, `$lt`, `$lte` (numbers) and `$prefix` (string). A missing path, or a value of another type than the test expects, is no match. Paths reach own properties only. Objects and lists are never compared whole. Bounds: 4096 bytes of JSON, 8 levels of nesting, 64 conditions, paths of 256 characters and 16 segments, 100 values per `$in`.",
+          examples: [
+            { "data.order.warehouse": { $in: ["ams-1", "fra-1"] }, "data.order.total": { $gte: 100 } },
+            {
+              $or: [{ type: "order.shipped" }, { "data.order.priority": { $exists: true } }],
+              $not: { "data.test": true },
+            },
+          ],
+        },
+      },
     },
     annotations: {
       title: "Update a webhook endpoint",

@@ -15,7 +15,15 @@ import type { EndpointCore } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import type { SealedSecret, StoredSecret } from '../domain/secrets';
-import type { CustomHeaders, EndpointOptions, FilterDocument, OAuthClientCredentials } from '../domain/endpoint-options';
+import {
+  authForRead,
+  headersForRead,
+  type CustomHeaders,
+  type EndpointOptions,
+  type FilterDocument,
+  type OAuthClientCredentials,
+  type OptionsReader,
+} from '../domain/endpoint-options';
 import type { TableContext } from './client';
 import { writeAudited, type AuditInput, type TransactItem } from './audit';
 import { queryPage } from './pages';
@@ -44,8 +52,11 @@ import {
 } from './table-io';
 import { writeCounted } from './workspace-counts';
 
+/** The wire fields of the options, which {@link toEndpointWire} derives from `options`. */
+type OptionWireFields = 'headers' | 'auth' | 'rateLimitPerSecond' | 'filter';
+
 /** An endpoint as stored, secrets included (its health lives in the health counters). */
-export interface EndpointRecord extends EndpointCore {
+export interface EndpointRecord extends Omit<EndpointCore, OptionWireFields> {
   readonly workspace: string;
   readonly secrets: StoredSecret[];
   /** Bumped by each rotation; rotations are conditional on it. */
@@ -57,7 +68,8 @@ export interface EndpointRecord extends EndpointCore {
 }
 
 /** The wire form without its health (the operations add it): never a secret. */
-export function toEndpointWire(r: EndpointRecord): EndpointCore {
+export function toEndpointWire(r: EndpointRecord, reader: OptionsReader = 'read'): EndpointCore {
+  const options = r.options;
   return {
     endpointId: r.endpointId,
     url: r.url,
@@ -67,6 +79,10 @@ export function toEndpointWire(r: EndpointRecord): EndpointCore {
     consecutiveFailures: r.consecutiveFailures,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
+    headers: headersForRead(options?.headers, reader),
+    auth: authForRead(options?.auth),
+    rateLimitPerSecond: options?.rateLimitPerSecond ?? null,
+    filter: options?.filter ?? null,
   };
 }
 

@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import { ENV } from '#lambdas/contract/deployment';
 import { writeConsoleBundle, type ConsoleBundle } from '../console/console-bundle';
 import { DEFAULT_CONFIG } from '../config';
-import { functionEntry, ServiceFunction, type LogProps } from './service-function';
+import { functionEntry, ServiceFunction, type LogProps, type ServiceFunctionProps } from './service-function';
 
 /** The public paths served by the console function. */
 export const CONSOLE_PATHS = ['/console', '/console/{asset}'] as const;
@@ -26,7 +26,7 @@ const OPERATION_NAMES: Readonly<Record<(typeof CONSOLE_PATHS)[number], string>> 
 };
 
 /** Properties of a {@link ConsoleEndpoint}. */
-export interface ConsoleEndpointProps extends LogProps {
+export interface ConsoleEndpointProps extends LogProps, Pick<ServiceFunctionProps, 'logGroup'> {
   /** The API the routes are added to (the console is same-origin with it). */
   readonly api: RestApi;
   /**
@@ -64,6 +64,7 @@ export class ConsoleEndpoint extends Construct {
         description: 'Serves the web console at /console and its hashed assets',
         // Unset when none: the function then answers frame-ancestors 'none'.
         ...(frameAncestors.length > 0 ? { environment: { [ENV.CONSOLE_FRAME_ANCESTORS]: JSON.stringify(frameAncestors) } } : {}),
+        logGroup: props.logGroup,
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
         // mkdtemp makes the folder private (0700); Lambda's runtime user must be able to read it.

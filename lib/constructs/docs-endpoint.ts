@@ -11,13 +11,13 @@ import { Validations } from 'aws-cdk-lib';
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import { writeDocsBundle } from '../docs/docs-bundle';
-import { functionEntry, ServiceFunction, type LogProps } from './service-function';
+import { functionEntry, ServiceFunction, type LogProps, type ServiceFunctionProps } from './service-function';
 
 /** The public paths served by the docs function. */
 export const DOCS_PATHS = ['/openapi.json', '/reference', '/reference/{asset}'] as const;
 
 /** Properties of a {@link DocsEndpoint}. */
-export interface DocsEndpointProps extends LogProps {
+export interface DocsEndpointProps extends LogProps, Pick<ServiceFunctionProps, 'logGroup'> {
   /** The API the routes are added to. */
   readonly api: RestApi;
 }
@@ -42,6 +42,7 @@ export class DocsEndpoint extends Construct {
       this.handler = new ServiceFunction(this, 'Function', {
         entry: functionEntry('serve-docs'),
         description: 'Serves /openapi.json and the /reference UI',
+        logGroup: props.logGroup,
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
         // mkdtemp makes the folder private (0700); Lambda's runtime user must be able to read it.

@@ -105,6 +105,11 @@ export class ServiceApi extends Construct {
   readonly console: ConsoleEndpoint;
   /** The stage's access log group. */
   readonly accessLogs: LogGroup;
+  /**
+   * The one log group of the operations' functions, the docs function and the console function
+   * (docs/operations.md#logs-insights): a stream per execution environment, named after its function.
+   */
+  readonly functionLogs: LogGroup;
   /** Allows `execute-api:Invoke` on exactly the platform API's routes: attach it to the platform backend's role. */
   readonly platformInvokePolicy: ManagedPolicy;
   /** Where portal links point (this API's console) and who may frame it: for the MCP function too. */
@@ -119,6 +124,10 @@ export class ServiceApi extends Construct {
     const table = props.table.table;
 
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy: logRemovalPolicy });
+    // One group for the route functions rather than one each: a group per function would cost a stack
+    // resource per operation (docs/deploy.md#bootstrap). The authorizer keeps its own, as do MCP and the
+    // pipeline: their runbook sections (docs/operations.md) and metric filters (./monitoring.ts) read those.
+    this.functionLogs = new LogGroup(this, 'FunctionLogs', { retention: logRetention, removalPolicy: logRemovalPolicy });
 
     this.api = new RestApi(this, 'RestApi', {
       restApiName: `webhooks-${stageName}`,
@@ -186,8 +195,7 @@ export class ServiceApi extends Construct {
         entry: functionEntry(kebab(def.operationId)),
         description: `${def.method} ${def.path}: ${def.summary}`.slice(0, 256),
         environment: { ...restEnvironment, ...resources.environment },
-        logRetention,
-        logRemovalPolicy,
+        logGroup: this.functionLogs,
       });
       resources.grant(fn.role);
       // Least privilege: the item actions and indexes the operation's code uses
@@ -226,8 +234,8 @@ export class ServiceApi extends Construct {
       })),
     );
 
-    this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logRetention, logRemovalPolicy });
-    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, frameAncestors, logRetention, logRemovalPolicy });
+    this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logGroup: this.functionLogs });
+    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, frameAncestors, logGroup: this.functionLogs });
 
     Validations.of(this.api).acknowledge(
       {

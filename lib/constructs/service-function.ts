@@ -11,7 +11,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type ILogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV, LOCAL_ONLY_ENV, SERVICE_NAME } from '#lambdas/contract/deployment';
 import { METRICS_NAMESPACE } from '#lambdas/contract/metrics';
@@ -105,6 +105,17 @@ export function logSettings(props: LogProps): Required<LogProps> {
 export interface ServiceFunctionProps extends LogProps {
   /** Absolute path of the entry file; it exports `handler`. See {@link functionEntry}. */
   readonly entry: string;
+  /**
+   * A log group shared with other functions, which then get no group of their own (each log group
+   * is a stack resource, and a stack holds at most 500: docs/deploy.md#bootstrap). Lambda names
+   * each stream of a shared group `YYYY/MM/DD/<function name>[<version>]<environment id>`, so
+   * every line still says which function wrote it (docs/operations.md#logs-insights). The role
+   * may write to every stream of the group: a stream-level grant would need the function's name,
+   * which CloudFormation generates after the role's policy. The group's own retention and removal
+   * policy apply; give `logRetention` and `logRemovalPolicy` to the group, not here.
+   * @default - a log group of its own, with `logRetention` and `logRemovalPolicy`
+   */
+  readonly logGroup?: ILogGroup;
   /** Shown in the Lambda console. @default - none */
   readonly description?: string;
   /** Variables added to the common Powertools/Node.js ones. @default {} */
@@ -123,9 +134,10 @@ export interface ServiceFunctionProps extends LogProps {
 
 /**
  * A Node.js Lambda function with the service's defaults: ARM64, the newest
- * Node.js runtime, X-Ray tracing, its own log group with a retention, 256 MB,
- * a minified CommonJS bundle with source maps, and the Powertools environment.
- * Its role starts with nothing but writing to its own log group; grant the rest.
+ * Node.js runtime, X-Ray tracing, its own log group with a retention (or the
+ * shared one it is given), 256 MB, a minified CommonJS bundle with source maps,
+ * and the Powertools environment. Its role starts with nothing but writing to
+ * that log group; grant the rest.
  */
 export class ServiceFunction extends Construct {
   /** The entry file, `lambdas/functions/<name>.ts`. */
@@ -136,8 +148,8 @@ export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   /** The function's execution role (only log writing and X-Ray until granted more). */
   readonly role: iam.Role;
-  /** The function's log group. */
-  readonly logGroup: LogGroup;
+  /** The function's log group: its own, or the shared one of {@link ServiceFunctionProps.logGroup}. */
+  readonly logGroup: ILogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -153,12 +165,16 @@ export class ServiceFunction extends Construct {
       );
     this.entry = props.entry;
 
+    if (props.logGroup && (props.logRetention !== undefined || props.logRemovalPolicy !== undefined))
+      throw new Error(
+        `${this.node.path}: logRetention and logRemovalPolicy belong to the shared log group it is given, not to the function`,
+      );
     const logs = logSettings(props);
-    this.logGroup = new LogGroup(this, 'Logs', { retention: logs.logRetention, removalPolicy: logs.logRemovalPolicy });
+    this.logGroup = props.logGroup ?? new LogGroup(this, 'Logs', { retention: logs.logRetention, removalPolicy: logs.logRemovalPolicy });
 
     // Our own role instead of the default one: the default attaches the managed
     // AWSLambdaBasicExecutionRole (logs:* on every log group of the account);
-    // this one may only write to the function's own log group.
+    // this one may only write to the function's log group.
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of ${this.node.path}`,

@@ -124,6 +124,18 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
     detail: 'Invalid filter: body.filter["data.total"].$gt: $gt takes a number',
     extensions: { issues: [{ path: 'body.filter["data.total"].$gt', message: '$gt takes a number' }] },
   },
+  InvalidHeader: {
+    detail: 'body.headers["Content-Type"]: The header Content-Type is set by the service or would break the request or its signature',
+    extensions: {
+      issues: [
+        {
+          path: 'body.headers["Content-Type"]',
+          message: 'The header Content-Type is set by the service or would break the request or its signature',
+        },
+      ],
+    },
+  },
+  InvalidAuth: { detail: 'body.auth.tokenUrl: host localhost is a localhost name, not a public host' },
   InvalidBranding: {
     detail: 'Invalid branding: accentColor has a contrast of 2.41:1 in the console; at least 4.5:1 is needed (WCAG AA)',
     extensions: {

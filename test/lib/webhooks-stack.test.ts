@@ -47,6 +47,15 @@ const PIPELINE_FUNCTIONS = 6 + SCHEDULED_JOBS.length;
 /** Every function of the stack: the operations, the authorizer, the docs function, the console function, the MCP function and the pipeline's. */
 const FUNCTION_COUNT = ops.length + 4 + PIPELINE_FUNCTIONS;
 
+/** CloudFormation's hard limit of resources in one stack. */
+const STACK_RESOURCE_LIMIT = 500;
+/**
+ * The stack's resource budget. A REST operation costs about 5 (function, role, policy, invoke
+ * permission, method) plus one per new path segment: the budget trips with room for about ten
+ * more, time enough to split the stack or share more before a deploy fails at the limit.
+ */
+const RESOURCE_BUDGET = 450;
+
 let built: WebhooksApp;
 let template: Template;
 let resources: Record<string, Resource>;
@@ -265,6 +274,69 @@ describe('least privilege', () => {
       { Action: 'lambda:InvokeFunction', FunctionName: fnArn, Principal: '*', InvokedViaFunctionUrl: true },
       { Action: 'lambda:InvokeFunctionUrl', FunctionName: fnArn, Principal: '*', FunctionUrlAuthType: 'NONE' },
     ]);
+  });
+});
+
+describe('the log groups', () => {
+  /** The logical id of the log group a function's LoggingConfig names. */
+  const groupOf = (fn: ServiceFunction) =>
+    (resources[logicalId(fn.function)]!.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+
+  it("are one shared by the REST operations', docs and console functions, and one of its own for every other function (the pipeline's, the authorizer's and MCP's, which the runbook and the alarms read)", () => {
+    const functions = built.stack.node.findAll().filter((c): c is ServiceFunction => c instanceof ServiceFunction);
+    const { api } = built.stack;
+    const routeFunctions = new Set<ServiceFunction>([...api.operationFunctions.values(), api.docs.handler, api.console.handler]);
+    const shared = logicalId(api.functionLogs);
+    expect(routeFunctions.size).toBe(ops.length + 2);
+    for (const fn of routeFunctions) expect(groupOf(fn), fn.node.path).toBe(shared);
+    const others = functions.filter((fn) => !routeFunctions.has(fn));
+    expect(others).toHaveLength(FUNCTION_COUNT - ops.length - 2);
+    for (const fn of others) {
+      // Its own: created inside it, and named by no other function.
+      expect(groupOf(fn), fn.node.path).toBe(logicalId(fn.node.findChild('Logs')));
+      expect(
+        functions.filter((f) => groupOf(f) === groupOf(fn)),
+        fn.node.path,
+      ).toEqual([fn]);
+    }
+    const { pipeline, mcp } = built.stack;
+    for (const watched of [
+      pipeline.dispatcher,
+      pipeline.slowDispatcher,
+      pipeline.publisher,
+      pipeline.deadLetterConsumer,
+      mcp.handler,
+      api.authorizerFunction,
+    ])
+      expect(others, watched.node.path).toContain(watched);
+    // The other functions' groups, the API's access log and the shared group; nothing else logs.
+    expect(ofType('AWS::Logs::LogGroup')).toHaveLength(others.length + 2);
+  });
+
+  it("keep the stage's retention and removal policy, the shared group too", () => {
+    expect(resources[logicalId(built.stack.api.functionLogs)]).toMatchObject({
+      Type: 'AWS::Logs::LogGroup',
+      Properties: { RetentionInDays: 30 },
+      DeletionPolicy: 'Retain',
+    });
+    for (const [id, group] of ofType('AWS::Logs::LogGroup'))
+      expect(group, id).toMatchObject({ Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+  });
+});
+
+describe('the stack size', () => {
+  it(`stays within ${RESOURCE_BUDGET} resources, leaving room under CloudFormation's ${STACK_RESOURCE_LIMIT} before a feature hits it`, () => {
+    const counts = new Map<string, number>();
+    for (const r of Object.values(resources)) counts.set(r.Type, (counts.get(r.Type) ?? 0) + 1);
+    const total = Object.keys(resources).length;
+    const byType = [...counts]
+      .sort(([, a], [, b]) => b - a)
+      .map(([type, n]) => `${n} ${type}`)
+      .join(', ');
+    expect(
+      total,
+      `${total} resources, budget ${RESOURCE_BUDGET}, CloudFormation's limit ${STACK_RESOURCE_LIMIT} (docs/deploy.md#bootstrap); by type: ${byType}`,
+    ).toBeLessThanOrEqual(RESOURCE_BUDGET);
   });
 });
 

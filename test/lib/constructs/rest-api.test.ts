@@ -10,6 +10,7 @@ import { SecretsKey } from '../../../lib/constructs/secrets-key';
 import { Validations } from 'aws-cdk-lib';
 import { Template, Match } from 'aws-cdk-lib/assertions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Outbox } from '../../../lib/constructs/outbox';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ import { CONSOLE_PATHS } from '../../../lib/constructs/console-endpoint';
 import { DOCS_PATHS } from '../../../lib/constructs/docs-endpoint';
 import { GATEWAY_PROBLEMS, PROBLEM_CONTENT_TYPE } from '../../../lib/constructs/problem-responses';
 import { BEARER_HEADER_PATTERN, ServiceApi } from '../../../lib/constructs/rest-api';
+import type { ServiceFunction } from '../../../lib/constructs/service-function';
 import { ServiceTable } from '../../../lib/constructs/table';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
 import { logicalId, ofType, resourcesOf, type Resource } from '../template';
@@ -229,6 +231,24 @@ describe('the REST API', () => {
       expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
     );
     expect(resources[logicalId(api.accessLogs)]).toMatchObject({ Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+  });
+
+  it("logs the operations', docs and console functions to one shared log group, with the stage's retention; the authorizer to its own", () => {
+    const groupOf = (fn: ServiceFunction) =>
+      (resources[logicalId(fn.function)]!.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    const shared = logicalId(api.functionLogs);
+    const routeFunctions = [...api.operationFunctions.values(), api.docs.handler, api.console.handler];
+    expect(routeFunctions).toHaveLength(ops.length + 2);
+    for (const fn of routeFunctions) {
+      expect(groupOf(fn), fn.node.path).toBe(shared);
+      expect(fn.logGroup, fn.node.path).toBe(api.functionLogs);
+    }
+    expect(resources[shared]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+    const authorizerGroup = groupOf(api.authorizerFunction);
+    expect(authorizerGroup).toBe(logicalId(api.authorizerFunction.node.findChild('Logs')));
+    // No group per route function: the API's groups are the shared one, the access log and the authorizer's.
+    const apiGroups = api.node.findAll().filter((c): c is LogGroup => c instanceof LogGroup);
+    expect(apiGroups.map(logicalId).sort()).toEqual([shared, logicalId(api.accessLogs), authorizerGroup].sort());
   });
 
   it('creates no account-level CloudWatch role by default (apiGatewayAccountRole false)', () => {

@@ -7,14 +7,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYED_NODE_OPTIONS, serviceFunctionBuildOptions } from '../../../bench/lambdas';
 import { functionEntry, PROJECT_ROOT, ServiceFunction } from '../../../lib/constructs/service-function';
 import { buildTestStack, removeTestOutput, type TestStack } from '../synth';
-import { ofType, resourcesOf, type Resource } from '../template';
+import { actionsOf, logicalId, ofType, resourcesOf, statementsOf, type Resource } from '../template';
 
 let built: TestStack;
 let template: Template;
@@ -93,5 +94,61 @@ describe('a service function', () => {
     expect(
       () => new ServiceFunction(stack, 'Bad', { entry: functionEntry('authorizer'), environment: { ALLOW_LOOPBACK_TARGETS: 'true' } }),
     ).toThrow(/ALLOW_LOOPBACK_TARGETS .* must never be set/);
+  });
+});
+
+describe('service functions given a shared log group', () => {
+  let shared: TestStack;
+  let sharedTemplate: Template;
+  let group: LogGroup;
+  let first: ServiceFunction;
+  let second: ServiceFunction;
+
+  beforeAll(() => {
+    shared = buildTestStack();
+    group = new LogGroup(shared.stack, 'Shared', { retention: RetentionDays.ONE_WEEK, removalPolicy: RemovalPolicy.DESTROY });
+    first = new ServiceFunction(shared.stack, 'First', { entry: functionEntry('authorizer'), logGroup: group });
+    second = new ServiceFunction(shared.stack, 'Second', { entry: functionEntry('serve-docs'), logGroup: group });
+    sharedTemplate = Template.fromStack(shared.stack);
+  });
+
+  afterAll(() => removeTestOutput(shared?.app));
+
+  it('log to that group and create none of their own, so the stack holds one log group for both', () => {
+    expect(ofType(sharedTemplate, 'AWS::Logs::LogGroup').map(([id]) => id)).toEqual([logicalId(group)]);
+    for (const fn of [first, second]) {
+      expect(fn.logGroup, fn.node.path).toBe(group);
+      expect(resourcesOf(sharedTemplate)[logicalId(fn.function)]!.Properties.LoggingConfig, fn.node.path).toEqual({
+        LogGroup: { Ref: logicalId(group) },
+      });
+    }
+    // The group keeps the retention and removal policy it was made with.
+    expect(resourcesOf(sharedTemplate)[logicalId(group)]).toMatchObject({ Properties: { RetentionInDays: 7 }, DeletionPolicy: 'Delete' });
+  });
+
+  it('may each write their log streams in that group, and no other log group', () => {
+    for (const fn of [first, second]) {
+      const logs = statementsOf(sharedTemplate, fn).filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
+      expect(logs, fn.node.path).toEqual([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logicalId(group), 'Arn'] } },
+      ]);
+    }
+  });
+
+  it('refuse a retention or removal policy of their own, which the shared group would silently ignore', () => {
+    const stack = new Stack();
+    const logGroup = new LogGroup(stack, 'Shared');
+    expect(
+      () =>
+        new ServiceFunction(stack, 'WithRetention', { entry: functionEntry('authorizer'), logGroup, logRetention: RetentionDays.ONE_DAY }),
+    ).toThrow(/logRetention and logRemovalPolicy belong to the shared log group/);
+    expect(
+      () =>
+        new ServiceFunction(stack, 'WithRemoval', {
+          entry: functionEntry('authorizer'),
+          logGroup,
+          logRemovalPolicy: RemovalPolicy.DESTROY,
+        }),
+    ).toThrow(/logRetention and logRemovalPolicy belong to the shared log group/);
   });
 });
