@@ -133,7 +133,8 @@ export function AuthOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSaved
       }
     >
       <div class="field">
-        <label class="field-label" for={`${id}-mode`}>
+        {/* The section's heading says it already; the field keeps the name for assistive technology. */}
+        <label class="visually-hidden" for={`${id}-mode`}>
           Authentication
         </label>
         <select

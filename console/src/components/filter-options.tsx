@@ -57,7 +57,7 @@ export function FilterField({
       <textarea
         id={id}
         class="mono json-input"
-        rows={5}
+        rows={Math.min(14, Math.max(4, value.split('\n').length + 1))}
         spellcheck={false}
         placeholder={EXAMPLE_FILTER}
         value={value}
@@ -256,6 +256,7 @@ export function FilterOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSav
           ) : null}
         </>
       }
+      after={<FilterTest id={id} filterText={text} onFilterError={setError} />}
     >
       {endpoint.filter === null ? (
         <Empty title="No filter">
@@ -263,7 +264,6 @@ export function FilterOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSav
         </Empty>
       ) : null}
       <FilterField id={id} value={text} onInput={setText} error={error} />
-      <FilterTest id={id} filterText={text} onFilterError={setError} />
     </OptionSection>
   );
 }

@@ -199,7 +199,9 @@ export function HeaderOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSav
     }
     const refused = await save({ headers: change }, `Headers saved (${names.join(', ')}).`);
     if (!refused) {
+      // Saved: a replaced value's field closes (a secret's stored value reads the same as before).
       setAdded([]);
+      setStored((rows) => rows.filter((r) => !r.removed).map((r) => ({ ...r, replacement: null })));
       return;
     }
     const found = headerErrors(refused);

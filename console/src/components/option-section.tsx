@@ -66,6 +66,7 @@ export function OptionSection({
   lead,
   children,
   actions,
+  after,
   saving,
   notice,
   problem,
@@ -75,6 +76,8 @@ export function OptionSection({
   lead?: ComponentChildren;
   children: ComponentChildren;
   actions?: ComponentChildren;
+  /** What follows the save row (the filter's test). */
+  after?: ComponentChildren;
   saving?: boolean;
   notice?: string;
   problem?: ApiProblem | null;
@@ -95,6 +98,7 @@ export function OptionSection({
           </span>
         </div>
       ) : null}
+      {after}
     </section>
   );
 }
