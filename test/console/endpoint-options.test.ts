@@ -252,6 +252,33 @@ describe.skipIf(!hasChromium)(`the endpoint page's delivery options${NO_CHROMIUM
     await attempts.screenshot({ path: screenshotPath('delivery-request-headers') });
   });
 
+  it('asks for the secrets again when the URL moves to another host, in the same save', { timeout: 60_000 }, async () => {
+    const receiver = await pipeline.receiver((_req, res) => res.end('ok'));
+    const endpointId = await seeded(receiver.url);
+    await signIn(page);
+    await openEndpoint(page, endpointId);
+    const settings = page.locator('section[aria-labelledby="endpoint-settings-title"]');
+    const url = settings.getByRole('textbox', { name: 'URL' });
+    const secrets = settings.getByRole('group', { name: 'Secrets for the new host' });
+
+    // Same host, another path: nothing to give again.
+    await url.fill(`${receiver.url}/v2`);
+    expect(await secrets.count()).toBe(0);
+
+    const moved = `http://127.0.0.1:${receiver.port === 9 ? 10 : 9}/hook`;
+    await url.fill(moved);
+    const value = secrets.getByRole('textbox', { name: 'New value of X-Api-Key' });
+    expect(await value.inputValue()).toBe('');
+    await value.fill(NEW_KEY);
+    patches.splice(0);
+    await settings.getByRole('button', { name: 'Save changes' }).click();
+    await settings.getByRole('status').filter({ hasText: 'Changes saved' }).waitFor();
+    expect(patches.splice(0)).toEqual([{ url: moved, headers: { 'X-Api-Key': NEW_KEY } }]);
+    // Saved: the fields are gone with the value typed in them.
+    expect(await secrets.count()).toBe(0);
+    await noSecretInPage(page);
+  });
+
   it('fits a 390 px wide screen', { timeout: 60_000 }, async () => {
     const receiver = await pipeline.receiver((_req, res) => res.end('ok'));
     const endpointId = await seeded(receiver.url);

@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ApiProblem } from '../api/client';
 import type { Endpoint } from '../api/contract';
 import { RATE_LIMIT_PER_SECOND_BOUNDS } from '../../../lambdas/contract/limits';
+import { movesHost } from './new-host-secrets';
 import { describedBy, FieldError, issuesAt, OptionSection, useOptionSave } from './option-section';
 import { Empty } from './ui';
 
@@ -59,6 +60,9 @@ export function AuthOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSaved
     setDraft(draftOf(endpoint.auth));
   }, [storedKey]);
 
+  // A new client needs its secret; so does a token URL on another host (the stored one is never sent there unasked).
+  const secretNeeded = !endpoint.auth || movesHost(endpoint.auth.tokenUrl, draft.tokenUrl.trim());
+
   const focusFirst = (found: Partial<Record<AuthField, string>>) => {
     const first = AUTH_FIELDS.find((f) => found[f.field]);
     setTimeout(() => document.getElementById(first ? `${id}-${first.field}` : `${id}-mode`)?.focus(), 0);
@@ -81,7 +85,10 @@ export function AuthOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSaved
     const local: Partial<Record<AuthField, string>> = {};
     if (draft.tokenUrl.trim() === '') local.tokenUrl = 'Enter the token endpoint’s URL.';
     if (draft.clientId.trim() === '') local.clientId = 'Enter the client ID.';
-    if (!endpoint.auth && draft.clientSecret === '') local.clientSecret = 'Enter the client secret.';
+    if (secretNeeded && draft.clientSecret === '')
+      local.clientSecret = endpoint.auth
+        ? 'Enter the client secret again: the token URL moves to another host.'
+        : 'Enter the client secret.';
     setErrors(local);
     if (Object.keys(local).length > 0) {
       focusFirst(local);
@@ -164,9 +171,11 @@ export function AuthOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSaved
             const error = errors[field];
             const hint =
               field === 'clientSecret'
-                ? endpoint.auth
-                  ? 'Leave empty to keep the stored secret.'
-                  : 'Stored sealed; never shown again.'
+                ? secretNeeded
+                  ? endpoint.auth
+                    ? 'Required: the token URL moves to another host. Stored sealed; never shown again.'
+                    : 'Stored sealed; never shown again.'
+                  : 'Leave empty to keep the stored secret.'
                 : help;
             return (
               <div class="field" key={field}>

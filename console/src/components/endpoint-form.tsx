@@ -7,12 +7,13 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { newIdempotencyKey, type ApiProblem } from '../api/client';
-import type { Endpoint, ItemOf } from '../api/contract';
+import type { BodyOf, Endpoint, ItemOf } from '../api/contract';
 import { useOfferedEventTypes, useSession } from '../session';
 import { RateField, rateRefusal } from './auth-options';
 import { FilterField, filterError, parseJson } from './filter-options';
 import { checkNewRows, HEADER_RULES, headerErrors, newHeaderRow, NewHeaderRows, type NewHeader } from './header-options';
 import { asProblem, useLoad } from './load';
+import { CLIENT_SECRET_KEY, movesHost, NewHostSecrets, secretHeaderNames } from './new-host-secrets';
 import { Loading, ProblemView } from './ui';
 
 /** One entry of the event-type catalogue. */
@@ -97,6 +98,9 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
   const [rate, setRate] = useState('');
   const [filter, setFilter] = useState('');
   const [moreOpen, setMoreOpen] = useState(false);
+  // The secrets given again when the URL moves to another host.
+  const [newHost, setNewHost] = useState<Record<string, string>>({});
+  const needsSecrets = editing && movesHost(endpoint.url, url.trim()) && (secretHeaderNames(endpoint).length > 0 || endpoint.auth !== null);
   // A field follows the endpoint when the endpoint itself changes (saved here, or an action
   // such as "Disable endpoint"), without dropping unsaved edits of the other fields.
   useEffect(() => {
@@ -144,7 +148,7 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
       first === 'eventTypes'
         ? 'input[name="eventTypes"]'
         : first === 'headers'
-          ? '.header-list input'
+          ? '.header-list input, .new-host-secrets input'
           : first === 'rateLimitPerSecond'
             ? `#${idPrefix}-rate`
             : first === 'filter'
@@ -156,7 +160,14 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
   };
 
   const fail = (e: unknown) => {
-    const { errors: found, rest } = problemToFields(asProblem(e));
+    const refused = asProblem(e);
+    const { errors: found, rest } = problemToFields(refused);
+    // A header problem with no header field on screen (the page's view of the secrets was stale): shown whole.
+    if (editing && found.headers && !needsSecrets) {
+      setErrors({});
+      setProblem(refused);
+      return;
+    }
     setErrors(found);
     setProblem(rest);
     focusFirstInvalid(found);
@@ -203,8 +214,22 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
         onSaved(created);
         return;
       }
-      const changes: { url?: string; description?: string | null; eventTypes?: string[]; enabled?: boolean } = {};
+      const changes: BodyOf<'updateWebhook'> = {};
       if (url.trim() !== endpoint.url) changes.url = url.trim();
+      if (changes.url !== undefined && needsSecrets) {
+        const names = secretHeaderNames(endpoint);
+        if (names.length) changes.headers = Object.fromEntries(names.map((n) => [n, newHost[n] ? newHost[n] : null]));
+        if (endpoint.auth) {
+          const clientSecret = newHost[CLIENT_SECRET_KEY] ?? '';
+          if (clientSecret === '') {
+            const missing = { headers: 'Enter the OAuth 2.0 client secret for the new host (or remove OAuth 2.0 first).' };
+            setErrors(missing);
+            focusFirstInvalid(missing);
+            return;
+          }
+          changes.auth = { ...endpoint.auth, clientSecret };
+        }
+      }
       if ((trimmedDescription || null) !== endpoint.description) changes.description = trimmedDescription || null;
       if (!sameSet(eventTypes, endpoint.eventTypes)) changes.eventTypes = [...eventTypes];
       if (enabled !== endpoint.enabled) changes.enabled = enabled;
@@ -214,6 +239,7 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
       }
       const saved = await client.call('updateWebhook', { params: { endpointId: endpoint.endpointId }, body: changes });
       setNotice(`Changes saved (${Object.keys(changes).join(', ')}).`);
+      setNewHost({});
       onSaved(saved);
     } catch (e) {
       fail(e);
@@ -266,6 +292,15 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
           The https address of your receiver. Deliveries are POSTed here, signed with the endpoint's secret.
         </p>
       </div>
+      {needsSecrets ? (
+        <NewHostSecrets
+          endpoint={endpoint}
+          idPrefix={idPrefix}
+          values={newHost}
+          onInput={(key, value) => setNewHost((v) => ({ ...v, [key]: value }))}
+          error={errors.headers}
+        />
+      ) : null}
       <div class="field">
         <label class="field-label" for={`${idPrefix}-description`}>
           Description
