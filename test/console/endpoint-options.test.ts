@@ -274,8 +274,12 @@ describe.skipIf(!hasChromium)(`the endpoint page's delivery options${NO_CHROMIUM
     await settings.getByRole('button', { name: 'Save changes' }).click();
     await settings.getByRole('status').filter({ hasText: 'Changes saved' }).waitFor();
     expect(patches.splice(0)).toEqual([{ url: moved, headers: { 'X-Api-Key': NEW_KEY } }]);
-    // Saved: the fields are gone with the value typed in them.
+    // Saved: the fields are gone with the value typed in them, and the header is still there.
     expect(await secrets.count()).toBe(0);
+    expect(Object.keys((await pipeline.api.call('GET', `${ws()}/webhooks/${endpointId}`)).body.headers).sort()).toEqual([
+      'X-Api-Key',
+      'X-Tenant',
+    ]);
     await noSecretInPage(page);
   });
 

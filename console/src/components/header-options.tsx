@@ -28,7 +28,7 @@ export const newHeaderRow = (): NewHeader => ({ key: ++nextKey, name: '', value:
 export const HEADER_RULES = `At most ${CUSTOM_HEADER_LIMITS.maxHeaders} headers. Names the service sets (webhook-*, content-type, user-agent, x-trace-id…) are refused. A value whose name is authorization or cookie, or contains key, token, secret or password, is a secret: stored sealed and never shown again.`;
 
 /** The header a problem's issue path names (`body.headers["X-Api-Key"]`), or null for the headers as a whole. */
-export function headerOfPath(path: string): string | null {
+function headerOfPath(path: string): string | null {
   const m = /^body\.headers\[(".*")\]$/.exec(path);
   if (!m) return null;
   try {
