@@ -133,8 +133,9 @@ export function AuthOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSaved
       saving={saving}
       notice={notice}
       problem={problem}
+      onSubmit={() => void submit()}
       actions={
-        <button type="button" class="button button-primary" aria-disabled={saving} onClick={() => void submit()}>
+        <button type="submit" class="button button-primary" aria-disabled={saving}>
           Save authentication
         </button>
       }
@@ -330,8 +331,9 @@ export function RateOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSaved
       saving={saving}
       notice={notice}
       problem={problem}
+      onSubmit={() => void submit()}
       actions={
-        <button type="button" class="button button-primary" aria-disabled={saving} onClick={() => void submit()}>
+        <button type="submit" class="button button-primary" aria-disabled={saving}>
           Save rate
         </button>
       }

@@ -234,9 +234,10 @@ export function FilterOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSav
       saving={saving}
       notice={notice}
       problem={problem}
+      onSubmit={() => void submit()}
       actions={
         <>
-          <button type="button" class="button button-primary" aria-disabled={saving} onClick={() => void submit()}>
+          <button type="submit" class="button button-primary" aria-disabled={saving}>
             Save filter
           </button>
           {endpoint.filter !== null ? (

@@ -236,12 +236,13 @@ export function HeaderOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSav
       saving={saving}
       notice={notice}
       problem={problem}
+      onSubmit={() => void submit()}
       actions={
         <>
           <button type="button" class="button" onClick={add}>
             Add header
           </button>
-          <button type="button" class="button button-primary" aria-disabled={saving} onClick={() => void submit()}>
+          <button type="submit" class="button button-primary" aria-disabled={saving}>
             Save headers
           </button>
         </>

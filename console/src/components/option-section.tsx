@@ -59,7 +59,10 @@ export function describedBy(error: unknown, errorId: string, helpId?: string): s
   return [error ? errorId : '', helpId ?? ''].filter(Boolean).join(' ') || undefined;
 }
 
-/** A section of delivery options: its heading, body, save button row and what the last save said. */
+/**
+ * A section of delivery options: its heading, body, save button row and what the last save said.
+ * With `onSubmit`, body and buttons are a form: Enter in one of its fields saves, as its submit button does.
+ */
 export function OptionSection({
   id,
   title,
@@ -70,6 +73,7 @@ export function OptionSection({
   saving,
   notice,
   problem,
+  onSubmit,
 }: {
   id: string;
   title: string;
@@ -81,13 +85,10 @@ export function OptionSection({
   saving?: boolean;
   notice?: string;
   problem?: ApiProblem | null;
+  onSubmit?: () => void;
 }) {
-  return (
-    <section class="card option-section" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`} class="option-title">
-        {title}
-      </h3>
-      {lead ? <p class="field-help option-lead">{lead}</p> : null}
+  const body = (
+    <>
       {children}
       {problem ? <ProblemView problem={problem} /> : null}
       {actions ? (
@@ -98,6 +99,27 @@ export function OptionSection({
           </span>
         </div>
       ) : null}
+    </>
+  );
+  return (
+    <section class="card option-section" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`} class="option-title">
+        {title}
+      </h3>
+      {lead ? <p class="field-help option-lead">{lead}</p> : null}
+      {onSubmit ? (
+        <form
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            onSubmit();
+          }}
+        >
+          {body}
+        </form>
+      ) : (
+        body
+      )}
       {after}
     </section>
   );
