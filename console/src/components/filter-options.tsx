@@ -223,6 +223,10 @@ export function FilterOptions({ endpoint, onSaved }: { endpoint: Endpoint; onSav
       return;
     }
     setError(null);
+    if (JSON.stringify(parsed.value) === JSON.stringify(endpoint.filter)) {
+      setNotice('Nothing to save: the filter is unchanged.');
+      return;
+    }
     await send(parsed.value, 'Filter saved: only events whose payload matches it are delivered.');
   };
 
