@@ -2,13 +2,14 @@
  * A delivery's attempt evidence (docs/behaviour.md#attempt-evidence) on the delivery page, in
  * the [region] "Attempts": a compact table, one row per attempt (ordinal, time, outcome, response
  * status, duration, failure reason), each expandable by its disclosure button to the request
- * headers, the response body prefix and a copy button for its `x-trace-id`. The last HTTP
+ * headers sent (custom ones too; secret values as recorded, `<redacted>`), the response body prefix and a copy button for its `x-trace-id`. The last HTTP
  * attempt of a dead-lettered delivery says it was the final one; of a delivery still retrying,
  * that it is being retried.
  */
 import { useState } from 'preact/hooks';
 import type { Attempt, Delivery } from '../api/contract';
 import { plural } from '../plural';
+import { REDACTED } from '../../../lambdas/contract/limits';
 import { useSession } from '../session';
 import { FailureReason, ShortTime } from './delivery-parts';
 import { usePaged } from './load';
@@ -185,10 +186,11 @@ function AttemptRows({ attempt, place }: { attempt: Attempt; place: Place }) {
   );
 }
 
-/** An attempt's request headers, response body prefix and trace id. */
+/** An attempt's request headers (custom ones included; a secret value as recorded, `<redacted>`), response body prefix and trace id. */
 function AttemptEvidence({ attempt }: { attempt: Attempt }) {
   const headers = Object.entries(attempt.requestHeaders).sort(([a], [b]) => a.localeCompare(b));
   const traceId = attempt.requestHeaders['x-trace-id'];
+  const redacted = headers.some(([, value]) => value === REDACTED);
   return (
     <div class="attempt-evidence">
       {traceId ? (
@@ -196,30 +198,37 @@ function AttemptEvidence({ attempt }: { attempt: Attempt }) {
           Trace id <code>{traceId}</code> <CopyButton text={traceId} label={`Copy trace id of attempt ${attempt.ordinal}`} />
         </p>
       ) : null}
-      <h3 class="delivery-attempt-subtitle">Response body (prefix)</h3>
-      {attempt.responseBody ? <pre class="delivery-body">{attempt.responseBody}</pre> : <p class="muted">No response body.</p>}
       <h3 class="delivery-attempt-subtitle">Request headers</h3>
       {headers.length ? (
-        <table class="attempt-headers">
-          <caption class="visually-hidden">Request headers of attempt {attempt.ordinal}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Header</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {headers.map(([name, value]) => (
-              <tr key={name}>
-                <td class="mono delivery-header-name">{name}</td>
-                <td class="mono wrap">{value}</td>
+        <>
+          <table class="attempt-headers">
+            <caption class="visually-hidden">Request headers of attempt {attempt.ordinal}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Header</th>
+                <th scope="col">Value</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {headers.map(([name, value]) => (
+                <tr key={name}>
+                  <td class="mono delivery-header-name">{name}</td>
+                  <td class={`mono wrap${value === REDACTED ? ' redacted-value' : ''}`}>{value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {redacted ? (
+            <p class="field-help">
+              A secret value (an API key, a token, the OAuth 2.0 bearer token) is never recorded: it shows as {REDACTED}.
+            </p>
+          ) : null}
+        </>
       ) : (
         <p class="muted">No request headers were recorded.</p>
       )}
+      <h3 class="delivery-attempt-subtitle">Response body (prefix)</h3>
+      {attempt.responseBody ? <pre class="delivery-body">{attempt.responseBody}</pre> : <p class="muted">No response body.</p>}
     </div>
   );
 }

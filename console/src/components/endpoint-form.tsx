@@ -1,25 +1,34 @@
 /**
  * The endpoint settings form, shared by "New endpoint" and the endpoint page: URL, description,
- * event types chosen from the catalogue (each with its description) and enabled. The API's
- * validation errors are shown on the field they concern; anything else in a ProblemView.
+ * event types chosen from the catalogue (each with its description) and enabled; "New endpoint"
+ * also offers custom headers, a delivery rate and a payload filter behind "More options" (the
+ * endpoint page edits them in their own sections). The API's validation errors are shown on the
+ * field they concern; anything else in a ProblemView.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { newIdempotencyKey, type ApiProblem } from '../api/client';
-import type { Endpoint, ItemOf } from '../api/contract';
+import type { BodyOf, Endpoint, ItemOf } from '../api/contract';
 import { useOfferedEventTypes, useSession } from '../session';
+import { RateField, rateRefusal } from './auth-options';
+import { FilterField, filterError, parseJson } from './filter-options';
+import { checkNewRows, HEADER_RULES, headerErrors, newHeaderRow, NewHeaderRows, type NewHeader } from './header-options';
 import { asProblem, useLoad } from './load';
+import { CLIENT_SECRET_KEY, movesHost, NewHostSecrets, secretHeaderNames } from './new-host-secrets';
 import { Loading, ProblemView } from './ui';
 
 /** One entry of the event-type catalogue. */
 type EventType = ItemOf<'listEventTypes'>;
 
 /** The fields the form edits (the API's names). */
-type Field = 'url' | 'description' | 'eventTypes' | 'enabled';
+type Field = 'url' | 'description' | 'eventTypes' | 'enabled' | 'headers' | 'rateLimitPerSecond' | 'filter';
 
 /** What is wrong with each field, in words. */
 type FieldErrors = Partial<Record<Field, string>>;
 
-const FIELDS: readonly Field[] = ['url', 'description', 'eventTypes', 'enabled'];
+const FIELDS: readonly Field[] = ['url', 'description', 'eventTypes', 'enabled', 'headers', 'rateLimitPerSecond', 'filter'];
+
+/** The fields behind "More options". */
+const MORE: readonly Field[] = ['headers', 'rateLimitPerSecond', 'filter'];
 
 /**
  * Splits an API problem into messages for the fields it concerns and what is left for a
@@ -35,6 +44,13 @@ function problemToFields(problem: ApiProblem): { errors: FieldErrors; rest: ApiP
       errors: { eventTypes: names.length ? `Not in the event-type catalogue: ${names.join(', ')}. Choose from the list.` : problem.detail },
       rest: null,
     };
+  }
+  const onFilter = filterError(problem);
+  if (onFilter) return { errors: { filter: onFilter }, rest: null };
+  const onHeaders = headerErrors(problem);
+  if (onHeaders) {
+    const named = [...onHeaders.byName.entries()].map(([name, message]) => (message.includes(name) ? message : `${name}: ${message}`));
+    return { errors: { headers: [...named, ...(onHeaders.all ? [onHeaders.all] : [])].join('; ') }, rest: null };
   }
   if (problem.tag === 'ValidationError' && problem.issues.length > 0) {
     const errors: FieldErrors = {};
@@ -76,6 +92,15 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [eventTypes, setEventTypes] = useState<readonly string[]>(endpoint?.eventTypes ?? []);
   const [enabled, setEnabled] = useState(endpoint?.enabled ?? true);
+  // "More options" of a new endpoint.
+  const [headerRows, setHeaderRows] = useState<NewHeader[]>([]);
+  const [headerRowErrors, setHeaderRowErrors] = useState<ReadonlyMap<number, string>>(new Map());
+  const [rate, setRate] = useState('');
+  const [filter, setFilter] = useState('');
+  const [moreOpen, setMoreOpen] = useState(false);
+  // The secrets given again when the URL moves to another host.
+  const [newHost, setNewHost] = useState<Record<string, string>>({});
+  const needsSecrets = editing && movesHost(endpoint.url, url.trim()) && (secretHeaderNames(endpoint).length > 0 || endpoint.auth !== null);
   // A field follows the endpoint when the endpoint itself changes (saved here, or an action
   // such as "Disable endpoint"), without dropping unsaved edits of the other fields.
   useEffect(() => {
@@ -118,13 +143,31 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
   const focusFirstInvalid = (found: FieldErrors) => {
     const first = FIELDS.find((f) => found[f]);
     if (!first) return;
-    const target = formRef.current?.querySelector<HTMLElement>(first === 'eventTypes' ? 'input[name="eventTypes"]' : `[name="${first}"]`);
+    if (MORE.includes(first)) setMoreOpen(true);
+    const target = formRef.current?.querySelector<HTMLElement>(
+      first === 'eventTypes'
+        ? 'input[name="eventTypes"]'
+        : first === 'headers'
+          ? '.header-list input, .new-host-secrets input'
+          : first === 'rateLimitPerSecond'
+            ? `#${idPrefix}-rate`
+            : first === 'filter'
+              ? `#${idPrefix}-filter`
+              : `[name="${first}"]`,
+    );
     // After the render that marks the field.
     setTimeout(() => target?.focus(), 0);
   };
 
   const fail = (e: unknown) => {
-    const { errors: found, rest } = problemToFields(asProblem(e));
+    const refused = asProblem(e);
+    const { errors: found, rest } = problemToFields(refused);
+    // A header problem with no header field on screen (the page's view of the secrets was stale): shown whole.
+    if (editing && found.headers && !needsSecrets) {
+      setErrors({});
+      setProblem(refused);
+      return;
+    }
     setErrors(found);
     setProblem(rest);
     focusFirstInvalid(found);
@@ -139,6 +182,13 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
     const local: FieldErrors = {};
     if (url.trim() === '') local.url = 'Enter the URL of your receiver, e.g. https://hooks.example.com/webhooks.';
     if (eventTypes.length === 0) local.eventTypes = 'Choose at least one event type.';
+    const rowErrors = editing ? new Map<number, string>() : checkNewRows(headerRows);
+    setHeaderRowErrors(rowErrors);
+    if (rowErrors.size > 0) local.headers = 'Correct the headers marked below.';
+    const rateError = editing ? null : rateRefusal(rate);
+    if (rateError) local.rateLimitPerSecond = rateError;
+    const parsedFilter = editing || filter.trim() === '' ? null : parseJson(filter, 'The filter');
+    if (parsedFilter && !parsedFilter.ok) local.filter = parsedFilter.error;
     setErrors(local);
     if (Object.keys(local).length > 0) {
       focusFirstInvalid(local);
@@ -148,11 +198,15 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
     setSaving(true);
     try {
       if (!editing) {
+        const headers = Object.fromEntries(headerRows.filter((r) => r.name.trim() !== '').map((r) => [r.name.trim(), r.value]));
         const body = {
           url: url.trim(),
           eventTypes: [...eventTypes],
           enabled,
           ...(trimmedDescription ? { description: trimmedDescription } : {}),
+          ...(Object.keys(headers).length ? { headers } : {}),
+          ...(rate.trim() === '' ? {} : { rateLimitPerSecond: Number(rate) }),
+          ...(parsedFilter?.ok ? { filter: parsedFilter.value } : {}),
         };
         const text = JSON.stringify(body);
         if (attempt.current?.body !== text) attempt.current = { key: newIdempotencyKey(), body: text };
@@ -160,8 +214,22 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
         onSaved(created);
         return;
       }
-      const changes: { url?: string; description?: string | null; eventTypes?: string[]; enabled?: boolean } = {};
+      const changes: BodyOf<'updateWebhook'> = {};
       if (url.trim() !== endpoint.url) changes.url = url.trim();
+      if (changes.url !== undefined && needsSecrets) {
+        const names = secretHeaderNames(endpoint);
+        if (names.length) changes.headers = Object.fromEntries(names.map((n) => [n, newHost[n] ? newHost[n] : null]));
+        if (endpoint.auth) {
+          const clientSecret = newHost[CLIENT_SECRET_KEY] ?? '';
+          if (clientSecret === '') {
+            const missing = { headers: 'Enter the OAuth 2.0 client secret for the new host (or remove OAuth 2.0 first).' };
+            setErrors(missing);
+            focusFirstInvalid(missing);
+            return;
+          }
+          changes.auth = { ...endpoint.auth, clientSecret };
+        }
+      }
       if ((trimmedDescription || null) !== endpoint.description) changes.description = trimmedDescription || null;
       if (!sameSet(eventTypes, endpoint.eventTypes)) changes.eventTypes = [...eventTypes];
       if (enabled !== endpoint.enabled) changes.enabled = enabled;
@@ -171,6 +239,7 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
       }
       const saved = await client.call('updateWebhook', { params: { endpointId: endpoint.endpointId }, body: changes });
       setNotice(`Changes saved (${Object.keys(changes).join(', ')}).`);
+      setNewHost({});
       onSaved(saved);
     } catch (e) {
       fail(e);
@@ -223,6 +292,15 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
           The https address of your receiver. Deliveries are POSTed here, signed with the endpoint's secret.
         </p>
       </div>
+      {needsSecrets ? (
+        <NewHostSecrets
+          endpoint={endpoint}
+          idPrefix={idPrefix}
+          values={newHost}
+          onInput={(key, value) => setNewHost((v) => ({ ...v, [key]: value }))}
+          error={errors.headers}
+        />
+      ) : null}
       <div class="field">
         <label class="field-label" for={`${idPrefix}-description`}>
           Description
@@ -283,6 +361,31 @@ export function EndpointForm({ endpoint, onSaved }: EndpointFormProps) {
           })}
         </ul>
       </fieldset>
+      {editing ? null : (
+        <details class="more-options" open={moreOpen} onToggle={(e) => setMoreOpen(e.currentTarget.open)}>
+          <summary>More options</summary>
+          <p class="field-help">Optional; each can be changed later on the endpoint's page, with OAuth 2.0 authentication.</p>
+          <fieldset aria-describedby={errors.headers ? `${idPrefix}-headers-error` : `${idPrefix}-headers-help`}>
+            <legend>Custom headers</legend>
+            {errors.headers ? (
+              <p id={`${idPrefix}-headers-error`} class="field-error">
+                {errors.headers}
+              </p>
+            ) : null}
+            <ul class="header-list">
+              <NewHeaderRows rows={headerRows} onChange={setHeaderRows} errors={headerRowErrors} idPrefix={idPrefix} />
+            </ul>
+            <button type="button" class="button button-small" onClick={() => setHeaderRows((rows) => [...rows, newHeaderRow()])}>
+              Add header
+            </button>
+            <p id={`${idPrefix}-headers-help`} class="field-help">
+              {HEADER_RULES}
+            </p>
+          </fieldset>
+          <RateField id={`${idPrefix}-rate`} value={rate} onInput={setRate} error={errors.rateLimitPerSecond ?? null} />
+          <FilterField id={`${idPrefix}-filter`} value={filter} onInput={setFilter} error={errors.filter ?? null} />
+        </details>
+      )}
       <div class="check enabled-check">
         <input
           id={`${idPrefix}-enabled`}

@@ -1,13 +1,15 @@
 /**
  * The endpoint page (#/endpoints/:id), titled by the endpoint's description (else its host): its
- * actions, then three sections a person can jump to from "On this page": overview and health,
- * the endpoint's delivery log, and its settings. A section named in the address
+ * actions, then four sections a person can jump to from "On this page": overview and health,
+ * the endpoint's delivery log, its settings, and its delivery options (custom headers,
+ * authentication, delivery rate, payload filter). A section named in the address
  * (`?section=deliveries`) is scrolled to when the page opens.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Endpoint } from '../api/contract';
 import { EndpointActions } from '../components/endpoint-actions';
 import { EndpointForm } from '../components/endpoint-form';
+import { EndpointOptions } from '../components/endpoint-options';
 import { HealthPanel } from '../components/health-chart';
 import { useLoad } from '../components/load';
 import { CopyButton, Empty, Loading, PageHeader, ProblemView, Time, percent } from '../components/ui';
@@ -25,6 +27,7 @@ const SECTIONS = [
   { section: 'overview', title: 'Overview and health' },
   { section: 'deliveries', title: 'Deliveries' },
   { section: 'settings', title: 'Settings' },
+  { section: 'options', title: 'Delivery options' },
 ] as const;
 
 type Section = (typeof SECTIONS)[number]['section'];
@@ -187,6 +190,10 @@ export function EndpointPage({ endpointId, query }: { endpointId: string; query:
           setFlash('');
         }}
       />
+      <section class="section" aria-labelledby="endpoint-options-title">
+        <SectionTitle section="options" />
+        <EndpointOptions endpoint={endpoint} onSaved={setChanged} />
+      </section>
     </section>
   );
 }
