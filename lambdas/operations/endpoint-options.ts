@@ -108,9 +108,10 @@ export async function optionsForCreate(
   deps: OperationDeps,
   body: OptionsInput,
 ): Promise<{ options: EndpointOptions | undefined; audit: Record<string, unknown> }> {
-  const oauth = body.auth !== undefined && body.auth !== null;
-  const headerPlan = body.headers === undefined ? undefined : planHeaderChange(undefined, headerChangeOf(body.headers, false), oauth);
-  const authPlan: AuthPlan | undefined = oauth ? { input: body.auth!, tokenUrl: checkedTokenUrl(deps, body.auth!.tokenUrl) } : undefined;
+  const authInput = body.auth ?? undefined;
+  const headerPlan =
+    body.headers === undefined ? undefined : planHeaderChange(undefined, headerChangeOf(body.headers, false), authInput !== undefined);
+  const authPlan: AuthPlan | undefined = authInput ? { input: authInput, tokenUrl: checkedTokenUrl(deps, authInput.tokenUrl) } : undefined;
   const filter = body.filter === undefined || body.filter === null ? undefined : checkedFilter(body.filter);
   const headers = headerPlan ? await sealHeaderPlan(headerPlan, deps.secretSealer) : undefined;
   const auth = authPlan ? await sealAuth(authPlan, deps) : undefined;

@@ -63,15 +63,16 @@ beforeAll(async () => {
     features: { clientCredentials: { enabled: true }, devInteractions: { enabled: false } },
     ttl: { ClientCredentials: 600 },
   });
-  oauthServer.on('request', provider.callback());
+  const callback = provider.callback();
+  oauthServer.on('request', (req, res) => void callback(req, res));
   tokenUrl = `${issuer}/token`;
   // Every line the stack writes, wherever it writes it.
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream);
-    stream.write = ((chunk: unknown, ...rest: never[]) => {
+    stream.write = (chunk: string, ...rest: never[]) => {
       logged.push(String(chunk));
-      return write(chunk as string, ...rest);
-    }) as typeof stream.write;
+      return write(chunk, ...rest);
+    };
     restores.push(() => (stream.write = write));
   }
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
