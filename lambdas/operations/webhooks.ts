@@ -1,7 +1,8 @@
 /**
  * Webhook endpoint operations (docs/behaviour.md#endpoint-rules, docs/behaviour.md#secret-rotation).
  * URLs are redacted everywhere but on endpoint resources shown to write-scope callers
- * (docs/behaviour.md#url-redaction).
+ * (docs/behaviour.md#url-redaction); so are the token URL and plain header values of an endpoint's
+ * options, whose writes are checked and sealed in ./endpoint-options.ts (docs/behaviour.md#custom-headers).
  */
 import { AppError } from '../contract/errors';
 import { workspaceCountRefusal } from '../contract/rate-limits';

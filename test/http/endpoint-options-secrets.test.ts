@@ -128,7 +128,9 @@ describe('secrets set through REST', () => {
       })();
     });
 
+    // With an idempotency key: its record is searched too.
     const created = await api.call('POST', `${ws}/webhooks`, {
+      headers: { 'idempotency-key': 'secrets-create-1' },
       body: {
         url: receiver.url,
         eventTypes: ['order.shipped'],
