@@ -40,7 +40,10 @@ export const ProblemSchema = z
     issues: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
-      .meta({ description: 'Validation issues (ValidationError, InvalidFilter and InvalidBranding only).' }),
+      .meta({
+        description:
+          'Validation issues, each with its place in the request (ValidationError, InvalidFilter, InvalidHeader, InvalidAuth and InvalidBranding only).',
+      }),
     rule: z.string().optional().meta({
       description:
         'The URL rule that failed (InvalidWebhookUrl only): scheme, credentials, localhost, single_label, ip_not_public, too_long, malformed.',

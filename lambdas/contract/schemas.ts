@@ -90,6 +90,12 @@ const OAuthSettingsSchema = z
     description: 'OAuth 2.0 client credentials (docs/behaviour.md#oauth-20-client-credentials); the client secret is write-only.',
   });
 
+/**
+ * A filter or null. The filter's schema is `unknown` (the domain checks it) described as an object,
+ * so its nullable form says `null` in its own type, or the OpenAPI generator would leave it out.
+ */
+const nullableFilter = (description: string) => PayloadFilterSchema.nullable().meta({ type: ['object', 'null'], description });
+
 /** Webhook endpoint, as every response shows it: never its secret. */
 export const EndpointSchema = z
   .object({
@@ -113,10 +119,9 @@ export const EndpointSchema = z
       description:
         'Most first attempts and retries sent to the endpoint in any second (docs/behaviour.md#delivery-rate-per-endpoint); null: no limit.',
     }),
-    filter: PayloadFilterSchema.nullable().meta({
-      description:
-        'Published events are delivered only when their payload matches it (not applied to test sends, replays or recovery); null: every event of its types.',
-    }),
+    filter: nullableFilter(
+      'Published events are delivered only when their payload matches it (not applied to test sends, replays or recovery); null: every event of its types.',
+    ),
     health: EndpointHealthSummarySchema,
   })
   .meta({
@@ -172,7 +177,9 @@ const rateInput = z
   .meta({
     description: `Most first attempts and retries sent to the endpoint in any second, across every dispatcher (${RATE_LIMIT_PER_SECOND_BOUNDS.min}–${RATE_LIMIT_PER_SECOND_BOUNDS.max}); what is over waits in the queue without spending a retry. null: no limit.`,
   });
-const filterInput = PayloadFilterSchema.nullable();
+const filterInput = nullableFilter(
+  'A payload filter (the `WebhookFilter` schema): published events are delivered only when their payload matches it. 400 `InvalidFilter` naming each place when invalid; null: none.',
+);
 /** OAuth 2.0 client credentials as written; `clientSecret` is write-only. */
 const oauthInput = (secret: 'required' | 'optional') =>
   z

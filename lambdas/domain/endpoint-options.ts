@@ -107,10 +107,15 @@ function headerBytes(plain: Readonly<Record<string, string>>, sealed: Readonly<R
   return total;
 }
 
-/** A refusal naming `name` at `where` (the headers' place in the request). */
-function refused(where: string, name: string | null, message: string): AppError {
-  const path = name === null ? where : `${where}[${JSON.stringify(name)}]`;
-  return new AppError('ValidationError', `${path}: ${message}`, { issues: [{ path, message }] });
+/** The place of header `name` under `where` (the headers' place in the request): `body.headers["X-Api-Key"]`. */
+export function headerPath(where: string, name: string | null): string {
+  return name === null ? where : `${where}[${JSON.stringify(name)}]`;
+}
+
+/** A 400 `InvalidHeader` naming `name` at `where` (the headers' place in the request) in its detail and issues. */
+export function headerRefusal(where: string, name: string | null, message: string): AppError {
+  const path = headerPath(where, name);
+  return new AppError('InvalidHeader', `${path}: ${message}`, { issues: [{ path, message }] });
 }
 
 /** A header change planned: the values to keep or set plain, those to seal, and the sealed ones kept. */
@@ -124,7 +129,7 @@ export interface HeaderPlan {
  * Merges a change into the stored headers (docs/behaviour.md#custom-headers) and checks the result:
  * by name, in any case (a name sent replaces the stored one of the same name, with the case sent);
  * `null` removes one; unsent names are kept, so a secret need not be sent again. Throws a
- * 400 `ValidationError` naming the header for a bad name or value, a refused name, or a result over
+ * 400 `InvalidHeader` naming the header for a bad name or value, a refused name, or a result over
  * {@link CUSTOM_HEADER_LIMITS}; `oauth` when the endpoint (after the change) uses OAuth 2.0.
  * `where` is the headers' place in the request (`body.headers`).
  */
@@ -143,14 +148,14 @@ export function planHeaderChange(
   };
   for (const [name, value] of Object.entries(change)) {
     const lower = name.toLowerCase();
-    if (seen.has(lower)) throw refused(where, name, `The header ${name} is sent twice (names are case-insensitive)`);
+    if (seen.has(lower)) throw headerRefusal(where, name, `The header ${name} is sent twice (names are case-insensitive)`);
     seen.add(lower);
     if (value === null) {
       drop(lower);
       continue;
     }
     const bad = headerNameRefusal(name, oauth) ?? headerValueRefusal(name, value);
-    if (bad) throw refused(where, name, bad);
+    if (bad) throw headerRefusal(where, name, bad);
     drop(lower);
     if (isSecretHeaderName(name)) toSeal[name] = value;
     else plain[name] = value;
@@ -158,14 +163,14 @@ export function planHeaderChange(
   // Kept names are checked again: turning OAuth on refuses a stored `authorization`.
   for (const name of [...Object.keys(plain), ...Object.keys(keptSealed)]) {
     const bad = headerNameRefusal(name, oauth);
-    if (bad) throw refused(where, name, bad);
+    if (bad) throw headerRefusal(where, name, bad);
   }
   const count = Object.keys(plain).length + Object.keys(keptSealed).length + Object.keys(toSeal).length;
   if (count > CUSTOM_HEADER_LIMITS.maxHeaders)
-    throw refused(where, null, `${count} headers; an endpoint may have at most ${CUSTOM_HEADER_LIMITS.maxHeaders}`);
+    throw headerRefusal(where, null, `${count} headers; an endpoint may have at most ${CUSTOM_HEADER_LIMITS.maxHeaders}`);
   const bytes = headerBytes({ ...plain, ...toSeal }, keptSealed);
   if (bytes > CUSTOM_HEADER_LIMITS.maxTotalBytes)
-    throw refused(
+    throw headerRefusal(
       where,
       null,
       `The headers hold ${bytes} bytes of names and values; at most ${CUSTOM_HEADER_LIMITS.maxTotalBytes} are allowed`,

@@ -214,12 +214,16 @@ const copiedStateOf = (r: EndpointRecord): CopiedState => ({
 /** The planner's view of a copied state. */
 const subscriptionStateOf = (r: SubscriptionState): SubscriptionState => ({ eventTypes: r.eventTypes, enabled: r.enabled });
 
-/** Attribute changes of an update besides the subscription state: `SET` clauses, `REMOVE`d names, and their names and values. */
+/**
+ * Attribute changes of an update besides the subscription state: `SET` clauses, `REMOVE`d names,
+ * and their names and values; `condition`, a further condition on the item (its `updatedAt` as read).
+ */
 interface ExtraChanges {
   sets: string[];
   removes: string[];
   names: Record<string, string>;
   values: Record<string, unknown>;
+  condition?: string;
 }
 
 /**
@@ -243,7 +247,9 @@ function stepUpdate(
       TableName: table.tableName,
       Key: keys.endpoint(slug, endpointId),
       UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      ConditionExpression: ifExistsAnd(`eventTypes = :fromTypes AND enabled = :fromEnabled AND ${fromFilter.expression}`),
+      ConditionExpression: ifExistsAnd(
+        `eventTypes = :fromTypes AND enabled = :fromEnabled AND ${fromFilter.expression}${extra?.condition ? ` AND ${extra.condition}` : ''}`,
+      ),
       ExpressionAttributeNames: { ...fromFilter.names, ...extra?.names },
       ExpressionAttributeValues: {
         ':types': to.eventTypes,
@@ -353,8 +359,14 @@ export async function getEndpointRecord(table: TableContext, slug: string, endpo
   return out.Item ? fromItem(out.Item) : null;
 }
 
-/** Endpoints of a workspace, forward on id. */
-export function listEndpoints(table: TableContext, slug: string, limit: number, cursor?: string): Promise<Page<EndpointCore>> {
+/** Endpoints of a workspace, forward on id, their options as `reader` may see them. */
+export function listEndpoints(
+  table: TableContext,
+  slug: string,
+  limit: number,
+  cursor?: string,
+  reader: OptionsReader = 'read',
+): Promise<Page<EndpointCore>> {
   return queryPage(table, {
     pk: keys.workspacePk(slug),
     skPrefix: SK_PREFIX.endpoint,
@@ -363,7 +375,7 @@ export function listEndpoints(table: TableContext, slug: string, limit: number, 
     cursor,
     idPattern: idPattern('whe'),
     map: (item) => {
-      const value = toEndpointWire(fromItem(item));
+      const value = toEndpointWire(fromItem(item), reader);
       return { value, sortKey: value.endpointId, id: value.endpointId };
     },
   });
@@ -385,11 +397,17 @@ export interface EndpointChanges {
 /** The item attribute of each option an update sets or removes as a whole. */
 const OPTION_ATTRIBUTES = { headers: 'customHeaders', auth: 'auth', rateLimitPerSecond: 'rateLimitPerSecond' } as const;
 
+/** What {@link updateEndpoint} answers when the endpoint changed since `expectedUpdatedAt`. */
+export const ENDPOINT_CHANGED = 'changed';
+
 /**
  * Applies only the sent fields, with the audit event, in one transaction; a change of the event
  * types or of `enabled` writes the subscription items in it too (a change of more than 95 of
  * them, in steps: lambdas/domain/subscription-plan.ts). Enabling resets the
- * failure streak. Returns the updated record, or null when absent.
+ * failure streak. Returns the updated record, or null when absent. With `expectedUpdatedAt`
+ * (the `updatedAt` the change was planned from: a header merge, a kept client secret), the
+ * change is written only if the endpoint is still as read, else {@link ENDPOINT_CHANGED}: a
+ * concurrent change is never overwritten silently.
  */
 export async function updateEndpoint(
   table: TableContext,
@@ -398,7 +416,25 @@ export async function updateEndpoint(
   changes: EndpointChanges,
   now: Date,
   audit: AuditInput,
-): Promise<EndpointRecord | null> {
+): Promise<EndpointRecord | null>;
+export async function updateEndpoint(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  changes: EndpointChanges,
+  now: Date,
+  audit: AuditInput,
+  expectedUpdatedAt: string | undefined,
+): Promise<EndpointRecord | null | typeof ENDPOINT_CHANGED>;
+export async function updateEndpoint(
+  table: TableContext,
+  slug: string,
+  endpointId: string,
+  changes: EndpointChanges,
+  now: Date,
+  audit: AuditInput,
+  expectedUpdatedAt?: string,
+): Promise<EndpointRecord | null | typeof ENDPOINT_CHANGED> {
   const sets: string[] = ['updatedAt = :updatedAt'];
   const removes: string[] = [];
   const values: Record<string, unknown> = { ':updatedAt': now.toISOString() };
@@ -423,21 +459,24 @@ export async function updateEndpoint(
     sets.push('consecutiveFailures = :zero');
     values[':zero'] = 0;
   }
+  const condition = expectedUpdatedAt === undefined ? undefined : 'updatedAt = :expectedUpdatedAt';
+  if (expectedUpdatedAt !== undefined) values[':expectedUpdatedAt'] = expectedUpdatedAt;
   if (changes.eventTypes !== undefined || changes.enabled !== undefined || changes.filter !== undefined)
-    return updateSubscribed(table, slug, endpointId, changes, now, audit, { sets, removes, names, values });
+    return updateSubscribed(table, slug, endpointId, changes, now, audit, { sets, removes, names, values, condition }, expectedUpdatedAt);
   try {
     const update: TransactItem = {
       Update: {
         TableName: table.tableName,
         Key: keys.endpoint(slug, endpointId),
         UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: IF_EXISTS,
+        ConditionExpression: condition ? ifExistsAnd(condition) : IF_EXISTS,
         ExpressionAttributeValues: values,
         ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
       },
     };
     await writeAudited(table, [update], slug, audit, now);
   } catch (e) {
+    if (expectedUpdatedAt !== undefined && lostRace(e)) return (await getEndpointRecord(table, slug, endpointId)) ? ENDPOINT_CHANGED : null;
     if (conditionFailedAt(e, 0)) return null;
     throw e;
   }
@@ -458,11 +497,13 @@ async function updateSubscribed(
   now: Date,
   audit: AuditInput,
   extra: ExtraChanges,
-): Promise<EndpointRecord | null> {
+  expectedUpdatedAt: string | undefined,
+): Promise<EndpointRecord | null | typeof ENDPOINT_CHANGED> {
   const auditing = { input: audit, pending: true };
   for (let tries = 1; ; tries++) {
     const current = await getEndpointRecord(table, slug, endpointId);
     if (!current) return null;
+    if (expectedUpdatedAt !== undefined && current.updatedAt !== expectedUpdatedAt) return ENDPOINT_CHANGED;
     const from = copiedStateOf(current);
     const filter = changes.filter === undefined ? from.filter : filterText(changes.filter);
     const to: CopiedState = {

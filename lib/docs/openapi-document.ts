@@ -135,7 +135,10 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
       ],
     },
   },
-  InvalidAuth: { detail: 'body.auth.tokenUrl: host localhost is a localhost name, not a public host' },
+  InvalidAuth: {
+    detail: 'body.auth.tokenUrl: host localhost is a localhost name, not a public host',
+    extensions: { issues: [{ path: 'body.auth.tokenUrl', message: 'host localhost is a localhost name, not a public host' }] },
+  },
   InvalidBranding: {
     detail: 'Invalid branding: accentColor has a contrast of 2.41:1 in the console; at least 4.5:1 is needed (WCAG AA)',
     extensions: {

@@ -24,7 +24,7 @@ function refusal(fn: () => unknown): { detail: string; issues: { path: string; m
   try {
     fn();
   } catch (error) {
-    if (isAppError(error) && error.tag === 'ValidationError')
+    if (isAppError(error) && error.tag === 'InvalidHeader')
       return { detail: error.detail, issues: error.extensions.issues as { path: string; message: string }[] };
     throw error;
   }

@@ -110,6 +110,34 @@ describe('answers of the local stack, validated against the document it serves',
     expect(violations('createWebhook', again)).toEqual([]);
   });
 
+  it('takes and answers the endpoint options as declared, set and removed', async () => {
+    const body = {
+      url: receiver,
+      eventTypes: ['webhook.test_event'],
+      headers: { 'X-Tenant': 'acme', 'X-Api-Key': 'k-1' },
+      auth: {
+        type: 'oauth2_client_credentials',
+        tokenUrl: 'https://auth.example.com/token',
+        clientId: 'c',
+        clientSecret: 's',
+        scope: 'hooks',
+      },
+      rateLimitPerSecond: 5,
+      filter: { 'data.region': 'eu' },
+    };
+    const create = resolve(operation('createWebhook').entry.requestBody.content['application/json'].schema);
+    expect(validatorOf(create)(body)).toBe(true);
+    const res = await api.call('POST', `/workspaces/${api.workspace}/webhooks`, { body });
+    expect(res.status).toBe(201);
+    expect(violations('createWebhook', res)).toEqual([]);
+    const removal = { headers: { 'X-Api-Key': null }, auth: null, rateLimitPerSecond: null, filter: null };
+    const update = resolve(operation('updateWebhook').entry.requestBody.content['application/json'].schema);
+    expect(validatorOf(update)(removal)).toBe(true);
+    const patched = await api.call('PATCH', `/workspaces/${api.workspace}/webhooks/${res.body.endpointId}`, { body: removal });
+    expect(patched.status).toBe(200);
+    expect(violations('updateWebhook', patched)).toEqual([]);
+  });
+
   it('answers reads and updates as declared, with x-trace-id and cache-control', async () => {
     const slug = api.workspace;
     const checks: [string, ApiResponse][] = [

@@ -35,16 +35,22 @@ describe('create', () => {
     expect(res.body.endpointId).toMatch(/^whe_[0-9A-Z]{26}$/);
     expect(res.text).not.toMatch(SECRET);
     expect(Object.keys(res.body).sort()).toEqual([
+      'auth',
       'consecutiveFailures',
       'createdAt',
       'description',
       'enabled',
       'endpointId',
       'eventTypes',
+      'filter',
+      'headers',
       'health',
+      'rateLimitPerSecond',
       'updatedAt',
       'url',
     ]);
+    // No option set: each reads as none.
+    expect(res.body).toMatchObject({ headers: {}, auth: null, rateLimitPerSecond: null, filter: null });
     expect(res.body.health).toEqual({ successRate24h: null, lastAttemptAt: null });
     const audit = await api.call('GET', `${base()}/audit-events?limit=5`);
     expect(audit.body.items.map((a: { action: string; targetId: string }) => [a.action, a.targetId])).toContainEqual([

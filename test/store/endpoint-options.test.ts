@@ -6,7 +6,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHeaders, planHeaderChange, sealHeaderPlan, type EndpointOptions } from '../../lambdas/domain/endpoint-options';
-import { getEndpointRecord, updateEndpoint } from '../../lambdas/store/endpoints';
+import { ENDPOINT_CHANGED, getEndpointRecord, updateEndpoint } from '../../lambdas/store/endpoints';
 import { seedEndpoint, testSealer } from '../helpers/pipeline';
 import { freshTable } from '../helpers/table';
 
@@ -86,5 +86,54 @@ describe('endpoint options in the table', () => {
     );
     expect(none!.options).toBeUndefined();
     expect(none!.description).toBe('limited');
+  });
+
+  it('an update planned from an endpoint as read is not written once another change moved it on', async () => {
+    const seeded = await seedEndpoint(table, { workspace: 'opts', url: 'https://hooks.example.com/c' });
+    const read = (await getEndpointRecord(table, 'opts', seeded.endpointId))!;
+    const headers = await sealHeaderPlan(planHeaderChange(undefined, { 'X-First': '1' }, false), testSealer);
+    const first = await updateEndpoint(
+      table,
+      'opts',
+      seeded.endpointId,
+      { headers },
+      new Date(Date.now() + 1),
+      audit(seeded.endpointId),
+      read.updatedAt,
+    );
+    expect(first).toMatchObject({ options: { headers } });
+    // Planned from the same read: refused, on the plain path and on the one that rewrites the subscriptions.
+    const other = await sealHeaderPlan(planHeaderChange(undefined, { 'X-Second': '2' }, false), testSealer);
+    expect(
+      await updateEndpoint(table, 'opts', seeded.endpointId, { headers: other }, new Date(), audit(seeded.endpointId), read.updatedAt),
+    ).toBe(ENDPOINT_CHANGED);
+    expect(
+      await updateEndpoint(
+        table,
+        'opts',
+        seeded.endpointId,
+        { headers: other, filter: { a: 1 } },
+        new Date(),
+        audit(seeded.endpointId),
+        read.updatedAt,
+      ),
+    ).toBe(ENDPOINT_CHANGED);
+    expect((await getEndpointRecord(table, 'opts', seeded.endpointId))!.options).toEqual({ headers });
+    // From the current read, it is written; an endpoint that is gone is null, not a conflict.
+    const now = (await getEndpointRecord(table, 'opts', seeded.endpointId))!.updatedAt;
+    expect(
+      await updateEndpoint(
+        table,
+        'opts',
+        seeded.endpointId,
+        { headers: other, filter: { a: 1 } },
+        new Date(Date.now() + 2),
+        audit(seeded.endpointId),
+        now,
+      ),
+    ).toMatchObject({ options: { headers: other, filter: { a: 1 } } });
+    expect(
+      await updateEndpoint(table, 'opts', 'whe_01JD2Y8M7K3V9Q4T6W1X5Z0ABC', { headers: other }, new Date(), audit('x'), now),
+    ).toBeNull();
   });
 });
