@@ -262,7 +262,7 @@ export const OPERATIONS = [
     tag: 'Webhooks',
     params: SlugEndpoint,
     successStatus: 204,
-    errors: ['ValidationError', 'EndpointNotFound'],
+    errors: ['ValidationError', 'EndpointNotFound', 'Conflict'],
     permission: 'webhook:delete',
     rateLimit: 'rest_write',
     mcpTool: 'delete_webhook',

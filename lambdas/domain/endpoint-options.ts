@@ -83,6 +83,8 @@ export function isSecretHeaderName(name: string): boolean {
 export function headerNameRefusal(name: string, oauth: boolean): string | null {
   if (!TOKEN.test(name)) return `"${name.slice(0, 64)}" is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`;
   const lower = name.toLowerCase();
+  // A valid token, but as a key it would set an object's prototype instead of storing the header.
+  if (lower === '__proto__') return `The header name ${name} is not allowed`;
   if (RESERVED.has(lower) || RESERVED_PREFIXES.some((p) => lower.startsWith(p)))
     return `The header ${name} is set by the service or would break the request or its signature`;
   if (oauth && lower === 'authorization') return `The header ${name} is set by OAuth 2.0 on this endpoint`;

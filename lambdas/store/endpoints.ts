@@ -11,6 +11,7 @@
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AppError } from '../contract/errors';
 import type { EndpointCore } from '../contract/schemas';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
@@ -273,7 +274,19 @@ function lostRace(error: unknown): boolean {
 }
 
 /** Tries of an endpoint change against concurrent changes of the same endpoint (each failed try means another change won). */
-const CHANGE_TRIES = 5;
+const CHANGE_TRIES = 8;
+
+/**
+ * After a failed try of an endpoint change: waits before the next (exponential, with jitter, so a
+ * crowd of writers spreads out), or throws: anything but a lost race as it is, and a race lost
+ * {@link CHANGE_TRIES} times as 409 `Conflict`, which a caller may retry, never a 500.
+ */
+async function afterLostTry(error: unknown, tries: number, endpointId: string): Promise<void> {
+  if (!lostRace(error)) throw error;
+  if (tries >= CHANGE_TRIES)
+    throw new AppError('Conflict', `Webhook endpoint ${endpointId} is being changed by other requests at the same time; retry.`);
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 10 * 2 ** tries)));
+}
 
 /**
  * Runs the intermediate steps of a change (all but its last) that is too large for one
@@ -526,8 +539,7 @@ async function updateSubscribed(
       );
       return getEndpointRecord(table, slug, endpointId);
     } catch (e) {
-      if (!lostRace(e) || tries >= CHANGE_TRIES) throw e;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * tries));
+      await afterLostTry(e, tries, endpointId);
     }
   }
 }
@@ -643,8 +655,7 @@ export async function deleteEndpoint(
       );
       break;
     } catch (e) {
-      if (!lostRace(e) || tries >= CHANGE_TRIES) throw e;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * tries));
+      await afterLostTry(e, tries, endpointId);
     }
   }
   return true;

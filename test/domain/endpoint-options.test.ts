@@ -71,6 +71,11 @@ describe('header names', () => {
   it.each(['X Api', 'X-Api:', 'X-Ä', '', 'a\nb', '(x)'])('%j is no token', (name) => {
     expect(headerNameRefusal(name, false)).toMatch(/not a valid header name/);
   });
+  it('__proto__ is refused by name, never dropped without a word (as a key it would set the prototype)', () => {
+    const change = JSON.parse('{"__proto__": "x", "X-Tenant": "t"}') as Record<string, string>;
+    expect(() => planHeaderChange(undefined, change, false)).toThrow(/__proto__ is not allowed/);
+    expect(headerNameRefusal('constructor', false)).toBeNull();
+  });
   it.each(['X-Api-Key', 'x_custom', "a!#$%&'*+-.^_`|~9"])('%s is allowed', (name) => {
     expect(headerNameRefusal(name, false)).toBeNull();
   });

@@ -3,6 +3,7 @@
  * concurrent updates, changes too large for one transaction, and the copy sync after a write of the
  * endpoint item alone.
  */
+import { isAppError } from '../../lambdas/contract/errors';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../lambdas/domain/ids';
@@ -214,6 +215,26 @@ describe('subscription items kept in step with the endpoint', () => {
       }),
     );
     expect((audits.Items ?? []).filter((i) => i.action === 'webhook.updated')).toHaveLength(changes.length);
+  });
+
+  it('under a crowd of concurrent updates: each one lands or is 409 Conflict (never another error), and the items stay in step', async () => {
+    const a = await created('sub-crowd', ['t.a']);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) =>
+        updateEndpoint(
+          table,
+          'sub-crowd',
+          a.endpointId,
+          { eventTypes: [`t.${i % 5}`, 't.a'], enabled: i % 2 === 0 },
+          new Date(),
+          audit(a.endpointId),
+        ),
+      ),
+    );
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o).reason as unknown);
+    for (const reason of refused) expect(isAppError(reason) && reason.tag === 'Conflict', String(reason)).toBe(true);
+    expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value !== null).length).toBeGreaterThan(0);
+    await expectInStep('sub-crowd');
   });
 
   it('stay in step when a concurrent delete races updates', async () => {
