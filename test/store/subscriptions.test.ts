@@ -231,7 +231,7 @@ describe('subscription items kept in step with the endpoint', () => {
         ),
       ),
     );
-    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o).reason as unknown);
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason as unknown);
     for (const reason of refused) expect(isAppError(reason) && reason.tag === 'Conflict', String(reason)).toBe(true);
     expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value !== null).length).toBeGreaterThan(0);
     await expectInStep('sub-crowd');
