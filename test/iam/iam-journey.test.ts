@@ -123,8 +123,8 @@ describe('IAM, call by call', () => {
       exchangePortalSession: { code: new URL(portal.body.url as string).hash.slice('#portal='.length) },
       setBranding: { displayName: 'IAM journey', accentColor: '#1f5fbf' },
       createWebhook: { url: ok.url, eventTypes: ['webhook.test_event'] },
-      // Dropping an event type deletes its subscription.
-      updateWebhook: { description: 'iam journey', eventTypes: ['order.shipped'] },
+      // Dropping an event type deletes its subscription; a secret header's value is sealed (kms:GenerateDataKey).
+      updateWebhook: { description: 'iam journey', eventTypes: ['order.shipped'], headers: { 'X-Api-Key': 'iam-journey' } },
       sendWebhookTestEvent: {},
       replayWebhookDelivery: {},
       createApiToken: { name: 'iam-2', scopes: ['read'] },
