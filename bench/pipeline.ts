@@ -129,16 +129,37 @@ export class PipelineDriver {
     private readonly usage: UsageMeter,
   ) {}
 
-  /** Creates the receiver's endpoint through the REST API (as a user would). */
-  async createEndpoint(): Promise<string> {
-    const res = await fetch(`${this.stack.apiUrl}/workspaces/${this.stack.workspace}/webhooks`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.stack.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${this.receiver.url}/hook`, eventTypes: [EVENT_TYPE], description: 'benchmark receiver' }),
+  /** Creates an endpoint of the receiver through the REST API (as a user would), with `options` (endpoint options, a description). */
+  async createEndpoint(options: Record<string, unknown> = {}): Promise<string> {
+    const created = await this.call('POST', '', {
+      url: `${this.receiver.url}/hook`,
+      eventTypes: [EVENT_TYPE],
+      description: 'benchmark receiver',
+      ...options,
+    });
+    return (created as { endpointId: string }).endpointId;
+  }
+
+  /** Changes an endpoint through the REST API. */
+  async updateEndpoint(endpointId: string, changes: Record<string, unknown>): Promise<void> {
+    await this.call('PATCH', `/${endpointId}`, changes);
+  }
+
+  /** Deletes an endpoint through the REST API. */
+  async deleteEndpoint(endpointId: string): Promise<void> {
+    await this.call('DELETE', `/${endpointId}`);
+  }
+
+  /** A call of the workspace's webhooks routes; throws on anything but a 2xx. */
+  private async call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await fetch(`${this.stack.apiUrl}/workspaces/${this.stack.workspace}/webhooks${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.stack.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
-    if (res.status !== 201) throw new Error(`creating the endpoint answered ${res.status}: ${text}`);
-    return (JSON.parse(text) as { endpointId: string }).endpointId;
+    if (!res.ok) throw new Error(`${method} webhooks${path} answered ${res.status}: ${text}`);
+    return text ? (JSON.parse(text) as unknown) : undefined;
   }
 
   private async publishOne(i: number): Promise<{ at: number; returned: number; ids: string[] }> {

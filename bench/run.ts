@@ -203,8 +203,15 @@ interface PhaseFigures {
   readonly dynamoDbCallMix: CallMixResult;
   /** The same closed-loop run at each payload size of the sweep (after the rest: the paced runs are not disturbed). */
   readonly sweep: PhaseResult[];
+  /** Endpoint options (docs/scaling.md#endpoint-options): a rate limit the endpoint never reaches, and subscribers whose filter matches nothing. */
+  readonly options: { readonly rateLimited: PhaseResult; readonly unmatchedFilters: PhaseResult };
   readonly pipelineErrorSamples: string[];
 }
+
+/** The rate limit of the options phase: one the closed loop never reaches, so only the budget's own cost shows. */
+const OPTIONS_RATE_LIMIT = 1000;
+/** Subscribers added for the filter phase, each with a filter no event matches. */
+const UNMATCHED_FILTERS = 10;
 
 async function runPipeline(): Promise<PipelineFigures> {
   const receiver: ReceiverProcess = await startReceiverProcess();
@@ -282,7 +289,7 @@ async function measuredPhases(
   errorSamples: string[],
 ): Promise<PhaseFigures> {
   const driver = new PipelineDriver(stack, receiver, meter, pipelineErrors, usage);
-  await driver.createEndpoint();
+  const endpointId = await driver.createEndpoint();
 
   log(`warm-up: ${WARMUP} events…`);
   const warmup = await driver.phase({ events: WARMUP, concurrency: PUBLISH_CONCURRENCY, timeoutMs: 120_000, firstIndex: 0 });
@@ -345,6 +352,30 @@ async function measuredPhases(
   }
   setPayloadBytes(args.payloadBytes);
 
+  // Endpoint options, at the sweep's size: what the rate budget and unmatched filters add per delivery.
+  const optionsPhase = async () => {
+    const result = await driver.phase({
+      events: args.sweepEvents,
+      concurrency: PUBLISH_CONCURRENCY,
+      timeoutMs: 120_000 + args.sweepEvents * 200,
+      firstIndex: next,
+    });
+    next += args.sweepEvents;
+    return result;
+  };
+  log(`endpoint options: ${args.sweepEvents} events to the endpoint limited to ${OPTIONS_RATE_LIMIT}/s…`);
+  await driver.updateEndpoint(endpointId, { rateLimitPerSecond: OPTIONS_RATE_LIMIT });
+  const rateLimited = await optionsPhase();
+  await driver.updateEndpoint(endpointId, { rateLimitPerSecond: null });
+  log(`endpoint options: ${args.sweepEvents} events, ${UNMATCHED_FILTERS} more subscribers whose filter matches none…`);
+  const filtered = await Promise.all(
+    Array.from({ length: UNMATCHED_FILTERS }, (_, i) =>
+      driver.createEndpoint({ description: `filter matching nothing ${i}`, filter: { 'bench.unmatched': i } }),
+    ),
+  );
+  const unmatchedFilters = await optionsPhase();
+  for (const id of filtered) await driver.deleteEndpoint(id);
+
   const ceiling = raw.perSecond >= rawSenderConnections.perSecond ? raw : rawSenderConnections;
   return {
     warmup,
@@ -356,8 +387,48 @@ async function measuredPhases(
     ceiling,
     dynamoDbCallMix,
     sweep,
+    options: { rateLimited, unmatchedFilters },
     pipelineErrorSamples: errorSamples,
   };
+}
+
+/** Endpoint options against the throughput run: capacity per first-try delivery, by stage. */
+function printOptions(p: PhaseFigures): void {
+  const { rateLimited, unmatchedFilters } = p.options;
+  console.log(
+    `\n== Endpoint options: DynamoDB units per first-try delivery (${rateLimited.events} events each, ${rateLimited.payloadBytes} bytes, 1 endpoint receiving) ==`,
+  );
+  const units = (r: PhaseResult, stage: string) => {
+    const per = Math.max(1, r.firstTryDelivered);
+    const s = r.capacity.rows
+      .filter((row) => row.stage === stage)
+      .reduce((a, row) => ({ rcu: a.rcu + row.rcu, wcu: a.wcu + row.wcu }), { rcu: 0, wcu: 0 });
+    return { rcu: s.rcu / per, wcu: s.wcu / per };
+  };
+  const row = (what: string, r: PhaseResult) => {
+    const pub = units(r, 'publisher');
+    const dis = units(r, 'dispatcher');
+    return [what, `${r.firstTryDelivered}/${r.events}`, f2(pub.rcu), f2(pub.wcu), f2(dis.rcu), f2(dis.wcu), f2(pub.wcu + dis.wcu)];
+  };
+  console.log(
+    table(
+      ['run', 'first-try', 'publisher RCU', 'publisher WCU', 'dispatcher RCU', 'dispatcher WCU', 'WCU in all'],
+      [
+        row('no options (the throughput run)', p.throughput),
+        row(`rateLimitPerSecond ${OPTIONS_RATE_LIMIT} (never reached)`, rateLimited),
+        row(`+ ${UNMATCHED_FILTERS} subscribers whose filter matches nothing`, unmatchedFilters),
+      ],
+      [false, true, true, true, true, true, true],
+    ),
+  );
+  const base = units(p.throughput, 'dispatcher');
+  const limited = units(rateLimited, 'dispatcher');
+  const basePub = units(p.throughput, 'publisher');
+  const filteredPub = units(unmatchedFilters, 'publisher');
+  console.log(
+    `rate budget: dispatcher ${f2(limited.wcu - base.wcu)} WCU per delivery more (one budget write per batch and endpoint, not per delivery); ` +
+      `unmatched filters: publisher ${f2(filteredPub.rcu - basePub.rcu)} RCU and ${f2(filteredPub.wcu - basePub.wcu)} WCU per event more (no row, no message for them).`,
+  );
 }
 
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
@@ -789,6 +860,7 @@ async function main(): Promise<number> {
       } catch (e) {
         console.log(`\ncost model: could not read the functions' deployed settings from the CDK constructs: ${(e as Error).message}`);
       }
+      printOptions(pipeline.phases);
     }
     if (pipeline.fairness) printFairness(pipeline.fairness);
   }
@@ -824,6 +896,7 @@ async function main(): Promise<number> {
               rawSenderConnections: pipeline.phases.rawSenderConnections,
               dynamoDbCallMix: pipeline.phases.dynamoDbCallMix,
               sweep: pipeline.phases.sweep,
+              options: pipeline.phases.options,
               pipelineErrorSamples: pipeline.phases.pipelineErrorSamples,
             }
           : null,
@@ -836,7 +909,8 @@ async function main(): Promise<number> {
   );
   console.log(`\nwrote ${RESULTS_FILE}`);
   const t = pipeline?.phases?.throughput;
-  const failed = [...(t ? [t] : []), ...(pipeline?.phases?.sweep ?? [])].some(
+  const options = pipeline?.phases ? Object.values(pipeline.phases.options) : [];
+  const failed = [...(t ? [t] : []), ...(pipeline?.phases?.sweep ?? []), ...options].some(
     (r) => r.timedOut || r.notFirstTry > 0 || r.publishErrors > 0 || r.receiverDuplicates > 0,
   );
   return failed ? 1 : 0;
