@@ -6,7 +6,7 @@ import prettier from 'eslint-config-prettier';
 /**
  * The layers of lambdas/, lowest first (docs/architecture.md#layers): a module
  * may import its own layer and the layers before it, never one after it; the
- * layers of one rank (store and queue; http, mcp and pipeline) do not import each other.
+ * layers of one rank (store, queue and identity; http, mcp and pipeline) do not import each other.
  * `generated` is the contract compiled by `npm run generate` (routes and input schemas as data,
  * the MCP tools, the event catalogue's validators): it ranks right above the contract, imports
  * only the contract, and every layer above it may import it. Its event catalogue is ajv's
@@ -16,7 +16,7 @@ const LAYERS = [
   ['contract'],
   ['generated'],
   ['domain'],
-  ['store', 'queue'],
+  ['store', 'queue', 'identity'],
   ['operations'],
   ['http', 'mcp', 'pipeline'],
   ['composition'],

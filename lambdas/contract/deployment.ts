@@ -63,6 +63,12 @@ export const ENV = {
    * (docs/behaviour.md#the-embedded-console). Unset or `[]`: none, the console cannot be framed.
    */
   CONSOLE_FRAME_ANCESTORS: 'CONSOLE_FRAME_ANCESTORS',
+  /**
+   * The `consoleOidc` stage setting, JSON (lambdas/contract/console-oidc.ts): the identity provider
+   * staff sign in with (docs/behaviour.md#staff-sign-in). Unset: staff sign-in is off. The console
+   * page and the staff sign-in functions carry it.
+   */
+  CONSOLE_OIDC: 'CONSOLE_OIDC',
   /** The DynamoDB endpoint override. Local stack only: no deployed function may carry it. */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
   /**

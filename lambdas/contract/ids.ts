@@ -5,7 +5,7 @@
  */
 
 /** Prefixes of the service's identifiers. */
-export type IdPrefix = 'whe' | 'whd' | 'tok' | 'aud' | 'ntf' | 'mem' | 'whj' | 'wps';
+export type IdPrefix = 'whe' | 'whd' | 'tok' | 'aud' | 'ntf' | 'mem' | 'whj' | 'wps' | 'wcs';
 
 /** The exact shape of an id with `prefix`. */
 export function idPattern(prefix: IdPrefix): RegExp {

@@ -22,6 +22,15 @@ import type { Permission } from './permissions';
 import { WORKSPACE_COUNTED, WORKSPACE_QUOTA_BUCKET, WORKSPACE_QUOTA_NOUNS, type RateLimitBucket } from './rate-limits';
 import { PageQuerySchema, pageOf } from './page-schemas';
 import { PORTAL_CODE_TTL_SECONDS, PORTAL_SESSION_LIFETIME } from './portal';
+import { CONSOLE_NONCE_TTL_SECONDS, STAFF_SESSION_TTL_SECONDS } from './console-oidc';
+import {
+  ConsoleNonceSchema,
+  ConsoleSessionIdSchema,
+  ConsoleSessionResultSchema,
+  ConsoleSessionSchema,
+  CreateConsoleSessionBodySchema,
+  WorkspaceSummarySchema,
+} from './staff-schemas';
 import {
   BrandingSchema,
   CreatePortalSessionBodySchema,
@@ -81,7 +90,7 @@ export interface OperationDef {
   readonly tag: string;
   /** How the route is authenticated. @default 'token' */
   readonly auth?: RouteKind;
-  /** Path parameters (a token route's always include `slug`). */
+  /** Path parameters (a token route's include `slug`, except the workspace-less ones: {@link OperationDef.workspaceless}). */
   readonly params: z.ZodObject;
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
@@ -94,6 +103,16 @@ export interface OperationDef {
   readonly errors: readonly ErrorTag[];
   /** Permission the token needs; null: any token of the workspace may call it. */
   readonly permission: Permission | null;
+  /**
+   * A token route whose path names no workspace (`GET /workspaces`, the staff session routes): the
+   * slug check is skipped, the rate limit and `staffOnly` still apply. @default false
+   */
+  readonly workspaceless?: boolean;
+  /**
+   * Only a staff session may call it (docs/behaviour.md#staff-sign-in): any other token is 403
+   * `Forbidden`, whatever its scopes; the operation then checks the staff role it needs. @default false
+   */
+  readonly staffOnly?: boolean;
   readonly rateLimit: RateLimitBucket;
   /** MCP tool name (snake_case): every token route has one; other kinds are no tool. */
   readonly mcpTool?: string;
@@ -106,7 +125,8 @@ export interface OperationDef {
    * these: `deliveryQueue` (sends delivery messages), `domainEvents` (puts the
    * service's own events on the bus), `jobQueue` (starts background jobs), `secretSealing` (mints
    * signing secrets, sealed with the stack's key: docs/architecture.md#secrets), `portalLinks` (mints portal links: the
-   * console's address and the origins that may frame it). @default none
+   * console's address and the origins that may frame it), `consoleOidc` (verifies staff sign-ins:
+   * the stage's `consoleOidc` setting, docs/behaviour.md#staff-sign-in). @default none
    */
   readonly uses?: readonly OperationResource[];
   /**
@@ -125,7 +145,7 @@ export interface OperationDef {
 }
 
 /** Resources an operation may use beyond the table. */
-export type OperationResource = 'deliveryQueue' | 'domainEvents' | 'jobQueue' | 'secretSealing' | 'portalLinks';
+export type OperationResource = 'deliveryQueue' | 'domainEvents' | 'jobQueue' | 'secretSealing' | 'portalLinks' | 'consoleOidc';
 
 const Slug = z.object({ slug: SlugSchema });
 const SlugEndpoint = z.object({ slug: SlugSchema, endpointId: EndpointIdSchema });
@@ -736,6 +756,100 @@ export const OPERATIONS = [
     permission: null,
     rateLimit: 'rest_write',
     readOnly: false,
+  }),
+  // Staff sign-in and the workspaces a caller may open (docs/behaviour.md#staff-sign-in).
+  op({
+    operationId: 'createConsoleNonce',
+    method: 'POST',
+    path: '/console-sessions/nonces',
+    auth: 'public',
+    summary: 'Start a staff sign-in',
+    description: `Issues the nonce the console puts in its authorization request to the stage's identity provider (\`consoleOidc\`): usable once, within ${CONSOLE_NONCE_TTL_SECONDS / 60} minutes, by \`POST /console-sessions\`. No token needed; rate-limited by the client's address. 404 \`StaffSignInDisabled\` on a stage without \`consoleOidc\`.`,
+    tag: 'Staff',
+    params: z.object({}),
+    response: ConsoleNonceSchema,
+    successStatus: 201,
+    errors: ['StaffSignInDisabled'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+    uses: ['consoleOidc'],
+  }),
+  op({
+    operationId: 'createConsoleSession',
+    method: 'POST',
+    path: '/console-sessions',
+    auth: 'public',
+    summary: 'Sign a staff member in',
+    description: `Turns an ID token from the stage's identity provider into a staff session: a \`wss_\` token to send as \`Authorization: Bearer <token>\` for ${STAFF_SESSION_TTL_SECONDS / 3600} hour, with the scope bundle of the person's role (\`read\`, \`write\` or \`admin\`, the highest their groups give) on every workspace. The token must be signed by the issuer's published keys with an asymmetric algorithm, for this console's client id, unexpired and at most 10 minutes old, with a nonce from \`POST /console-sessions/nonces\` not used before, and an email the provider verified; else 401 \`InvalidIdToken\` naming the check. A person in no group of the setting's roles is 403 \`NoConsoleAccess\`. No token needed; rate-limited by the client's address.`,
+    tag: 'Staff',
+    params: z.object({}),
+    body: CreateConsoleSessionBodySchema,
+    response: ConsoleSessionResultSchema,
+    successStatus: 200,
+    errors: ['ValidationError', 'InvalidIdToken', 'NoConsoleAccess', 'StaffSignInDisabled'],
+    permission: null,
+    rateLimit: 'rest_write',
+    readOnly: false,
+    uses: ['consoleOidc'],
+  }),
+  op({
+    operationId: 'listConsoleSessions',
+    method: 'GET',
+    path: '/console-sessions',
+    summary: 'List staff sessions',
+    description:
+      'Pages through the staff sessions that have not ended, newest first. Only a staff session with the `admin` role may list them: any other token or role is 403 `Forbidden`. Never shows a token.',
+    tag: 'Staff',
+    params: z.object({}),
+    query: PageQuerySchema,
+    response: pageOf(ConsoleSessionSchema, 'ConsoleSessionPage'),
+    successStatus: 200,
+    errors: ['ValidationError', 'Forbidden'],
+    permission: null,
+    workspaceless: true,
+    staffOnly: true,
+    rateLimit: 'rest_read',
+    mcpTool: 'list_console_sessions',
+    readOnly: true,
+  }),
+  op({
+    operationId: 'revokeConsoleSession',
+    method: 'DELETE',
+    path: '/console-sessions/{sessionId}',
+    summary: 'Sign a staff member out',
+    description:
+      "Ends a staff session: its changes are refused at once, and its reads once the authorizer cache (at most its TTL) expires. A staff session may end itself (the console's sign-out); ending another's needs the `admin` role. Any other token is 403 `Forbidden`.",
+    tag: 'Staff',
+    params: z.object({ sessionId: ConsoleSessionIdSchema }),
+    successStatus: 204,
+    errors: ['ValidationError', 'Forbidden', 'ConsoleSessionNotFound'],
+    permission: null,
+    workspaceless: true,
+    staffOnly: true,
+    rateLimit: 'rest_write',
+    mcpTool: 'revoke_console_session',
+    readOnly: false,
+    destructive: true,
+  }),
+  op({
+    operationId: 'listWorkspaces',
+    method: 'GET',
+    path: '/workspaces',
+    summary: 'List the workspaces I may open',
+    description:
+      "Pages through the workspaces the caller may open, in slug order: a workspace's API token or portal session, its own; a staff session, every workspace not being erased.",
+    tag: 'Workspace',
+    params: z.object({}),
+    query: PageQuerySchema,
+    response: pageOf(WorkspaceSummarySchema, 'WorkspaceSummaryPage'),
+    successStatus: 200,
+    errors: ['ValidationError'],
+    permission: null,
+    workspaceless: true,
+    rateLimit: 'rest_read',
+    mcpTool: 'list_workspaces',
+    readOnly: true,
   }),
   op({
     operationId: 'getBranding',

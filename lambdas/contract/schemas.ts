@@ -405,12 +405,54 @@ export type Attempt = z.infer<typeof AttemptSchema>;
 /** Scope string: a bundle or a permission. */
 const ScopeSchema = z.enum(SCOPES).meta({ id: 'Scope' });
 
+/** The kinds of actor an audit entry names: a workspace API token, a portal session, a staff member, or the service itself. */
+const AUDIT_ACTOR_KINDS = ['token', 'portal_session', 'staff', 'system'] as const;
+
+/** Who made an audited change (docs/behaviour.md#audit-events). */
+const AuditActorSchema = z
+  .object({
+    kind: z.enum(AUDIT_ACTOR_KINDS).meta({
+      description:
+        "`token` (a workspace API token), `portal_session` (a portal link's session), `staff` (a platform staff member signed in with the company identity provider) or `system` (the service itself: the dispatcher, the admin CLI, a recovery that could not go on).",
+    }),
+    id: z.string().meta({
+      description:
+        'The token id, the portal session id (`wps_…`), the staff session id (`wcs_…`; `staff` where the workspace is not shown who), or `system`.',
+      example: EXAMPLE.tokenId,
+    }),
+    name: z.string().optional().meta({
+      description:
+        "The token's name when the entry was written, so a revoked or renamed token still reads as it was; absent for `system` and for tokens that carry none.",
+      example: 'CI deploy bot',
+    }),
+    email: z.string().optional().meta({ description: "A staff member's email (kind `staff`), on audit events only." }),
+  })
+  .meta({ id: 'AuditActor', example: { kind: 'token', id: EXAMPLE.tokenId, name: 'CI deploy bot' } });
+
+/** Who made an audited change. */
+export type AuditActor = z.infer<typeof AuditActorSchema>;
+
 /** API token metadata (never the token). */
 export const ApiTokenSchema = z
-  .object({ tokenId: TokenIdSchema, name: z.string(), scopes: z.array(ScopeSchema), createdAt: timestamp })
+  .object({
+    tokenId: TokenIdSchema,
+    name: z.string(),
+    scopes: z.array(ScopeSchema),
+    createdAt: timestamp,
+    createdBy: AuditActorSchema.nullable().meta({
+      description:
+        'Who created the token: a token, a portal session, `system` (the admin CLI, the platform API), or platform staff (`{kind: "staff", id: "staff"}`, never their email); null for tokens created before this was kept.',
+    }),
+  })
   .meta({
     id: 'ApiToken',
-    example: { tokenId: EXAMPLE.tokenId, name: 'CI deploy bot', scopes: ['read', 'webhook:write'], createdAt: EXAMPLE.created },
+    example: {
+      tokenId: EXAMPLE.tokenId,
+      name: 'CI deploy bot',
+      scopes: ['read', 'webhook:write'],
+      createdAt: EXAMPLE.created,
+      createdBy: { kind: 'token', id: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KN', name: 'admin' },
+    },
   });
 export type ApiToken = z.infer<typeof ApiTokenSchema>;
 
@@ -432,6 +474,7 @@ export const CreatedApiTokenSchema = ApiTokenSchema.extend({
     name: 'CI deploy bot',
     scopes: ['read', 'webhook:write'],
     createdAt: EXAMPLE.created,
+    createdBy: { kind: 'token', id: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KN', name: 'admin' },
     token: 'whk_XRhrMszERlPTxhFuFHn013gIiG_fokwq9Db8t1JbI3c',
   },
 });
@@ -442,29 +485,6 @@ export const MemberSchema = z
   .object({ memberId: idSchema('mem', '01JD2YB3C4D5E6F7G8H9J0K1MN'), email: z.string(), role: z.enum(MEMBER_ROLES) })
   .meta({ id: 'Member', example: { memberId: 'mem_01JD2YB3C4D5E6F7G8H9J0K1MN', email: 'owner@acme.test', role: 'owner' } });
 export type Member = z.infer<typeof MemberSchema>;
-
-/** The kinds of actor an audit entry names: a workspace API token, a portal session, a staff member, or the service itself. */
-const AUDIT_ACTOR_KINDS = ['token', 'portal_session', 'staff', 'system'] as const;
-
-/** Who made an audited change (docs/behaviour.md#audit-events). */
-const AuditActorSchema = z
-  .object({
-    kind: z.enum(AUDIT_ACTOR_KINDS).meta({
-      description:
-        '`token` (a workspace API token) or `system` (the service itself: the dispatcher, the admin CLI, a recovery that could not go on); `portal_session` and `staff` are reserved for those sign-ins.',
-    }),
-    id: z.string().meta({ description: 'The token id, or `system`.', example: EXAMPLE.tokenId }),
-    name: z.string().optional().meta({
-      description:
-        "The token's name when the entry was written, so a revoked or renamed token still reads as it was; absent for `system` and for tokens that carry none.",
-      example: 'CI deploy bot',
-    }),
-    email: z.string().optional().meta({ description: "A staff member's email (kind `staff`)." }),
-  })
-  .meta({ id: 'AuditActor', example: { kind: 'token', id: EXAMPLE.tokenId, name: 'CI deploy bot' } });
-
-/** Who made an audited change. */
-export type AuditActor = z.infer<typeof AuditActorSchema>;
 
 /** Audit event. */
 export const AuditEventSchema = z

@@ -14,6 +14,7 @@ import type { RateLimiter } from './rate-limiter';
 import type { WorkspaceLimits } from '../contract/limits';
 import type { MetricsRecorder } from '../contract/metrics';
 import type { AuditActor } from '../contract/schemas';
+import type { StaffRole } from '../contract/console-oidc';
 
 /** Adapters and configuration of the operations. */
 export interface OperationDeps {
@@ -72,6 +73,11 @@ export interface SurfaceRuntime {
 
 /** The authenticated caller, from the authorizer's context. */
 export interface Caller {
+  /**
+   * The workspace the caller acts on: a token's or portal session's own. A staff session's token
+   * item holds {@link STAFF_WORKSPACE}; `authorize` gives the operation the caller with the route's
+   * workspace in its place, once that workspace is known to exist.
+   */
   readonly workspace: string;
   /** The API token's id, or the portal session's (`wps_…`): what rate limits and idempotency keys are counted against. */
   readonly tokenId: string;
@@ -79,8 +85,15 @@ export interface Caller {
   readonly scopes: readonly string[];
   /** The token's name, as its hash item holds it: kept on the audit entries the caller makes. */
   readonly tokenName?: string;
-  /** `portal_session` for a portal session's token (docs/behaviour.md#portal-sessions). @default 'token' */
-  readonly kind?: 'token' | 'portal_session';
+  /**
+   * `portal_session` for a portal session's token (docs/behaviour.md#portal-sessions), `staff` for a
+   * staff session's (docs/behaviour.md#staff-sign-in). @default 'token'
+   */
+  readonly kind?: 'token' | 'portal_session' | 'staff';
+  /** A staff session's role. Absent for other callers. */
+  readonly staffRole?: StaffRole;
+  /** A staff session's person, as the identity provider verified them. Absent for other callers. */
+  readonly email?: string;
   /**
    * A portal session's event types: the only ones it sees in the catalogue and may subscribe to;
    * endpoints subscribed to others are read-only to it. Absent: unrestricted.
@@ -90,9 +103,16 @@ export interface Caller {
   readonly expiresAt?: string;
 }
 
-/** The caller as the actor of an audited change: its token (with the token's name when known), or its portal session. */
+/** What a staff session's token item holds as its workspace: it may open any (docs/behaviour.md#staff-sign-in). */
+export const STAFF_WORKSPACE = '*';
+
+/**
+ * The caller as the actor of an audited change: its token (with the token's name when known), its
+ * portal session, or its staff session with the person's email (docs/behaviour.md#staff-sign-in).
+ */
 export function callerActor(caller: Caller): AuditActor {
   if (caller.kind === 'portal_session') return { kind: 'portal_session', id: caller.tokenId };
+  if (caller.kind === 'staff') return { kind: 'staff', id: caller.tokenId, ...(caller.email ? { email: caller.email } : {}) };
   return { kind: 'token', id: caller.tokenId, ...(caller.tokenName ? { name: caller.tokenName } : {}) };
 }
 
