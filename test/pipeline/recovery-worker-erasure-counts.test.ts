@@ -3,7 +3,7 @@
  * job cuts in (a repeated DELETE before the first slice claimed the job sends its message again;
  * SQS delivers a message twice; a slice given up at its deadline goes on in a thawed Lambda) and
  * wherever a slice stops after a delete whose answer never came. The interleavings are injected
- * at each of the first slice's deletes in turn, on DynamoDB Local with an injected clock; each
+ * after each delete of the job's chain in turn, on DynamoDB Local with an injected clock; each
  * erased workspace, seeded alike (a recovery job with its markers among the rest), must report
  * what an erasure that ran alone reports.
  */
