@@ -57,7 +57,7 @@ export interface OidcIssuer {
 
 interface HeldKey {
   kid: string;
-  privateKey: CryptoKey;
+  privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
   jwk: JWK;
 }
 
