@@ -48,8 +48,9 @@ function checkOf(e: unknown): string {
   if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys)
     return 'it is not signed by a key the issuer publishes';
   if (e instanceof errors.JWSSignatureVerificationFailed) return 'its signature does not verify with the issuer’s keys';
-  if (e instanceof errors.JWTExpired) return 'it has expired (exp)';
-  if (e instanceof errors.JWTClaimValidationFailed) {
+  // jose tells an `iat` older than the allowed age as expiry too, naming the claim.
+  if (e instanceof errors.JWTExpired && e.claim !== 'iat') return 'it has expired (exp)';
+  if (e instanceof errors.JWTClaimValidationFailed || e instanceof errors.JWTExpired) {
     switch (e.claim) {
       case 'iss':
         return 'its issuer (iss) is not the configured issuer';
