@@ -239,7 +239,13 @@ function consoleOidcFromEnv(env: NodeJS.ProcessEnv): { consoleOidc?: ConsoleOidc
     logger.error('CONSOLE_OIDC is unreadable: staff sign-in is off', { problems });
     return {};
   }
-  return { consoleOidc: { settings, verifyIdToken: idTokenVerifier(settings, providerDiscovery(settings.issuer)) } };
+  return {
+    consoleOidc: {
+      settings,
+      verifyIdToken: idTokenVerifier(settings, providerDiscovery(settings.issuer)),
+      log: (message, fields) => logger.info(message, fields),
+    },
+  };
 }
 
 /** `recoveryJobsPerWorkspace` from `RECOVERY_JOBS_PER_WORKSPACE` when set (the operations fall back to the default otherwise). */

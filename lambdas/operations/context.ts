@@ -67,6 +67,8 @@ export interface OperationDeps {
 export interface ConsoleOidcDeps {
   readonly settings: ConsoleOidcSettings;
   readonly verifyIdToken: IdTokenVerifier;
+  /** Records a sign-in, a sign-out or a revocation in the function's log (they belong to no workspace's audit log). @default none */
+  readonly log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 /** Where portal links lead: from `CONSOLE_URL` and `CONSOLE_FRAME_ANCESTORS`. */

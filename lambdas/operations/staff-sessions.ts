@@ -48,7 +48,7 @@ function groupsOf(payload: Record<string, unknown>, claim: string): string[] {
  * `NoConsoleAccess` and no session when none), and a new staff session.
  */
 export const createConsoleSession: PublicOperationImpl<'createConsoleSession'> = async (deps, _caller, { body }) => {
-  const { settings, verifyIdToken } = signIn(deps);
+  const { settings, verifyIdToken, log } = signIn(deps);
   const payload = await verifyIdToken(body.idToken);
   const email = typeof payload.email === 'string' ? payload.email.trim() : '';
   if (email === '') throw invalid('it carries no email to name the person (ask for the email scope)');
@@ -72,6 +72,7 @@ export const createConsoleSession: PublicOperationImpl<'createConsoleSession'> =
     expiresAt: new Date(now.getTime() + STAFF_SESSION_TTL_SECONDS * 1000).toISOString(),
   };
   await putStaffSession(deps.table, session, hashApiToken(token));
+  log?.('Staff sign-in', { sessionId: session.sessionId, email, role });
   const result: ConsoleSessionResult = { token, sessionId: session.sessionId, email, role, expiresAt: session.expiresAt };
   return result;
 };
@@ -88,6 +89,10 @@ export const revokeConsoleSession: OperationImpl<'revokeConsoleSession'> = async
     throw new AppError('Forbidden', "Ending another person's staff session needs a staff session with the admin role");
   if (!(await deleteStaffSession(deps.table, params.sessionId, deps.now())))
     throw new AppError('ConsoleSessionNotFound', `No staff session ${params.sessionId} (it may have ended already)`);
+  deps.consoleOidc?.log?.(caller.tokenId === params.sessionId ? 'Staff sign-out' : 'Staff session revoked', {
+    sessionId: params.sessionId,
+    by: caller.email,
+  });
 };
 
 /** GET /workspaces: a staff session's every workspace not being erased, in slug order; any other caller's own. */
