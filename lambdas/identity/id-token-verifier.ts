@@ -11,7 +11,7 @@ import { AppError } from '../contract/errors';
 import type { ProviderDiscovery } from './oidc-discovery';
 
 /** The only algorithms an ID token may be signed with: asymmetric ones (never `none`, never HS*). */
-export const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /** Oldest an ID token's `iat` may be. */
 const MAX_TOKEN_AGE_SECONDS = 600;
@@ -20,7 +20,7 @@ const MAX_TOKEN_AGE_SECONDS = 600;
 const CLOCK_TOLERANCE_SECONDS = 60;
 
 /** Least time between two fetches of the key set for a key it lacks, in milliseconds. */
-export const JWKS_COOLDOWN_MS = 30_000;
+const JWKS_COOLDOWN_MS = 30_000;
 
 /** How long a fetched key set is trusted without refetching, in milliseconds. */
 const JWKS_MAX_AGE_MS = 600_000;

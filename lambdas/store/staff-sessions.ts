@@ -21,7 +21,7 @@ import { keys, SK_PREFIX, TABLE } from './table-schema';
 const ANY_WORKSPACE = '*';
 
 /** A staff session as the store keeps it. */
-export interface StaffSessionRecord {
+interface StaffSessionRecord {
   readonly sessionId: string;
   readonly email: string;
   readonly role: StaffRole;
