@@ -29,7 +29,7 @@ const JWKS_MAX_AGE_MS = 600_000;
 const JWKS_TIMEOUT_MS = 5000;
 
 /** The verified claims of an ID token. */
-export type VerifiedIdToken = JWTPayload & { readonly sub: string; readonly nonce: string };
+type VerifiedIdToken = JWTPayload & { readonly sub: string; readonly nonce: string };
 
 /** Verifies an ID token: its claims, or an `AppError` (`InvalidIdToken` 401; `BadGateway` 502 when the provider cannot be reached). */
 export type IdTokenVerifier = (idToken: string) => Promise<VerifiedIdToken>;

@@ -11,7 +11,7 @@ import { hashApiToken, mintConsoleNonce, mintStaffToken } from '../domain/api-to
 import { newId } from '../domain/ids';
 import { getPlatformWorkspace, listPlatformWorkspaces } from '../store/platform-workspaces';
 import { consumeConsoleNonce, deleteStaffSession, listStaffSessions, putConsoleNonce, putStaffSession } from '../store/staff-sessions';
-import type { ConsoleOidcDeps, OperationDeps, OperationImpl } from './context';
+import { STAFF_WORKSPACE, type ConsoleOidcDeps, type OperationDeps, type OperationImpl } from './context';
 import type { PublicOperationImpl } from './platform-context';
 
 /** The sign-in's settings and verifier, or 404 `StaffSignInDisabled` on a stage without `consoleOidc`. */
@@ -71,7 +71,7 @@ export const createConsoleSession: PublicOperationImpl<'createConsoleSession'> =
     createdAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + STAFF_SESSION_TTL_SECONDS * 1000).toISOString(),
   };
-  await putStaffSession(deps.table, session, hashApiToken(token));
+  await putStaffSession(deps.table, session, hashApiToken(token), STAFF_WORKSPACE);
   log?.('Staff sign-in', { sessionId: session.sessionId, email, role });
   const result: ConsoleSessionResult = { token, sessionId: session.sessionId, email, role, expiresAt: session.expiresAt };
   return result;

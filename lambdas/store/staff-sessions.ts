@@ -17,9 +17,6 @@ import { queryFilteredPage } from './filtered-pages';
 import { IF_ABSENT, IF_EXISTS, oneOf, str, type Item } from './table-io';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
 
-/** What a staff session's token-hash item holds as its workspace: every workspace (lambdas/operations/context.ts `STAFF_WORKSPACE`). */
-const ANY_WORKSPACE = '*';
-
 /** A staff session as the store keeps it. */
 interface StaffSessionRecord {
   readonly sessionId: string;
@@ -42,8 +39,16 @@ function sessionFromItem(item: Item): StaffSessionRecord & { tokenHash: string }
   };
 }
 
-/** Stores a new session and its token's hash (resolved as a `staff` identity on every workspace) in one transaction. */
-export async function putStaffSession(table: TableContext, session: StaffSessionRecord, tokenHash: string): Promise<void> {
+/**
+ * Stores a new session and its token's hash in one transaction: the hash resolves to a `staff`
+ * identity whose workspace is `anyWorkspace` (the mark of every workspace the caller knows).
+ */
+export async function putStaffSession(
+  table: TableContext,
+  session: StaffSessionRecord,
+  tokenHash: string,
+  anyWorkspace: string,
+): Promise<void> {
   const ttl = { [TABLE.ttlAttribute]: epochSeconds(session.expiresAt) };
   await table.doc.send(
     new TransactWriteCommand({
@@ -63,7 +68,7 @@ export async function putStaffSession(table: TableContext, session: StaffSession
               type: 'session-hash',
               kind: 'staff',
               tokenId: session.sessionId,
-              workspace: ANY_WORKSPACE,
+              workspace: anyWorkspace,
               scopes: [session.role],
               staffRole: session.role,
               email: session.email,

@@ -26,7 +26,7 @@ export interface TestUser {
 export const TEST_STAFF_ROLES = { admin: ['webhooks-admins'], write: ['webhooks-oncall'], read: ['webhooks-support'] };
 
 /** The default people: an admin, a read-only supporter, one in no staff group, one whose email is not verified. */
-export const DEFAULT_TEST_USERS: readonly TestUser[] = [
+const DEFAULT_TEST_USERS: readonly TestUser[] = [
   { accountId: 'ana@staff.test', email: 'ana@staff.test', emailVerified: true, groups: ['webhooks-admins'], password: 'ana-pass' },
   { accountId: 'rui@staff.test', email: 'rui@staff.test', emailVerified: true, groups: ['webhooks-support'], password: 'rui-pass' },
   { accountId: 'noa@staff.test', email: 'noa@staff.test', emailVerified: true, groups: ['marketing'], password: 'noa-pass' },
