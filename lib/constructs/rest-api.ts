@@ -235,7 +235,13 @@ export class ServiceApi extends Construct {
     );
 
     this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logGroup: this.functionLogs });
-    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, frameAncestors, logGroup: this.functionLogs });
+    this.console = new ConsoleEndpoint(this, 'Console', {
+      api: this.api,
+      frameAncestors,
+      consoleOidc: props.consoleOidc,
+      consoleUrl: this.portalLinks.consoleUrl,
+      logGroup: this.functionLogs,
+    });
 
     Validations.of(this.api).acknowledge(
       {
@@ -282,7 +288,7 @@ export class ServiceApi extends Construct {
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
-          'Public by design (docs/architecture.md#route-kinds): the route is what a person without a token calls (opening a portal link: docs/behaviour.md#portal-sessions); it checks its own credential in the body, answers no-store, and its rate limit is keyed by the client address.',
+          'Public by design (docs/architecture.md#route-kinds): the route is what a person without a token calls (opening a portal link: docs/behaviour.md#portal-sessions; staff signing in with the identity provider: docs/behaviour.md#staff-sign-in); it checks its own credential in the body, answers no-store, and its rate limit is keyed by the client address.',
       });
     }
     return method;
