@@ -203,8 +203,11 @@ export class ServiceApi extends Construct {
       grantOperationTableAccess(props.table, fn.role, [def], def.rateLimit);
       // A token route's request other than GET re-checks its caller by the token's hash (docs/architecture.md#authorizer):
       // an operation that reads no item of its own gets that lookup alone. Other kinds carry no token.
-      if (routeKind(def) === 'token' && def.method !== 'GET' && !operationsTableAccess([def]).actions.includes('dynamodb:GetItem'))
-        props.table.grantTokenLookup(fn.role);
+      const readsItems = operationsTableAccess([def]).actions.includes('dynamodb:GetItem');
+      if (routeKind(def) === 'token' && def.method !== 'GET' && !readsItems) props.table.grantTokenLookup(fn.role);
+      // A staff session may call any workspace's route: its workspace is read first (one consistent
+      // read, docs/behaviour.md#staff-sign-in); an operation that reads no item of its own gets that lookup alone.
+      if (routeKind(def) === 'token' && !def.workspaceless && !readsItems) props.table.grantWorkspaceLookup(fn.role);
       functions.set(def.operationId, fn);
       methods.set(def.operationId, this.addOperationMethod(def, fn));
     }

@@ -14,7 +14,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { OPERATIONS, routeKind, type OperationDef } from '../../lambdas/contract/operations';
 import type { WebhooksApp } from '../../lib/app';
 import { CONSOLE_PATHS } from '../../lib/constructs/console-endpoint';
 import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
@@ -190,14 +190,19 @@ describe('least privilege', () => {
         grant.items.filter((a) => !['dynamodb:GetItem', 'dynamodb:BatchGetItem'].includes(a)),
         def.operationId,
       ).toEqual([]);
-      // A POST also re-reads its caller's token hash (the caller re-check of every change).
+      // A POST also re-reads its caller's token hash (the caller re-check of every change); a workspace
+      // route that reads no item of its own reads the workspace item for a staff session (`WS#` partitions only).
       const recheck = def.method === 'GET' ? [] : ['TOKENHASH#*'];
-      expect(grant.leadingKeys, def.operationId).toEqual([`RL#${def.rateLimit}#*`, ...recheck]);
+      const workspaceLookup = routeKind(def) !== 'token' || def.workspaceless || grant.items.includes('dynamodb:GetItem') ? [] : ['WS#*'];
+      expect(grant.leadingKeys, def.operationId).toEqual([`RL#${def.rateLimit}#*`, ...recheck, ...workspaceLookup].sort());
     }
     const grantOf = (id: string) => tableGrantOf(template, built.stack.api.operationFunctions.get(id)!);
     // A list reads its partition by Query only; the event types are the contract's, no read at all.
     expect(grantOf('listWebhooks')).toMatchObject({ items: [], queries: ['table'] });
     expect(grantOf('listEventTypes')).toMatchObject({ items: [], queries: [] });
+    // …but for the workspace item a staff session's call reads first.
+    expect(grantOf('listEventTypes').leadingKeys).toContain('WS#*');
+    expect(grantOf('listWorkspaces').leadingKeys).not.toContain('WS#*');
     // An index only where a Query on it happens: the log, an endpoint's shards when filtered by endpoint, an event's partition when filtered by event.
     expect(grantOf('listDeliveries')).toMatchObject({
       items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
