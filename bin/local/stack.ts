@@ -137,7 +137,7 @@ export interface LocalStackOptions {
 
 /** What a running local stack offers. */
 /** The `consoleOidc` setting as written (lambdas/contract/console-oidc.ts fills in the defaults). */
-export interface ConsoleOidcInput {
+interface ConsoleOidcInput {
   readonly issuer: string;
   readonly clientId: string;
   readonly roles: Readonly<Partial<Record<StaffRole, readonly string[]>>>;

@@ -24,7 +24,7 @@ export type ConsoleFileReader = (name: string) => Buffer | undefined;
 const securityHeaders = PAGE_SECURITY_HEADERS;
 
 /** The `name` of the page's meta tag that tells the console how to sign staff in. */
-export const CONSOLE_OIDC_META = 'console-oidc';
+const CONSOLE_OIDC_META = 'console-oidc';
 
 /**
  * What the console needs to send a person to the provider and trade the code (the meta tag's JSON):
