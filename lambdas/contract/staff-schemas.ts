@@ -86,4 +86,3 @@ export type ConsoleSession = z.infer<typeof ConsoleSessionSchema>;
 export const WorkspaceSummarySchema = z
   .object({ slug: SlugSchema, name: z.string() })
   .meta({ id: 'WorkspaceSummary', example: { slug: 'acme', name: 'Acme Inc.' } });
-export type WorkspaceSummary = z.infer<typeof WorkspaceSummarySchema>;

@@ -5,7 +5,7 @@
  */
 
 /** What the service needs of a provider's metadata. */
-export interface ProviderMetadata {
+interface ProviderMetadata {
   /** Exactly the configured issuer (discovery refuses metadata naming another). */
   readonly issuer: string;
   /** Where the console sends the person to sign in. */
@@ -20,7 +20,7 @@ export interface ProviderMetadata {
 export type ProviderDiscovery = () => Promise<ProviderMetadata>;
 
 /** How long fetched metadata is kept, in milliseconds. */
-export const DISCOVERY_TTL_MS = 3_600_000;
+const DISCOVERY_TTL_MS = 3_600_000;
 
 /** How long one discovery request may take, in milliseconds. */
 const DISCOVERY_TIMEOUT_MS = 5000;

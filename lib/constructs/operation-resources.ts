@@ -88,7 +88,7 @@ type Need = (what: string, prop: string) => never;
  */
 const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResources, need: Need) => ResourceBinding } = {
   consoleOidc: ({ consoleOidc }) => ({
-    environment: consoleOidc ? { [ENV.CONSOLE_OIDC]: JSON.stringify(consoleOidc) } : ({} as Record<string, string>),
+    environment: Object.fromEntries(consoleOidc ? [[ENV.CONSOLE_OIDC, JSON.stringify(consoleOidc)]] : []),
     grant: () => undefined,
   }),
   deliveryQueue: ({ deliveryQueue }, need) => {
