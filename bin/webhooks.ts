@@ -7,8 +7,15 @@
 import { createWebhooksApp } from '../lib/app';
 import { ConfigError, minimumConcurrencyQuotaOf, reservedConcurrencyOf } from '../lib/config';
 
+/**
+ * `WEBHOOKS_SKIP_BUNDLING=1` synthesizes the template without building the functions' bundles (as
+ * `cdk list` does): for checks that read only the template (docs/deploy.md's own test). Never for a
+ * deploy: the assets would be placeholders.
+ */
+const skipBundling = process.env.WEBHOOKS_SKIP_BUNDLING === '1';
+
 try {
-  const { config, stageFile } = createWebhooksApp();
+  const { config, stageFile } = createWebhooksApp(skipBundling ? { postCliContext: { 'aws:cdk:bundling-stacks': [] } } : {});
   // Say which settings the stage was built with: a stage without a file gets cdk.json's.
   console.error(`Stage ${config.stage}: settings from cdk.json${stageFile ? `, ${stageFile}` : ''} and the command line`);
   // What CloudFormation cannot check before it starts: Lambda refuses a reservation that leaves under 100 unreserved.
