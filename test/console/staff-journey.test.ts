@@ -82,7 +82,6 @@ describe.skipIf(!hasChromium)(`staff sign-in journey with a real OpenID provider
       await page.getByRole('heading', { name: 'Choose a workspace' }).waitFor();
       await page.getByRole('button', { name: 'Acme Inc. acme' }).waitFor();
       expect(await seriousAxeFindings(page)).toEqual([]);
-      await saveScreenshot(page, 'console-staff-workspace-picker');
       await page.getByRole('searchbox', { name: 'Find a workspace' }).fill('acme');
       await page.getByRole('button', { name: 'Acme Inc. acme' }).click();
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -167,7 +166,6 @@ describe.skipIf(!hasChromium)(`staff sign-in journey with a real OpenID provider
       for (const name of ['Rotate secret', 'Send test event', 'Disable endpoint', 'Delete endpoint', 'Recover deliveries'])
         expect(await page.getByRole('button', { name }).count(), name).toBe(0);
       expect(await page.getByRole('banner').textContent()).toContain('Staff · read');
-      await saveScreenshot(page, 'console-staff-read-only');
       const token = await storedToken(page);
       const refused = await api.call('POST', '/workspaces/acme/webhooks', {
         token,
@@ -190,7 +188,6 @@ describe.skipIf(!hasChromium)(`staff sign-in journey with a real OpenID provider
       expect(await page.evaluate<string | null>(`sessionStorage.getItem(${JSON.stringify(STORAGE_KEY)})`)).toBeNull();
       expect(new URL(page.url()).search).toBe('');
       expect(await seriousAxeFindings(page)).toEqual([]);
-      await saveScreenshot(page, 'console-staff-no-access');
     } finally {
       await page.close();
       await browser.context.clearCookies();

@@ -247,6 +247,10 @@ describe.skipIf(!hasChromium)(`staff sign-in in the console${NO_CHROMIUM_REASON}
   it('shows a read role no control that changes anything', async () => {
     const page = await browser.context.newPage();
     try {
+      const created = await api.call('POST', `/workspaces/${api.workspace}/webhooks`, {
+        body: { url: 'https://hooks.example.com/orders', eventTypes: ['webhook.test_event'], description: 'Orders' },
+      });
+      expect(created.status).toBe(201);
       await stubStaff(page, api, { role: 'read' });
       await signInAsStaff(page, api);
       await page.getByRole('button', { name: `Demo workspace ${api.workspace}` }).click();
@@ -254,10 +258,16 @@ describe.skipIf(!hasChromium)(`staff sign-in in the console${NO_CHROMIUM_REASON}
       await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
       await page.waitForLoadState('networkidle');
       expect(await page.getByRole('button', { name: 'New endpoint' }).count()).toBe(0);
+      await page.goto(`${api.apiUrl}/console#/endpoints/${created.body.endpointId as string}`);
+      await page.getByRole('heading', { name: 'Orders' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      for (const name of ['Rotate secret', 'Send test event', 'Disable endpoint', 'Delete endpoint', 'Recover deliveries'])
+        expect(await page.getByRole('button', { name }).count(), name).toBe(0);
+      expect(await page.getByRole('banner').textContent()).toContain('Staff · read');
+      await saveScreenshot(page, 'console-staff-read-only');
       await page.getByRole('link', { name: 'API tokens' }).click();
       await page.getByRole('heading', { name: 'API tokens' }).waitFor();
       expect(await page.getByRole('button', { name: 'New token' }).count()).toBe(0);
-      expect(await page.getByRole('banner').textContent()).toContain('Staff · read');
     } finally {
       await page.close();
     }

@@ -22,7 +22,7 @@ function CreatedBy({ actor }: { actor: ApiToken['createdBy'] }) {
 
 /** The API tokens page. */
 export function TokensPage() {
-  const { client, caller } = useSession();
+  const { client, caller, staff } = useSession();
   const canWrite = useCan('token:write');
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
@@ -96,7 +96,11 @@ export function TokensPage() {
       <p class="muted ws-lead">
         Clients send a token in the <span class="mono">Authorization: Bearer</span> header to call the REST API and the MCP server. A token
         is shown once, when it is created; this list never shows it again.
-        {canWrite ? null : ' Your token may not create or revoke tokens.'}
+        {canWrite
+          ? null
+          : staff
+            ? ` Your staff role (${staff.role}) may not create or revoke tokens.`
+            : ' Your token may not create or revoke tokens.'}
       </p>
       {revoked ? (
         <p class="success ws-outcome" role="status" tabIndex={-1} ref={revokedRef}>
