@@ -62,7 +62,7 @@ describe.skipIf(!hasChromium)(`staff sign-in journey with a real OpenID provider
     api = await startTestApi({
       port,
       schedules: false,
-      consoleOidc: JSON.stringify({ issuer: issuer.issuer, clientId: issuer.clientId, roles: TEST_STAFF_ROLES, name: PROVIDER_NAME }),
+      consoleOidc: { issuer: issuer.issuer, clientId: issuer.clientId, roles: TEST_STAFF_ROLES, name: PROVIDER_NAME },
     });
     await ensureWorkspace(api.table, 'acme', 'Acme Inc.');
     await ensureWorkspace(api.table, 'globex', 'Globex Corporation');
