@@ -61,7 +61,8 @@ async function stubStaff(page: Page, api: TestApi, options: StubOptions = {}): P
   await page.route(
     (url) => url.origin === apiOrigin && (url.pathname === '/console' || url.pathname === '/console/'),
     async (route) => {
-      const response = await route.fetch();
+      // Playwright's fetch may reuse a connection the stack's server has just closed as idle: one more try.
+      const response = await route.fetch().catch(() => route.fetch());
       const content = JSON.stringify(tag).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
       const csp = (response.headers()['content-security-policy'] ?? '').replace("connect-src 'self'", `connect-src 'self' ${PROVIDER}`);
       await route.fulfill({
