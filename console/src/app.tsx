@@ -335,7 +335,7 @@ function Shell({ session }: { session: Session }) {
       {session.portal ? (
         <EmbeddedHeader portal={session.portal} slug={session.slug} />
       ) : (
-        <header class="topbar">
+        <header class={session.staff ? 'topbar topbar-staff' : 'topbar'}>
           <span class="brand">Webhooks</span>
           <span class="workspace" title={session.slug}>
             {session.workspaceName} <span class="muted">({session.slug})</span>

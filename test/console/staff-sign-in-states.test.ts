@@ -355,6 +355,29 @@ describe.skipIf(!hasChromium)(`staff sign-in in the console${NO_CHROMIUM_REASON}
     }
   });
 
+  it('fits the sign-in choice, the picker and a staff header on a 390 px wide screen', async () => {
+    const narrow = await launchChromium({ width: 390, height: 844 });
+    try {
+      const page = await narrow.context.newPage();
+      await stubStaff(page, api);
+      const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      await page.goto(`${api.apiUrl}/console`);
+      await page.getByRole('button', { name: 'Sign in with Acme SSO' }).waitFor();
+      expect(await overflow(), 'sign-in').toBeLessThanOrEqual(0);
+      await page.getByRole('button', { name: 'Sign in with Acme SSO' }).click();
+      await page.getByRole('heading', { name: 'Choose a workspace' }).waitFor();
+      expect(await overflow(), 'picker').toBeLessThanOrEqual(0);
+      await page.getByRole('button', { name: `Demo workspace ${api.workspace}` }).click();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(await overflow(), 'overview').toBeLessThanOrEqual(0);
+      expect(await seriousAxeFindings(page)).toEqual([]);
+      await saveScreenshot(page, 'console-staff-390');
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('returns to sign-in when the hour is up: "Your session ended; sign in again"', async () => {
     const page = await browser.context.newPage();
     try {

@@ -72,7 +72,7 @@ export function WorkspacePicker({
   };
   return (
     <div class="shell-picker">
-      <header class="topbar">
+      <header class="topbar topbar-staff">
         <span class="brand">Webhooks</span>
         <span class="workspace" />
         <StaffIdentity staff={staff} />
