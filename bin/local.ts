@@ -18,7 +18,9 @@ const HELP = `Usage: npm start -- [options]
   --dispatcher-batch-size <n>       records per dispatcher batch, 1-100 (default 25; over 10 a
                                     batch waits up to 1 s to fill, as on Lambda)
   --dispatcher-max-concurrency <n>  dispatcher batches at once, 2-1000 (default 4)
-  --help              this text`;
+  --help              this text
+Environment: CONSOLE_OIDC='{"issuer":…,"clientId":…,"roles":{…}}' turns staff sign-in on
+  (the stage setting consoleOidc as JSON; an http://localhost issuer is allowed here: README "Staff sign-in")`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -60,12 +62,16 @@ async function main(): Promise<void> {
     ...(process.env[ENV.RATE_LIMITS] ? { rateLimits: process.env[ENV.RATE_LIMITS] } : {}),
   });
   const portalLink = await demoPortalLink(stack);
+  // CONSOLE_OIDC (the stage setting consoleOidc as JSON) turns staff sign-in on: README "Staff sign-in".
+  const staffSignIn = stack.consoleOidcRedirectUri
+    ? `\n              staff sign-in on: register the redirect URI ${stack.consoleOidcRedirectUri} for the console's client at the provider`
+    : '';
   console.log(`
 Webhook delivery service: local stack ready
   API         ${stack.apiUrl}
   OpenAPI     ${stack.apiUrl}/openapi.json
   Reference   ${stack.apiUrl}/reference
-  Console     ${stack.apiUrl}/console   (sign in with the workspace and token below)
+  Console     ${stack.apiUrl}/console   (sign in with the workspace and token below)${staffSignIn}
   MCP         ${stack.mcpUrl}   (Streamable HTTP; Authorization: Bearer <token>)
   DynamoDB    ${stack.dynamoDbEndpoint} (pid ${stack.dynamoDbPid}, data in ${values['data-dir']}/dynamodb)
   Workspace   ${stack.workspace}

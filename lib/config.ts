@@ -27,6 +27,7 @@ import {
   RECOVERY_RATE_BOUNDS,
   RESERVED_CONCURRENCY_BOUNDS,
 } from '#lambdas/contract/deployment';
+import { parseConsoleOidc, type ConsoleOidcSettings } from '#lambdas/contract/console-oidc';
 import { isFrameAncestorOrigin, MAX_FRAME_ANCESTORS } from '#lambdas/contract/frame-ancestors';
 import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE, RECOVERY_JOBS_PER_WORKSPACE_BOUNDS } from '#lambdas/contract/jobs';
 import { RATE_LIMIT_BUCKETS, resolveQuotas, type Quota, type RateLimitBucket } from '#lambdas/contract/rate-limits';
@@ -116,6 +117,17 @@ export interface WebhooksConfig {
    * @default []
    */
   readonly consoleFrameAncestors: readonly string[];
+  /**
+   * The OpenID Connect provider the platform's staff sign in to the console with
+   * (docs/behaviour.md#staff-sign-in): `{issuer, clientId, groupsClaim?, roles: {read, write, admin},
+   * trustEmailFromIssuer?, scopes?, name?}`, checked by `parseConsoleOidc`
+   * (lambdas/contract/console-oidc.ts) and handed to the console function and the sign-in functions
+   * as `CONSOLE_OIDC` (JSON). The console is a public client at the provider (Authorization Code
+   * with PKCE, no secret); its redirect URI is the `ConsoleOidcRedirectUri` output. `null`: staff
+   * sign-in is off, the console offers token sign-in only. On the command line, the object as JSON.
+   * @default null
+   */
+  readonly consoleOidc: ConsoleOidcSettings | null;
   /**
    * Reserved concurrency of the MCP function, an integer from 1 to 1000: the most MCP requests
    * that run at once, so a flood on the public URL is throttled (HTTP 429 from Lambda) instead of
@@ -251,6 +263,7 @@ export const DEFAULT_CONFIG: WebhooksConfig = {
   alarmEmail: null,
   mcpAllowedOrigins: MCP_CORS.defaultAllowedOrigins,
   consoleFrameAncestors: [],
+  consoleOidc: null,
   mcpReservedConcurrency: DEFAULT_MCP_RESERVED_CONCURRENCY,
   publisherReservedConcurrency: DEFAULT_PUBLISHER_RESERVED_CONCURRENCY,
   deadLetterMaxConcurrency: DEAD_LETTER_CONSUMER.maxConcurrency,
@@ -516,6 +529,11 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
   const consoleFrameAncestors = given('consoleFrameAncestors')
     ? parseFrameAncestors(raw.consoleFrameAncestors, problems)
     : DEFAULT_CONFIG.consoleFrameAncestors;
+  // `-c consoleOidc=` (an empty string) also means none, as for alarmEmail.
+  const consoleOidc =
+    given('consoleOidc') && raw.consoleOidc !== ''
+      ? parseConsoleOidc(toObject(raw.consoleOidc) ?? raw.consoleOidc, problems)
+      : DEFAULT_CONFIG.consoleOidc;
   // Unlike the other keys, null here is a value (unreserved), not "use the default".
   const reservation = (key: 'mcpReservedConcurrency' | 'publisherReservedConcurrency'): number | null => {
     const value = raw[key];
@@ -564,6 +582,7 @@ export function parseConfig(raw: Readonly<Record<string, unknown>>): WebhooksCon
     alarmEmail: alarmEmail as string | null,
     mcpAllowedOrigins,
     consoleFrameAncestors,
+    consoleOidc,
     mcpReservedConcurrency,
     publisherReservedConcurrency,
     deadLetterMaxConcurrency,

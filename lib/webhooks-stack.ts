@@ -103,6 +103,7 @@ export class WebhooksStack extends Stack {
       apiGatewayAccountRole: config.apiGatewayAccountRole,
       platformPrincipals: config.platformPrincipals,
       consoleFrameAncestors: config.consoleFrameAncestors,
+      consoleOidc: config.consoleOidc,
       ...logs,
     });
     this.mcp = new McpEndpoint(this, 'Mcp', {
@@ -157,6 +158,12 @@ export class WebhooksStack extends Stack {
       value: `${url}console`,
       description: 'The web console (sign in with the workspace slug and an API token)',
     });
+    if (config.consoleOidc)
+      new CfnOutput(this, 'ConsoleOidcRedirectUri', {
+        // The console's address exactly as its page sends it in the authorization request (CONSOLE_URL).
+        value: this.api.portalLinks.consoleUrl,
+        description: `Staff sign-in: register this redirect URI for the client ${config.consoleOidc.clientId} at ${config.consoleOidc.issuer} (README: "Staff sign-in")`,
+      });
     new CfnOutput(this, 'McpUrl', {
       value: this.mcp.functionUrl.url,
       description: 'The MCP server (Streamable HTTP, POST JSON-RPC) with Authorization: Bearer <workspace API token>',

@@ -43,6 +43,7 @@ import {
 } from '#lambdas/contract/deployment';
 import { AppError } from '#lambdas/contract/errors';
 import { frameAncestorsFrom } from '#lambdas/contract/frame-ancestors';
+import { parseConsoleOidc, type ConsoleOidcSettings, type StaffRole } from '#lambdas/contract/console-oidc';
 import { EVENTBRIDGE_ENTRY_BYTES, putEventsEntryBytes } from '#lambdas/contract/aws-limits';
 import { payloadDepthRefusal } from '#lambdas/contract/input-validation';
 import { MAX_PAYLOAD_BYTES } from '#lambdas/contract/limits';
@@ -83,6 +84,15 @@ export interface LocalStackOptions {
    * `CONSOLE_FRAME_ANCESTORS` environment variable (a JSON array) as set around `npm start`, else none.
    */
   readonly consoleFrameAncestors?: readonly string[];
+  /**
+   * The identity provider staff sign in to the console with, as the stage setting `consoleOidc`
+   * (docs/behaviour.md#staff-sign-in), where an `http://localhost` or `http://127.0.0.1` issuer is
+   * allowed too (a provider on this machine); unset, the `CONSOLE_OIDC` environment variable (the
+   * setting as JSON) as set around `npm start`, else none: token sign-in only. A value the setting's
+   * parser refuses fails the start with its problems. The redirect URI to register at the provider
+   * is {@link LocalStack.consoleOidcRedirectUri}.
+   */
+  readonly consoleOidc?: ConsoleOidcInput;
   /** Records per batch of the delivery queue's dispatcher, as the stage setting `dispatcherBatchSize` (over 10: a 1 s batching window). @default 25 */
   readonly dispatcherBatchSize?: number;
   /** Batches of the delivery queue at once, as the stage setting `dispatcherMaxConcurrency`. @default 4 */
@@ -126,8 +136,25 @@ export interface LocalStackOptions {
 }
 
 /** What a running local stack offers. */
+/** The `consoleOidc` setting as written (lambdas/contract/console-oidc.ts fills in the defaults). */
+interface ConsoleOidcInput {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly roles: Readonly<Partial<Record<StaffRole, readonly string[]>>>;
+  readonly groupsClaim?: string;
+  readonly trustEmailFromIssuer?: boolean;
+  readonly scopes?: readonly string[];
+  readonly name?: string;
+}
+
 export interface LocalStack {
   readonly apiUrl: string;
+  /**
+   * With staff sign-in on ({@link LocalStackOptions.consoleOidc}): the redirect URI to register for
+   * the console's client at the provider, `<apiUrl>/console/` (the deployed stack's
+   * `ConsoleOidcRedirectUri`); null when off.
+   */
+  readonly consoleOidcRedirectUri: string | null;
   readonly mcpUrl: string;
   readonly workspace: string;
   /** Admin token of the seeded workspace. */
@@ -197,6 +224,28 @@ function localFrameAncestors(given: readonly string[] | undefined): readonly str
       `${ENV.CONSOLE_FRAME_ANCESTORS} must be a JSON array of origins such as ["http://localhost:5173"] (https://host[:port], or http:// for a loopback host), got ${raw}`,
     );
   return list;
+}
+
+/**
+ * The local console's staff sign-in ({@link LocalStackOptions.consoleOidc}): null when none is
+ * given; a value the setting's parser refuses fails the start with its problems.
+ */
+function localConsoleOidc(given: ConsoleOidcInput | undefined): ConsoleOidcSettings | null {
+  const raw = given ? JSON.stringify(given) : process.env[ENV.CONSOLE_OIDC];
+  if (raw === undefined || raw.trim() === '') return null;
+  const problems: string[] = [];
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    problems.push(`it is not JSON: ${raw}`);
+  }
+  const settings = problems.length === 0 ? parseConsoleOidc(value, problems, true) : null;
+  if (problems.length > 0)
+    throw new Error(
+      `${ENV.CONSOLE_OIDC} must be the consoleOidc setting as JSON, such as {"issuer":"http://localhost:8080","clientId":"webhooks-console","roles":{"admin":["webhooks-admins"]}}: ${problems.join('; ')}`,
+    );
+  return settings;
 }
 
 /**
@@ -312,6 +361,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const dataDir = resolve(options.dataDir ?? '.local');
   const port = options.port ?? 3000;
   const slug = options.workspace ?? 'demo';
+  // Checked before anything starts: a bad setting fails the start at once, leaving nothing running.
+  const consoleOidc = localConsoleOidc(options.consoleOidc);
   if (port !== 0) await assertPortFree(port, 'the local API');
   mkdirSync(dataDir, { recursive: true });
 
@@ -417,6 +468,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // The handlers build their adapters from the environment, as on Lambda; the queue and bus
     // names only say that one is bound: the adapters behind them are the in-process ones.
+    // As on AWS, where only the console and the sign-in functions carry it; unset when off (a stack
+    // started before in this process may have set it).
+    if (consoleOidc) process.env[ENV.CONSOLE_OIDC] = JSON.stringify(consoleOidc);
+    else delete process.env[ENV.CONSOLE_OIDC];
     Object.assign(process.env, {
       [ENV.DELIVERY_QUEUE_URL]: 'local:deliveries',
       ...(options.slowLane === false ? {} : { [ENV.SLOW_DELIVERY_QUEUE_URL]: 'local:deliveries-slow' }),
@@ -578,6 +633,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     return {
       apiUrl,
+      consoleOidcRedirectUri: consoleOidc ? `${apiUrl}/console/` : null,
       mcpUrl,
       workspace: slug,
       token,

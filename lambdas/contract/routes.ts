@@ -17,6 +17,10 @@ export interface OperationRoute {
   /** The status of a dry run (`dryRun: true` in the body), for an operation that has one. */
   readonly dryRunStatus?: 200;
   readonly permission: OperationDef['permission'];
+  /** A token route whose path names no workspace ({@link OperationDef.workspaceless}). */
+  readonly workspaceless?: boolean;
+  /** Only a staff session may call it ({@link OperationDef.staffOnly}). */
+  readonly staffOnly?: boolean;
   readonly rateLimit: OperationDef['rateLimit'];
   /** The MCP tool of a token route; absent for the other kinds. */
   readonly mcpTool?: string;

@@ -1,4 +1,4 @@
-/** API tokens and portal session tokens: minted once, stored as SHA-256 hashes (docs/architecture.md#api-tokens). */
+/** API tokens, portal and staff session tokens: minted once, stored as SHA-256 hashes (docs/architecture.md#api-tokens). */
 import { createHash, randomBytes } from 'node:crypto';
 
 /** Prefix of raw API tokens, so leaked ones are recognisable by secret scanners. */
@@ -6,6 +6,9 @@ export const TOKEN_PREFIX = 'whk_';
 
 /** Prefix of raw portal session tokens (docs/behaviour.md#portal-sessions), recognisable as {@link TOKEN_PREFIX}. */
 export const SESSION_TOKEN_PREFIX = 'whs_';
+
+/** Prefix of raw staff session tokens (docs/behaviour.md#staff-sign-in), recognisable as {@link TOKEN_PREFIX}. */
+export const STAFF_TOKEN_PREFIX = 'wss_';
 
 /** Random bytes of every minted token and portal code: 256 bits, 43 characters of unpadded base64url. */
 const TOKEN_BYTES = 32;
@@ -18,6 +21,16 @@ export function mintApiToken(): string {
 /** A new raw portal session token (answered once, by the exchange of its link's code). */
 export function mintSessionToken(): string {
   return `${SESSION_TOKEN_PREFIX}${randomBytes(TOKEN_BYTES).toString('base64url')}`;
+}
+
+/** A new raw staff session token (answered once, by the sign-in). */
+export function mintStaffToken(): string {
+  return `${STAFF_TOKEN_PREFIX}${randomBytes(TOKEN_BYTES).toString('base64url')}`;
+}
+
+/** A new staff sign-in nonce: 256 random bits, stored only as its hash. */
+export function mintConsoleNonce(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
 /** A new portal link code: 256 random bits, carried in the link's fragment only. */

@@ -2,10 +2,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { logger } from '../composition/runtime';
 import { ENV } from '../contract/deployment';
 import { AppError } from '../contract/errors';
 import { frameAncestorsFrom } from '../contract/frame-ancestors';
-import { consoleResponse } from '../http/console';
+import { providerDiscovery, type ProviderDiscovery } from '../identity/oidc-discovery';
+import { consoleResponse, isConsolePage, staffSignInMeta } from '../http/console';
 import { problemResponse } from '../http/responses';
 
 const cache = new Map<string, Buffer | undefined>();
@@ -21,10 +23,27 @@ function read(name: string): Buffer | undefined {
   return cache.get(path);
 }
 
-/** Answers a console path, or a RouteNotFound problem. The framing origins are read per call, as the folder is. */
+/** One discovery per issuer for the container's life: a page load costs no request to the provider most of the time. */
+const discoveries = new Map<string, ProviderDiscovery>();
+function discoveryOf(issuer: string): ProviderDiscovery {
+  let discovery = discoveries.get(issuer);
+  if (!discovery) discoveries.set(issuer, (discovery = providerDiscovery(issuer)));
+  return discovery;
+}
+
+/**
+ * Answers a console path, or a RouteNotFound problem. The framing origins and the staff sign-in
+ * setting are read per call, as the folder is; the page names the identity provider when the
+ * stage has one and its discovery answers (docs/behaviour.md#staff-sign-in).
+ */
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const staffSignIn = isConsolePage(event.path)
+    ? await staffSignInMeta(process.env[ENV.CONSOLE_OIDC], process.env[ENV.CONSOLE_URL], discoveryOf, (message, error) =>
+        logger.error(message, { error: error as Error | undefined }),
+      )
+    : null;
   return (
-    consoleResponse(event.path, read, frameAncestorsFrom(process.env[ENV.CONSOLE_FRAME_ANCESTORS])) ??
+    consoleResponse(event.path, read, frameAncestorsFrom(process.env[ENV.CONSOLE_FRAME_ANCESTORS]), staffSignIn) ??
     problemResponse(new AppError('RouteNotFound', `No console file at ${event.path}`), event.requestContext?.requestId ?? 'unknown')
   );
 }

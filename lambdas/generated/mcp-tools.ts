@@ -1227,6 +1227,87 @@ export const MCP_TOOLS: readonly Tool[] = [
     execution: { taskSupport: "forbidden" },
   },
   {
+    name: "list_console_sessions",
+    title: "List staff sessions",
+    description: "Pages through the staff sessions that have not ended, newest first. Only a staff session with the `admin` role may list them: any other token or role is 403 `Forbidden`. Never shows a token.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        limit: {
+          description: "Page size; defaults to 50. Any integer is accepted and clamped into [1, 200]: below 1 reads as 1, above 200 as 200 (never an error).",
+          example: 50,
+          param: { schema: { type: "integer", default: 50 } },
+          type: "number",
+        },
+        cursor: {
+          description: "Opaque keyset position from a previous page; a cursor that does not decode gives an empty page.",
+          type: "string",
+          maxLength: 2048,
+        },
+      },
+      additionalProperties: false,
+    },
+    annotations: { title: "List staff sessions", readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "revoke_console_session",
+    title: "Sign a staff member out",
+    description: "Ends a staff session: its changes are refused at once, and its reads once the authorizer cache (at most its TTL) expires. A staff session may end itself (the console's sign-out); ending another's needs the `admin` role. Any other token is 403 `Forbidden`.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        sessionId: {
+          type: "string",
+          pattern: "^wcs_[0-9A-HJKMNP-TV-Z]{26}$",
+          example: "wcs_01JD2YF7G8H9J0K1M2N3P4Q5RS",
+          description: "Staff session id",
+        },
+      },
+      required: ["sessionId"],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: "Sign a staff member out",
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: false,
+    },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
+    name: "list_workspaces",
+    title: "List the workspaces I may open",
+    description: "Pages through the workspaces the caller may open, in slug order: a workspace's API token or portal session, its own; a staff session, every workspace not being erased.",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        limit: {
+          description: "Page size; defaults to 50. Any integer is accepted and clamped into [1, 200]: below 1 reads as 1, above 200 as 200 (never an error).",
+          example: 50,
+          param: { schema: { type: "integer", default: 50 } },
+          type: "number",
+        },
+        cursor: {
+          description: "Opaque keyset position from a previous page; a cursor that does not decode gives an empty page.",
+          type: "string",
+          maxLength: 2048,
+        },
+      },
+      additionalProperties: false,
+    },
+    annotations: {
+      title: "List the workspaces I may open",
+      readOnlyHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    },
+    execution: { taskSupport: "forbidden" },
+  },
+  {
     name: "get_branding",
     title: "Get branding",
     description: "The workspace's branding in the console: its display name and accent colour (each absent when not set). Requires permission `webhook:read`.",

@@ -4,6 +4,7 @@
  * revocation: the REST handler re-checks it for every mutating route.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { STAFF_ROLES, type StaffRole } from '../contract/console-oidc';
 import type { Caller } from '../operations/context';
 
 /** Context values the authorizer hands to every operation (strings only: API Gateway's rule). */
@@ -14,11 +15,15 @@ interface AuthorizerContext {
   scopes: string;
   /** The token's name (for the audit entries of the request); absent when the token has none. */
   tokenName?: string;
-  /** `portal_session` for a portal session's token; absent for an API token. */
-  kind?: 'portal_session';
+  /** `portal_session` for a portal session's token, `staff` for a staff session's; absent for an API token. */
+  kind?: 'portal_session' | 'staff';
+  /** A staff session's role (docs/behaviour.md#staff-sign-in). */
+  staffRole?: StaffRole;
+  /** A staff session's person. */
+  email?: string;
   /** A portal session's event types, space-separated (type names hold no spaces); absent when unrestricted. */
   eventTypes?: string;
-  /** When a portal session ends (ISO 8601): the handler compares it on every request, cached or not. */
+  /** When a session ends (ISO 8601): the handler compares it on every request, cached or not. */
   expiresAt?: string;
 }
 
@@ -29,7 +34,9 @@ function toAuthorizerContext(caller: Caller): AuthorizerContext {
     tokenId: caller.tokenId,
     scopes: caller.scopes.join(' '),
     ...(caller.tokenName ? { tokenName: caller.tokenName } : {}),
-    ...(caller.kind === 'portal_session' ? { kind: caller.kind } : {}),
+    ...(caller.kind === 'portal_session' || caller.kind === 'staff' ? { kind: caller.kind } : {}),
+    ...(caller.staffRole ? { staffRole: caller.staffRole } : {}),
+    ...(caller.email ? { email: caller.email } : {}),
     ...(caller.eventTypes ? { eventTypes: caller.eventTypes.join(' ') } : {}),
     ...(caller.expiresAt ? { expiresAt: caller.expiresAt } : {}),
   };
@@ -45,6 +52,11 @@ export function fromAuthorizerContext(context: Record<string, unknown> | null | 
     scopes,
     ...(typeof context.tokenName === 'string' && context.tokenName !== '' ? { tokenName: context.tokenName } : {}),
     ...(context.kind === 'portal_session' ? { kind: 'portal_session' as const } : {}),
+    ...(context.kind === 'staff' ? { kind: 'staff' as const } : {}),
+    ...(typeof context.staffRole === 'string' && (STAFF_ROLES as readonly string[]).includes(context.staffRole)
+      ? { staffRole: context.staffRole as StaffRole }
+      : {}),
+    ...(typeof context.email === 'string' && context.email !== '' ? { email: context.email } : {}),
     ...(typeof context.eventTypes === 'string' ? { eventTypes: context.eventTypes.split(' ').filter(Boolean) } : {}),
     ...(typeof context.expiresAt === 'string' && context.expiresAt !== '' ? { expiresAt: context.expiresAt } : {}),
   };

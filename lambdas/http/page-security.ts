@@ -7,17 +7,19 @@
 
 /**
  * Content-Security-Policy: only this origin, no inline script or style, no plugins, no
- * third-party host; framed only by `frameAncestors` (`'none'` when there are none). `img-src
+ * third-party host but the `connectOrigins` a page may fetch from (the console's identity
+ * provider's token endpoint, docs/behaviour.md#staff-sign-in); framed only by `frameAncestors`
+ * (`'none'` when there are none). `img-src
  * data:` is for favicons and icons inlined in stylesheets; style props set through the CSSOM
  * (Preact's, Swagger UI's) are not governed by `style-src`.
  */
-function pageCsp(frameAncestors: readonly string[] = []): string {
+function pageCsp(frameAncestors: readonly string[] = [], connectOrigins: readonly string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
-    "connect-src 'self'",
+    ["connect-src 'self'", ...connectOrigins].join(' '),
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
@@ -38,14 +40,15 @@ export const PAGE_SECURITY_HEADERS = {
 } as const;
 
 /**
- * The headers of a page that `frameAncestors` may frame. `X-Frame-Options` cannot name an origin
- * (its ALLOW-FROM is gone from browsers) and a browser that sees DENY refuses every frame, so it
- * is left out when origins are listed: the CSP's `frame-ancestors` says who may frame the page.
+ * The headers of a page that `frameAncestors` may frame and that may fetch from `connectOrigins`
+ * besides its own. `X-Frame-Options` cannot name an origin (its ALLOW-FROM is gone from browsers)
+ * and a browser that sees DENY refuses every frame, so it is left out when origins are listed: the
+ * CSP's `frame-ancestors` says who may frame the page.
  */
-export function framedPageHeaders(frameAncestors: readonly string[]): Record<string, string> {
+export function framedPageHeaders(frameAncestors: readonly string[], connectOrigins: readonly string[] = []): Record<string, string> {
   const { 'x-frame-options': deny, ...rest } = PAGE_SECURITY_HEADERS;
   return {
-    'content-security-policy': pageCsp(frameAncestors),
+    'content-security-policy': pageCsp(frameAncestors, connectOrigins),
     ...rest,
     ...(frameAncestors.length > 0 ? {} : { 'x-frame-options': deny }),
   };

@@ -120,8 +120,7 @@ function guard(
       // Reads keep the authorizer's cache window; every other method pays one consistent read.
       if (def.method !== 'GET') caller = await confirmCaller(runtime().deps.table, headerOf(request.event, 'authorization'), caller);
       if (!caller) throw new AppError('Unauthorized', 'This API token is unknown or has been revoked');
-      await authorize(runtime(), def, caller, request.event.pathParameters?.slug);
-      request.context.caller = caller;
+      request.context.caller = await authorize(runtime(), def, caller, request.event.pathParameters?.slug);
     },
   };
 }

@@ -11,7 +11,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { MCP_CORS } from '../contract/deployment';
 import { AppError, isAppError, toProblem } from '../contract/errors';
-import { bearerToken, SESSION_TOKEN_PREFIX, TOKEN_PREFIX } from '../domain/api-tokens';
+import { bearerToken, SESSION_TOKEN_PREFIX, STAFF_TOKEN_PREFIX, TOKEN_PREFIX } from '../domain/api-tokens';
 import { resolveCaller } from '../operations/access';
 import type { SurfaceRuntime } from '../operations/context';
 import { chargeRateLimit } from '../operations/rate-limiter';
@@ -44,13 +44,13 @@ export function mcpCorsHeaders(
 }
 
 /**
- * The shape of every token `mintApiToken` and `mintSessionToken` issue (lambdas/domain/api-tokens.ts):
+ * The shape of every token `mintApiToken`, `mintSessionToken` and `mintStaffToken` issue (lambdas/domain/api-tokens.ts):
  * the prefix, then 32 random bytes in unpadded base64url, 43 characters. Anything else cannot be a
  * token, so it is refused without a database read.
  */
-const API_TOKEN_SHAPE = new RegExp(`^(?:${TOKEN_PREFIX}|${SESSION_TOKEN_PREFIX})[A-Za-z0-9_-]{43}$`);
+const API_TOKEN_SHAPE = new RegExp(`^(?:${TOKEN_PREFIX}|${SESSION_TOKEN_PREFIX}|${STAFF_TOKEN_PREFIX})[A-Za-z0-9_-]{43}$`);
 
-/** True when `token` has the shape of a minted API token or portal session token (it may still be unknown, revoked or expired). */
+/** True when `token` has the shape of a minted API token, portal or staff session token (it may still be unknown, revoked or expired). */
 export function isWellFormedApiToken(token: string): boolean {
   return API_TOKEN_SHAPE.test(token);
 }

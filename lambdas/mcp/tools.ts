@@ -23,7 +23,7 @@ import { IMPLEMENTATIONS } from '../operations/index';
 const MCP_SERVER_INFO = { name: 'webhook-delivery-service', version: '1.0.0' } as const;
 
 const INSTRUCTIONS =
-  'Tools of the webhook delivery service. Every tool takes the workspace `slug`; list tools take `limit` and `cursor` and return `items` and `nextCursor` (a page may hold fewer than `limit` items: follow `nextCursor` until it is null). Errors carry an RFC 9457 problem with a `tag`.';
+  'Tools of the webhook delivery service. Every tool takes the workspace `slug` (but `list_workspaces`, which lists the ones the token may open, and the staff session tools); list tools take `limit` and `cursor` and return `items` and `nextCursor` (a page may hold fewer than `limit` items: follow `nextCursor` until it is null). Errors carry an RFC 9457 problem with a `tag`.';
 
 function keysOf(node: OperationRoute['input']['params'] | undefined): string[] {
   return node?.t === 'object' ? Object.keys(node.shape) : [];
@@ -79,11 +79,11 @@ async function callTool(
 ): Promise<CallToolResult> {
   try {
     const raw = splitToolArguments(def, args);
-    await authorize(runtime, def, caller, (raw.params as { slug?: string }).slug);
+    const effective = await authorize(runtime, def, caller, (raw.params as { slug?: string }).slug);
     const parsed = parseOperationInput({ input: { ...def.input, body: def.input.body ?? NO_BODY } }, raw);
     const input = def.input.body ? parsed : { ...parsed, body: undefined };
     const impl = IMPLEMENTATIONS[def.operationId as TokenOperationId] as OperationImpl<TokenOperationId>;
-    const result = (await impl(runtime.deps, caller, input as never)) as unknown;
+    const result = (await impl(runtime.deps, effective, input as never)) as unknown;
     const structured =
       result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { done: true };
     // A page ends early when the function URL's response carrying it would pass the page budget (docs/behaviour.md#pagination).

@@ -1,9 +1,10 @@
 /**
  * The checks every surface applies before an operation, in one place: the
- * bearer token (an API token or a portal session's) must be known and, for a session, unexpired
- * (401), then {@link authorize}: the session still unexpired (401), the slug must be the
- * token's workspace (404, no existence oracle), the token's rate limit (429) and
- * the operation's permission (403). REST and MCP both call these.
+ * bearer token (an API token, a portal session's or a staff session's) must be known and, for a
+ * session, unexpired (401), then {@link authorize}: the session still unexpired (401), the slug
+ * must be the token's workspace, or for a staff session a workspace that exists and is not being
+ * erased (404, no existence oracle), the token's rate limit (429), a staff-only route's staff
+ * session and the operation's permission (403). REST and MCP both call these.
  */
 import { AppError } from '../contract/errors';
 import { validateInput, type InputIssue, type InputNode } from '../contract/input-validation';
@@ -12,6 +13,7 @@ import { permissionsOf } from '../contract/permissions';
 import { bearerToken, hashApiToken } from '../domain/api-tokens';
 import { findTokenByHash } from '../store/api-tokens';
 import type { TableContext } from '../store/client';
+import { getPlatformWorkspace } from '../store/platform-workspaces';
 import type { Caller, OperationDeps, SurfaceRuntime } from './context';
 import { chargeRateLimit } from './rate-limiter';
 
@@ -21,8 +23,8 @@ function callerExpired(caller: Pick<Caller, 'expiresAt'>, now: Date): boolean {
 }
 
 /**
- * Resolves an `Authorization` header to its caller by the token's hash (an API token or a portal
- * session's), or null (401): unknown, revoked, or a session that has ended at `now`.
+ * Resolves an `Authorization` header to its caller by the token's hash (an API token, a portal
+ * session's or a staff session's), or null (401): unknown, revoked, or a session that has ended at `now`.
  */
 export async function resolveCaller(
   table: TableContext,
@@ -33,13 +35,14 @@ export async function resolveCaller(
   if (!token) return null;
   const identity = await findTokenByHash(table, hashApiToken(token));
   if (!identity) return null;
-  const { workspace, tokenId, scopes, name, kind, eventTypes, expiresAt } = identity;
+  const { workspace, tokenId, scopes, name, kind, eventTypes, expiresAt, staff } = identity;
   const caller: Caller = {
     workspace,
     tokenId,
     scopes,
     ...(name === null ? {} : { tokenName: name }),
     ...(kind === 'token' ? {} : { kind }),
+    ...(staff === null ? {} : { staffRole: staff.role, email: staff.email }),
     ...(eventTypes === null ? {} : { eventTypes }),
     ...(expiresAt === null ? {} : { expiresAt }),
   };
@@ -66,26 +69,39 @@ export async function confirmCaller(
 
 /**
  * Lets `caller` run operation `def` on workspace `slug`, or throws, in the order of
- * docs/behaviour.md#check-order: Unauthorized (401) when the caller is a portal session that has
- * ended (an authorizer decision cached before its end must not outlive it), then WorkspaceNotFound (404) unless `slug` is the caller's workspace
- * (unknown and foreign look alike), then one hit in the operation's rate-limit bucket (429
- * RateLimited, charged even when the permission then refuses), then Forbidden (403) unless the
- * caller's scopes grant the operation's permission.
+ * docs/behaviour.md#check-order: Unauthorized (401) when the caller is a session that has ended
+ * (an authorizer decision cached before its end must not outlive it), then, unless the route is
+ * workspace-less, WorkspaceNotFound (404) unless `slug` is the caller's workspace (unknown and
+ * foreign look alike) or, for a staff session, a workspace that exists and is not being erased
+ * (one consistent read), then one hit in the operation's rate-limit bucket (429 RateLimited,
+ * charged even when a permission then refuses), then Forbidden (403) on a staff-only route for any
+ * other caller, and unless the caller's scopes grant the operation's permission. Returns the
+ * caller the operation runs as: a staff session's with the route's workspace as its own.
  */
 export async function authorize(
-  runtime: Pick<SurfaceRuntime, 'rateLimiter'> & { readonly deps?: Pick<OperationDeps, 'now'> },
-  def: Pick<OperationRoute, 'permission' | 'rateLimit'>,
+  runtime: Pick<SurfaceRuntime, 'rateLimiter'> & { readonly deps?: Pick<OperationDeps, 'now' | 'table'> },
+  def: Pick<OperationRoute, 'permission' | 'rateLimit' | 'workspaceless' | 'staffOnly'>,
   caller: Caller,
   slug: string | undefined,
-): Promise<void> {
-  if (callerExpired(caller, runtime.deps?.now() ?? new Date())) throw new AppError('Unauthorized', 'This portal session has expired');
-  if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);
+): Promise<Caller> {
+  if (callerExpired(caller, runtime.deps?.now() ?? new Date())) throw new AppError('Unauthorized', 'This session has expired');
+  let effective = caller;
+  if (!def.workspaceless) {
+    if (caller.kind === 'staff') {
+      const workspace = slug === undefined || !runtime.deps ? null : await getPlatformWorkspace(runtime.deps.table, slug);
+      if (!workspace || workspace.status !== 'active') throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}"`);
+      effective = { ...caller, workspace: workspace.slug };
+    } else if (slug !== caller.workspace) throw new AppError('WorkspaceNotFound', `No workspace "${slug ?? ''}" for this token`);
+  }
   await chargeRateLimit(runtime.rateLimiter, def.rateLimit, caller.tokenId);
+  if (def.staffOnly && caller.kind !== 'staff')
+    throw new AppError('Forbidden', 'Only a platform staff session signed in to the console may call this operation');
   if (def.permission && !permissionsOf(caller.scopes).has(def.permission)) {
     throw new AppError('Forbidden', `This operation needs the permission ${def.permission}, which the token's scopes do not grant`, {
       requiredPermission: def.permission,
     });
   }
+  return effective;
 }
 
 /** Input issues (zod's paths and messages) as a ValidationError with the problem's `issues` member. */

@@ -28,7 +28,14 @@ export async function issueToken(
   await putApiToken(
     table,
     slug,
-    { tokenId, name: input.name, scopes: input.scopes as never, createdAt: now.toISOString(), hash: hashApiToken(token) },
+    {
+      tokenId,
+      name: input.name,
+      scopes: input.scopes as never,
+      createdAt: now.toISOString(),
+      createdBy: { kind: 'system', id: 'system' },
+      hash: hashApiToken(token),
+    },
     now,
     {
       action: 'api_token.created',

@@ -6,6 +6,7 @@ import { excessPermissions, type Scope } from '../contract/permissions';
 import { hashApiToken, mintApiToken } from '../domain/api-tokens';
 import { newId } from '../domain/ids';
 import { deleteApiToken, listApiTokens as readTokens, putApiToken } from '../store/api-tokens';
+import { workspaceViewActor } from '../store/audit';
 import type { AuditActor } from '../contract/schemas';
 import type { OperationDeps, OperationImpl } from './context';
 import { callerActor } from './context';
@@ -36,10 +37,16 @@ export async function mintWorkspaceToken(
   workspace: string,
   body: { readonly name: string; readonly scopes: readonly Scope[] },
   actor: AuditActor,
-): Promise<{ tokenId: string; name: string; scopes: Scope[]; createdAt: string; token: string }> {
+): Promise<{ tokenId: string; name: string; scopes: Scope[]; createdAt: string; createdBy: AuditActor; token: string }> {
   const now = deps.now();
   const token = mintApiToken();
-  const meta = { tokenId: newId('tok', now), name: body.name, scopes: [...new Set(body.scopes)], createdAt: now.toISOString() };
+  const meta = {
+    tokenId: newId('tok', now),
+    name: body.name,
+    scopes: [...new Set(body.scopes)],
+    createdAt: now.toISOString(),
+    createdBy: actor,
+  };
   const { apiTokens: limit } = workspaceLimitsOf(deps);
   const stored = await putApiToken(
     deps.table,
@@ -56,7 +63,7 @@ export async function mintWorkspaceToken(
     limit,
   );
   if (!stored) throw new AppError('Conflict', workspaceCountRefusal('apiTokens', limit));
-  return { ...meta, token };
+  return { ...meta, createdBy: workspaceViewActor(actor), token };
 }
 
 /** DELETE /workspaces/{slug}/api-tokens/{tokenId} */

@@ -14,7 +14,8 @@ import type { RateLimiter } from './rate-limiter';
 import type { WorkspaceLimits } from '../contract/limits';
 import type { MetricsRecorder } from '../contract/metrics';
 import type { AuditActor } from '../contract/schemas';
-import type { StaffRole } from '../contract/console-oidc';
+import type { ConsoleOidcSettings, StaffRole } from '../contract/console-oidc';
+import type { IdTokenVerifier } from '../identity/id-token-verifier';
 
 /** Adapters and configuration of the operations. */
 export interface OperationDeps {
@@ -55,6 +56,19 @@ export interface OperationDeps {
    * @default none: creating a portal session then fails (a deployment fault)
    */
   readonly portal?: PortalSettings;
+  /**
+   * Staff sign-in (docs/behaviour.md#staff-sign-in): the stage's `consoleOidc` setting and the
+   * verifier of its provider's ID tokens. @default none: the sign-in routes answer 404 `StaffSignInDisabled`
+   */
+  readonly consoleOidc?: ConsoleOidcDeps;
+}
+
+/** What staff sign-in runs with: from `CONSOLE_OIDC`. */
+export interface ConsoleOidcDeps {
+  readonly settings: ConsoleOidcSettings;
+  readonly verifyIdToken: IdTokenVerifier;
+  /** Records a sign-in, a sign-out or a revocation in the function's log (they belong to no workspace's audit log). @default none */
+  readonly log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 /** Where portal links lead: from `CONSOLE_URL` and `CONSOLE_FRAME_ANCESTORS`. */

@@ -22,6 +22,7 @@ import { getWorkspaceOverview, listAuditEvents, listEventTypes, listMembers, lis
 import { listJobs } from './jobs';
 import { ackNotification } from './notifications';
 import { createPortalSession, getBranding, listPortalSessions, revokePortalSession, setBranding } from './portal-sessions';
+import { listConsoleSessions, listWorkspaces, revokeConsoleSession } from './staff-sessions';
 
 /** The implementation of every token route (the other kinds' functions import theirs: they are no MCP tool). */
 export const IMPLEMENTATIONS: { readonly [K in TokenOperationId]: OperationImpl<K> } = {
@@ -57,4 +58,7 @@ export const IMPLEMENTATIONS: { readonly [K in TokenOperationId]: OperationImpl<
   revokePortalSession,
   getBranding,
   setBranding,
+  listConsoleSessions,
+  revokeConsoleSession,
+  listWorkspaces,
 };

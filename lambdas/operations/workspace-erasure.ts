@@ -12,7 +12,8 @@ import type { OperationDeps } from './context';
 /**
  * How long a running erasure may go without a slice before a repeated DELETE sends its message
  * again (a lost message): far beyond the pacing between slices. A second chain beside a live one
- * would be harmless anyway: the slices claim the job's version, so one of the two ends.
+ * would be harmless anyway: the slices claim the job's version, so one of the two ends, and each
+ * item is counted by the transaction that deletes it, whichever chain that is.
  */
 const STALLED_AFTER_MS = 15 * 60 * 1000;
 

@@ -22,7 +22,6 @@ import {
   advanceErasure,
   claimErasureSlice,
   completeErasure,
-  countCommit,
   ERASURE_ITEMS_PER_SLICE,
   ERASURE_PHASES,
   ErasureMoved,
@@ -187,13 +186,12 @@ async function runErasureSlice(deps: RecoveryWorkerDeps, read: ErasureRecord): P
   if (wait > 0) await deps.sleep(Math.min(wait, SLICE_INTERVAL_MS));
   const job = await claimErasureSlice(deps.table, read, deps.now());
   if (!job) return { kind: 'ignored', reason: 'moved' };
-  const commit = countCommit(deps.table, job, deps.now);
   let phase = job.phase;
   let cursor = job.cursor;
   let deleted = 0;
   try {
     for (;;) {
-      const step = await eraseStep(deps.table, { ...job, phase, cursor }, ERASURE_ITEMS_PER_SLICE - deleted, commit);
+      const step = await eraseStep(deps.table, { ...job, phase, cursor }, ERASURE_ITEMS_PER_SLICE - deleted, deps.now);
       deleted += step.deleted;
       cursor = step.cursor;
       if (!step.done) break;
@@ -206,7 +204,7 @@ async function runErasureSlice(deps: RecoveryWorkerDeps, read: ErasureRecord): P
       if (deleted >= ERASURE_ITEMS_PER_SLICE) break;
     }
   } catch (e) {
-    // A duplicate message's worker claimed the job under this slice: that chain goes on (every batch deleted here was counted but the last, which neither chain counts).
+    // A duplicate message's worker claimed the job under this slice: that chain goes on (each batch deleted here was counted with its delete; the refused one was neither).
     if (e instanceof ErasureMoved) return { kind: 'ignored', reason: 'moved' };
     throw e;
   }

@@ -5,13 +5,14 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiToken } from '../contract/schemas';
+import { STAFF_ROLES, type StaffRole } from '../contract/console-oidc';
 import { idPattern } from '../contract/ids';
 import type { Page } from '../contract/pagination';
 import { SCOPES } from '../contract/permissions';
 import type { TableContext } from './client';
-import type { AuditInput } from './audit';
+import { storedActor, workspaceViewActor, type AuditInput } from './audit';
 import { countItems, queryPage } from './pages';
-import { conditionFailedAt, IF_ABSENT, IF_EXISTS, oneOfList, optStr, str, strList, type Item } from './table-io';
+import { conditionFailedAt, IF_ABSENT, IF_EXISTS, oneOf, oneOfList, optStr, str, strList, type Item } from './table-io';
 import { keys, SK_PREFIX } from './table-schema';
 import { writeCounted } from './workspace-counts';
 
@@ -22,12 +23,17 @@ export interface TokenIdentity {
   readonly scopes: string[];
   /** The token's name (audit entries keep it beside the token id); null for a token whose hash item carries none. */
   readonly name: string | null;
-  /** `portal_session` for a portal session's token (lambdas/store/portal-sessions.ts), else an API token. */
-  readonly kind: 'token' | 'portal_session';
+  /**
+   * `portal_session` for a portal session's token (lambdas/store/portal-sessions.ts), `staff` for a
+   * staff session's (lambdas/store/staff-sessions.ts), else an API token.
+   */
+  readonly kind: 'token' | 'portal_session' | 'staff';
   /** A portal session's event types; null when unrestricted (and for API tokens). */
   readonly eventTypes: string[] | null;
-  /** When a portal session's token stops working; null for API tokens, which do not expire. */
+  /** When a session's token stops working; null for API tokens, which do not expire. */
   readonly expiresAt: string | null;
+  /** A staff session's role and person; null for other tokens. */
+  readonly staff: { readonly role: StaffRole; readonly email: string } | null;
 }
 
 /**
@@ -74,15 +80,17 @@ export async function putApiToken(
 
 /** A token-hash item as the identity it resolves to, each attribute checked (absent scopes: none; absent name: null). */
 function tokenIdentityFromItem(item: Item): TokenIdentity {
-  const session = item.kind === 'portal_session';
+  const portal = item.kind === 'portal_session';
+  const staff = item.kind === 'staff';
   return {
     tokenId: str(item, 'tokenId'),
     workspace: str(item, 'workspace'),
     scopes: strList(item, 'scopes'),
     name: optStr(item, 'name'),
-    kind: session ? 'portal_session' : 'token',
-    eventTypes: session && item.eventTypes !== null && item.eventTypes !== undefined ? strList(item, 'eventTypes') : null,
-    expiresAt: session ? str(item, 'expiresAt') : null,
+    kind: portal ? 'portal_session' : staff ? 'staff' : 'token',
+    eventTypes: portal && item.eventTypes !== null && item.eventTypes !== undefined ? strList(item, 'eventTypes') : null,
+    expiresAt: portal || staff ? str(item, 'expiresAt') : null,
+    staff: staff ? { role: oneOf(item, 'staffRole', STAFF_ROLES), email: str(item, 'email') } : null,
   };
 }
 
@@ -93,6 +101,9 @@ function apiTokenFromItem(item: Item): ApiToken {
     name: str(item, 'name'),
     scopes: oneOfList(item, 'scopes', SCOPES),
     createdAt: str(item, 'createdAt'),
+    // Tokens stored before their creator was kept carry none.
+    createdBy:
+      item.createdBy === undefined || item.createdBy === null ? null : workspaceViewActor(storedActor({ ...item, actor: item.createdBy })),
   };
 }
 

@@ -35,7 +35,7 @@ export interface AuditInput {
 const SYSTEM = 'system';
 
 /** The kinds of actor the service writes today. */
-const WRITTEN_ACTOR_KINDS = ['token', 'portal_session', 'system'] as const satisfies readonly AuditActor['kind'][];
+const WRITTEN_ACTOR_KINDS = ['token', 'portal_session', 'staff', 'system'] as const satisfies readonly AuditActor['kind'][];
 
 /** An actor as items keep it: given by its id alone, `system` or a token id (its name unknown); else as it is. */
 export function auditActor(actor: AuditActor | string): AuditActor {
@@ -43,14 +43,32 @@ export function auditActor(actor: AuditActor | string): AuditActor {
   return actor === SYSTEM ? { kind: 'system', id: actor } : { kind: 'token', id: actor };
 }
 
-/** The actor an item keeps in its `actor` map (an audit entry, a recovery job): kind, id, and the name when known. */
+/**
+ * The actor an item keeps in its `actor` map (an audit entry, a recovery job): kind, id, the name
+ * when known, and a staff member's email.
+ */
 export function storedActor(item: Item): AuditActor {
   // Entries written before the actor became a map (a kept local table) hold the token id or `system`.
   if (typeof item.actor === 'string') return auditActor(item.actor);
   const map = optMap(item, 'actor');
   if (!map) throw new ItemShapeError(`item ${String(item[TABLE.partitionKey])} / ${String(item[TABLE.sortKey])}: actor is not a map`);
   const name = optStr(map, 'name');
-  return { kind: oneOf(map, 'kind', WRITTEN_ACTOR_KINDS), id: str(map, 'id'), ...(name === null ? {} : { name }) };
+  const email = optStr(map, 'email');
+  return {
+    kind: oneOf(map, 'kind', WRITTEN_ACTOR_KINDS),
+    id: str(map, 'id'),
+    ...(name === null ? {} : { name }),
+    ...(email === null ? {} : { email }),
+  };
+}
+
+/**
+ * An actor as a workspace's own views of what it made show it (an API token's or a portal
+ * session's `createdBy`): platform staff as `{kind: 'staff', id: 'staff'}`, never who
+ * (docs/behaviour.md#staff-sign-in); any other actor as it is.
+ */
+export function workspaceViewActor(actor: AuditActor): AuditActor {
+  return actor.kind === 'staff' ? { kind: 'staff', id: 'staff' } : actor;
 }
 
 /**

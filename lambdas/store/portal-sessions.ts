@@ -12,7 +12,7 @@ import type { Page } from '../contract/pagination';
 import type { PortalSession } from '../contract/portal-schemas';
 import type { AuditActor } from '../contract/schemas';
 import type { TableContext } from './client';
-import { auditWrites, storedActor, type AuditInput } from './audit';
+import { auditWrites, storedActor, workspaceViewActor, type AuditInput } from './audit';
 import { queryFilteredPage } from './filtered-pages';
 import { bool, IF_ABSENT, IF_EXISTS, optStr, str, strList, type Item } from './table-io';
 import { keys, SK_PREFIX, TABLE } from './table-schema';
@@ -50,7 +50,7 @@ function sessionFromItem(item: Item): PortalSessionRecord & { codeHash: string; 
     permissions: strList(item, 'permissions'),
     eventTypes: item.eventTypes === null || item.eventTypes === undefined ? null : strList(item, 'eventTypes'),
     returnUrl: optStr(item, 'returnUrl'),
-    createdBy: storedActor({ ...item, actor: item.createdBy }),
+    createdBy: workspaceViewActor(storedActor({ ...item, actor: item.createdBy })),
     openedAt: optStr(item, 'openedAt'),
     codeHash: str(item, 'codeHash'),
     tokenHash: optStr(item, 'tokenHash'),

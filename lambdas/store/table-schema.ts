@@ -72,6 +72,8 @@ export const SK_PREFIX = {
   replay: '@REPLAY#',
   /** A workspace's portal sessions (lambdas/store/portal-sessions.ts). */
   portalSession: 'PORTAL#',
+  /** The staff sessions, in their own partition (lambdas/store/staff-sessions.ts). */
+  staffSession: 'SESSION#',
 } as const;
 
 const DELIVERY_PK = 'DLV#';
@@ -119,6 +121,12 @@ export const keys = {
   portalSession: (slug: string, sessionId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.portalSession}${sessionId}` }),
   /** A portal link's code, by its hash: present until the link is opened or its ten minutes end. */
   portalCode: (codeHash: string) => ({ pk: `PORTALCODE#${codeHash}`, sk: 'META' }),
+  /** The partition of every staff session (docs/behaviour.md#staff-sign-in): outside every workspace. */
+  staffSessionsPk: 'STAFF',
+  /** A staff session (sort key: its id, a ULID, so newest last). */
+  staffSession: (sessionId: string) => ({ pk: 'STAFF', sk: `${SK_PREFIX.staffSession}${sessionId}` }),
+  /** A staff sign-in nonce, by its hash: present until it is used or its ten minutes end. */
+  consoleNonce: (nonceHash: string) => ({ pk: `CONSOLENONCE#${nonceHash}`, sk: 'META' }),
   token: (slug: string, tokenId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.token}${tokenId}` }),
   endpoint: (slug: string, endpointId: string) => ({ pk: `WS#${slug}`, sk: `${SK_PREFIX.endpoint}${endpointId}` }),
   /**

@@ -6,10 +6,10 @@
  * (docs/architecture.md#what-a-workspace-holds-and-where).
  *
  * Every step deletes only items it has just read strongly consistent from the table (an index
- * read only names candidates), and adds what it deleted to the job's counts after each batch, on
- * the condition that the job is still at the version its slice claimed: a retried or duplicated
- * slice never counts an item twice, and a crash between a batch's delete and its count loses at
- * most that batch's count.
+ * read only names candidates), in transactions that add what they delete to the job's counts, on
+ * the condition that the job is still at the version its slice claimed and that each item is still
+ * there: an item is counted exactly when it is deleted, whichever of two slices of the job (a
+ * duplicated message, a slice given up at its deadline) or a retry after a lost answer does it.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -17,11 +17,13 @@ import { ERASED_KINDS, type ErasedKind } from '../contract/erasure';
 import type { ErasureJob } from '../contract/erasure-schemas';
 import { RATE_LIMIT_BUCKETS, WORKSPACE_QUOTA_NOUNS } from '../contract/rate-limits';
 import { newId } from '../domain/ids';
+import { MAX_TRANSACTION_ITEMS } from '../domain/subscription-plan';
 import type { TableContext } from './client';
 import { deliveriesOfEndpointIndexes } from './endpoint-purge';
 import {
   batchWriteAll,
   conditionFailedAt,
+  conflicted,
   IF_ABSENT,
   num,
   oneOf,
@@ -142,6 +144,8 @@ function countsOf(items: readonly Item[]): Counts {
   }
   return counts;
 }
+
+const nowIso = (now: Date) => now.toISOString();
 
 const zeroCounts = (): Record<string, number> => Object.fromEntries(ERASED_KINDS.map((k) => [k, 0]));
 
@@ -451,30 +455,86 @@ async function existing(table: TableContext, keyList: readonly { pk: string; sk:
   return found;
 }
 
-/** Adds a batch's counts to the job; throws {@link ErasureMoved} when the job is no longer the slice's. */
-export type CountCommit = (counts: Counts) => Promise<void>;
+/** A claimed slice of an erasure: the job at the version the slice claimed, and the clock its counts are stamped with. */
+interface Slice {
+  readonly job: Pick<ErasureRecord, 'jobId' | 'version'>;
+  readonly now: () => Date;
+}
 
 /** The job moved on under a slice (a duplicate message's worker claimed it, or it failed): the slice stops. */
 export class ErasureMoved extends Error {
   override readonly name = 'ErasureMoved';
 }
 
-/** Items deleted between two count commits at most (four BatchWriteItem calls). */
-const COMMIT_EVERY = 100;
+/** Items one transaction deletes at most: the transaction's limit less the job's update that counts them. */
+const DELETES_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 1;
 
-/** Deletes `items` (read just before) in batches, committing each batch's counts after its delete; returns how many. */
-async function deleteRead(table: TableContext, items: readonly Item[], commit: CountCommit): Promise<number> {
-  for (let i = 0; i < items.length; i += COMMIT_EVERY) {
-    const batch = items.slice(i, i + COMMIT_EVERY);
-    await batchWriteAll(
-      table,
-      batch.map((item) => ({
-        DeleteRequest: { Key: { [TABLE.partitionKey]: item[TABLE.partitionKey], [TABLE.sortKey]: item[TABLE.sortKey] } },
-      })),
-    );
-    await commit(countsOf(batch));
+/** Times a batch's transaction is tried again when another writer keeps changing one of its items. */
+const CONFLICT_TRIES = 5;
+
+/** Deletes `items` (read just before) in transactions that each count what they delete; returns how many were deleted. */
+async function deleteRead(table: TableContext, slice: Slice, items: readonly Item[]): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < items.length; i += DELETES_PER_TRANSACTION)
+    deleted += await deleteCounted(table, slice, items.slice(i, i + DELETES_PER_TRANSACTION));
+  return deleted;
+}
+
+/**
+ * Deletes a batch and adds it to the job's counts in one transaction, on the condition that the job
+ * is still at the slice's version and each item is still there, so no item is counted that this
+ * transaction did not delete, and none deleted goes uncounted. An item already gone (another slice
+ * of the job deleted it before this one lost its claim, or its TTL ran out) is left out and the rest
+ * tried again. Throws {@link ErasureMoved} when the job is no longer the slice's.
+ */
+async function deleteCounted(table: TableContext, slice: Slice, batch: readonly Item[]): Promise<number> {
+  let pending = batch;
+  for (let conflicts = 0; pending.length > 0;) {
+    try {
+      await table.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: countUpdate(table, slice, countsOf(pending)) },
+            ...pending.map((item) => ({
+              Delete: {
+                TableName: table.tableName,
+                Key: { [TABLE.partitionKey]: item[TABLE.partitionKey], [TABLE.sortKey]: item[TABLE.sortKey] },
+                ConditionExpression: 'attribute_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+              },
+            })),
+          ],
+        }),
+      );
+      return pending.length;
+    } catch (e) {
+      if (conditionFailedAt(e, 0)) throw new ErasureMoved(`Erasure job ${slice.job.jobId} moved on under its slice`);
+      const there = pending.filter((_, i) => !conditionFailedAt(e, i + 1));
+      if (there.length < pending.length) pending = there;
+      else if (conflicted(e) && ++conflicts < CONFLICT_TRIES) continue;
+      else throw e;
+    }
   }
-  return items.length;
+  return 0;
+}
+
+/** The update that adds `counts` to the job's, on the condition it is still at the slice's version and running. */
+function countUpdate(table: TableContext, slice: Slice, counts: Counts) {
+  const entries = Object.entries(counts).filter(([, n]) => n > 0);
+  return {
+    TableName: table.tableName,
+    Key: keys.erasureJob(slice.job.jobId),
+    UpdateExpression: `SET ${[...entries.map((_, i) => `erased.#k${i} = if_not_exists(erased.#k${i}, :zero) + :n${i}`), 'updatedAt = :now'].join(', ')}`,
+    ConditionExpression: 'version = :mine AND #status = :running',
+    ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(entries.map(([k], i) => [`#k${i}`, k])) },
+    ExpressionAttributeValues: {
+      ':zero': 0,
+      ':mine': slice.job.version,
+      ':running': 'running',
+      ':now': nowIso(slice.now()),
+      ...Object.fromEntries(entries.map(([, n], i) => [`:n${i}`, n])),
+    },
+  };
 }
 
 // ---- the steps
@@ -520,13 +580,13 @@ function slugPartitions(slug: string): string[] {
 }
 
 /** Deletes what can be read of `pks`' partitions within `budget`; done when all were empty. */
-async function erasePartitions(table: TableContext, pks: readonly string[], budget: number, commit: CountCommit): Promise<StepResult> {
+async function erasePartitions(table: TableContext, slice: Slice, pks: readonly string[], budget: number): Promise<StepResult> {
   let deleted = 0;
   let done = true;
   for (const pk of pks) {
     if (deleted >= budget) return { deleted, done: false, cursor: null };
     const read = await readPartition(table, pk, budget - deleted);
-    deleted += await deleteRead(table, read.items, commit);
+    deleted += await deleteRead(table, slice, read.items);
     if (!read.complete) done = false;
   }
   return { deleted, done, cursor: null };
@@ -543,7 +603,7 @@ const DELIVERY_ITEMS_MAX = 10_000;
  * after the rest of its partition: the summary is what the indexes name the delivery by, so one
  * left by a crash is found again. Stops between groups once `budget` items are deleted.
  */
-async function eraseDeliveries(table: TableContext, ids: readonly string[], budget: number, commit: CountCommit): Promise<number> {
+async function eraseDeliveries(table: TableContext, slice: Slice, ids: readonly string[], budget: number): Promise<number> {
   let deleted = 0;
   for (let i = 0; i < ids.length && deleted < budget; i += DELIVERY_READS_AT_ONCE) {
     const reads = await Promise.all(
@@ -551,7 +611,7 @@ async function eraseDeliveries(table: TableContext, ids: readonly string[], budg
     );
     const items = reads.flatMap((r) => r.items);
     const isSummary = (item: Item) => item[TABLE.sortKey] === keys.delivery('').sk;
-    deleted += await deleteRead(table, [...items.filter((item) => !isSummary(item)), ...items.filter(isSummary)], commit);
+    deleted += await deleteRead(table, slice, [...items.filter((item) => !isSummary(item)), ...items.filter(isSummary)]);
   }
   return deleted;
 }
@@ -575,10 +635,11 @@ async function deliveriesOfWorkspaceLog(table: TableContext, slug: string, limit
 }
 
 /**
- * Runs one bounded step of the job's current phase: deletes at most `budget` items, each batch's
- * counts committed after its delete.
+ * Runs one bounded step of the current phase of a job claimed at `job.version`: deletes at most
+ * `budget` items, each batch in the transaction that adds it to the job's counts (stamped by `now`).
  */
-export async function eraseStep(table: TableContext, job: ErasureRecord, budget: number, commit: CountCommit): Promise<StepResult> {
+export async function eraseStep(table: TableContext, job: ErasureRecord, budget: number, now: () => Date): Promise<StepResult> {
+  const slice: Slice = { job, now };
   const slug = job.workspace;
   const wsPk = keys.workspacePk(slug);
   switch (job.phase) {
@@ -589,7 +650,7 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
       let start = decodeCursor(job.cursor);
       for (let looked = 0; looked < CREDENTIAL_PASS_PER_SLICE && deleted < budget; looked += budget) {
         const page = await readItems(table, wsPk, { limit: budget, start, filter: NAMES_A_CREDENTIAL });
-        deleted += await deleteRead(table, await existing(table, hashKeysOf(page.items)), commit);
+        deleted += await deleteRead(table, slice, await existing(table, hashKeysOf(page.items)));
         start = page.last;
         if (!start) return { deleted, done: true, cursor: null };
       }
@@ -597,7 +658,7 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
     }
     case 'subscriptions': {
       const page = await readItems(table, wsPk, { sk: { prefix: keys.subscriptionPrefix() }, limit: budget });
-      return { deleted: await deleteRead(table, page.items, commit), done: !page.last, cursor: null };
+      return { deleted: await deleteRead(table, slice, page.items), done: !page.last, cursor: null };
     }
     case 'jobs': {
       // Each recovery job's partition (the job, its markers), then its entry: a running job's next slice finds no job and ends.
@@ -606,16 +667,16 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
       for (const entry of entries.items) {
         const jobPk = keys.job(str(entry, TABLE.sortKey).slice(SK_PREFIX.job.length)).pk;
         const read = await readPartition(table, jobPk, Math.max(1, budget - deleted));
-        deleted += await deleteRead(table, read.items, commit);
+        deleted += await deleteRead(table, slice, read.items);
         if (!read.complete) return { deleted, done: false, cursor: null };
-        deleted += await deleteRead(table, [entry], commit);
+        deleted += await deleteRead(table, slice, [entry]);
         if (deleted >= budget) return { deleted, done: false, cursor: null };
       }
       return { deleted, done: !entries.last, cursor: null };
     }
     case 'deliveries': {
       const ids = await deliveriesOfWorkspaceLog(table, slug, ERASURE_DELIVERIES_PER_SLICE);
-      return { deleted: await eraseDeliveries(table, ids, budget, commit), done: ids.length === 0, cursor: null };
+      return { deleted: await eraseDeliveries(table, slice, ids, budget), done: ids.length === 0, cursor: null };
     }
     case 'endpoints': {
       // Each endpoint with what it owns outside the partition (deliveries only its own index names,
@@ -625,13 +686,13 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
       for (const endpoint of endpoints.items) {
         const endpointId = str(endpoint, TABLE.sortKey).slice(SK_PREFIX.endpoint.length);
         const ids = await deliveriesOfEndpointIndexes(table, endpointId, ERASURE_DELIVERIES_PER_SLICE);
-        deleted += await eraseDeliveries(table, ids, budget - deleted, commit);
+        deleted += await eraseDeliveries(table, slice, ids, budget - deleted);
         if (ids.length > 0) return { deleted, done: false, cursor: null };
-        const owned = await erasePartitions(table, [keys.endpointHealthPk(endpointId)], budget - deleted, commit);
+        const owned = await erasePartitions(table, slice, [keys.endpointHealthPk(endpointId)], budget - deleted);
         deleted += owned.deleted;
         if (!owned.done) return { deleted, done: false, cursor: null };
-        deleted += await deleteRead(table, await existing(table, [keys.recoveryLock(endpointId), graceEntryKey(endpointId)]), commit);
-        deleted += await deleteRead(table, [endpoint], commit);
+        deleted += await deleteRead(table, slice, await existing(table, [keys.recoveryLock(endpointId), graceEntryKey(endpointId)]));
+        deleted += await deleteRead(table, slice, [endpoint]);
         if (deleted >= budget) return { deleted, done: false, cursor: null };
       }
       return { deleted, done: !endpoints.last, cursor: null };
@@ -644,13 +705,13 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
         const tokenId = str(token, TABLE.sortKey).slice(SK_PREFIX.token.length);
         const owned = await erasePartitions(
           table,
+          slice,
           [keys.idempotency(tokenId, '').pk, ...RATE_LIMIT_BUCKETS.map((bucket) => keys.rateLimit(bucket, tokenId, 0).pk)],
           budget - deleted,
-          commit,
         );
         deleted += owned.deleted;
         if (!owned.done) return { deleted, done: false, cursor: null };
-        deleted += await deleteRead(table, [...(await existing(table, hashKeysOf([token]))), token], commit);
+        deleted += await deleteRead(table, slice, [...(await existing(table, hashKeysOf([token]))), token]);
         if (deleted >= budget) return { deleted, done: false, cursor: null };
       }
       return { deleted, done: !tokens.last, cursor: null };
@@ -664,20 +725,18 @@ export async function eraseStep(table: TableContext, job: ErasureRecord, budget:
       let done = true;
       for (const sk of [{ below: 'META' }, { after: 'META' }] as const) {
         const page = await readItems(table, wsPk, { sk, limit: Math.max(1, budget - deleted) });
-        deleted += await deleteRead(table, await existing(table, hashKeysOf(page.items)), commit);
-        deleted += await deleteRead(table, page.items, commit);
+        deleted += await deleteRead(table, slice, await existing(table, hashKeysOf(page.items)));
+        deleted += await deleteRead(table, slice, page.items);
         if (page.last) done = false;
       }
       return { deleted, done, cursor: null };
     }
     case 'outside':
-      return erasePartitions(table, slugPartitions(slug), budget, commit);
+      return erasePartitions(table, slice, slugPartitions(slug), budget);
   }
 }
 
 // ---- moving the job
-
-const nowIso = (now: Date) => now.toISOString();
 
 /** Claims the next slice of a job read at its version (the version bumped); null when another worker moved it or it is not running. */
 export async function claimErasureSlice(table: TableContext, job: ErasureRecord, now: Date): Promise<ErasureRecord | null> {
@@ -697,35 +756,6 @@ export async function claimErasureSlice(table: TableContext, job: ErasureRecord,
     if (e instanceof ConditionalCheckFailedException) return null;
     throw e;
   }
-}
-
-/** The commit of a claimed slice's counts: added to the job's, on the condition it is still the slice's. */
-export function countCommit(table: TableContext, job: ErasureRecord, now: () => Date): CountCommit {
-  return async (counts) => {
-    const entries = Object.entries(counts).filter(([, n]) => n > 0);
-    if (entries.length === 0) return;
-    try {
-      await table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: keys.erasureJob(job.jobId),
-          UpdateExpression: `SET ${entries.map((_, i) => `erased.#k${i} = if_not_exists(erased.#k${i}, :zero) + :n${i}`).join(', ')}, updatedAt = :now`,
-          ConditionExpression: 'version = :mine AND #status = :running',
-          ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(entries.map(([k], i) => [`#k${i}`, k])) },
-          ExpressionAttributeValues: {
-            ':zero': 0,
-            ':mine': job.version,
-            ':running': 'running',
-            ':now': nowIso(now()),
-            ...Object.fromEntries(entries.map(([, n], i) => [`:n${i}`, n])),
-          },
-        }),
-      );
-    } catch (e) {
-      if (e instanceof ConditionalCheckFailedException) throw new ErasureMoved(`Erasure job ${job.jobId} moved on under its slice`);
-      throw e;
-    }
-  };
 }
 
 /** Saves where a claimed slice left the job (its phase, cursor and next slice time); false when it moved on meanwhile. */

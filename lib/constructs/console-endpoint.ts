@@ -3,7 +3,9 @@
  * at synth into content-hashed files plus `index.html` (lib/console/console-bundle.ts), shipped
  * inside the console function's bundle (`$LAMBDA_TASK_ROOT/console/`). No authorizer: the page
  * holds no data; everything it shows comes from the authorized REST routes with the user's token.
- * The function is told which origins may frame the page (docs/behaviour.md#the-embedded-console).
+ * The function is told which origins may frame the page (docs/behaviour.md#the-embedded-console)
+ * and, with the stage's `consoleOidc`, the provider staff sign in with and the console's own address,
+ * the redirect URI registered there (docs/behaviour.md#staff-sign-in).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { Stack, Validations } from 'aws-cdk-lib';
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import type { ConsoleOidcSettings } from '#lambdas/contract/console-oidc';
 import { ENV } from '#lambdas/contract/deployment';
 import { writeConsoleBundle, type ConsoleBundle } from '../console/console-bundle';
 import { DEFAULT_CONFIG } from '../config';
@@ -34,6 +37,14 @@ export interface ConsoleEndpointProps extends LogProps, Pick<ServiceFunctionProp
    * to the function as `CONSOLE_FRAME_ANCESTORS`. @default DEFAULT_CONFIG.consoleFrameAncestors (none)
    */
   readonly frameAncestors?: readonly string[];
+  /**
+   * The provider the platform's staff sign in with (the stage setting `consoleOidc`), handed to the
+   * function as `CONSOLE_OIDC` with {@link ConsoleEndpointProps.consoleUrl} as `CONSOLE_URL`: the page
+   * then offers "Sign in with <name>". @default DEFAULT_CONFIG.consoleOidc (none: token sign-in only)
+   */
+  readonly consoleOidc?: ConsoleOidcSettings | null;
+  /** The console's address (`https://<api>/<stage>/console/`), the redirect URI of staff sign-in; needed with `consoleOidc`. */
+  readonly consoleUrl?: string;
 }
 
 /** The console function and its two unauthenticated GET routes. */
@@ -56,14 +67,20 @@ export class ConsoleEndpoint extends Construct {
     // so the built folder is only needed until then. When bundling is skipped nothing would
     // copy it, so the console is not built (the template is the same either way).
     const frameAncestors = props.frameAncestors ?? DEFAULT_CONFIG.consoleFrameAncestors;
+    const consoleOidc = props.consoleOidc ?? DEFAULT_CONFIG.consoleOidc;
+    if (consoleOidc && !props.consoleUrl) throw new Error('ConsoleEndpoint: consoleOidc needs the consoleUrl, the redirect URI');
+    // Each unset when off: the function then answers frame-ancestors 'none' and offers token sign-in only.
+    const environment: Record<string, string> = {
+      ...(frameAncestors.length > 0 ? { [ENV.CONSOLE_FRAME_ANCESTORS]: JSON.stringify(frameAncestors) } : {}),
+      ...(consoleOidc ? { [ENV.CONSOLE_OIDC]: JSON.stringify(consoleOidc), [ENV.CONSOLE_URL]: props.consoleUrl! } : {}),
+    };
     const consoleDir = mkdtempSync(join(tmpdir(), 'webhooks-console-'));
     try {
       if (Stack.of(this).bundlingRequired) this.bundle = writeConsoleBundle(consoleDir);
       this.handler = new ServiceFunction(this, 'Function', {
         entry: functionEntry('serve-console'),
         description: 'Serves the web console at /console and its hashed assets',
-        // Unset when none: the function then answers frame-ancestors 'none'.
-        ...(frameAncestors.length > 0 ? { environment: { [ENV.CONSOLE_FRAME_ANCESTORS]: JSON.stringify(frameAncestors) } } : {}),
+        ...(Object.keys(environment).length > 0 ? { environment } : {}),
         logGroup: props.logGroup,
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,

@@ -96,6 +96,16 @@ const OPERATION_TABLE_ACCESS: { readonly [K in OperationId]: TableAccess } = {
   // The code and its session read; the code deleted, the session updated and the token's hash put in
   // one transaction; the branding read for the answer.
   exchangePortalSession: access([GET, PUT, UPDATE, DELETE]),
+  // Staff sign-in (docs/behaviour.md#staff-sign-in). The nonce's hash item, put with its expiry.
+  createConsoleNonce: access([PUT]),
+  // The nonce consumed by one conditional delete; the session and its token's hash item put.
+  createConsoleSession: access([PUT, DELETE]),
+  // The staff sessions (a Query of their partition), the ended ones filtered out.
+  listConsoleSessions: access([], ['table']),
+  // The session read (whose it is), then deleted with its token's hash item.
+  revokeConsoleSession: access([GET, DELETE]),
+  // A workspace's own caller: its workspace read; a staff session: the workspace registry (gsi1).
+  listWorkspaces: access([GET], ['gsi1']),
   getBranding: access([GET]),
   // The caller's token re-read; the branding item replaced with its audit entry in one transaction.
   setBranding: access([GET, PUT, UPDATE]),

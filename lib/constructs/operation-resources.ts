@@ -10,6 +10,7 @@
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { OperationDef, OperationResource } from '#lambdas/contract/operations';
+import type { ConsoleOidcSettings } from '#lambdas/contract/console-oidc';
 import { ENV } from '#lambdas/contract/deployment';
 import { DEFAULT_RECOVERY_JOBS_PER_WORKSPACE } from '#lambdas/contract/jobs';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from '#lambdas/contract/limits';
@@ -58,6 +59,12 @@ export interface OperationResources {
    * @default - none; synth fails if an operation uses it
    */
   readonly portalLinks?: PortalLinks;
+  /**
+   * The stage's `consoleOidc` setting, for the operations whose contract `uses` `consoleOidc` (their
+   * function gets `CONSOLE_OIDC`, the setting as JSON; no grant: the provider is reached over HTTPS).
+   * @default - none: the variable is unset and staff sign-in answers 404 `StaffSignInDisabled`
+   */
+  readonly consoleOidc?: ConsoleOidcSettings | null;
 }
 
 /** The console's address and the origins that may frame it (the stage's `consoleFrameAncestors`). */
@@ -80,6 +87,10 @@ type Need = (what: string, prop: string) => never;
  * without a binding here is a compile error, not a function missing a grant.
  */
 const BINDINGS: { readonly [K in OperationResource]: (resources: OperationResources, need: Need) => ResourceBinding } = {
+  consoleOidc: ({ consoleOidc }) => ({
+    environment: consoleOidc ? { [ENV.CONSOLE_OIDC]: JSON.stringify(consoleOidc) } : ({} as Record<string, string>),
+    grant: () => undefined,
+  }),
   deliveryQueue: ({ deliveryQueue }, need) => {
     const queue = deliveryQueue ?? need('the delivery queue', 'a deliveryQueue');
     return { environment: { [ENV.DELIVERY_QUEUE_URL]: queue.queueUrl }, grant: (grantee) => grantSend(queue, grantee) };

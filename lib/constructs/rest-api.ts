@@ -203,8 +203,11 @@ export class ServiceApi extends Construct {
       grantOperationTableAccess(props.table, fn.role, [def], def.rateLimit);
       // A token route's request other than GET re-checks its caller by the token's hash (docs/architecture.md#authorizer):
       // an operation that reads no item of its own gets that lookup alone. Other kinds carry no token.
-      if (routeKind(def) === 'token' && def.method !== 'GET' && !operationsTableAccess([def]).actions.includes('dynamodb:GetItem'))
-        props.table.grantTokenLookup(fn.role);
+      const readsItems = operationsTableAccess([def]).actions.includes('dynamodb:GetItem');
+      if (routeKind(def) === 'token' && def.method !== 'GET' && !readsItems) props.table.grantTokenLookup(fn.role);
+      // A staff session may call any workspace's route: its workspace is read first (one consistent
+      // read, docs/behaviour.md#staff-sign-in); an operation that reads no item of its own gets that lookup alone.
+      if (routeKind(def) === 'token' && !def.workspaceless && !readsItems) props.table.grantWorkspaceLookup(fn.role);
       functions.set(def.operationId, fn);
       methods.set(def.operationId, this.addOperationMethod(def, fn));
     }
@@ -235,7 +238,13 @@ export class ServiceApi extends Construct {
     );
 
     this.docs = new DocsEndpoint(this, 'Docs', { api: this.api, logGroup: this.functionLogs });
-    this.console = new ConsoleEndpoint(this, 'Console', { api: this.api, frameAncestors, logGroup: this.functionLogs });
+    this.console = new ConsoleEndpoint(this, 'Console', {
+      api: this.api,
+      frameAncestors,
+      consoleOidc: props.consoleOidc,
+      consoleUrl: this.portalLinks.consoleUrl,
+      logGroup: this.functionLogs,
+    });
 
     Validations.of(this.api).acknowledge(
       {
@@ -282,7 +291,7 @@ export class ServiceApi extends Construct {
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
-          'Public by design (docs/architecture.md#route-kinds): the route is what a person without a token calls (opening a portal link: docs/behaviour.md#portal-sessions); it checks its own credential in the body, answers no-store, and its rate limit is keyed by the client address.',
+          'Public by design (docs/architecture.md#route-kinds): the route is what a person without a token calls (opening a portal link: docs/behaviour.md#portal-sessions; staff signing in with the identity provider: docs/behaviour.md#staff-sign-in); it checks its own credential in the body, answers no-store, and its rate limit is keyed by the client address.',
       });
     }
     return method;

@@ -139,6 +139,15 @@ export class ServiceTable extends Construct {
     return this.grantOnLeadingKeys(grantee, ['dynamodb:GetItem'], keys.tokenHash('*').pk);
   }
 
+  /**
+   * Lets a workspace route's function read the workspace item, which `authorize` reads for a staff
+   * session (docs/behaviour.md#staff-sign-in: the workspace must exist and not be being erased):
+   * GetItem, only in the `WS#…` partitions (IAM conditions name partition keys, not sort keys).
+   */
+  grantWorkspaceLookup(grantee: iam.IGrantable): iam.Grant {
+    return this.grantOnLeadingKeys(grantee, ['dynamodb:GetItem'], keys.workspace('*').pk);
+  }
+
   private grantOnLeadingKeys(grantee: iam.IGrantable, actions: string[], leadingKeyPattern: string): iam.Grant {
     return iam.Grant.addToPrincipal({
       grantee,

@@ -159,6 +159,14 @@ const PROBLEM_DETAIL: Record<ErrorTag, { detail: string; extensions?: Pick<Probl
   JobNotFound: { detail: 'No job whj_01JD2YC5D6E7F8G9H0J1K2M3NP in workspace acme' },
   NotificationNotFound: { detail: 'No notification ntf_01JD2YD5E6F7G8H9J0K1M2N3PQ in workspace acme' },
   PortalSessionNotFound: { detail: 'No portal session wps_01JD2YE6F7G8H9J0K1M2N3P4QR in workspace acme' },
+  InvalidIdToken: { detail: 'The ID token was refused: its audience (aud) does not contain the console client id.' },
+  NoConsoleAccess: {
+    detail: "ana@platform.example is in none of the identity provider's groups that give access to the console (claim groups)",
+  },
+  ConsoleSessionNotFound: { detail: 'No staff session wcs_01JD2YF7G8H9J0K1M2N3P4Q5RS (it may have ended already)' },
+  StaffSignInDisabled: {
+    detail: 'Staff sign-in is not set up on this stage (no consoleOidc setting): sign in with a token',
+  },
   PortalLinkInvalid: {
     detail: 'This portal link cannot be opened: links work once, for ten minutes. Ask for a new one where you found it.',
   },

@@ -238,6 +238,8 @@ function routeOf(def: OperationDef): Record<string, unknown> {
     successStatus: def.successStatus,
     dryRunStatus: def.dryRun?.successStatus,
     permission: def.permission,
+    workspaceless: def.workspaceless,
+    staffOnly: def.staffOnly,
     rateLimit: def.rateLimit,
     mcpTool: def.mcpTool,
     readOnly: def.readOnly,

@@ -32,8 +32,14 @@ function records(table: Table): Record<string, string>[] {
   return table.rows.map((row) => Object.fromEntries(table.header.map((name, i) => [name, codeSpan(row[i] ?? '') ?? row[i] ?? ''])));
 }
 
+/** What a permission cell says for an operation only a staff session may call (docs/behaviour.md#staff-sign-in). */
+const STAFF_ONLY = 'a staff session';
+/** What a permission cell says for a workspace-less operation any token may call. */
+const ANY_CALLER = 'any token or session';
+
 /** A permission as a cell shows it. */
-const permissionCell = (permission: string | null) => permission ?? ANY_TOKEN;
+const permissionCell = (op: { permission: string | null; staffOnly?: boolean; workspaceless?: boolean } | undefined) =>
+  op?.staffOnly ? STAFF_ONLY : op?.workspaceless ? ANY_CALLER : (op?.permission ?? ANY_TOKEN);
 /** The permission cell of a route that takes no workspace token (docs/api.md#platform-api). */
 const KIND_CELL = { iam: 'IAM (platform)', public: 'none (public)' } as const;
 
@@ -77,7 +83,7 @@ describe('docs/api.md, Routes', () => {
       operation: op.operationId,
       method: op.method,
       path: op.path,
-      permission: 'auth' in op ? KIND_CELL[op.auth] : permissionCell(op.permission),
+      permission: 'auth' in op ? KIND_CELL[op.auth] : permissionCell(op),
       bucket: op.rateLimit,
       success: [op.successStatus, ...('dryRun' in op ? [op.dryRun.successStatus] : [])].sort(),
     }));
@@ -91,7 +97,7 @@ describe('docs/mcp.md, Tools', () => {
     const served = MCP_TOOLS.map((tool) => {
       const op = TOKEN_OPERATIONS.find((o) => o.mcpTool === tool.name);
       const kind = tool.annotations?.readOnlyHint ? 'reads' : tool.annotations?.destructiveHint ? 'deletes' : 'writes';
-      return { tool: tool.name, operation: op?.operationId ?? '(no operation)', permission: permissionCell(op?.permission ?? null), kind };
+      return { tool: tool.name, operation: op?.operationId ?? '(no operation)', permission: permissionCell(op), kind };
     });
     expect(served.length).toBe(TOKEN_OPERATIONS.length);
     expect(compare(documented, served, 'tool')).toEqual(NO_DIFFERENCE);

@@ -803,7 +803,11 @@ function tokenRefusal(c: FuzzCase, def: OperationDef, env: FuzzEnv, logical: Ret
   if (token === 'revoked') return { tags: ['Unauthorized'], successAllowed: false, why: 'revoked token' };
   if (token === 'minted') return undefined; // the fuzz may have revoked it meanwhile
   if (!logical) return undefined;
-  if (logical.params.slug !== env.slug) return { tags: ['WorkspaceNotFound'], successAllowed: false, why: 'another workspace' };
+  // A workspace-less route (docs/behaviour.md#staff-sign-in) names no workspace to check.
+  if (!def.workspaceless && logical.params.slug !== env.slug)
+    return { tags: ['WorkspaceNotFound'], successAllowed: false, why: 'another workspace' };
+  // The fuzz's tokens are workspace tokens: a staff-only route refuses them whatever their scopes.
+  if (def.staffOnly) return { tags: ['Forbidden'], successAllowed: false, why: 'a workspace token on a staff-only route' };
   const scopes = token === 'admin' ? ['admin'] : token === 'read' ? ['read'] : ['webhook:list'];
   if (def.permission && !permissionsOf(scopes).has(def.permission))
     return { tags: ['Forbidden'], successAllowed: false, why: `${token} token lacks ${def.permission}` };

@@ -112,6 +112,7 @@ describe('the platform API, signed by an allowed principal', () => {
       name: 'Platform backend',
       scopes: ['write'],
       createdAt: expect.any(String),
+      createdBy: { kind: 'system', id: 'platform-api', name: 'Platform API' },
       token: expect.stringMatching(/^whk_/),
     });
     const endpoint = await api.call('POST', `/workspaces/${slug}/webhooks`, {

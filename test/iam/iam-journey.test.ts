@@ -20,6 +20,7 @@ import { SCHEDULED_JOBS } from '../../lambdas/domain/scheduled-jobs';
 import { putNotification } from '../../lambdas/store/notifications';
 import { synthesizeStage } from '../../lib/synth-template';
 import { startTestApi, type TestApi } from '../helpers/local-api';
+import { startOidcIssuer, TEST_STAFF_ROLES, type OidcIssuer } from '../support/oidc-issuer';
 import { scriptedReceiver } from '../helpers/scripted-receiver';
 import { deployedStack, evaluate, grantedActions, type DeployedStack, type Verdict } from './deployed-policies';
 import { JUSTIFIED_UNUSED_GRANTS } from './unused-grants';
@@ -29,6 +30,8 @@ let stack: DeployedStack;
 /** The outbox relay's puts of events carrying this text fail (the relay block drives its on-failure queue with it). */
 let failRelayFor = '';
 let recorder: AwsCallRecorder;
+/** The identity provider staff sign in with (a real OpenID provider on loopback). */
+let idp: OidcIssuer;
 const stops: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
@@ -44,9 +47,12 @@ beforeAll(async () => {
     stream: (name) => deployed().stream(name),
     onFailureQueue: (fn) => deployed().onFailureQueue(fn),
   });
+  idp = await startOidcIssuer();
+  stops.push(() => idp.close());
   api = await startTestApi({
     timeScale: 1000,
     schedules: false,
+    consoleOidc: { issuer: idp.issuer, clientId: idp.clientId, roles: TEST_STAFF_ROLES },
     onPipelineError: (w, e) => {
       if (!failRelayFor) console.error(w, e);
     },
@@ -119,7 +125,37 @@ describe('IAM, call by call', () => {
     const portal = await api.call('POST', `/workspaces/${slug}/portal-sessions`, { body: { readOnly: true } });
     expect(portal.status, portal.text).toBe(201);
     ids.sessionId = portal.body.sessionId;
+    // Staff sign-in: an ID token of the provider with a nonce of the service, for the sign-in route
+    // below; and a staff admin session, which calls the staff-only routes and reads every workspace
+    // route (a staff session's call reads the workspace item first).
+    const staffIdToken = async () => {
+      const nonce = await api.call('POST', '/console-sessions/nonces', { token: null });
+      expect(nonce.status, nonce.text).toBe(201);
+      return idp.signIdToken({
+        sub: 'ana',
+        email: 'ana@staff.test',
+        email_verified: true,
+        groups: TEST_STAFF_ROLES.admin,
+        nonce: nonce.body.nonce as string,
+      });
+    };
+    const staff = await api.call('POST', '/console-sessions', { token: null, body: { idToken: await staffIdToken() } });
+    expect(staff.status, staff.text).toBe(200);
+    const staffIds = { ...ids, sessionId: staff.body.sessionId as string };
+    for (const def of (OPERATIONS as readonly OperationDef[]).filter((d) => routeKind(d) === 'token' && d.readOnly)) {
+      const read = await api.call(def.method, pathOf(def, staffIds), {
+        token: staff.body.token as string,
+        ...(def.method === 'POST'
+          ? {
+              body:
+                def.operationId === 'testWebhookFilter' ? { filter: { orderId: { $prefix: 'iam-' } }, payload: { orderId: 'iam-1' } } : {},
+            }
+          : {}),
+      });
+      expect(read.status, `${def.operationId} in a staff session: ${read.text}`).toBeLessThan(500);
+    }
     const bodies: Record<string, unknown> = {
+      createConsoleSession: { idToken: await staffIdToken() },
       exchangePortalSession: { code: new URL(portal.body.url as string).hash.slice('#portal='.length) },
       setBranding: { displayName: 'IAM journey', accentColor: '#1f5fbf' },
       createWebhook: { url: ok.url, eventTypes: ['webhook.test_event'] },
@@ -144,6 +180,7 @@ describe('IAM, call by call', () => {
       deleteWebhook: 1,
       revokeApiToken: 1,
       revokePortalSession: 1,
+      revokeConsoleSession: 1,
       platformDeleteWorkspace: 1,
       platformGetJob: 2,
     };
@@ -164,9 +201,16 @@ describe('IAM, call by call', () => {
       }
       // An idempotent operation claims its key, and stores the answer (Update) or, failing, drops the claim (Delete).
       const headers = def.idempotent ? { [IDEMPOTENCY_KEY_HEADER]: `iam-${def.operationId}` } : undefined;
+      // The staff-only routes in the staff session (a workspace token is refused them before any work).
+      const asStaff = def.staffOnly ? { token: staff.body.token as string } : {};
       statuses[def.operationId] = (
-        await api.call(def.method, pathOf(def, ids), { ...(body === undefined ? {} : { body }), headers })
+        await api.call(def.method, pathOf(def, def.staffOnly ? staffIds : ids), {
+          ...(body === undefined ? {} : { body }),
+          headers,
+          ...asStaff,
+        })
       ).status;
+      if (def.staffOnly) expect(statuses[def.operationId], def.operationId).toBeLessThan(300);
       if (def.idempotent) {
         const failed = await api.call(
           def.method,

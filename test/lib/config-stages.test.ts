@@ -134,6 +134,7 @@ describe("the repository's samples", () => {
     copyFileSync(join(PROJECT_ROOT, STAGES_DIR, 'prod.example.json'), join(root, STAGES_DIR, 'prod.json'));
     const { config } = load(root, { stage: 'prod' });
     expect(config).toMatchObject({ stage: 'prod', removalPolicy: 'retain', alarmEmail: 'oncall@example.com' });
+    expect(config.consoleOidc).toMatchObject({ issuer: 'https://login.example.com/oauth2/default', groupsClaim: 'groups' });
   });
 
   it('stages/prod.example.json is never read as a stage of its own (a stage name has no dot)', () => {

@@ -30,6 +30,7 @@ describe('parseConfig', () => {
       alarmEmail: null,
       mcpAllowedOrigins: [],
       consoleFrameAncestors: [],
+      consoleOidc: null,
       mcpReservedConcurrency: 10,
       publisherReservedConcurrency: 50,
       deadLetterMaxConcurrency: 2,
@@ -65,6 +66,7 @@ describe('parseConfig', () => {
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'https://app.example.com, http://localhost:6274',
       consoleFrameAncestors: 'https://app.example.com,http://localhost:5173',
+      consoleOidc: '{"issuer":"https://idp.example.com","clientId":"console","roles":{"read":["support"]}}',
       mcpReservedConcurrency: '25',
       publisherReservedConcurrency: '100',
       deadLetterMaxConcurrency: '5',
@@ -84,6 +86,15 @@ describe('parseConfig', () => {
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: ['https://app.example.com', 'http://localhost:6274'],
       consoleFrameAncestors: ['https://app.example.com', 'http://localhost:5173'],
+      consoleOidc: {
+        issuer: 'https://idp.example.com',
+        clientId: 'console',
+        groupsClaim: 'groups',
+        roles: { read: ['support'], write: [], admin: [] },
+        trustEmailFromIssuer: false,
+        scopes: ['openid', 'email', 'profile'],
+        name: 'idp.example.com',
+      },
       mcpReservedConcurrency: 25,
       publisherReservedConcurrency: 100,
       deadLetterMaxConcurrency: 5,
@@ -127,6 +138,7 @@ describe('parseConfig', () => {
         alarmEmail: 'ops at example',
         mcpAllowedOrigins: ['https://app.example.com/'],
         consoleFrameAncestors: ['http://app.example.com'],
+        consoleOidc: { issuer: 'http://idp.example.com', clientId: 'console', roles: { read: ['support'] } },
         mcpReservedConcurrency: 0,
         publisherReservedConcurrency: 1001,
         deadLetterMaxConcurrency: 1,
@@ -154,6 +166,7 @@ describe('parseConfig', () => {
       'alarmEmail',
       'mcpAllowedOrigins',
       'consoleFrameAncestors',
+      'consoleOidc.issuer',
       'mcpReservedConcurrency',
       'publisherReservedConcurrency',
       'deadLetterMaxConcurrency',
@@ -327,6 +340,62 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ consoleFrameAncestors: Array.from({ length: 51 }, (_, i) => `https://a${i}.example`) })).toThrow(
       /at most 50 origins/,
     );
+  });
+
+  it('turns staff sign-in off without consoleOidc, or with null or an empty value (-c consoleOidc=)', () => {
+    expect(parseConfig({}).consoleOidc).toBeNull();
+    expect(parseConfig({ consoleOidc: null }).consoleOidc).toBeNull();
+    expect(parseConfig({ consoleOidc: '' }).consoleOidc).toBeNull();
+  });
+
+  it('takes consoleOidc as an object or a JSON string, with the defaults of the ones left out', () => {
+    const given = {
+      issuer: 'https://login.example.com/oauth2/default',
+      clientId: '0oa1console',
+      groupsClaim: 'roles',
+      roles: { read: ['webhooks-support'], write: ['webhooks-oncall'], admin: ['webhooks-admins'] },
+      trustEmailFromIssuer: true,
+      scopes: ['openid', 'email', 'groups'],
+      name: 'Okta',
+    };
+    expect(parseConfig({ consoleOidc: given }).consoleOidc).toEqual(given);
+    expect(parseConfig({ consoleOidc: JSON.stringify(given) }).consoleOidc).toEqual(given);
+    expect(
+      parseConfig({ consoleOidc: { issuer: 'https://idp.example.com', clientId: 'c', roles: { admin: ['ops'] } } }).consoleOidc,
+    ).toEqual({
+      issuer: 'https://idp.example.com',
+      clientId: 'c',
+      groupsClaim: 'groups',
+      roles: { read: [], write: [], admin: ['ops'] },
+      trustEmailFromIssuer: false,
+      scopes: ['openid', 'email', 'profile'],
+      name: 'idp.example.com',
+    });
+  });
+
+  it("refuses a consoleOidc its parser refuses, naming each fault (a deployed stack's issuer is https, never loopback)", () => {
+    const base = { issuer: 'https://idp.example.com', clientId: 'console', roles: { read: ['support'] } };
+    const problemsOf = (value: unknown): string => {
+      try {
+        parseConfig({ consoleOidc: value });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as ConfigError).problems.join('\n');
+      }
+      throw new Error(`consoleOidc ${JSON.stringify(value)} was accepted`);
+    };
+    expect(problemsOf('{not json')).toMatch(/consoleOidc must be an object/);
+    expect(problemsOf(['https://idp.example.com'])).toMatch(/consoleOidc must be an object/);
+    expect(problemsOf({ ...base, issuer: 'http://localhost:8080' })).toMatch(/consoleOidc.issuer must be the provider's https issuer URL/);
+    expect(problemsOf({ ...base, issuer: 'https://idp.example.com/?tenant=1' })).toMatch(/consoleOidc.issuer/);
+    expect(problemsOf({ ...base, clientId: '' })).toMatch(/consoleOidc.clientId/);
+    expect(problemsOf({ ...base, roles: {} })).toMatch(/consoleOidc.roles must list at least one group/);
+    expect(problemsOf({ ...base, roles: { owner: ['x'] } })).toMatch(/unknown role "owner"/);
+    expect(problemsOf({ ...base, scopes: ['email'] })).toMatch(/"openid" among them/);
+    expect(problemsOf({ ...base, clientSecret: 's3cret' })).toMatch(/consoleOidc has an unknown key "clientSecret"/);
+    // Every fault at once, beside the other settings' faults.
+    const all = problemsOf({ issuer: 'ftp://idp', clientId: 7, roles: { read: 'support' } });
+    for (const fault of ['consoleOidc.issuer', 'consoleOidc.clientId', 'consoleOidc.roles.read']) expect(all).toContain(fault);
   });
 
   it('takes tableBillingMode on-demand (the default) or provisioned, with tableCapacity bounds merged over the defaults', () => {

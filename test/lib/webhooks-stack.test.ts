@@ -14,7 +14,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS, type OperationDef } from '../../lambdas/contract/operations';
+import { OPERATIONS, routeKind, type OperationDef } from '../../lambdas/contract/operations';
 import type { WebhooksApp } from '../../lib/app';
 import { CONSOLE_PATHS } from '../../lib/constructs/console-endpoint';
 import { DOCS_PATHS } from '../../lib/constructs/docs-endpoint';
@@ -190,14 +190,19 @@ describe('least privilege', () => {
         grant.items.filter((a) => !['dynamodb:GetItem', 'dynamodb:BatchGetItem'].includes(a)),
         def.operationId,
       ).toEqual([]);
-      // A POST also re-reads its caller's token hash (the caller re-check of every change).
+      // A POST also re-reads its caller's token hash (the caller re-check of every change); a workspace
+      // route that reads no item of its own reads the workspace item for a staff session (`WS#` partitions only).
       const recheck = def.method === 'GET' ? [] : ['TOKENHASH#*'];
-      expect(grant.leadingKeys, def.operationId).toEqual([`RL#${def.rateLimit}#*`, ...recheck]);
+      const workspaceLookup = routeKind(def) !== 'token' || def.workspaceless || grant.items.includes('dynamodb:GetItem') ? [] : ['WS#*'];
+      expect(grant.leadingKeys, def.operationId).toEqual([`RL#${def.rateLimit}#*`, ...recheck, ...workspaceLookup].sort());
     }
     const grantOf = (id: string) => tableGrantOf(template, built.stack.api.operationFunctions.get(id)!);
     // A list reads its partition by Query only; the event types are the contract's, no read at all.
     expect(grantOf('listWebhooks')).toMatchObject({ items: [], queries: ['table'] });
     expect(grantOf('listEventTypes')).toMatchObject({ items: [], queries: [] });
+    // …but for the workspace item a staff session's call reads first.
+    expect(grantOf('listEventTypes').leadingKeys).toContain('WS#*');
+    expect(grantOf('listWorkspaces').leadingKeys).not.toContain('WS#*');
     // An index only where a Query on it happens: the log, an endpoint's shards when filtered by endpoint, an event's partition when filtered by event.
     expect(grantOf('listDeliveries')).toMatchObject({
       items: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
@@ -208,8 +213,9 @@ describe('least privilege', () => {
   });
 
   it('lets a mutating operation write only what its code writes, with no condition', () => {
-    // platformCreateWorkspace only puts (one transaction): its UpdateItem is the rate-limit counters' alone, checked below.
-    for (const def of ops.filter((d) => !d.readOnly && d.operationId !== 'platformCreateWorkspace')) {
+    // These update no item of their own: their UpdateItem is the rate-limit counters' alone, by leading key, checked below.
+    const countersOnly = ['platformCreateWorkspace', 'createConsoleNonce', 'createConsoleSession', 'revokeConsoleSession'];
+    for (const def of ops.filter((d) => !d.readOnly && !countersOnly.includes(d.operationId))) {
       const grant = tableGrantOf(template, built.stack.api.operationFunctions.get(def.operationId)!);
       expect(grant.leadingKeys, def.operationId).toEqual([]);
       expect(grant.items, def.operationId).toContain('dynamodb:UpdateItem');
@@ -228,7 +234,10 @@ describe('least privilege', () => {
     ]);
     expect(ops.filter((d) => grantOf(d.operationId).items.includes('dynamodb:ConditionCheckItem'))).toEqual([]);
     expect(grantOf('deleteWebhook').queries).toEqual([]);
-    expect(grantOf('platformCreateWorkspace').leadingKeys).toEqual(['RL#rest_write#*']);
+    for (const id of countersOnly) {
+      expect(grantOf(id).leadingKeys, id).toEqual(['RL#rest_write#*']);
+      expect(grantOf(id).items, id).not.toContain('dynamodb:UpdateItem');
+    }
     expect(grantOf('createApiToken')).toEqual({
       items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       queries: ['table'],
@@ -518,9 +527,10 @@ describe('grants beyond the table', () => {
         )
         .flatMap((s) => actionsOf(s).flatMap((action) => [s.Resource].flat().map((r) => JSON.stringify([s.Effect, action, r]))));
     const mcp = new Set(beyondTable(built.stack.mcp.handler));
-    // One target per used resource that is granted (portal links are an address, not a resource).
+    // One target per used resource that is granted (portal links are an address, the identity provider is
+    // reached over HTTPS: neither is a resource).
     const targets = new Set([...mcp].map((g) => JSON.stringify((JSON.parse(g) as unknown[])[2])));
-    expect(targets.size).toBe([...resourcesUsedBy(ops)].filter((r) => r !== 'portalLinks').length);
+    expect(targets.size).toBe([...resourcesUsedBy(ops)].filter((r) => r !== 'portalLinks' && r !== 'consoleOidc').length);
     // Each REST function's resource grants are a subset of the MCP function's.
     for (const fn of built.stack.api.operationFunctions.values()) for (const g of beyondTable(fn)) expect(mcp, fn.node.path).toContain(g);
   });

@@ -46,7 +46,10 @@ describe('tools', () => {
       expect(tool.description).toContain(op.description.slice(0, 40));
       expect(tool.annotations?.readOnlyHint).toBe(op.readOnly);
       expect(tool.annotations?.destructiveHint ?? false).toBe('destructive' in op ? op.destructive : false);
-      expect(Object.keys(tool.inputSchema.properties ?? {})).toContain('slug');
+      // The workspace-less tools (the workspaces a caller may open, the staff sessions) name none.
+      const properties = Object.keys(tool.inputSchema.properties ?? {});
+      if ('workspaceless' in op && op.workspaceless) expect(properties).not.toContain('slug');
+      else expect(properties).toContain('slug');
       if (op.query) expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(Object.keys(op.query.shape)));
     }
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_webhook_deliveries', 'list_webhook_delivery_attempts']));
@@ -171,6 +174,21 @@ describe('tools', () => {
         accentColor: '#174a96',
       });
       expect(await ok('get_branding', {})).toEqual({ displayName: 'Via MCP', accentColor: '#174a96' });
+      // Workspace-less: its own workspace for a workspace token; the staff session tools refuse it.
+      const workspaces = await call('list_workspaces', {});
+      expect([workspaces.isError ?? false, workspaces.structuredContent]).toEqual([
+        false,
+        { items: [{ slug, name: expect.any(String) }], nextCursor: null },
+      ]);
+      called.add('list_workspaces');
+      for (const [name, args] of [
+        ['list_console_sessions', {}],
+        ['revoke_console_session', { sessionId: 'wcs_01JD2YF7G8H9J0K1M2N3P4Q5RS' }],
+      ] as const) {
+        const refused = await call(name, args);
+        expect([name, refused.isError, refused.structuredContent?.tag]).toEqual([name, true, 'Forbidden']);
+        called.add(name);
+      }
       await ok('delete_webhook', { endpointId: created.endpointId });
       expect((await api.call('GET', `/workspaces/${slug}/webhooks/${created.endpointId}`)).status).toBe(404);
       expect([...called].sort()).toEqual(TOKEN_OPERATIONS.map((o) => o.mcpTool).sort());

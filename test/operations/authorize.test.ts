@@ -42,7 +42,7 @@ function limiter(limit = 100): RateLimiter & { hits: { bucket: RateLimitBucket; 
 const caller = (scopes: string[], workspace = 'acme', tokenId = 'tok_1'): Caller => ({ workspace, tokenId, scopes });
 
 /** The AppError `authorize` throws, or null when it lets the call through. */
-async function refusal(p: Promise<void>): Promise<AppError | null> {
+async function refusal(p: Promise<unknown>): Promise<AppError | null> {
   try {
     await p;
     return null;
@@ -55,11 +55,13 @@ async function refusal(p: Promise<void>): Promise<AppError | null> {
 describe('authorize', () => {
   it('lets a token through on its own workspace when its scopes grant the permission, charging one hit to its bucket', async () => {
     const rateLimiter = limiter();
-    await expect(authorize({ rateLimiter }, rotate, caller(['write']), 'acme')).resolves.toBeUndefined();
-    await expect(authorize({ rateLimiter }, rotate, caller(['webhook:rotate-secret']), 'acme')).resolves.toBeUndefined();
-    await expect(authorize({ rateLimiter }, listWebhooks, caller(['read']), 'acme')).resolves.toBeUndefined();
+    await expect(authorize({ rateLimiter }, rotate, caller(['write']), 'acme')).resolves.toMatchObject({ workspace: 'acme' });
+    await expect(authorize({ rateLimiter }, rotate, caller(['webhook:rotate-secret']), 'acme')).resolves.toMatchObject({
+      workspace: 'acme',
+    });
+    await expect(authorize({ rateLimiter }, listWebhooks, caller(['read']), 'acme')).resolves.toMatchObject({ workspace: 'acme' });
     // An operation without a permission needs none: any scope (even none) passes.
-    await expect(authorize({ rateLimiter }, overview, caller([]), 'acme')).resolves.toBeUndefined();
+    await expect(authorize({ rateLimiter }, overview, caller([]), 'acme')).resolves.toMatchObject({ workspace: 'acme' });
     expect(rateLimiter.hits).toEqual([
       { bucket: 'rest_write', key: 'tok_1', allowed: true },
       { bucket: 'rest_write', key: 'tok_1', allowed: true },
@@ -99,8 +101,10 @@ describe('authorize', () => {
     expect(error?.retryAfterSeconds).toBe(60);
     expect(error?.detail).toBe('Too many rest_write requests for this token; retry after 60 s');
     // Another token, and another bucket of the same token, still pass.
-    await expect(authorize({ rateLimiter }, rotate, caller(['admin'], 'acme', 'tok_2'), 'acme')).resolves.toBeUndefined();
-    await expect(authorize({ rateLimiter }, listWebhooks, caller(['admin']), 'acme')).resolves.toBeUndefined();
+    await expect(authorize({ rateLimiter }, rotate, caller(['admin'], 'acme', 'tok_2'), 'acme')).resolves.toMatchObject({
+      workspace: 'acme',
+    });
+    await expect(authorize({ rateLimiter }, listWebhooks, caller(['admin']), 'acme')).resolves.toMatchObject({ workspace: 'acme' });
   });
 
   describe('reports the first failure in the order workspace, rate limit, permission', () => {

@@ -3,10 +3,9 @@
  * signs verify against its published keys (before and after a rotation), a key it never published
  * does not, and a person signs in through its login page with the public client and PKCE.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOidcIssuer, type OidcIssuer } from './oidc-issuer';
+import { signInThroughLoginPage, startOidcIssuer, type OidcIssuer } from './oidc-issuer';
 
 const REDIRECT = 'http://127.0.0.1:9/console/';
 let idp: OidcIssuer;
@@ -51,70 +50,12 @@ describe('the test OpenID provider', () => {
   });
 
   it('signs a person in through its login page with PKCE, the ID token carrying email and groups', async () => {
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const doc = await discovery();
-    const auth = new URL(doc.authorization_endpoint!);
-    for (const [k, v] of Object.entries({
-      client_id: idp.clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT,
-      scope: 'openid email profile',
-      state: 's1',
+    const idToken = await signInThroughLoginPage(idp, {
+      login: 'ana@staff.test',
+      password: 'ana-pass',
       nonce: 'nonce-1',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    }))
-      auth.searchParams.set(k, v);
-    const jar = new Map<string, string>();
-    const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
-      const res = await fetch(url, {
-        ...init,
-        redirect: 'manual',
-        headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
-      });
-      for (const c of res.headers.getSetCookie()) {
-        const [pair] = c.split(';');
-        const i = pair!.indexOf('=');
-        jar.set(pair!.slice(0, i), pair!.slice(i + 1));
-      }
-      return res;
-    };
-    let res = await go(auth.href);
-    let location = new URL(res.headers.get('location')!, idp.issuer).href;
-    res = await go(location);
-    const page = await res.text();
-    expect(page).toMatch(/name="login"/);
-    expect(page).toMatch(/name="password"/);
-    const action = new URL(/action="([^"]+)"/.exec(page)![1]!, idp.issuer).href;
-    res = await go(action, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ prompt: 'login', login: 'ana@staff.test', password: 'ana-pass' }).toString(),
+      redirectUri: REDIRECT,
     });
-    // Back to the authorization endpoint, then (no consent page) to the console with a code.
-    for (let i = 0; i < 5 && !location.startsWith(REDIRECT); i++) {
-      location = new URL(res.headers.get('location')!, idp.issuer).href;
-      if (!location.startsWith(REDIRECT)) res = await go(location);
-    }
-    const back = new URL(location);
-    expect(back.searchParams.get('state')).toBe('s1');
-    const code = back.searchParams.get('code')!;
-    expect(code).toBeTruthy();
-    const token = await fetch(doc.token_endpoint!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://127.0.0.1:9' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        client_id: idp.clientId,
-        code_verifier: verifier,
-      }).toString(),
-    });
-    expect(token.status).toBe(200);
-    expect(token.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:9');
-    const { id_token: idToken } = (await token.json()) as { id_token: string };
     expect(decodeJwt(idToken)).toMatchObject({
       iss: idp.issuer,
       aud: idp.clientId,

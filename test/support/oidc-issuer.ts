@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 
@@ -26,7 +26,7 @@ export interface TestUser {
 export const TEST_STAFF_ROLES = { admin: ['webhooks-admins'], write: ['webhooks-oncall'], read: ['webhooks-support'] };
 
 /** The default people: an admin, a read-only supporter, one in no staff group, one whose email is not verified. */
-export const DEFAULT_TEST_USERS: readonly TestUser[] = [
+const DEFAULT_TEST_USERS: readonly TestUser[] = [
   { accountId: 'ana@staff.test', email: 'ana@staff.test', emailVerified: true, groups: ['webhooks-admins'], password: 'ana-pass' },
   { accountId: 'rui@staff.test', email: 'rui@staff.test', emailVerified: true, groups: ['webhooks-support'], password: 'rui-pass' },
   { accountId: 'noa@staff.test', email: 'noa@staff.test', emailVerified: true, groups: ['marketing'], password: 'noa-pass' },
@@ -57,7 +57,7 @@ export interface OidcIssuer {
 
 interface HeldKey {
   kid: string;
-  privateKey: CryptoKey;
+  privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
   jwk: JWK;
 }
 
@@ -169,4 +169,75 @@ export async function startOidcIssuer(
       await new Promise<void>((ok) => server.close(() => ok()));
     },
   };
+}
+
+/**
+ * What the console does in a browser, without one: the authorization request (with `nonce`, a
+ * `state` and a PKCE challenge), the provider's login page filled with `login` and `password`,
+ * the redirect back with a code, and the code traded at the token endpoint (as a CORS request from
+ * the redirect URI's origin). The provider's ID token.
+ */
+export async function signInThroughLoginPage(
+  idp: Pick<OidcIssuer, 'issuer' | 'clientId'>,
+  options: { login: string; password: string; nonce: string; redirectUri: string; scope?: string },
+): Promise<string> {
+  const verifier = randomBytes(32).toString('base64url');
+  const doc = (await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as Record<string, string>;
+  const auth = new URL(doc.authorization_endpoint!);
+  const params = {
+    client_id: idp.clientId,
+    response_type: 'code',
+    redirect_uri: options.redirectUri,
+    scope: options.scope ?? 'openid email profile',
+    state: randomUUID(),
+    nonce: options.nonce,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  };
+  for (const [k, v] of Object.entries(params)) auth.searchParams.set(k, v);
+  const jar = new Map<string, string>();
+  const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair = ''] = c.split(';');
+      const i = pair.indexOf('=');
+      jar.set(pair.slice(0, i), pair.slice(i + 1));
+    }
+    return res;
+  };
+  const next = (res: Response) => new URL(res.headers.get('location') ?? '', idp.issuer).href;
+  let res = await go(auth.href);
+  res = await go(next(res));
+  const page = await res.text();
+  if (!/name="login"/.test(page) || !/name="password"/.test(page)) throw new Error(`no login page: ${page.slice(0, 300)}`);
+  const action = new URL(/action="([^"]+)"/.exec(page)?.[1] ?? '', idp.issuer).href;
+  res = await go(action, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ prompt: 'login', login: options.login, password: options.password }).toString(),
+  });
+  let location = next(res);
+  // Back through the authorization endpoint (no consent page: the console is first party) to the console.
+  for (let i = 0; i < 5 && !location.startsWith(options.redirectUri); i++) location = next(await go(location));
+  const back = new URL(location);
+  if (back.searchParams.get('state') !== params.state) throw new Error(`the provider answered ${location}`);
+  const token = await fetch(doc.token_endpoint!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(options.redirectUri).origin },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      redirect_uri: options.redirectUri,
+      client_id: idp.clientId,
+      code_verifier: verifier,
+    }).toString(),
+  });
+  if (token.status !== 200) throw new Error(`the token endpoint answered ${token.status}: ${await token.text()}`);
+  if (token.headers.get('access-control-allow-origin') !== new URL(options.redirectUri).origin)
+    throw new Error('the token endpoint does not allow the console origin (CORS)');
+  return ((await token.json()) as { id_token: string }).id_token;
 }

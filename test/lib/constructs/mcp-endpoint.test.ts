@@ -11,7 +11,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Outbox } from '../../../lib/constructs/outbox';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
+import { OPERATIONS, TOKEN_OPERATIONS, type OperationDef } from '../../../lambdas/contract/operations';
 import { DEFAULT_QUOTAS } from '../../../lambdas/contract/rate-limits';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../lambdas/contract/limits';
 import { LOCAL_ONLY_ENV, MCP_CORS } from '../../../lambdas/contract/deployment';
@@ -155,7 +155,10 @@ describe('the MCP endpoint', () => {
 
   it("gets every resource the contract's operations use", () => {
     const used = resourcesUsedBy(ops);
-    expect([...used].sort()).toEqual(['deliveryQueue', 'domainEvents', 'jobQueue', 'portalLinks', 'secretSealing']);
+    expect([...used].sort()).toEqual(['consoleOidc', 'deliveryQueue', 'domainEvents', 'jobQueue', 'portalLinks', 'secretSealing']);
+    // Staff sign-in is a public route's, never a tool's: the MCP function does not carry the setting.
+    expect(resourcesUsedBy(TOKEN_OPERATIONS)).not.toContain('consoleOidc');
+    expect(mcpVariables()).not.toHaveProperty('CONSOLE_OIDC');
     // Its create_portal_session tool mints links to the console: an address, no grant.
     expect(mcpVariables()).toMatchObject({
       CONSOLE_URL: 'https://console.example.test/',
@@ -175,7 +178,8 @@ describe('the MCP endpoint', () => {
     const targets = new Set(
       beyondTable(mcpFunction()).flatMap((s) => [(JSON.parse(s) as { Resource: unknown }).Resource].flat().map((r) => JSON.stringify(r))),
     );
-    expect(targets.size).toBe(used.size - 1);
+    // Less the two that grant nothing: portal links (an address) and staff sign-in (no tool uses it).
+    expect(targets.size).toBe(used.size - 2);
     // The delivery queue (test sends, replays) and the jobs queue (recover_webhook_deliveries starts a job): exactly the send grant.
     expect(statementsOf(template, mcpFunction())).toContainEqual({
       Effect: 'Allow',
@@ -196,7 +200,8 @@ describe('the MCP endpoint', () => {
     expect(tableGrantOf(template, mcpFunction())).toEqual({
       items: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       // The repair index (gsi3) is the schedules' alone.
-      queries: ['index/deliveryLog', 'index/eventDeliveries', 'index/gsi2', 'table'],
+      // gsi1: the workspace registry, which list_workspaces reads for a staff session.
+      queries: ['index/deliveryLog', 'index/eventDeliveries', 'index/gsi1', 'index/gsi2', 'table'],
       leadingKeys: ['TOKENHASH#*'],
     });
   });

@@ -1,0 +1,5 @@
+/** Lambda entry of `createConsoleNonce` (REST, public). */
+import { restFunction } from '../composition/rest-function';
+import { createConsoleNonce } from '../operations/staff-sessions';
+
+export const handler = restFunction('createConsoleNonce', createConsoleNonce);
