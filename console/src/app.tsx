@@ -6,29 +6,14 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiClient, type ApiProblem } from './api/client';
 import type { Overview, Permission } from './api/contract';
 import { exchangePortalCode, takePortalCode } from './api/portal';
-import {
-  completeStaffSignIn,
-  readOidcTag,
-  StaffSignInError,
-  takeStaffCallback,
-  type StaffCallback,
-  type StaffRefusal,
-  type StaffSession,
-} from './api/staff';
+import { completeStaffSignIn, readOidcTag, StaffSignInError, takeStaffCallback, type StaffRefusal, type StaffSession } from './api/staff';
+import type { StaffCallback } from './api/staff-protocol';
+import { consolePermissions } from './console-permissions';
 import { asProblem } from './components/load';
 import { Loading, ProblemView } from './components/ui';
 import type { Route } from './hash-route';
 import { href, useRoute } from './router';
-import {
-  clearSession,
-  consolePermissions,
-  loadSession,
-  saveSession,
-  SessionContext,
-  type PortalSession,
-  type Session,
-  type StoredSession,
-} from './session';
+import { clearSession, loadSession, saveSession, SessionContext, type PortalSession, type Session, type StoredSession } from './session';
 import { EmbeddedHeader, LinkUnusablePage, SessionExpiredPage, accentStyle } from './embedded';
 import { SignInPage } from './pages/sign-in';
 import { StaffIdentity, WorkspacePicker } from './pages/workspace-picker';

@@ -98,27 +98,11 @@ export function clearSession(): void {
   }
 }
 
-/**
- * What the console lets a session do, decided here once for every page: the token's own
- * permissions; for a read-only portal session, only the read ones among them; for a staff
- * session, only those of its role's bundle (a `read` role sees no control that changes anything).
- */
-export function consolePermissions(
-  tokenPermissions: readonly Permission[],
-  portal: PortalSession | undefined,
-  staff?: StaffSession,
-): ReadonlySet<Permission> {
-  const limit = portal?.readOnly ? SCOPE_BUNDLES.read : staff ? SCOPE_BUNDLES[staff.role] : null;
-  if (!limit) return new Set(tokenPermissions);
-  const allowed = new Set<Permission>(limit);
-  return new Set(tokenPermissions.filter((p) => allowed.has(p)));
-}
-
 /** What every page can use: the client, and what the token may do. */
 export interface Session {
   readonly slug: string;
   readonly client: ApiClient;
-  /** What the console shows controls for ({@link consolePermissions}). */
+  /** What the console shows controls for (./console-permissions.ts). */
   readonly permissions: ReadonlySet<Permission>;
   readonly caller: Overview['caller'];
   readonly workspaceName: string;

@@ -11,19 +11,23 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWorkspace, issueToken } from '../../lambdas/operations/admin';
-import { DEFAULT_TEST_USERS, startOidcIssuer, TEST_STAFF_ROLES, type OidcIssuer } from '../support/oidc-issuer';
+import { startOidcIssuer, TEST_STAFF_ROLES, type OidcIssuer, type TestUser } from '../support/oidc-issuer';
 import { startTestApi, type TestApi } from '../helpers/local-api';
 import { hasChromium, launchChromium, NO_CHROMIUM_REASON, saveScreenshot, seriousAxeFindings, type TestBrowser } from '../helpers/browser';
 
 const PROVIDER_NAME = 'Test IdP';
-/** A person whose group gives the `write` role (the default people have admin, read and none). */
-const OLI = {
-  accountId: 'oli@staff.test',
-  email: 'oli@staff.test',
+/** The people at the provider, by the role their groups give (TEST_STAFF_ROLES): admin, write, read, and none. */
+const person = (name: string, groups: string[]): TestUser => ({
+  accountId: `${name}@staff.test`,
+  email: `${name}@staff.test`,
   emailVerified: true,
-  groups: ['webhooks-oncall'],
-  password: 'oli-pass',
-};
+  groups,
+  password: `${name}-pass`,
+});
+const ANA = person('ana', ['webhooks-admins']);
+const OLI = person('oli', ['webhooks-oncall']);
+const RUI = person('rui', ['webhooks-support']);
+const NOA = person('noa', ['marketing']);
 const STORAGE_KEY = 'webhooks-console-session';
 
 /** A free loopback port: the provider must know the console's address before the stack starts. */
@@ -58,7 +62,7 @@ describe.skipIf(!hasChromium)(`staff sign-in journey with a real OpenID provider
 
   beforeAll(async () => {
     const port = await freePort();
-    issuer = await startOidcIssuer({ redirectUris: [`http://127.0.0.1:${port}/console/`], users: [...DEFAULT_TEST_USERS, OLI] });
+    issuer = await startOidcIssuer({ redirectUris: [`http://127.0.0.1:${port}/console/`], users: [ANA, OLI, RUI, NOA] });
     api = await startTestApi({
       port,
       schedules: false,
@@ -125,7 +129,7 @@ describe.skipIf(!hasChromium)(`staff sign-in journey with a real OpenID provider
   it('an admin creates a token the workspace sees as made by "Platform staff"', async () => {
     const page = await browser.context.newPage();
     try {
-      await staffSignIn(page, api, DEFAULT_TEST_USERS[0]!);
+      await staffSignIn(page, api, ANA);
       await page.getByRole('button', { name: 'Acme Inc. acme' }).click();
       await page.getByRole('link', { name: 'API tokens' }).click();
       await page.getByRole('button', { name: 'New token' }).click();
@@ -157,7 +161,7 @@ describe.skipIf(!hasChromium)(`staff sign-in journey with a real OpenID provider
         body: { url: 'https://hooks.acme.example/read-only-view', eventTypes: ['webhook.test_event'], description: 'Orders' },
       });
       expect(created.status).toBe(201);
-      await staffSignIn(page, api, DEFAULT_TEST_USERS[1]!);
+      await staffSignIn(page, api, RUI);
       await page.getByRole('button', { name: 'Acme Inc. acme' }).click();
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
       await page.goto(`${api.apiUrl}/console#/endpoints/${created.body.endpointId as string}`);
@@ -181,7 +185,7 @@ describe.skipIf(!hasChromium)(`staff sign-in journey with a real OpenID provider
   it('a person in no group is told they have no access, and no session is kept', async () => {
     const page = await browser.context.newPage();
     try {
-      await staffSignIn(page, api, DEFAULT_TEST_USERS[2]!);
+      await staffSignIn(page, api, NOA);
       await expect
         .poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 })
         .toContain('Your account has no access to this console: ask for one of its groups');

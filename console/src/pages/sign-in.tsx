@@ -4,7 +4,8 @@
  */
 import { useState } from 'preact/hooks';
 import type { ApiProblem } from '../api/client';
-import { startStaffSignIn, type ConsoleOidcTag, type StaffRefusal } from '../api/staff';
+import { startStaffSignIn, type StaffRefusal } from '../api/staff';
+import type { ConsoleOidcTag } from '../api/staff-protocol';
 import { asProblem } from '../components/load';
 import { ProblemView } from '../components/ui';
 import type { StoredSession } from '../session';
