@@ -1,24 +1,22 @@
-/** The console shell: sign-in (or a portal link's exchange), then the navigation and the page the URL names. */
+/**
+ * The console shell: sign-in (or a portal link's exchange, or the way back from the staff
+ * identity provider and the workspace picker), then the navigation and the page the URL names.
+ */
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiClient, type ApiProblem } from './api/client';
 import type { Overview, Permission } from './api/contract';
 import { exchangePortalCode, takePortalCode } from './api/portal';
+import { completeStaffSignIn, readOidcTag, StaffSignInError, takeStaffCallback, type StaffRefusal, type StaffSession } from './api/staff';
+import type { StaffCallback } from './api/staff-protocol';
+import { consolePermissions } from './console-permissions';
 import { asProblem } from './components/load';
 import { Loading, ProblemView } from './components/ui';
 import type { Route } from './hash-route';
 import { href, useRoute } from './router';
-import {
-  clearSession,
-  consolePermissions,
-  loadSession,
-  saveSession,
-  SessionContext,
-  type PortalSession,
-  type Session,
-  type StoredSession,
-} from './session';
+import { clearSession, loadSession, saveSession, SessionContext, type PortalSession, type Session, type StoredSession } from './session';
 import { EmbeddedHeader, LinkUnusablePage, SessionExpiredPage, accentStyle } from './embedded';
 import { SignInPage } from './pages/sign-in';
+import { StaffIdentity, WorkspacePicker } from './pages/workspace-picker';
 import { OverviewPage } from './pages/overview';
 import { EndpointsPage } from './pages/endpoints';
 import { NewEndpointPage } from './pages/new-endpoint';
@@ -47,9 +45,14 @@ const NAV: readonly { label: string; path: string; needs?: Permission }[] = [
   { label: 'Members', path: 'members', needs: 'member:list' },
 ];
 
+/** What a staff session whose hour is up, or that was ended, reads on the sign-in page. */
+const STAFF_SESSION_ENDED = 'Your session ended; sign in again.';
+
 type Boot =
-  | { state: 'signed-out'; reason?: string }
+  | { state: 'signed-out'; reason?: string | undefined; refusal?: StaffRefusal }
   | { state: 'exchanging'; code: string; problem?: ApiProblem }
+  | { state: 'staff-signing-in'; callback: StaffCallback }
+  | { state: 'picking'; stored: StoredSession; notice?: string; current?: string }
   | { state: 'link-unusable' }
   | { state: 'expired'; portal: PortalSession }
   | { state: 'checking'; stored: StoredSession }
@@ -58,21 +61,45 @@ type Boot =
 /** A failure worth another try as it is: no answer, rate limited, or a server error. */
 const retryable = (problem: ApiProblem) => problem.status === 0 || problem.status === 429 || problem.status >= 500;
 
+/** True when a staff session's hour is up. */
+const staffEnded = (staff: StaffSession) => !(Date.parse(staff.expiresAt) > Date.now());
+
 /** The whole console. */
 export function App() {
+  // The stage's identity provider, when it offers staff sign-in (read once: the page does not change).
+  const oidc = useMemo(() => readOidcTag(), []);
   const [boot, setBoot] = useState<Boot>(() => {
     // A portal link's code wins over a stored session: the platform opened a new one.
     const code = takePortalCode();
     if (code) return { state: 'exchanging', code };
+    // So does the provider's answer to a staff sign-in (taken out of the address even when staff sign-in is off).
+    const callback = takeStaffCallback();
+    if (callback && oidc) return { state: 'staff-signing-in', callback };
     const stored = loadSession();
+    if (stored?.staff && staffEnded(stored.staff)) {
+      clearSession();
+      return { state: 'signed-out', reason: STAFF_SESSION_ENDED };
+    }
+    if (stored?.staff && !stored.slug) return { state: 'picking', stored };
     return stored ? { state: 'checking', stored } : { state: 'signed-out' };
   });
   const [bootProblem, setBootProblem] = useState<ApiProblem | null>(null);
 
-  const signOut = useCallback((reason?: string) => {
-    clearSession();
-    setBoot({ state: 'signed-out', reason });
-  }, []);
+  const stored = boot.state === 'checking' || boot.state === 'signed-in' || boot.state === 'picking' ? boot.stored : null;
+
+  const signOut = useCallback(
+    (reason?: string) => {
+      const staff = stored?.staff;
+      clearSession();
+      setBoot({ state: 'signed-out', reason });
+      // The person's own sign-out ends a staff session at the API too; the tab forgets it whatever the answer.
+      if (staff && stored && reason === undefined)
+        void new ApiClient('', stored.token)
+          .call('revokeConsoleSession', { params: { sessionId: staff.sessionId } })
+          .catch(() => undefined);
+    },
+    [stored],
+  );
 
   /** A portal session ends on its own: the embedded console never shows the operators' sign-in. */
   const expire = useCallback((portal: PortalSession) => {
@@ -80,17 +107,32 @@ export function App() {
     setBoot({ state: 'expired', portal });
   }, []);
 
-  const stored = boot.state === 'checking' || boot.state === 'signed-in' ? boot.stored : null;
   const client = useMemo(
     () =>
       stored
         ? new ApiClient(stored.slug, stored.token, (problem) =>
-            stored.portal ? expire(stored.portal) : signOut(`Your session ended: ${problem.detail}`),
+            stored.portal ? expire(stored.portal) : signOut(stored.staff ? STAFF_SESSION_ENDED : `Your session ended: ${problem.detail}`),
           )
         : null,
     // A new client only when the credentials change.
     [stored],
   );
+
+  useEffect(() => {
+    if (boot.state !== 'staff-signing-in' || !oidc) return;
+    completeStaffSignIn(oidc, boot.callback).then(
+      (answer) => {
+        const { token, ...staff } = answer;
+        const session: StoredSession = { slug: '', token, staff };
+        saveSession(session);
+        setBoot({ state: 'picking', stored: session });
+      },
+      (e: unknown) => {
+        if (e instanceof StaffSignInError) setBoot({ state: 'signed-out', refusal: e.refusal });
+        else setBoot({ state: 'signed-out', refusal: { kind: 'api', problem: asProblem(e) } });
+      },
+    );
+  }, [boot, oidc]);
 
   useEffect(() => {
     if (boot.state !== 'exchanging' || boot.problem) return;
@@ -116,6 +158,12 @@ export function App() {
       (e: unknown) => {
         const problem = asProblem(e);
         if (boot.stored.portal && (problem.status === 401 || problem.status === 404)) expire(boot.stored.portal);
+        else if (boot.stored.staff && problem.status === 404) {
+          // The workspace went away (erased, or a stale address): back to the picker, still signed in.
+          const back: StoredSession = { ...boot.stored, slug: '' };
+          saveSession(back);
+          setBoot({ state: 'picking', stored: back, notice: `Workspace “${boot.stored.slug}” was not found: choose another.` });
+        } else if (boot.stored.staff && problem.status === 401) signOut(STAFF_SESSION_ENDED);
         else if (problem.status === 401 || problem.status === 404)
           signOut(
             problem.status === 404
@@ -126,6 +174,38 @@ export function App() {
       },
     );
   }, [boot, client, signOut, expire]);
+
+  // A staff session ends after its hour, whether or not the page calls the API then.
+  const staffExpiresAt = stored?.staff?.expiresAt;
+  useEffect(() => {
+    if (!staffExpiresAt) return;
+    const left = Date.parse(staffExpiresAt) - Date.now();
+    const end = () => {
+      clearSession();
+      setBoot({ state: 'signed-out', reason: STAFF_SESSION_ENDED });
+    };
+    if (!(left > 0)) {
+      end();
+      return;
+    }
+    const timer = setTimeout(end, Math.min(left, 2 ** 31 - 1));
+    return () => clearTimeout(timer);
+  }, [staffExpiresAt]);
+
+  const pick = useCallback((from: StoredSession, slug: string) => {
+    const next: StoredSession = { ...from, slug };
+    saveSession(next);
+    // A new workspace starts at its overview: an address of the last one names its endpoints and deliveries.
+    history.replaceState(null, '', `${location.pathname}${location.search}#/overview`);
+    setBoot({ state: 'checking', stored: next });
+  }, []);
+
+  const switchWorkspace = useCallback(() => {
+    if (!stored?.staff) return;
+    const back: StoredSession = { ...stored, slug: '' };
+    saveSession(back);
+    setBoot({ state: 'picking', stored: back, current: stored.slug });
+  }, [stored]);
 
   // A portal session also ends when its time is up, whether or not the page calls the API then.
   const portal = stored?.portal;
@@ -153,7 +233,27 @@ export function App() {
     }
   }, []);
 
-  if (boot.state === 'signed-out') return <SignInPage reason={boot.reason} onSignIn={signIn} />;
+  if (boot.state === 'signed-out') return <SignInPage reason={boot.reason} oidc={oidc} refusal={boot.refusal} onSignIn={signIn} />;
+  if (boot.state === 'staff-signing-in') {
+    return (
+      <main class="boot-main" id="main">
+        <Loading label="Signing you in…" />
+      </main>
+    );
+  }
+  if (boot.state === 'picking' && client && boot.stored.staff) {
+    const from = boot.stored;
+    return (
+      <WorkspacePicker
+        client={client}
+        staff={boot.stored.staff}
+        notice={boot.notice}
+        current={boot.current}
+        onPick={(slug) => pick(from, slug)}
+        onSignOut={() => signOut()}
+      />
+    );
+  }
   if (boot.state === 'link-unusable') return <LinkUnusablePage />;
   if (boot.state === 'expired') return <SessionExpiredPage portal={boot.portal} />;
   if (boot.state === 'exchanging') {
@@ -171,13 +271,13 @@ export function App() {
       </main>
     );
   }
-  if (boot.state === 'checking' || !client) {
+  if (boot.state === 'checking' || boot.state === 'picking' || !client) {
     return (
       <main class="boot-main" id="main">
         {bootProblem ? (
           <ProblemView problem={bootProblem} onRetry={() => setBoot({ ...boot })} />
         ) : (
-          <Loading label={boot.stored.portal ? 'Opening the console…' : 'Signing in…'} />
+          <Loading label={boot.stored.portal ? 'Opening the console…' : boot.stored.staff ? 'Opening the workspace…' : 'Signing in…'} />
         )}
       </main>
     );
@@ -185,11 +285,13 @@ export function App() {
   const session: Session = {
     slug: boot.stored.slug,
     client,
-    permissions: consolePermissions(boot.overview.caller.permissions, boot.stored.portal),
+    permissions: consolePermissions(boot.overview.caller.permissions, boot.stored.portal, boot.stored.staff),
     caller: boot.overview.caller,
     workspaceName: boot.overview.workspace.name,
     portal: boot.stored.portal ?? null,
+    staff: boot.stored.staff ?? null,
     signOut,
+    switchWorkspace,
   };
   return (
     <SessionContext.Provider value={session}>
@@ -218,11 +320,19 @@ function Shell({ session }: { session: Session }) {
       {session.portal ? (
         <EmbeddedHeader portal={session.portal} slug={session.slug} />
       ) : (
-        <header class="topbar">
+        <header class={session.staff ? 'topbar topbar-staff' : 'topbar'}>
           <span class="brand">Webhooks</span>
           <span class="workspace" title={session.slug}>
             {session.workspaceName} <span class="muted">({session.slug})</span>
           </span>
+          {session.staff ? (
+            <>
+              <StaffIdentity staff={session.staff} />
+              <button type="button" class="button button-quiet" onClick={() => session.switchWorkspace()}>
+                Switch workspace
+              </button>
+            </>
+          ) : null}
           <button type="button" class="button button-quiet" onClick={() => session.signOut()}>
             Sign out
           </button>

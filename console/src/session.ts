@@ -2,13 +2,17 @@
  * The signed-in session (docs/architecture.md#console): workspace slug and token, kept in
  * `sessionStorage` only (gone when the tab closes; never in localStorage, a cookie, a URL or a
  * log). A session opened from a portal link (docs/behaviour.md#the-embedded-console) also keeps
- * what the exchange said about it, so a reload inside the platform's frame stays embedded.
+ * what the exchange said about it, so a reload inside the platform's frame stays embedded; a
+ * staff session (docs/behaviour.md#staff-sign-in) keeps who is signed in, the role and the end,
+ * and has no workspace until the person picks one.
  */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { ApiClient } from './api/client';
 import type { Overview, Permission } from './api/contract';
 import type { PortalExchange } from './api/portal';
+import type { StaffSession } from './api/staff';
+import type { StaffRole } from '../../lambdas/contract/console-oidc';
 import { SCOPE_BUNDLES } from '../../lambdas/contract/permissions';
 
 const KEY = 'webhooks-console-session';
@@ -18,10 +22,13 @@ export type PortalSession = Omit<PortalExchange, 'token' | 'workspace'>;
 
 /** What is stored for a signed-in tab. */
 export interface StoredSession {
+  /** The workspace shown; empty for a staff session that has not picked one yet. */
   readonly slug: string;
   readonly token: string;
   /** Set when the session was opened from a portal link: the console is embedded. */
   readonly portal?: PortalSession;
+  /** Set for a staff session (signed in with the stage's identity provider). */
+  readonly staff?: StaffSession;
 }
 
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
@@ -41,6 +48,15 @@ function portalOf(value: unknown): PortalSession | undefined {
   };
 }
 
+function staffOf(value: unknown): StaffSession | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const s = value as Record<string, unknown>;
+  if (typeof s.sessionId !== 'string' || typeof s.email !== 'string' || typeof s.expiresAt !== 'string') return undefined;
+  // A staff role is the name of the scope bundle it holds.
+  if (typeof s.role !== 'string' || !Object.hasOwn(SCOPE_BUNDLES, s.role)) return undefined;
+  return { sessionId: s.sessionId, email: s.email, role: s.role as StaffRole, expiresAt: s.expiresAt };
+}
+
 /** Reads the stored session, if any. */
 export function loadSession(): StoredSession | null {
   try {
@@ -49,8 +65,11 @@ export function loadSession(): StoredSession | null {
     const value = JSON.parse(raw) as Partial<StoredSession>;
     if (typeof value.slug !== 'string' || typeof value.token !== 'string') return null;
     const portal = portalOf(value.portal);
-    // A stored portal session that no longer reads as one is not an operator's session either.
-    if (value.portal !== undefined && !portal) return null;
+    const staff = staffOf(value.staff);
+    // A stored portal or staff session that no longer reads as one is not an operator's session either.
+    if ((value.portal !== undefined && !portal) || (value.staff !== undefined && !staff)) return null;
+    if (staff) return { slug: value.slug, token: value.token, staff };
+    if (!value.slug) return null;
     return portal ? { slug: value.slug, token: value.token, portal } : { slug: value.slug, token: value.token };
   } catch {
     return null;
@@ -79,26 +98,25 @@ export function clearSession(): void {
   }
 }
 
-/**
- * What the console lets a session do, decided here once for every page: the token's own
- * permissions and, for a read-only portal session, only the read ones among them.
- */
-export function consolePermissions(tokenPermissions: readonly Permission[], portal: PortalSession | undefined): ReadonlySet<Permission> {
-  const read = new Set<Permission>(SCOPE_BUNDLES.read);
-  return new Set(portal?.readOnly ? tokenPermissions.filter((p) => read.has(p)) : tokenPermissions);
-}
-
 /** What every page can use: the client, and what the token may do. */
 export interface Session {
   readonly slug: string;
   readonly client: ApiClient;
-  /** What the console shows controls for ({@link consolePermissions}). */
+  /** What the console shows controls for (./console-permissions.ts). */
   readonly permissions: ReadonlySet<Permission>;
   readonly caller: Overview['caller'];
   readonly workspaceName: string;
   /** The portal session when the console is embedded in the platform's product; null for an operator's sign-in. */
   readonly portal: PortalSession | null;
+  /** The staff session when a platform staff member signed in with the identity provider; null otherwise. */
+  readonly staff: StaffSession | null;
+  /**
+   * Back to sign-in, forgetting the session; `reason` says why (a session that ended). Without
+   * one it is the person's own sign-out, which also ends a staff session at the API.
+   */
   signOut(reason?: string): void;
+  /** A staff session's way back to the workspace picker. */
+  switchWorkspace(): void;
 }
 
 /** The session of the signed-in console. */

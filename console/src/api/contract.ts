@@ -92,4 +92,9 @@ export const ROUTES = {
   platformGetJob: { method: 'GET', path: '/platform/jobs/{jobId}' },
   platformCreateApiToken: { method: 'POST', path: '/platform/workspaces/{slug}/api-tokens' },
   platformCreatePortalSession: { method: 'POST', path: '/platform/workspaces/{slug}/portal-sessions' },
+  createConsoleNonce: { method: 'POST', path: '/console-sessions/nonces' },
+  createConsoleSession: { method: 'POST', path: '/console-sessions' },
+  listConsoleSessions: { method: 'GET', path: '/console-sessions' },
+  revokeConsoleSession: { method: 'DELETE', path: '/console-sessions/{sessionId}' },
+  listWorkspaces: { method: 'GET', path: '/workspaces' },
 } as const satisfies { readonly [K in OperationId]: { readonly method: OpDef<K>['method']; readonly path: OpDef<K>['path'] } };

@@ -1,9 +1,10 @@
 /** Small shared pieces of every page: states, status badges, times, copy buttons, dialogs. */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiProblem } from '../api/client';
 import type { DeliveryStatus } from '../api/contract';
 import { plural } from '../plural';
+import { SessionContext } from '../session';
 
 /** The loading state: announced politely to screen readers. */
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -34,6 +35,9 @@ function waitFor(seconds: number): string {
 
 /** An API problem as the user sees it: title, detail, what to do, and the trace id for support. */
 export function ProblemView({ problem, onRetry }: { problem: ApiProblem; onRetry?: () => void }) {
+  // Outside a signed-in console (sign-in, the picker) there is no session.
+  const staff = useContext(SessionContext)?.staff;
+  const needs = problem.requiredPermission ? ` (it needs ${problem.requiredPermission})` : '';
   return (
     <div class="problem" role="alert">
       <p class="problem-title">{problem.title}</p>
@@ -44,11 +48,12 @@ export function ProblemView({ problem, onRetry }: { problem: ApiProblem; onRetry
           {problem.retryAfterSeconds ? `Try again in ${waitFor(problem.retryAfterSeconds)}.` : 'Try again in a moment.'}
         </p>
       ) : null}
-      {problem.status === 403 ? (
+      {problem.status === 403 && staff ? (
         <p class="problem-hint">
-          Your API token may not do this{problem.requiredPermission ? ` (it needs ${problem.requiredPermission})` : ''}. Ask a workspace
-          admin for a token with more scope.
+          Your staff role ({staff.role}) may not do this{needs}. A higher role comes from your groups at the identity provider.
         </p>
+      ) : problem.status === 403 ? (
+        <p class="problem-hint">Your API token may not do this{needs}. Ask a workspace admin for a token with more scope.</p>
       ) : null}
       {problem.status === 0 && problem.tag === 'NetworkError' ? <p class="problem-hint">Check your connection, then try again.</p> : null}
       {problem.traceId ? (

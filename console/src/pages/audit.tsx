@@ -58,18 +58,29 @@ function Detail({ detail }: { detail: AuditEvent['detail'] }) {
   );
 }
 
-/** Who made the change: the token's name (its id beside it), a person's email, or the service itself. */
+/**
+ * Who made the change: the token's name (its id beside it), a platform staff member by email
+ * ("<email> (platform staff)"), a portal session, or the service itself.
+ */
 function Actor({ event, callerTokenId }: { event: AuditEvent; callerTokenId: string }) {
   const { actor } = event;
   if (actor.kind === 'system') return <>System</>;
+  const mine = actor.id === callerTokenId;
+  if (actor.kind === 'staff') {
+    return (
+      <span class="ws-actor" title={actor.id}>
+        {actor.email ? <span>{actor.email} (platform staff)</span> : <span>Platform staff</span>}
+        {mine ? <span class="muted"> (you)</span> : null}
+      </span>
+    );
+  }
   const name = actor.name ?? actor.email;
-  const kind = actor.kind === 'portal_session' ? 'Portal session' : actor.kind === 'staff' ? 'Staff' : null;
   return (
     <span class="ws-actor">
       {name ? <span>{name}</span> : <span class="mono">{actor.id}</span>}
       {name ? <span class="mono muted ws-actor-id">{actor.id}</span> : null}
-      {kind ? <span class="muted"> ({kind})</span> : null}
-      {actor.id === callerTokenId ? <span class="muted"> (your token)</span> : null}
+      {actor.kind === 'portal_session' ? <span class="muted"> (Portal session)</span> : null}
+      {mine ? <span class="muted"> (your token)</span> : null}
     </span>
   );
 }
@@ -91,8 +102,8 @@ export function AuditPage() {
     <section>
       <PageHeader title="Audit log" />
       <p class="muted ws-lead">
-        Every change to endpoints, secrets, tokens and recoveries, newest first. The actor is the API token that made it (by its name), or
-        the service itself.
+        Every change to endpoints, secrets, tokens and recoveries, newest first. The actor is the API token that made it (by its name), a
+        platform staff member (by email), or the service itself.
       </p>
       <PagedTable
         paged={paged}

@@ -241,7 +241,8 @@ function EndpointSummary({ endpoint }: { endpoint: Endpoint }) {
 /** The settings form with webhook:write; the values, read-only, without. */
 function Settings({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (endpoint: Endpoint) => void }) {
   const canWrite = useCan('webhook:write', endpoint);
-  const embedded = useSession().portal !== null;
+  const { portal, staff } = useSession();
+  const embedded = portal !== null;
   return (
     <section class="section" aria-labelledby="endpoint-settings-title">
       <SectionTitle section="settings" />
@@ -265,7 +266,9 @@ function Settings({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (endpoin
             <p class="field-help">
               {embedded
                 ? 'These settings can be viewed here but not changed.'
-                : 'This token can read the settings but not change them: that needs the webhook:write permission (write scope).'}
+                : staff
+                  ? `Your staff role (${staff.role}) can read the settings but not change them: that needs the write role.`
+                  : 'This token can read the settings but not change them: that needs the webhook:write permission (write scope).'}
             </p>
           </>
         )}

@@ -8,9 +8,21 @@ import { NewTokenDialog, RevokeTokenDialog } from '../components/workspace-token
 import { useCan, useSession } from '../session';
 import '../styles/workspace.css';
 
+/**
+ * Who created a token, as the workspace is shown it: a token by its name, a portal session, the
+ * platform (its API or the admin CLI), or "Platform staff" (never which person: that is in the audit log).
+ */
+function CreatedBy({ actor }: { actor: ApiToken['createdBy'] }) {
+  if (!actor) return <span class="muted">—</span>;
+  if (actor.kind === 'staff') return <>Platform staff</>;
+  if (actor.kind === 'system') return <>The platform</>;
+  if (actor.kind === 'portal_session') return <>Portal session</>;
+  return actor.name ? <span title={actor.id}>{actor.name}</span> : <span class="mono">{actor.id}</span>;
+}
+
 /** The API tokens page. */
 export function TokensPage() {
-  const { client, caller } = useSession();
+  const { client, caller, staff } = useSession();
   const canWrite = useCan('token:write');
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
@@ -52,6 +64,7 @@ export function TokensPage() {
       ),
     },
     { label: 'Created', cell: (token) => <Time iso={token.createdAt} /> },
+    { label: 'Created by', class: 'wrap', cell: (token) => <CreatedBy actor={token.createdBy} /> },
   ];
   if (canWrite) {
     columns.push({
@@ -83,7 +96,11 @@ export function TokensPage() {
       <p class="muted ws-lead">
         Clients send a token in the <span class="mono">Authorization: Bearer</span> header to call the REST API and the MCP server. A token
         is shown once, when it is created; this list never shows it again.
-        {canWrite ? null : ' Your token may not create or revoke tokens.'}
+        {canWrite
+          ? null
+          : staff
+            ? ` Your staff role (${staff.role}) may not create or revoke tokens.`
+            : ' Your token may not create or revoke tokens.'}
       </p>
       {revoked ? (
         <p class="success ws-outcome" role="status" tabIndex={-1} ref={revokedRef}>
