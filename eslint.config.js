@@ -210,13 +210,19 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            // Except the published numbers (limits.ts) and the permissions and scope bundles (permissions.ts): both import
-            // nothing, so the console states them from their one home without pulling server code or zod into the bundle.
+            // Except the published numbers (limits.ts), the permissions and scope bundles (permissions.ts) and staff
+            // sign-in's setting and page tag (console-oidc.ts): they import nothing, so the console states them from their
+            // one home without pulling server code or zod into the bundle.
             {
-              group: ['**/lambdas/contract/*', '!**/lambdas/contract/limits', '!**/lambdas/contract/permissions'],
+              group: [
+                '**/lambdas/contract/*',
+                '!**/lambdas/contract/limits',
+                '!**/lambdas/contract/permissions',
+                '!**/lambdas/contract/console-oidc',
+              ],
               allowTypeImports: true,
               message:
-                'The console imports only types from the contract (values only from limits.ts and permissions.ts, which import nothing).',
+                'The console imports only types from the contract (values only from limits.ts, permissions.ts and console-oidc.ts, which import nothing).',
             },
             {
               group: ['**/lambdas/*/**', '!**/lambdas/contract/*', '**/bin/**', '**/lib/**', '**/test/**', '**/bench/**', 'node:*'],
@@ -224,10 +230,10 @@ export default tseslint.config(
             },
             // The same two rules for the subpath form, which the globs above do not see.
             {
-              regex: '^#lambdas/contract/(?!(limits|permissions)$)',
+              regex: '^#lambdas/contract/(?!(limits|permissions|console-oidc)$)',
               allowTypeImports: true,
               message:
-                'The console imports only types from the contract (values only from limits.ts and permissions.ts, which import nothing).',
+                'The console imports only types from the contract (values only from limits.ts, permissions.ts and console-oidc.ts, which import nothing).',
             },
             { regex: '^#lambdas/(?!contract/)', message: 'The console runs in the browser: no server code.' },
             { group: ['zod'], allowTypeImports: true, message: 'The console uses zod types only.' },

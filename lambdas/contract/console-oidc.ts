@@ -42,6 +42,26 @@ export interface ConsoleOidcSettings {
   readonly name: string;
 }
 
+/** The `name` of the console page's `<meta>` tag that carries {@link ConsoleOidcTag} (docs/console.md#staff-sign-in). */
+export const CONSOLE_OIDC_META_NAME = 'console-oidc';
+
+/**
+ * What the console page tells the console of the stage's provider (the meta tag's JSON; present only
+ * when the stage has `consoleOidc` and the provider's discovery answered): public facts only, no
+ * secret, since the console is a public client.
+ */
+export interface ConsoleOidcTag {
+  /** The provider's name on the button ("Sign in with <name>"). */
+  readonly name: string;
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly scopes: readonly string[];
+  readonly authorizationEndpoint: string;
+  readonly tokenEndpoint: string;
+  /** The console's address exactly as registered at the provider (the stack's `ConsoleOidcRedirectUri`): it comes back here with `?code&state`. */
+  readonly redirectUri: string;
+}
+
 /** How long a staff session lasts, in seconds (renewed only by signing in again). */
 export const STAFF_SESSION_TTL_SECONDS = 3600;
 

@@ -7,7 +7,7 @@
  * token endpoint (docs/behaviour.md#staff-sign-in).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { parseConsoleOidc } from '../contract/console-oidc';
+import { CONSOLE_OIDC_META_NAME, parseConsoleOidc, type ConsoleOidcTag } from '../contract/console-oidc';
 import { CONSOLE_INDEX } from '../contract/deployment';
 import type { ProviderDiscovery } from '../identity/oidc-discovery';
 import { framedPageHeaders, PAGE_CSP, PAGE_SECURITY_HEADERS } from './page-security';
@@ -24,22 +24,6 @@ export type ConsoleFileReader = (name: string) => Buffer | undefined;
 const securityHeaders = PAGE_SECURITY_HEADERS;
 
 /** The `name` of the page's meta tag that tells the console how to sign staff in. */
-const CONSOLE_OIDC_META = 'console-oidc';
-
-/**
- * What the console needs to send a person to the provider and trade the code (the meta tag's JSON):
- * public facts only, no secret (the console is a public client).
- */
-export interface StaffSignInMeta {
-  readonly name: string;
-  readonly issuer: string;
-  readonly clientId: string;
-  readonly scopes: readonly string[];
-  readonly authorizationEndpoint: string;
-  readonly tokenEndpoint: string;
-  /** The console's address exactly as registered at the provider (the stack's `ConsoleOidcRedirectUri`). */
-  readonly redirectUri: string;
-}
 
 /**
  * The staff sign-in the page offers: from the stage's `consoleOidc` (`rawSetting`, the
@@ -53,7 +37,7 @@ export async function staffSignInMeta(
   consoleUrl: string | undefined,
   discoveryOf: (issuer: string) => ProviderDiscovery,
   onError: (message: string, error?: unknown) => void,
-): Promise<StaffSignInMeta | null> {
+): Promise<ConsoleOidcTag | null> {
   if (rawSetting === undefined || rawSetting === '') return null;
   const problems: string[] = [];
   let raw: unknown;
@@ -94,8 +78,8 @@ function attributeEscaped(value: string): string {
  * The page with the meta tag naming the provider: last in its head (after the charset's), or, in a
  * page with no written head, right after the doctype, where the parser puts it in the implied head.
  */
-function withStaffSignIn(html: string, meta: StaffSignInMeta): string {
-  const tag = `<meta name="${CONSOLE_OIDC_META}" content="${attributeEscaped(JSON.stringify(meta))}">`;
+function withStaffSignIn(html: string, meta: ConsoleOidcTag): string {
+  const tag = `<meta name="${CONSOLE_OIDC_META_NAME}" content="${attributeEscaped(JSON.stringify(meta))}">`;
   if (/<\/head>/i.test(html)) return html.replace(/<\/head>/i, () => `${tag}</head>`);
   const doctype = /^\s*<!doctype[^>]*>/i.exec(html)?.[0] ?? '';
   return `${doctype}${tag}${html.slice(doctype.length)}`;
@@ -116,7 +100,7 @@ export function consoleResponse(
   path: string,
   read: ConsoleFileReader,
   frameAncestors: readonly string[] = [],
-  staffSignIn: StaffSignInMeta | null = null,
+  staffSignIn: ConsoleOidcTag | null = null,
 ): APIGatewayProxyResult | null {
   if (isConsolePage(path)) {
     const page = read(CONSOLE_INDEX);

@@ -15,7 +15,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../lambdas/composition/runtime';
 import { CONSOLE_INDEX, ENV } from '../../lambdas/contract/deployment';
-import { CONSOLE_CSP, consoleResponse, staffSignInMeta, type StaffSignInMeta } from '../../lambdas/http/console';
+import { CONSOLE_CSP, consoleResponse, staffSignInMeta } from '../../lambdas/http/console';
+import type { ConsoleOidcTag } from '../../lambdas/contract/console-oidc';
 import { providerDiscovery } from '../../lambdas/identity/oidc-discovery';
 
 const PAGE =
@@ -164,7 +165,7 @@ describe('staffSignInMeta', () => {
 });
 
 describe('the console page with staff sign-in', () => {
-  const meta: StaffSignInMeta = {
+  const meta: ConsoleOidcTag = {
     name: 'Example SSO',
     issuer: 'https://login.example.com',
     clientId: 'webhooks-console',

@@ -4,22 +4,9 @@
  * PKCE S256 challenge and random strings (WebCrypto), the authorization request, and the
  * provider's answer in the console's address.
  */
+import type { ConsoleOidcTag } from '../../../lambdas/contract/console-oidc';
 
-/**
- * The stage's provider as the console page's `<meta name="console-oidc">` gives it (present only
- * when the stage has `consoleOidc` and the provider's discovery answered).
- */
-export interface ConsoleOidcTag {
-  /** The provider's name on the button ("Sign in with <name>"). */
-  readonly name: string;
-  readonly issuer: string;
-  readonly clientId: string;
-  readonly scopes: readonly string[];
-  readonly authorizationEndpoint: string;
-  readonly tokenEndpoint: string;
-  /** The console's own address, registered at the provider: it comes back here with `?code&state`. */
-  readonly redirectUri: string;
-}
+export type { ConsoleOidcTag };
 
 const isWebUrl = (value: unknown): value is string => {
   if (typeof value !== 'string') return false;

@@ -7,6 +7,7 @@
  * `POST /console-sessions`, which verifies it and answers a `wss_` staff session. WebCrypto does
  * the hashing and the randomness: no dependency.
  */
+import { CONSOLE_OIDC_META_NAME } from '../../../lambdas/contract/console-oidc';
 import { ApiProblem, apiBase, sendJson, toProblem } from './client';
 import { ROUTES, type ResponseOf } from './contract';
 import {
@@ -33,7 +34,7 @@ export interface StaffSession {
 
 /** The provider of this console page, or null when the stage offers token sign-in only. */
 export function readOidcTag(): ConsoleOidcTag | null {
-  return parseOidcTag(document.querySelector('meta[name="console-oidc"]')?.getAttribute('content'));
+  return parseOidcTag(document.querySelector(`meta[name="${CONSOLE_OIDC_META_NAME}"]`)?.getAttribute('content'));
 }
 
 /** What this tab keeps between leaving for the provider and coming back. */
