@@ -14,10 +14,7 @@ import { resolveWorkspaceLimits, type WorkspaceLimits } from '../contract/limits
 import type { MetricDimensionValues, MetricKey, MetricsRecorder } from '../contract/metrics';
 import { deploymentCatalogue } from '../domain/configured-event-types';
 import type { SecretSealer } from '../domain/secrets';
-import { parseConsoleOidc } from '../contract/console-oidc';
-import { idTokenVerifier } from '../identity/id-token-verifier';
-import { providerDiscovery } from '../identity/oidc-discovery';
-import type { ConsoleOidcDeps, PortalSettings, SurfaceRuntime } from '../operations/context';
+import type { PortalSettings, SurfaceRuntime } from '../operations/context';
 import { countingRefusals, rateLimiterFor } from '../operations/rate-limiter';
 import type { DeliveryQueue, MessageDelayer } from '../queue/delivery-queue';
 import { eventBridgeBus, type DomainEventBus } from '../queue/domain-events';
@@ -194,7 +191,6 @@ function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): SurfaceRuntime {
       workspaceLimits: workspaceLimitsFromEnv(env),
       metrics: surfaceMetrics,
       portal: portalSettingsFromEnv(env),
-      ...consoleOidcFromEnv(env),
     },
     rateLimiter: countingRefusals(rateLimiterFor(rateTable, env[ENV.RATE_LIMITS]), surfaceMetrics),
   };
@@ -215,36 +211,6 @@ function portalSettingsFromEnv(env: NodeJS.ProcessEnv): PortalSettings {
       return env[ENV.CONSOLE_URL] || null;
     },
     frameAncestors,
-  };
-}
-
-/**
- * Staff sign-in from `CONSOLE_OIDC` (the stage's `consoleOidc` as JSON, parsed by the setting's one
- * parser; a loopback issuer only where `ALLOW_LOOPBACK_TARGETS` is `true`): its settings and the
- * verifier of its provider's ID tokens, whose discovery and keys are cached for the container's
- * life. Unset: none (the sign-in routes answer 404). Unreadable: none, logged (the stack validates
- * the setting before it deploys).
- */
-function consoleOidcFromEnv(env: NodeJS.ProcessEnv): { consoleOidc?: ConsoleOidcDeps } {
-  const raw = env[ENV.CONSOLE_OIDC];
-  if (!raw) return {};
-  const problems: string[] = [];
-  let settings = null;
-  try {
-    settings = parseConsoleOidc(JSON.parse(raw), problems, env[ENV.ALLOW_LOOPBACK_TARGETS] === 'true');
-  } catch (error) {
-    problems.push(`not JSON: ${(error as Error).message}`);
-  }
-  if (!settings) {
-    logger.error('CONSOLE_OIDC is unreadable: staff sign-in is off', { problems });
-    return {};
-  }
-  return {
-    consoleOidc: {
-      settings,
-      verifyIdToken: idTokenVerifier(settings, providerDiscovery(settings.issuer)),
-      log: (message, fields) => logger.info(message, fields),
-    },
   };
 }
 

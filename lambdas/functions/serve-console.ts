@@ -2,7 +2,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { logger } from '../composition/runtime';
 import { ENV } from '../contract/deployment';
 import { AppError } from '../contract/errors';
 import { frameAncestorsFrom } from '../contract/frame-ancestors';
@@ -32,15 +31,22 @@ function discoveryOf(issuer: string): ProviderDiscovery {
 }
 
 /**
+ * One JSON log line at level ERROR. Not the shared logger: that module builds the AWS clients, which
+ * would take this function's bundle from a few KiB to a quarter of a MiB.
+ */
+function logError(message: string, error: unknown): void {
+  const detail = error instanceof Error ? { name: error.name, message: error.message } : error;
+  console.error(JSON.stringify({ level: 'ERROR', message, error: detail, timestamp: new Date().toISOString() }));
+}
+
+/**
  * Answers a console path, or a RouteNotFound problem. The framing origins and the staff sign-in
  * setting are read per call, as the folder is; the page names the identity provider when the
  * stage has one and its discovery answers (docs/behaviour.md#staff-sign-in).
  */
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const staffSignIn = isConsolePage(event.path)
-    ? await staffSignInMeta(process.env[ENV.CONSOLE_OIDC], process.env[ENV.CONSOLE_URL], discoveryOf, (message, error) =>
-        logger.error(message, { error: error as Error | undefined }),
-      )
+    ? await staffSignInMeta(process.env[ENV.CONSOLE_OIDC], process.env[ENV.CONSOLE_URL], discoveryOf, logError)
     : null;
   return (
     consoleResponse(event.path, read, frameAncestorsFrom(process.env[ENV.CONSOLE_FRAME_ANCESTORS]), staffSignIn) ??

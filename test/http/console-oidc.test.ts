@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { logger } from '../../lambdas/composition/runtime';
 import { CONSOLE_INDEX, ENV } from '../../lambdas/contract/deployment';
 import { CONSOLE_CSP, consoleResponse, staffSignInMeta } from '../../lambdas/http/console';
 import type { ConsoleOidcTag } from '../../lambdas/contract/console-oidc';
@@ -262,11 +261,16 @@ describe('the serve-console function', () => {
     await gone.close();
     process.env[ENV.CONSOLE_OIDC] = settingFor(gone.issuer);
     process.env[ENV.CONSOLE_URL] = CONSOLE_URL;
-    const logged = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const res = await get('/console');
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe(PAGE);
     expect(res.headers!['content-security-policy']).toBe(CONSOLE_CSP);
-    expect(logged).toHaveBeenCalledWith(expect.stringContaining(`discovery at ${gone.issuer} failed`), expect.anything());
+    // One JSON line at level ERROR naming the failed discovery (CloudWatch Logs keeps it as the function's log).
+    const lines = logged.mock.calls.map(([line]) => JSON.parse(String(line)) as { level: string; message: string });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'ERROR', message: expect.stringContaining(`discovery at ${gone.issuer} failed`) }),
+    );
+    logged.mockRestore();
   });
 });
