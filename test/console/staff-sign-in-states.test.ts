@@ -35,6 +35,8 @@ interface StubOptions {
   /** Seconds the session lasts. */
   ttlSeconds?: number;
   revokeStatus?: number;
+  /** Answers GET /workspaces instead of the three stub workspaces. */
+  workspaces?: (route: Route) => Promise<void>;
 }
 
 const json = (route: Route, status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -119,6 +121,7 @@ async function stubStaff(page: Page, api: TestApi, options: StubOptions = {}): P
   await page.route(
     (url) => url.origin === apiOrigin && url.pathname === '/workspaces',
     (route) =>
+      options.workspaces?.(route) ??
       json(route, 200, {
         items: [
           { slug: 'acme', name: 'Acme Inc.' },
@@ -308,6 +311,7 @@ describe.skipIf(!hasChromium)(`staff sign-in in the console${NO_CHROMIUM_REASON}
       await page.goto(`${api.apiUrl}/console`);
       await page.getByRole('button', { name: 'Sign in with Acme SSO' }).click();
       await expect.poll(() => page.getByRole('alert').textContent(), POLL).toContain('The ID token has expired (exp).');
+      await saveScreenshot(page, 'console-staff-invalid-id-token');
       const first = seen.authorize!.searchParams.get('state');
       await page.getByRole('button', { name: 'Try again' }).click();
       await expect.poll(() => seen.authorize!.searchParams.get('state'), POLL).not.toBe(first);
@@ -331,6 +335,7 @@ describe.skipIf(!hasChromium)(`staff sign-in in the console${NO_CHROMIUM_REASON}
       await page.getByRole('button', { name: 'Sign in with Acme SSO' }).click();
       await expect.poll(() => page.getByRole('alert').textContent(), POLL).toContain('Acme SSO did not sign you in');
       expect(await page.getByRole('alert').textContent()).toContain('End-User aborted interaction');
+      await saveScreenshot(page, 'console-staff-access-denied');
       expect(seen.tokenForm).toBeNull();
       expect(new URL(page.url()).search).toBe('');
     } finally {
@@ -348,8 +353,48 @@ describe.skipIf(!hasChromium)(`staff sign-in in the console${NO_CHROMIUM_REASON}
       // An answer opened in a tab that started nothing is refused the same way.
       await page.goto(`${api.apiUrl}/console/?code=code-2&state=another`);
       await expect.poll(() => page.getByRole('alert').textContent(), POLL).toContain('does not belong to a sign-in started in this tab');
+      await saveScreenshot(page, 'console-staff-state-mismatch');
       expect(seen.tokenForm).toBeNull();
       expect(seen.idTokens).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("shows the picker's loading, empty and error states, and a search that matches nothing", async () => {
+    const page = await browser.context.newPage();
+    try {
+      let answer: 'slow' | 'error' | 'empty' | 'ready' = 'slow';
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await stubStaff(page, api, {
+        workspaces: async (route) => {
+          if (answer === 'slow') await held;
+          if (answer === 'error')
+            return json(route, 503, { tag: 'InternalError', title: 'Internal error', detail: 'The workspace list is not available.' });
+          return json(route, 200, { items: answer === 'empty' ? [] : [{ slug: 'acme', name: 'Acme Inc.' }], nextCursor: null });
+        },
+      });
+      await page.goto(`${api.apiUrl}/console`);
+      await page.getByRole('button', { name: 'Sign in with Acme SSO' }).click();
+      await page.getByRole('heading', { name: 'Choose a workspace' }).waitFor();
+      await expect.poll(() => page.getByText('Loading workspaces…').count(), POLL).toBe(1);
+      await saveScreenshot(page, 'console-staff-picker-loading');
+      answer = 'error';
+      release();
+      await expect.poll(() => page.getByRole('alert').textContent(), POLL).toContain('The workspace list is not available.');
+      await saveScreenshot(page, 'console-staff-picker-error');
+      answer = 'empty';
+      await page.getByRole('button', { name: 'Try again' }).click();
+      await expect.poll(() => page.getByText('There are no workspaces yet').count(), POLL).toBe(1);
+      await saveScreenshot(page, 'console-staff-picker-empty');
+      answer = 'ready';
+      await page.reload();
+      await page.getByRole('button', { name: 'Acme Inc. acme' }).waitFor();
+      await page.getByRole('searchbox', { name: 'Find a workspace' }).fill('zzz');
+      await expect.poll(() => page.getByText('No workspace matches “zzz”').count(), POLL).toBe(1);
+      expect(await page.getByRole('button', { name: 'Acme Inc. acme' }).count()).toBe(0);
+      await saveScreenshot(page, 'console-staff-picker-no-match');
     } finally {
       await page.close();
     }
@@ -364,9 +409,11 @@ describe.skipIf(!hasChromium)(`staff sign-in in the console${NO_CHROMIUM_REASON}
       await page.goto(`${api.apiUrl}/console`);
       await page.getByRole('button', { name: 'Sign in with Acme SSO' }).waitFor();
       expect(await overflow(), 'sign-in').toBeLessThanOrEqual(0);
+      await saveScreenshot(page, 'console-staff-sign-in-390');
       await page.getByRole('button', { name: 'Sign in with Acme SSO' }).click();
       await page.getByRole('heading', { name: 'Choose a workspace' }).waitFor();
       expect(await overflow(), 'picker').toBeLessThanOrEqual(0);
+      await saveScreenshot(page, 'console-staff-picker-390');
       await page.getByRole('button', { name: `Demo workspace ${api.workspace}` }).click();
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
       await page.waitForLoadState('networkidle');
@@ -387,6 +434,7 @@ describe.skipIf(!hasChromium)(`staff sign-in in the console${NO_CHROMIUM_REASON}
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
       await page.getByRole('button', { name: 'Sign in with Acme SSO' }).waitFor({ timeout: 10_000 });
       expect(await page.getByRole('status').first().textContent()).toBe('Your session ended; sign in again.');
+      await saveScreenshot(page, 'console-staff-session-ended');
       expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
     } finally {
       await page.close();
