@@ -432,6 +432,15 @@ const AuditActorSchema = z
 /** Who made an audited change. */
 export type AuditActor = z.infer<typeof AuditActorSchema>;
 
+/** The API token the reference's examples show (a token as listed, and as created with its raw value). */
+const API_TOKEN_EXAMPLE = {
+  tokenId: EXAMPLE.tokenId,
+  name: 'CI deploy bot',
+  scopes: ['read', 'webhook:write'],
+  createdAt: EXAMPLE.created,
+  createdBy: { kind: 'token', id: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KN', name: 'admin' },
+} as const;
+
 /** API token metadata (never the token). */
 export const ApiTokenSchema = z
   .object({
@@ -444,16 +453,7 @@ export const ApiTokenSchema = z
         'Who created the token: a token, a portal session, `system` (the admin CLI, the platform API), or platform staff (`{kind: "staff", id: "staff"}`, never their email); null for tokens created before this was kept.',
     }),
   })
-  .meta({
-    id: 'ApiToken',
-    example: {
-      tokenId: EXAMPLE.tokenId,
-      name: 'CI deploy bot',
-      scopes: ['read', 'webhook:write'],
-      createdAt: EXAMPLE.created,
-      createdBy: { kind: 'token', id: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KN', name: 'admin' },
-    },
-  });
+  .meta({ id: 'ApiToken', example: API_TOKEN_EXAMPLE });
 export type ApiToken = z.infer<typeof ApiTokenSchema>;
 
 /** Body of create API token. */
@@ -469,14 +469,7 @@ export const CreatedApiTokenSchema = ApiTokenSchema.extend({
   token: z.string().meta({ description: 'The raw token, shown once; only its hash is stored.' }),
 }).meta({
   id: 'CreatedApiToken',
-  example: {
-    tokenId: EXAMPLE.tokenId,
-    name: 'CI deploy bot',
-    scopes: ['read', 'webhook:write'],
-    createdAt: EXAMPLE.created,
-    createdBy: { kind: 'token', id: 'tok_01JD2YA1B2C3D4E5F6G7H8J9KN', name: 'admin' },
-    token: 'whk_XRhrMszERlPTxhFuFHn013gIiG_fokwq9Db8t1JbI3c',
-  },
+  example: { ...API_TOKEN_EXAMPLE, token: 'whk_XRhrMszERlPTxhFuFHn013gIiG_fokwq9Db8t1JbI3c' },
 });
 export type CreatedApiToken = z.infer<typeof CreatedApiTokenSchema>;
 
