@@ -117,3 +117,10 @@ export function putEventsEntryBytes(entry: PutEventsEntryParts): number {
     (entry.resources ?? []).reduce((n, r) => n + utf8(r), 0)
   );
 }
+
+/**
+ * Lambda, "Function environment variables": 4 KB in all, names and values, per function. A
+ * deploy whose function would carry more fails in CloudFormation, so settings that become
+ * environment variables are bounded below it.
+ */
+export const LAMBDA_ENVIRONMENT_BYTES = 4 * 1024;

@@ -3,6 +3,7 @@
  * the CDK app, the local stack and every function may import it: the `consoleOidc` stage setting,
  * its parser (one home for its rules), and the numbers of staff sessions and sign-in nonces.
  */
+import { LAMBDA_ENVIRONMENT_BYTES } from './aws-limits';
 
 /** A staff role, lowest first: each grants the workspace scope bundle of the same name on every workspace. */
 export const STAFF_ROLES = ['read', 'write', 'admin'] as const;
@@ -70,6 +71,12 @@ export const CONSOLE_NONCE_TTL_SECONDS = 600;
 
 /** Most groups one role may list. */
 const MAX_GROUPS_PER_ROLE = 50;
+
+/**
+ * Most bytes the setting may take as JSON: the functions carry it as `CONSOLE_OIDC`, and Lambda
+ * allows 4 KB of environment in all ({@link LAMBDA_ENVIRONMENT_BYTES}); half is left to the others.
+ */
+const MAX_SETTING_BYTES = LAMBDA_ENVIRONMENT_BYTES / 2;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -144,7 +151,7 @@ export function parseConsoleOidc(raw: unknown, problems: string[], allowLoopback
     if (STAFF_ROLES.every((r) => parsedRoles[r].length === 0)) problems.push('consoleOidc.roles must list at least one group');
   }
   if (problems.length > before) return null;
-  return {
+  const settings: ConsoleOidcSettings = {
     issuer: issuer as string,
     clientId: clientId as string,
     groupsClaim: (groupsClaim as string | undefined) ?? 'groups',
@@ -153,6 +160,14 @@ export function parseConsoleOidc(raw: unknown, problems: string[], allowLoopback
     scopes: (scopes as string[] | undefined) ?? ['openid', 'email', 'profile'],
     name: (name as string | undefined) ?? new URL(issuer as string).hostname,
   };
+  const bytes = new TextEncoder().encode(JSON.stringify(settings)).length;
+  if (bytes > MAX_SETTING_BYTES) {
+    problems.push(
+      `consoleOidc takes ${bytes} bytes as JSON, over the ${MAX_SETTING_BYTES} it may (the functions carry it as an environment variable, and Lambda allows 4 KB of those in all): list fewer or shorter groups`,
+    );
+    return null;
+  }
+  return settings;
 }
 
 /**

@@ -393,6 +393,11 @@ describe('parseConfig', () => {
     expect(problemsOf({ ...base, roles: { owner: ['x'] } })).toMatch(/unknown role "owner"/);
     expect(problemsOf({ ...base, scopes: ['email'] })).toMatch(/"openid" among them/);
     expect(problemsOf({ ...base, clientSecret: 's3cret' })).toMatch(/consoleOidc has an unknown key "clientSecret"/);
+    // Lambda allows 4 KB of environment per function, and the setting is one variable: 50 groups of
+    // 100 characters are each allowed, but not all of them together.
+    const manyGroups = Array.from({ length: 50 }, (_, i) => `${'g'.repeat(96)}-${String(i).padStart(3, '0')}`);
+    expect(problemsOf({ ...base, roles: { read: manyGroups } })).toMatch(/consoleOidc takes \d+ bytes as JSON, over the 2048 it may/);
+    expect(() => parseConfig({ consoleOidc: { ...base, roles: { read: manyGroups.slice(0, 10) } } })).not.toThrow();
     // Every fault at once, beside the other settings' faults.
     const all = problemsOf({ issuer: 'ftp://idp', clientId: 7, roles: { read: 'support' } });
     for (const fault of ['consoleOidc.issuer', 'consoleOidc.clientId', 'consoleOidc.roles.read']) expect(all).toContain(fault);
